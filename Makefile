@@ -1,0 +1,94 @@
+# kcarry -- carry kernel patch series across kernel trees.
+#
+#   make                 build ./kcarry
+#   make check           install missing Debian packages, unit + e2e tests
+#   make check SANITIZE=1   the same under ASan+UBSan
+#   make demo            run the main job on the bundled default workspace
+#   make bench           benchmarks against peers (quilt, git am, patch)
+#   make install PREFIX=/usr/local
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+
+PKGS := libgit2 libcurl zlib jansson libarchive
+CC ?= cc
+OPT ?= -O2
+CFLAGS ?= $(OPT) -g
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
+	-Wvla -Wmissing-prototypes -Wstrict-prototypes
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DKCARRY_VERSION='"$(VERSION)"' \
+	$(WARN) $(CFLAGS) $(PKG_CFLAGS) -Isrc
+
+ifeq ($(SANITIZE),1)
+B := build-san
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+else
+B := build
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+OBJS := $(SRCS:src/%.c=$(B)/%.o)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+
+KCARRY := $(B)/kcarry
+
+all: $(KCARRY) kcarry
+
+kcarry: $(KCARRY)
+	@if [ "$(B)" = build ]; then ln -sf $(KCARRY) kcarry; fi
+
+$(B)/%.o: src/%.c $(wildcard src/*.h) | $(B)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libkcarry.a: $(OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(KCARRY): $(B)/main.o $(B)/libkcarry.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libkcarry.a | $(B)
+	@mkdir -p $(B)/tests
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libkcarry.a \
+		$(PKG_LIBS) -lcmocka
+
+$(B):
+	mkdir -p $(B)
+
+deps:
+	@scripts/install-deps
+
+units: $(UNIT_BINS)
+
+check: deps
+	@$(MAKE) --no-print-directory all units
+	@KCARRY_BUILD=$(B) scripts/run-tests
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(KCARRY) $(DESTDIR)$(BINDIR)/kcarry
+	install -m 644 docs/kcarry.1 $(DESTDIR)$(MANDIR)/man1/kcarry.1
+
+format:
+	clang-format -i src/*.c src/*.h tests/unit/*.c tests/unit/*.h
+
+clean:
+	rm -rf build build-san kcarry
+
+.PHONY: all kcarry deps units check demo bench install format clean

@@ -1,0 +1,75 @@
+/*
+ * buf: growable byte buffers, spans into owned bytes, and the allocation
+ * helpers that end the program when memory runs out.
+ */
+#ifndef KCARRY_BUF_H
+#define KCARRY_BUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A buffer's ptr is never NULL and always NUL-terminated. */
+struct buf {
+	char *ptr;
+	size_t len;
+	size_t alloc;
+};
+
+extern char buf_slopbuf[];
+#define BUF_INIT { buf_slopbuf, 0, 0 }
+
+/* A view into bytes owned by someone else; never outlives the owner. */
+struct span {
+	const char *ptr;
+	size_t len;
+};
+
+#define SPAN_NULL ((struct span){ NULL, 0 })
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Grow *arr so that it holds at least nr elements of size sz. */
+#define ALLOC_GROW(arr, nr, alloc)                                          \
+	do {                                                                \
+		if ((nr) > (alloc)) {                                       \
+			(alloc) = (alloc) < 16 ? 16 : (alloc) * 2;          \
+			if ((alloc) < (nr))                                 \
+				(alloc) = (nr);                             \
+			(arr) = xrealloc((arr), (alloc) * sizeof(*(arr)));  \
+		}                                                           \
+	} while (0)
+
+void buf_init(struct buf *b, size_t hint);
+void buf_release(struct buf *b);
+void buf_grow(struct buf *b, size_t extra);
+void buf_add(struct buf *b, const void *data, size_t len);
+void buf_adds(struct buf *b, const char *s);
+void buf_addc(struct buf *b, char c);
+void buf_addspan(struct buf *b, struct span s);
+void buf_addf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
+void buf_truncate(struct buf *b, size_t len);
+#define buf_reset(b) buf_truncate((b), 0)
+/* Hand the bytes to the caller (always NUL-terminated, malloc'd). */
+char *buf_detach(struct buf *b, size_t *len);
+void buf_swap(struct buf *a, struct buf *b);
+/* Strip trailing whitespace (spaces, tabs, CR, LF). */
+void buf_rtrim(struct buf *b);
+
+struct span span_from(const char *s);
+struct span span_trim(struct span s);
+bool span_eq(struct span s, const char *lit);
+bool span_starts_with(struct span s, const char *prefix);
+bool span_starts_with_ci(struct span s, const char *prefix);
+char *span_dup(struct span s);
+
+bool starts_with(const char *s, const char *prefix);
+bool ends_with(const char *s, const char *suffix);
+
+#endif

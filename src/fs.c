@@ -1,0 +1,222 @@
+#include "fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fs_read_file(struct buf *out, const char *path, size_t limit,
+		 struct err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
+			       "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return err_set(err, ERR_IO, "'%s' is a directory", path);
+	}
+	if (limit && st.st_size > 0 && (size_t)st.st_size > limit) {
+		close(fd);
+		return err_set(err, ERR_PARSE,
+			       "'%s' is larger than the %zu-byte limit", path,
+			       limit);
+	}
+	buf_reset(out);
+	if (st.st_size > 0)
+		buf_grow(out, (size_t)st.st_size);
+	for (;;) {
+		buf_grow(out, 65536);
+		n = read(fd, out->ptr + out->len, out->alloc - out->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return err_set(err, ERR_IO, "cannot read '%s': %s",
+				       path, strerror(errno));
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		out->ptr[out->len] = '\0';
+		if (limit && out->len > limit) {
+			close(fd);
+			return err_set(err, ERR_PARSE,
+				       "'%s' is larger than the %zu-byte limit",
+				       path, limit);
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len,
+		    struct err *err)
+{
+	struct buf tmp = BUF_INIT;
+	const char *p = data;
+	int fd, error = 0;
+
+	buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error = err_set(err, ERR_IO, "cannot create '%s': %s", tmp.ptr,
+				strerror(errno));
+		goto out;
+	}
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			error = err_set(err, ERR_IO, "cannot write '%s': %s",
+					tmp.ptr, strerror(errno));
+			close(fd);
+			unlink(tmp.ptr);
+			goto out;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0 || rename(tmp.ptr, path) < 0) {
+		error = err_set(err, ERR_IO, "cannot write '%s': %s", path,
+				strerror(errno));
+		unlink(tmp.ptr);
+	}
+out:
+	buf_release(&tmp);
+	return error;
+}
+
+int fs_mkdirs(const char *path, struct err *err)
+{
+	char *p = xstrdup(path), *s;
+	int error = 0;
+
+	for (s = p + 1;; s++) {
+		char c = *s;
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			error = err_set(err, ERR_IO, "cannot create '%s': %s",
+					p, strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	if (!error && !fs_is_dir(path))
+		error = err_set(err, ERR_IO, "'%s' is not a directory", path);
+	free(p);
+	return error;
+}
+
+bool fs_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool fs_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fs_list_dir(const char *path, char ***names, size_t *nr, struct err *err)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	size_t alloc = 0;
+
+	*names = NULL;
+	*nr = 0;
+	if (!d)
+		return err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
+			       "cannot open directory '%s': %s", path,
+			       strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ALLOC_GROW(*names, *nr + 1, alloc);
+		(*names)[(*nr)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*nr)
+		qsort(*names, *nr, sizeof(**names), cmp_names);
+	return 0;
+}
+
+void fs_free_list(char **names, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+}
+
+int fs_remove_tree(const char *path, struct err *err)
+{
+	struct stat st;
+	char **names;
+	size_t nr;
+	int error;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0
+				       : err_set(err, ERR_IO, "cannot stat '%s': %s",
+						 path, strerror(errno));
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0)
+			return err_set(err, ERR_IO, "cannot remove '%s': %s",
+				       path, strerror(errno));
+		return 0;
+	}
+	if ((error = fs_list_dir(path, &names, &nr, err)) < 0)
+		return error;
+	for (size_t i = 0; i < nr && !error; i++) {
+		char *sub = fs_join(path, names[i]);
+		error = fs_remove_tree(sub, err);
+		free(sub);
+	}
+	fs_free_list(names, nr);
+	if (!error && rmdir(path) < 0)
+		error = err_set(err, ERR_IO, "cannot remove '%s': %s", path,
+				strerror(errno));
+	return error;
+}
+
+char *fs_join(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+	if (!n)
+		return xstrdup(b);
+	return xstrfmt("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+}
+
+char *fs_absolute(const char *path)
+{
+	char *cwd, *r;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return xstrdup(path);
+	r = fs_join(cwd, path);
+	free(cwd);
+	return r;
+}

@@ -1,0 +1,29 @@
+/*
+ * fs: files and directories: whole-file reads with a size limit, atomic
+ * writes (temporary file + rename, so nothing is ever half-written), and
+ * directory helpers.
+ */
+#ifndef KCARRY_FS_H
+#define KCARRY_FS_H
+
+#include "err.h"
+
+/* Read a whole file; files larger than limit bytes (0: no limit) fail. */
+int fs_read_file(struct buf *out, const char *path, size_t limit,
+		 struct err *err);
+/* Write data to path through a temporary file in the same directory. */
+int fs_write_atomic(const char *path, const void *data, size_t len,
+		    struct err *err);
+int fs_mkdirs(const char *path, struct err *err);
+bool fs_is_dir(const char *path);
+bool fs_is_file(const char *path);
+int fs_remove_tree(const char *path, struct err *err);
+/* Sorted names of a directory's entries (without . and ..). */
+int fs_list_dir(const char *path, char ***names, size_t *nr, struct err *err);
+void fs_free_list(char **names, size_t nr);
+/* Join two path parts with one slash; returns a new string. */
+char *fs_join(const char *a, const char *b);
+/* Absolute form of path (need not exist); returns a new string. */
+char *fs_absolute(const char *path);
+
+#endif

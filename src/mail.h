@@ -1,0 +1,154 @@
+/*
+ * mail: RFC 822/MIME messages and the containers they come in (mbox in
+ * mboxo and mboxrd quoting, Maildir, single message files, git format-patch
+ * output), decoded to UTF-8 text; subject tags; threads assembled by
+ * Message-ID/In-Reply-To/References; and the patches a thread carries
+ * (cover letter, patch messages, trailers given in replies, base-commit).
+ * Parsing the diff inside a patch is patch.c's job.
+ */
+#ifndef KCARRY_MAIL_H
+#define KCARRY_MAIL_H
+
+#include "err.h"
+
+/* Limits on untrusted input. */
+#define MAIL_MAX_LINE (1024 * 1024)         /* one physical line */
+#define MAIL_MAX_SIZE (256UL * 1024 * 1024) /* one container file */
+
+struct mail_header {
+	char *name;  /* as written, e.g. "Reviewed-by" or "Subject" */
+	char *value; /* unfolded, RFC 2047 decoded, UTF-8 */
+};
+
+struct mail {
+	/* Where it came from, for messages: "path:line". */
+	char *source;
+	size_t lineno;
+
+	struct mail_header *headers;
+	size_t nr_headers;
+
+	/* Convenience copies of common headers (NULL when absent). */
+	char *from_name;  /* decoded display name, or NULL */
+	char *from_email; /* address without <> */
+	char *subject;    /* decoded, whitespace folded to single spaces */
+	char *date;       /* raw Date: value */
+	long long date_epoch; /* seconds since the epoch, 0 if unparsable */
+	int date_tz;          /* +0200 -> 120 (minutes) */
+	char *message_id;     /* without <> */
+	char *in_reply_to;    /* without <> */
+	char **references;    /* without <>, oldest first */
+	size_t nr_references;
+
+	/*
+	 * The text a reader sees: the first text/plain part (or the whole
+	 * body when not multipart), transfer-decoded (base64, quoted-
+	 * printable), converted to UTF-8, with CRLF turned into LF.
+	 */
+	struct buf body;
+	/*
+	 * Text attachments that hold a diff (text/x-patch, text/x-diff,
+	 * text/plain with a filename, application/octet-stream that decodes
+	 * to a diff), decoded the same way, in message order.
+	 */
+	struct buf *attachments;
+	char **attachment_names;
+	size_t nr_attachments;
+};
+
+void mail_init(struct mail *m);
+void mail_release(struct mail *m);
+/* Parse one message (headers + body). */
+int mail_parse(struct mail *m, const char *data, size_t len,
+	       const char *source, struct err *err);
+/* Value of the first header with this name (case-insensitive), or NULL. */
+const char *mail_header(const struct mail *m, const char *name);
+
+struct mail_list {
+	struct mail *items;
+	size_t nr, alloc;
+};
+
+void mail_list_release(struct mail_list *l);
+/*
+ * Read every message of a path: an mbox file (mboxo or mboxrd quoting,
+ * detected), a Maildir (cur/ and new/), a directory of message or
+ * format-patch files, or a single message file.  Appends to *l.
+ */
+int mail_read_path(struct mail_list *l, const char *path, struct err *err);
+/* Split an mbox held in memory; source names it in errors. */
+int mail_read_mbox(struct mail_list *l, const char *data, size_t len,
+		   const char *source, struct err *err);
+
+/* What a subject line says: "[RFC PATCH v3 07/17] btrfs: foo". */
+struct subject_info {
+	bool is_reply;  /* Re:, Fwd:, AW:, Sv:, 回复:, ... before the tags */
+	bool has_patch_tag;
+	bool rfc;
+	bool resend;
+	unsigned version; /* 1 when the tag has no vN */
+	unsigned index;   /* 7 in 07/17; 0 for a cover letter or no number */
+	unsigned total;   /* 17; 0 when not numbered */
+	char *title;      /* "btrfs: foo": tags and reply prefixes removed */
+};
+
+void subject_parse(struct subject_info *si, const char *subject);
+void subject_info_release(struct subject_info *si);
+
+/* One patch found in a set of messages. */
+struct mail_patch {
+	const struct mail *msg; /* the message it came from (borrowed) */
+	struct subject_info subj;
+	/*
+	 * A self-contained patch file in git format-patch form, UTF-8:
+	 * "From: Name <email>\nDate: ...\nSubject: [PATCH] title\n
+	 *  Message-ID: <...>\n\n" + commit message (with in-body From:/
+	 * Subject:/Date: applied, trailers collected from replies appended
+	 * after the message's own trailers) + "---" + diff.  For a stable
+	 * "FAILED: ... failed to apply" report, the embedded upstream
+	 * commit's own header, message and diff.  patch_parse reads this.
+	 */
+	struct buf text;
+	char **extra_trailers; /* trailers collected from replies */
+	size_t nr_extra_trailers;
+};
+
+/* One posted version of a series: cover letter and patches in order. */
+struct mail_series {
+	unsigned version;
+	unsigned total;             /* N of the 0/N or n/N tags, or nr_patches */
+	const struct mail *cover;   /* NULL when there is none */
+	char *cover_title;          /* subject title of the cover, or NULL */
+	char *base_commit;          /* "base-commit:" from the cover, or NULL */
+	struct mail_patch *patches; /* ordered by index */
+	size_t nr_patches;
+	char **msgids; /* message-ids of the cover and patches */
+	size_t nr_msgids;
+};
+
+struct mail_series_list {
+	struct mail_series *items; /* ordered by version, oldest first */
+	size_t nr, alloc;
+};
+
+/*
+ * Find the series in a set of messages: assemble threads, tell patches
+ * from review mail (a reply that quotes a patch is not a patch), group
+ * patches by version, collect trailers from replies onto the patch they
+ * answer (trailers given to the cover letter go to every patch, as b4
+ * does).  Messages that carry no patch are ignored.  Fails with
+ * ERR_NOTFOUND when there is no patch at all.
+ */
+int mail_find_series(struct mail_series_list *out, const struct mail_list *l,
+		     struct err *err);
+void mail_series_list_release(struct mail_series_list *l);
+
+/* RFC 2047 decode a header value into out (UTF-8). */
+void mail_decode_header(struct buf *out, const char *value, size_t len);
+/* Convert text in charset to UTF-8 (invalid bytes become U+FFFD). */
+void mail_to_utf8(struct buf *out, const char *data, size_t len,
+		  const char *charset);
+/* Encode a header value for writing: RFC 2047 Q when not plain ASCII. */
+void mail_encode_header(struct buf *out, const char *value);
+
+#endif
