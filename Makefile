@@ -17,7 +17,7 @@ CC ?= cc
 OPT ?= -O2
 CFLAGS ?= $(OPT) -g
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
-	-Wvla -Wmissing-prototypes -Wstrict-prototypes
+	-Wvla -Wno-missing-field-initializers -Wmissing-prototypes -Wstrict-prototypes
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DKCARRY_VERSION='"$(VERSION)"' \
 	$(WARN) $(CFLAGS) $(PKG_CFLAGS) -Isrc
 

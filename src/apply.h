@@ -1,0 +1,100 @@
+/*
+ * apply: places the hunks of one file patch in the current content of that
+ * file, in memory: exact, offset (nearest first), fuzz, 3-way through the
+ * preimage blob, 3-way at hunk level, already applied, conflict.  Records
+ * for each hunk the rule that succeeded and checks that a hunk lands in the
+ * function its header names.  Knows nothing of repositories or series:
+ * the caller hands it bytes and a blob loader.
+ */
+#ifndef KCARRY_APPLY_H
+#define KCARRY_APPLY_H
+
+#include "patch.h"
+
+/* Per hunk: the rule that placed it, in the order they are tried. */
+enum apply_rule {
+	RULE_EXACT,      /* at the stated line */
+	RULE_OFFSET,     /* exact, elsewhere (nearest first) */
+	RULE_FUZZ,       /* outer context lines dropped, as GNU patch -F */
+	RULE_3WAY,       /* merge-file with the preimage blob of the index line */
+	RULE_3WAY_HUNK,  /* merge-file of hunk preimage/target region/postimage */
+	RULE_ALREADY,    /* the postimage is already where the preimage should be */
+	RULE_CONFLICT,   /* none of the above */
+};
+
+/* Per file and per patch, ordered from best to worst. */
+enum apply_outcome {
+	OUTCOME_CLEAN,
+	OUTCOME_OFFSET,
+	OUTCOME_FUZZY,
+	OUTCOME_3WAY,
+	OUTCOME_ALREADY,  /* every hunk already applied */
+	OUTCOME_PARTIAL,  /* some hunks already applied, the others conflict */
+	OUTCOME_CONFLICT,
+};
+
+struct apply_hunk_result {
+	enum apply_rule rule;
+	unsigned long line; /* 1-based line in the target where it landed */
+	long offset;        /* line minus the line the header states */
+	unsigned fuzz;      /* context lines ignored at each end (max) */
+	bool risk;          /* landed outside the function its header names */
+	char *func;         /* function the header names, or NULL */
+	char *found_func;   /* function enclosing the landing place, or NULL */
+	char *reason;       /* why: conflict, risk or 3-way; NULL when clean */
+};
+
+struct apply_opts {
+	unsigned fuzz;   /* largest fuzz tried; APPLY_DEFAULT_FUZZ as quilt */
+	bool no_3way;    /* do not try RULE_3WAY or RULE_3WAY_HUNK */
+	bool markers;    /* on conflict, write diff3 markers into out */
+	/*
+	 * Load the blob named on the "index" line (abbreviated hex) for
+	 * RULE_3WAY; return ERR_NOTFOUND when the repository lacks it.
+	 * NULL: no blob is ever available.
+	 */
+	int (*load_blob)(void *ctx, const char *hex, struct buf *out,
+			 struct err *err);
+	void *ctx;
+};
+
+#define APPLY_DEFAULT_FUZZ 2
+#define APPLY_OPTS_INIT { APPLY_DEFAULT_FUZZ, false, false, NULL, NULL }
+
+struct apply_file_result {
+	enum apply_outcome outcome;
+	bool risk;       /* any hunk has risk set */
+	bool deleted;    /* the patch deletes the file */
+	struct buf out;  /* new content (valid unless conflict, or markers) */
+	struct apply_hunk_result *hunks; /* one per hunk of the file patch */
+	size_t nr_hunks;
+	struct buf rej;  /* conflicting hunks as a .rej file (unified diff) */
+};
+
+void apply_file_result_init(struct apply_file_result *res);
+void apply_file_result_release(struct apply_file_result *res);
+
+/*
+ * Apply file patch f to old (the target's current content; exists false
+ * when the target has no such file).  Returns 0 when an outcome was
+ * computed, conflicts included; negative only for errors (a blob loader
+ * failing with anything but ERR_NOTFOUND, a binary patch: ERR_PARSE with a
+ * clear message).
+ */
+int apply_file(struct apply_file_result *res, const struct patch_file *f,
+	       struct span old, bool exists, const struct apply_opts *opts,
+	       struct err *err);
+
+enum apply_outcome apply_worse(enum apply_outcome a, enum apply_outcome b);
+const char *apply_rule_name(enum apply_rule r);       /* "exact", "offset", ... */
+const char *apply_outcome_name(enum apply_outcome o); /* "clean", ... */
+
+/*
+ * The function a C line-based heuristic says encloses line (1-based) of
+ * text, as git's default hunk-header rule finds it (the nearest line above
+ * that starts with a letter, '_' or '$'), reduced to the identifier before
+ * its '('.  Returns a new string or NULL.
+ */
+char *apply_enclosing_function(struct span text, unsigned long line);
+
+#endif
