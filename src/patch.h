@@ -11,6 +11,7 @@
 #include "err.h"
 
 #define PATCH_MAX_HUNK_LINES 1000000UL
+#define PATCH_MAX_LINE (1024 * 1024) /* bytes in one line, LF excluded */
 
 enum patch_op {
 	PATCH_MODIFY,
@@ -94,6 +95,12 @@ void patch_release(struct patch *p);
  * truncated hunk, or a NUL byte fail with "name:line: ..." errors.
  * Text without any diff fails with ERR_PARSE, unless it is a pure header
  * change (mode, rename) which is fine.
+ *
+ * p must have been initialised; whatever it held is released first.  On
+ * failure p is left empty (initialised), so releasing it is optional.
+ * Text before the diff that is neither a mail header nor DEP-3 becomes
+ * the message, with subject and author left NULL.  Binary file patches
+ * parse (binary set, no hunks); patch_check_text refuses them.
  */
 int patch_parse(struct patch *p, const char *text, size_t len,
 		const struct patch_parse_opts *opts, struct err *err);
@@ -111,6 +118,9 @@ struct patch_format_opts {
  * 17 00:00:00 2001", From:, Date:, Subject: (RFC 2047 encoded when not
  * ASCII), blank line, message, "---", a diffstat, blank line, the diff
  * exactly as parsed (p->diff), and a "-- " signature line naming kcarry.
+ * From: and Date: are left out when unknown (git am then needs an
+ * author from elsewhere); a NULL subject is replaced by the patch name
+ * without directory and .patch/.diff suffix.  Appends to out.
  */
 void patch_format(struct buf *out, const struct patch *p,
 		  const struct patch_format_opts *opts);
@@ -120,5 +130,10 @@ void patch_diffstat(struct buf *out, const struct patch *p);
 char *patch_slug(const char *subject);
 /* The path a file patch reads (old) or writes (new), whichever exists. */
 const char *patch_file_path(const struct patch_file *f);
+/*
+ * Fail (ERR_PARSE) when a file patch is binary: kcarry cannot apply
+ * those.  "name: 'path' is a binary patch, which kcarry cannot apply".
+ */
+int patch_check_text(const struct patch *p, struct err *err);
 
 #endif

@@ -1,0 +1,60 @@
+/*
+ * cli: what main.c gives every subcommand: the parsed global options, the
+ * workspace, and the few printing helpers the command layer shares
+ * (error:/hint: lines, progress on stderr, colour).
+ */
+#ifndef KCARRY_CLI_H
+#define KCARRY_CLI_H
+
+#include "err.h"
+
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+
+struct options {
+	int verbosity;          /* -q: -1, default 0, -v: 1, -vv: 2 */
+	enum color_mode color;
+	bool color_out;         /* resolved for stdout */
+	bool color_err;         /* resolved for stderr */
+	bool progress;          /* stderr is a terminal and not -q */
+	const char *workdir;    /* -C DIR, or NULL */
+};
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, const struct options *opts);
+	const char *summary;
+	const char *usage; /* "kcarry import [options] NAME[@VERSION] SOURCE..." */
+	const char *help;  /* the text after usage for --help */
+};
+
+/* Print error:/hint: lines for err on stderr; return its exit code. */
+int err_report(const struct err *err, const struct options *opts);
+/* Print "usage: ..." for cmd plus message; returns EXIT_USAGE. */
+int usage_error(const char *cmd, const struct options *opts,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* True when argv[i] is -h or --help. */
+bool is_help(const char *arg);
+/* Print the --help text of a command on stdout; returns EXIT_DONE. */
+int print_command_help(const char *name);
+/* A progress or note line on stderr (not with -q). */
+void note(const struct options *opts, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A line printed only with -v. */
+void verbose(const struct options *opts, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* ANSI colour wrappers; empty strings when colour is off. */
+const char *color(const struct options *opts, bool on_stdout,
+		  const char *code);
+
+/*
+ * Find the workspace (the folder holding series/ and kernels/) from -C,
+ * $KCARRY_WORKSPACE or the current directory upwards.  *root gets a new
+ * string.
+ */
+int workspace_find(char **root, const struct options *opts, struct err *err);
+
+/* Parse "NAME[@VERSION]"; *version is NULL when absent. New strings. */
+int parse_series_spec(const char *spec, char **name, char **version,
+		      struct err *err);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * cmd_list: the series of the workspace, their versions and patch counts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "conf.h"
+#include "fs.h"
+#include "series.h"
+
+static void print_version(const char *name, const char *version,
+			  const struct conf *c, bool stored)
+{
+	struct buf key = BUF_INIT;
+	char *patches, *kind, *source;
+
+	buf_addf(&key, "version.%s.patches", version);
+	patches = c ? conf_get_or(c, key.ptr, "-") : xstrdup("-");
+	buf_reset(&key);
+	buf_addf(&key, "version.%s.kind", version);
+	kind = c ? conf_get_or(c, key.ptr, NULL) : NULL;
+	buf_reset(&key);
+	buf_addf(&key, "version.%s.source", version);
+	source = c ? conf_get_or(c, key.ptr, NULL) : NULL;
+	if (!source && c) {
+		buf_reset(&key);
+		buf_addf(&key, "version.%s.msgid", version);
+		source = conf_get_or(c, key.ptr, NULL);
+		if (source) {
+			char *s = xstrfmt("<%s>", source);
+			free(source);
+			source = s;
+		}
+	}
+	printf("%-24s %-20s %7s  %s%s%s%s\n", name, version,
+	       stored ? patches : "-", stored ? "" : "(not imported) ",
+	       kind ? kind : "", kind ? " " : "", source ? source : "");
+	free(patches);
+	free(kind);
+	free(source);
+	buf_release(&key);
+}
+
+int cmd_list(int argc, char **argv, const struct options *opts)
+{
+	struct err err = ERR_INIT;
+	char *root = NULL, **names = NULL;
+	size_t nr = 0;
+	int rc = EXIT_DONE;
+
+	if (argc > 1)
+		return usage_error("list", opts, "unknown argument '%s'",
+				   argv[1]);
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    series_list_names(root, &names, &nr, &err) < 0) {
+		rc = err_report(&err, opts);
+		goto out;
+	}
+	if (!nr) {
+		note(opts, "no series yet: 'kcarry import NAME SOURCE' adds one");
+		goto out;
+	}
+	printf("%-24s %-20s %7s  %s\n", "SERIES", "VERSION", "PATCHES",
+	       "SOURCE");
+	for (size_t i = 0; i < nr; i++) {
+		char *cpath = xstrfmt("%s/series/%s.conf", root, names[i]);
+		struct conf *c = NULL;
+		char **stored = NULL, **confv = NULL;
+		size_t ns = 0, nc = 0;
+		struct err e2 = ERR_INIT;
+
+		if (fs_is_file(cpath) && conf_open(&c, cpath, false, &err) < 0) {
+			rc = err_report(&err, opts);
+			free(cpath);
+			break;
+		}
+		series_list_versions(root, names[i], &stored, &ns, &e2);
+		if (c)
+			conf_subsections(c, "version", &confv, &nc, &e2);
+		for (size_t j = 0; j < ns; j++)
+			print_version(names[i], stored[j], c, true);
+		for (size_t j = 0; j < nc; j++) {
+			bool seen = false;
+			for (size_t k = 0; k < ns && !seen; k++)
+				seen = !strcmp(stored[k], confv[j]);
+			if (!seen)
+				print_version(names[i], confv[j], c, false);
+		}
+		if (!ns && !nc)
+			printf("%-24s %-20s %7s\n", names[i], "-", "-");
+		series_free_list(stored, ns);
+		conf_free_list(confv, nc);
+		conf_free(c);
+		err_release(&e2);
+		free(cpath);
+	}
+out:
+	series_free_list(names, nr);
+	free(root);
+	err_release(&err);
+	return rc;
+}

@@ -1,0 +1,14 @@
+/*
+ * cmds: the subcommands main.c dispatches to, one cmd_*.c file each.
+ */
+#ifndef KCARRY_CMDS_H
+#define KCARRY_CMDS_H
+
+#include "cli.h"
+
+int cmd_init(int argc, char **argv, const struct options *opts);
+int cmd_import(int argc, char **argv, const struct options *opts);
+int cmd_list(int argc, char **argv, const struct options *opts);
+int cmd_show(int argc, char **argv, const struct options *opts);
+
+#endif

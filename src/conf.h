@@ -1,0 +1,40 @@
+/*
+ * conf: series/NAME.conf and kernels/TARGET.conf, read and written in
+ * git-config syntax through libgit2's config API (no INI parser of our
+ * own).  Keys are "section.key" or "section.subsection.key".
+ */
+#ifndef KCARRY_CONF_H
+#define KCARRY_CONF_H
+
+#include "err.h"
+
+struct conf;
+
+/* Open path; with create, a missing file is created empty. */
+int conf_open(struct conf **out, const char *path, bool create,
+	      struct err *err);
+void conf_free(struct conf *c);
+const char *conf_path(const struct conf *c);
+
+/* ERR_NOTFOUND when the key is absent; *out is a new string. */
+int conf_get(const struct conf *c, const char *key, char **out,
+	     struct err *err);
+/* The value or def (a new string either way, NULL when def is NULL). */
+char *conf_get_or(const struct conf *c, const char *key, const char *def);
+/* Every value of a multivar, in file order. */
+int conf_get_all(const struct conf *c, const char *key, char ***vals,
+		 size_t *nr, struct err *err);
+int conf_set(struct conf *c, const char *key, const char *value,
+	     struct err *err);
+/* Replace every value of a multivar by vals. */
+int conf_set_all(struct conf *c, const char *key, char *const *vals,
+		 size_t nr, struct err *err);
+/* Remove a whole "section.subsection" (no error when absent). */
+int conf_remove_section(struct conf *c, const char *section,
+			const char *subsection, struct err *err);
+/* Names of the subsections of section, in file order. */
+int conf_subsections(const struct conf *c, const char *section,
+		     char ***names, size_t *nr, struct err *err);
+void conf_free_list(char **vals, size_t nr);
+
+#endif

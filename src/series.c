@@ -1,0 +1,520 @@
+#include "series.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "cursor.h"
+#include "fs.h"
+
+#define SERIES_FILE "series"
+#define ORIGINS_FILE "origins"
+#define COVER_FILE "0000-cover-letter.patch"
+#define MAX_PATCH_FILE (64UL * 1024 * 1024)
+
+void series_version_init(struct series_version *v, const char *name,
+			 const char *version)
+{
+	memset(v, 0, sizeof(*v));
+	v->name = name ? xstrdup(name) : NULL;
+	v->version = version ? xstrdup(version) : NULL;
+	buf_init(&v->cover, 0);
+}
+
+void series_version_release(struct series_version *v)
+{
+	for (size_t i = 0; i < v->nr; i++) {
+		free(v->items[i].file);
+		free(v->items[i].origin);
+		buf_release(&v->items[i].text);
+		patch_release(&v->items[i].patch);
+	}
+	free(v->items);
+	free(v->name);
+	free(v->version);
+	buf_release(&v->cover);
+	memset(v, 0, sizeof(*v));
+}
+
+static char *origin_slug(const char *origin)
+{
+	const char *base = strrchr(origin, '/');
+	char *s, *slug;
+	size_t n;
+
+	base = base ? base + 1 : origin;
+	s = xstrdup(base);
+	n = strlen(s);
+	if (n > 6 && !strcmp(s + n - 6, ".patch"))
+		s[n - 6] = '\0';
+	else if (n > 5 && !strcmp(s + n - 5, ".diff"))
+		s[n - 5] = '\0';
+	/* a stored name already has its NNNN- prefix */
+	if (strlen(s) > 5 && s[4] == '-' && strspn(s, "0123456789") == 4)
+		memmove(s, s + 5, strlen(s + 5) + 1);
+	slug = patch_slug(s);
+	free(s);
+	return slug;
+}
+
+void series_version_add(struct series_version *v, struct patch *p,
+			struct buf *text, const char *origin)
+{
+	struct series_item *it;
+	char *slug;
+
+	ALLOC_GROW(v->items, v->nr + 1, v->alloc);
+	it = &v->items[v->nr++];
+	memset(it, 0, sizeof(*it));
+	if (p->subject && *p->subject)
+		slug = patch_slug(p->subject);
+	else
+		slug = origin_slug(origin ? origin : "patch");
+	if (!*slug) {
+		free(slug);
+		slug = xstrdup("patch");
+	}
+	it->file = xstrfmt("%04zu-%s.patch", v->nr, slug);
+	free(slug);
+	it->origin = xstrdup(origin ? origin : "");
+	it->strip = 1;
+	it->patch = *p;
+	patch_init(p);
+	buf_init(&it->text, 0);
+	buf_swap(&it->text, text);
+}
+
+int series_version_cmp(const char *a, const char *b)
+{
+	if (*a == 'v' && *b == 'v')
+		return strverscmp(a + 1, b + 1);
+	return strverscmp(a, b);
+}
+
+static int cmp_versions(const void *a, const void *b)
+{
+	return series_version_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+void series_free_list(char **list, size_t nr)
+{
+	fs_free_list(list, nr);
+}
+
+/* The files a version directory holds, as (name, bytes) pairs. */
+struct dir_file {
+	char *name;
+	struct buf data;
+};
+
+static void version_files(struct dir_file **out, size_t *nr,
+			  const struct series_version *v)
+{
+	struct buf series = BUF_INIT, origins = BUF_INIT;
+	size_t n = 0, total = v->nr + 3;
+	struct dir_file *f = xcalloc(total, sizeof(*f));
+
+	for (size_t i = 0; i < v->nr; i++) {
+		if (v->items[i].strip != 1)
+			buf_addf(&series, "%s -p%d\n", v->items[i].file,
+				 v->items[i].strip);
+		else
+			buf_addf(&series, "%s\n", v->items[i].file);
+		buf_addf(&origins, "%s\t%s\n", v->items[i].file,
+			 v->items[i].origin);
+		f[n].name = xstrdup(v->items[i].file);
+		buf_init(&f[n].data, 0);
+		buf_add(&f[n].data, v->items[i].text.ptr, v->items[i].text.len);
+		n++;
+	}
+	f[n].name = xstrdup(SERIES_FILE);
+	f[n++].data = series;
+	f[n].name = xstrdup(ORIGINS_FILE);
+	f[n++].data = origins;
+	if (v->cover.len) {
+		f[n].name = xstrdup(COVER_FILE);
+		buf_init(&f[n].data, 0);
+		buf_add(&f[n].data, v->cover.ptr, v->cover.len);
+		n++;
+	}
+	*out = f;
+	*nr = n;
+}
+
+static void free_files(struct dir_file *f, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(f[i].name);
+		buf_release(&f[i].data);
+	}
+	free(f);
+}
+
+/* True when dir holds exactly these files with these bytes. */
+static bool dir_matches(const char *dir, const struct dir_file *f, size_t nr)
+{
+	struct err err = ERR_INIT;
+	struct buf data = BUF_INIT;
+	char **names;
+	size_t nnames;
+	bool same;
+
+	if (fs_list_dir(dir, &names, &nnames, &err) < 0) {
+		err_release(&err);
+		return false;
+	}
+	same = nnames == nr;
+	for (size_t i = 0; i < nr && same; i++) {
+		char *path = fs_join(dir, f[i].name);
+		same = fs_read_file(&data, path, 0, &err) == 0 &&
+		       data.len == f[i].data.len &&
+		       !memcmp(data.ptr, f[i].data.ptr, data.len);
+		free(path);
+	}
+	fs_free_list(names, nnames);
+	buf_release(&data);
+	err_release(&err);
+	return same;
+}
+
+static int write_conf(const char *root, const struct series_version *v,
+		      const struct series_provenance *prov, struct err *err)
+{
+	char *dir = fs_join(root, "series");
+	char *path = xstrfmt("%s/%s.conf", dir, v->name);
+	struct conf *c = NULL;
+	struct buf key = BUF_INIT;
+	char stamp[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	char *existing;
+	int error;
+
+	if ((error = fs_mkdirs(dir, err)) < 0 ||
+	    (error = conf_open(&c, path, true, err)) < 0)
+		goto out;
+	existing = conf_get_or(c, "series.name", NULL);
+	if (!existing && (error = conf_set(c, "series.name", v->name, err)) < 0)
+		goto out;
+	free(existing);
+	if ((error = conf_remove_section(c, "version", v->version, err)) < 0)
+		goto out;
+#define SETV(k, val)                                                       \
+	do {                                                               \
+		buf_reset(&key);                                           \
+		buf_addf(&key, "version.%s.%s", v->version, k);            \
+		const char *v_ = (val);                                    \
+		if (v_ && (error = conf_set(c, key.ptr, v_, err)) < 0)     \
+			goto out;                                          \
+	} while (0)
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	SETV("kind", prov->kind);
+	SETV("source", prov->source);
+	SETV("imported", stamp);
+	{
+		char n[32];
+		snprintf(n, sizeof(n), "%zu", v->nr);
+		SETV("patches", n);
+	}
+	SETV("cover", prov->cover_subject);
+	SETV("base-commit", prov->base_commit);
+#undef SETV
+	if (prov->nr_msgids) {
+		buf_reset(&key);
+		buf_addf(&key, "version.%s.msgid", v->version);
+		error = conf_set_all(c, key.ptr, prov->msgids, prov->nr_msgids,
+				     err);
+	}
+out:
+	conf_free(c);
+	buf_release(&key);
+	free(path);
+	free(dir);
+	return error;
+}
+
+int series_write_version(enum series_write_result *res, const char *root,
+			 const struct series_version *v,
+			 const struct series_provenance *prov, bool force,
+			 struct err *err)
+{
+	char *sdir = xstrfmt("%s/patches/%s", root, v->name);
+	char *vdir = fs_join(sdir, v->version);
+	char *tmp = xstrfmt("%s/.tmp-%s-%ld", sdir, v->version, (long)getpid());
+	struct dir_file *files;
+	size_t nr;
+	bool exists;
+	int error = 0;
+
+	version_files(&files, &nr, v);
+	exists = fs_is_dir(vdir);
+	if (exists && dir_matches(vdir, files, nr)) {
+		*res = SERIES_UNCHANGED;
+		goto out;
+	}
+	if (exists && !force) {
+		error = err_set(err, ERR_EXISTS,
+				"%s@%s is already stored with other content",
+				v->name, v->version);
+		err_hint(err, "import as another version, or use --force to "
+			      "replace patches/%s/%s",
+			 v->name, v->version);
+		goto out;
+	}
+	if ((error = fs_remove_tree(tmp, err)) < 0 ||
+	    (error = fs_mkdirs(tmp, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < nr && !error; i++) {
+		char *path = fs_join(tmp, files[i].name);
+		error = fs_write_atomic(path, files[i].data.ptr,
+					files[i].data.len, err);
+		free(path);
+	}
+	if (error)
+		goto cleanup;
+	if (exists) {
+		/* swap in one step: readers see the old or the new version */
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, vdir,
+			      RENAME_EXCHANGE) < 0) {
+			error = err_set(err, ERR_IO, "cannot replace '%s': %s",
+					vdir, strerror(errno));
+			goto cleanup;
+		}
+		*res = SERIES_REPLACED;
+	} else {
+		if (rename(tmp, vdir) < 0) {
+			error = err_set(err, ERR_IO, "cannot create '%s': %s",
+					vdir, strerror(errno));
+			goto cleanup;
+		}
+		*res = SERIES_WRITTEN;
+	}
+	error = write_conf(root, v, prov, err);
+cleanup:
+	{
+		struct err e2 = ERR_INIT;
+		fs_remove_tree(tmp, &e2);
+		err_release(&e2);
+	}
+out:
+	free_files(files, nr);
+	free(tmp);
+	free(vdir);
+	free(sdir);
+	return error;
+}
+
+int series_list_versions(const char *root, const char *name,
+			 char ***versions, size_t *nr, struct err *err)
+{
+	char *dir = xstrfmt("%s/patches/%s", root, name);
+	char **names;
+	size_t n, k = 0;
+	int error;
+
+	*versions = NULL;
+	*nr = 0;
+	error = fs_list_dir(dir, &names, &n, err);
+	if (error == ERR_NOTFOUND) {
+		err_set(err, ERR_NOTFOUND, "no series '%s' in this workspace",
+			name);
+		err_hint(err, "'kcarry list' shows the series; 'kcarry import "
+			      "%s SOURCE' adds one",
+			 name);
+	}
+	if (error < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		char *series = xstrfmt("%s/%s/%s", dir, names[i], SERIES_FILE);
+		if (names[i][0] != '.' && fs_is_file(series))
+			names[k++] = names[i];
+		else
+			free(names[i]);
+		free(series);
+	}
+	if (k)
+		qsort(names, k, sizeof(*names), cmp_versions);
+	*versions = names;
+	*nr = k;
+	if (!k) {
+		free(names);
+		*versions = NULL;
+		error = err_set(err, ERR_NOTFOUND,
+				"series '%s' has no stored version", name);
+	}
+out:
+	free(dir);
+	return error;
+}
+
+int series_list_names(const char *root, char ***names, size_t *nr,
+		      struct err *err)
+{
+	char *pdir = fs_join(root, "patches"), *sdir = fs_join(root, "series");
+	char **a = NULL, **b = NULL, **out = NULL;
+	size_t na = 0, nb = 0, n = 0, alloc = 0;
+	int error = 0;
+
+	if (fs_is_dir(pdir) && (error = fs_list_dir(pdir, &a, &na, err)) < 0)
+		goto done;
+	if (fs_is_dir(sdir) && (error = fs_list_dir(sdir, &b, &nb, err)) < 0)
+		goto done;
+	for (size_t i = 0; i < na + nb; i++) {
+		char *s = i < na ? a[i] : b[i - na];
+		char *name;
+		bool seen = false;
+
+		if (s[0] == '.')
+			continue;
+		if (i >= na) {
+			if (!ends_with(s, ".conf"))
+				continue;
+			name = xstrndup(s, strlen(s) - 5);
+		} else {
+			char *d = fs_join(pdir, s);
+			bool dir = fs_is_dir(d);
+			free(d);
+			if (!dir)
+				continue;
+			name = xstrdup(s);
+		}
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = !strcmp(out[j], name);
+		if (seen) {
+			free(name);
+			continue;
+		}
+		ALLOC_GROW(out, n + 1, alloc);
+		out[n++] = name;
+	}
+	if (n)
+		qsort(out, n, sizeof(*out), cmp_versions);
+done:
+	fs_free_list(a, na);
+	fs_free_list(b, nb);
+	free(pdir);
+	free(sdir);
+	*names = out;
+	*nr = n;
+	return error;
+}
+
+int series_load_version(struct series_version *v, const char *root,
+			const char *name, const char *version,
+			struct err *err)
+{
+	char **versions = NULL;
+	size_t nv = 0;
+	char *vdir = NULL, *path = NULL;
+	struct buf data = BUF_INIT, origins = BUF_INIT, text = BUF_INIT;
+	struct cursor c;
+	struct span line;
+	int error;
+
+	series_version_init(v, name, NULL);
+	if ((error = series_list_versions(root, name, &versions, &nv, err)) < 0)
+		goto out;
+	if (!version)
+		version = versions[nv - 1];
+	else {
+		bool found = false;
+		for (size_t i = 0; i < nv && !found; i++)
+			found = !strcmp(versions[i], version);
+		if (!found) {
+			error = err_set(err, ERR_NOTFOUND,
+					"series '%s' has no version '%s'", name,
+					version);
+			err_hint(err, "'kcarry show %s' lists the stored "
+				      "versions", name);
+			goto out;
+		}
+	}
+	v->version = xstrdup(version);
+	vdir = xstrfmt("%s/patches/%s/%s", root, name, version);
+	path = fs_join(vdir, SERIES_FILE);
+	if ((error = fs_read_file(&data, path, 0, err)) < 0)
+		goto out;
+	free(path);
+	path = fs_join(vdir, ORIGINS_FILE);
+	if (fs_is_file(path) && (error = fs_read_file(&origins, path, 0, err)) < 0)
+		goto out;
+	free(path);
+	path = fs_join(vdir, COVER_FILE);
+	if (fs_is_file(path) &&
+	    (error = fs_read_file(&v->cover, path, 0, err)) < 0)
+		goto out;
+	cursor_init(&c, data.ptr, data.len);
+	while (cursor_next(&c, &line, NULL)) {
+		struct patch p;
+		struct patch_parse_opts popts = { 0 };
+		char *file, *origin = NULL;
+		const char *o;
+
+		line = span_trim(line);
+		if (!line.len || line.ptr[0] == '#')
+			continue;
+		/* quilt series lines: "NAME [-pN]" */
+		{
+			const char *sp = memchr(line.ptr, ' ', line.len);
+			struct span rest = SPAN_NULL;
+			if (sp) {
+				rest.ptr = sp;
+				rest.len = line.len - (size_t)(sp - line.ptr);
+				rest = span_trim(rest);
+				line.len = (size_t)(sp - line.ptr);
+			}
+			popts.strip = 1;
+			if (rest.len > 2 && span_starts_with(rest, "-p")) {
+				popts.strip = atoi(rest.ptr + 2);
+				popts.strip_set = true;
+			}
+		}
+		file = span_dup(line);
+		free(path);
+		path = fs_join(vdir, file);
+		if ((error = fs_read_file(&text, path, MAX_PATCH_FILE, err)) <
+		    0) {
+			free(file);
+			goto out;
+		}
+		/* origins: "FILE\tORIGIN\n" lines */
+		for (o = origins.ptr; o && *o; o = strchr(o, '\n') ? strchr(o, '\n') + 1 : NULL) {
+			size_t fl = strlen(file);
+			if (!strncmp(o, file, fl) && o[fl] == '\t') {
+				const char *e = strchr(o + fl + 1, '\n');
+				origin = e ? xstrndup(o + fl + 1, (size_t)(e - o - fl - 1))
+					   : xstrdup(o + fl + 1);
+				break;
+			}
+		}
+		popts.name = path;
+		popts.strip_set = true;
+		patch_init(&p);
+		error = patch_parse(&p, text.ptr, text.len, &popts, err);
+		if (error < 0) {
+			patch_release(&p);
+			free(file);
+			free(origin);
+			goto out;
+		}
+		series_version_add(v, &p, &text, origin ? origin : file);
+		v->items[v->nr - 1].strip = popts.strip;
+		free(v->items[v->nr - 1].file);
+		v->items[v->nr - 1].file = file;
+		free(origin);
+	}
+out:
+	buf_release(&data);
+	buf_release(&origins);
+	buf_release(&text);
+	free(path);
+	free(vdir);
+	series_free_list(versions, nv);
+	return error;
+}

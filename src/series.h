@@ -1,0 +1,81 @@
+/*
+ * series: the series store: every stored version of a series under
+ * patches/NAME/VERSION/ (patch files in git format-patch form, a quilt
+ * 'series' file, the cover letter, an 'origins' file mapping each patch to
+ * where it came from) and its provenance in series/NAME.conf.  Writes are
+ * atomic: a version directory is built aside and swapped in.
+ */
+#ifndef KCARRY_SERIES_H
+#define KCARRY_SERIES_H
+
+#include "patch.h"
+
+struct series_item {
+	char *file;       /* "0001-btrfs-foo.patch" */
+	char *origin;     /* original file name, message-id or commit */
+	int strip;        /* -pN the patch applies with (1 for git's a/ b/) */
+	struct buf text;  /* the stored text */
+	struct patch patch;
+};
+
+struct series_version {
+	char *name;
+	char *version;
+	struct series_item *items;
+	size_t nr, alloc;
+	struct buf cover; /* cover letter (format-patch form), may be empty */
+};
+
+struct series_provenance {
+	const char *kind;   /* "mbox", "quilt", "git", "apt" */
+	const char *source; /* path, URL, "apt:linux=6.1.170-3", repo range */
+	char **msgids;
+	size_t nr_msgids;
+	const char *base_commit;
+	const char *cover_subject;
+};
+
+void series_version_init(struct series_version *v, const char *name,
+			 const char *version);
+void series_version_release(struct series_version *v);
+/*
+ * Append a parsed patch; file is derived from its position and subject
+ * (or origin when it has no subject).  Takes ownership of *p (left
+ * re-initialised) and of text.
+ */
+void series_version_add(struct series_version *v, struct patch *p,
+			struct buf *text, const char *origin);
+
+enum series_write_result {
+	SERIES_WRITTEN,
+	SERIES_UNCHANGED,  /* identical content already stored */
+	SERIES_REPLACED,   /* different content replaced (force) */
+};
+
+/*
+ * Store v under root/patches/NAME/VERSION and record prov in
+ * root/series/NAME.conf.  Different content for an existing version fails
+ * with ERR_EXISTS unless force.
+ */
+int series_write_version(enum series_write_result *res, const char *root,
+			 const struct series_version *v,
+			 const struct series_provenance *prov, bool force,
+			 struct err *err);
+
+/* Load a stored version; version NULL: the newest. */
+int series_load_version(struct series_version *v, const char *root,
+			const char *name, const char *version,
+			struct err *err);
+
+/* Stored versions of a series, oldest first (natural order). */
+int series_list_versions(const char *root, const char *name,
+			 char ***versions, size_t *nr, struct err *err);
+/* Names of the series in the workspace (series/NAME.conf files and patches/). */
+int series_list_names(const char *root, char ***names, size_t *nr,
+		      struct err *err);
+void series_free_list(char **list, size_t nr);
+
+/* Natural order of version names: v2 < v10, 6.1.164-1 < 6.1.170-3. */
+int series_version_cmp(const char *a, const char *b);
+
+#endif
