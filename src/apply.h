@@ -35,7 +35,12 @@ enum apply_outcome {
 
 struct apply_hunk_result {
 	enum apply_rule rule;
-	unsigned long line; /* 1-based line in the target where it landed */
+	/*
+	 * 1-based line in the target where the hunk's first line landed (its
+	 * expected place for a conflict); for RULE_3WAY, the line of its
+	 * postimage in the merged result, 0 when it cannot be found there.
+	 */
+	unsigned long line;
 	long offset;        /* line minus the line the header states */
 	unsigned fuzz;      /* context lines ignored at each end (max) */
 	bool risk;          /* landed outside the function its header names */
@@ -65,10 +70,17 @@ struct apply_file_result {
 	enum apply_outcome outcome;
 	bool risk;       /* any hunk has risk set */
 	bool deleted;    /* the patch deletes the file */
-	struct buf out;  /* new content (valid unless conflict, or markers) */
+	/*
+	 * New content.  On conflict: the target with the hunks that did
+	 * apply, or, with opts.markers, also diff3 markers where a conflict
+	 * could be located (the whole-file merge's output when the preimage
+	 * blob was used).
+	 */
+	struct buf out;
 	struct apply_hunk_result *hunks; /* one per hunk of the file patch */
 	size_t nr_hunks;
 	struct buf rej;  /* conflicting hunks as a .rej file (unified diff) */
+	char *reason;    /* file-level why ("... does not exist"), or NULL */
 };
 
 void apply_file_result_init(struct apply_file_result *res);
@@ -91,9 +103,12 @@ const char *apply_outcome_name(enum apply_outcome o); /* "clean", ... */
 
 /*
  * The function a C line-based heuristic says encloses line (1-based) of
- * text, as git's default hunk-header rule finds it (the nearest line above
- * that starts with a letter, '_' or '$'), reduced to the identifier before
- * its '('.  Returns a new string or NULL.
+ * text, as git's default hunk-header rule finds it (the nearest line at or
+ * above it that starts with a letter, '_' or '$'; jump labels such as
+ * "out:" are skipped, as the kernel's diff=cpp driver does), reduced to the
+ * identifier before its '(' ("static int __init foo(void)": "foo"), or
+ * for lines without '(' the name before '=' or '{' ("struct foo {":
+ * "foo").  Returns a new string or NULL.
  */
 char *apply_enclosing_function(struct span text, unsigned long line);
 

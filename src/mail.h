@@ -39,6 +39,9 @@ struct mail {
 	char *in_reply_to;    /* without <> */
 	char **references;    /* without <>, oldest first */
 	size_t nr_references;
+	/* The sha of a "From <sha> Mon Sep 17 00:00:00 2001" line that
+	 * opened the message (git format-patch output), or NULL. */
+	char *commit_id;
 
 	/*
 	 * The text a reader sees: the first text/plain part (or the whole
@@ -58,7 +61,13 @@ struct mail {
 
 void mail_init(struct mail *m);
 void mail_release(struct mail *m);
-/* Parse one message (headers + body). */
+/*
+ * Parse one message (headers + body); source names it in errors, whose
+ * line numbers count from 1.  A leading "From <sha> ..." line (git
+ * format-patch) is skipped and its sha kept in commit_id.  Lenient where
+ * the container readers are strict: a line that is no header ends the
+ * header, and a message may end inside its header.
+ */
 int mail_parse(struct mail *m, const char *data, size_t len,
 	       const char *source, struct err *err);
 /* Value of the first header with this name (case-insensitive), or NULL. */
@@ -111,6 +120,13 @@ struct mail_patch {
 	struct buf text;
 	char **extra_trailers; /* trailers collected from replies */
 	size_t nr_extra_trailers;
+	/* What text says, for callers that list patches: the author after
+	 * in-body From: (NULL when unknown), the date as written (or NULL)
+	 * and the upstream sha of a "From <sha>" line (or NULL). */
+	char *author_name;
+	char *author_email;
+	char *date;
+	char *commit_id;
 };
 
 /* One posted version of a series: cover letter and patches in order. */
@@ -148,7 +164,23 @@ void mail_decode_header(struct buf *out, const char *value, size_t len);
 /* Convert text in charset to UTF-8 (invalid bytes become U+FFFD). */
 void mail_to_utf8(struct buf *out, const char *data, size_t len,
 		  const char *charset);
-/* Encode a header value for writing: RFC 2047 Q when not plain ASCII. */
+/*
+ * Encode a header value for writing: RFC 2047 Q when not plain ASCII,
+ * folded with "\n " between encoded words; a trailing " <address>" stays
+ * as it is so that the result still parses as an address.
+ */
 void mail_encode_header(struct buf *out, const char *value);
+/*
+ * Split an address header value ("Name <a@b>", "\"Name\" <a@b>", "<a@b>",
+ * "a@b (Name)"; the first address of a list) into a decoded display name
+ * and an address; either comes back NULL when absent.  Caller frees both.
+ */
+void mail_parse_address(const char *value, char **name, char **email);
+/*
+ * Parse an RFC 2822 date ("Tue,  2 Nov 2021 14:49:16 +0200 (CET)") into
+ * seconds since the epoch and the zone in minutes east of UTC.  Returns
+ * false (leaving both untouched) when it is not a date.
+ */
+bool mail_parse_date(const char *value, long long *epoch, int *tz);
 
 #endif

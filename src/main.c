@@ -54,6 +54,42 @@ static const struct command commands[] = {
 	  "kcarry show [--stat] NAME[@VERSION]",
 	  "Print the patches of a version (newest by default): number, subject,\n"
 	  "author, files touched, then a diffstat of the whole version.\n" },
+	{ "kernels", cmd_kernels, "list the target trees and their state",
+	  "kcarry kernels [--prepare]",
+	  "One line per kernels/TARGET.conf: kind (local repository, remote\n"
+	  "git URL, tarball), state (ready, or fetched on first use) and source.\n"
+	  "\n"
+	  "options:\n"
+	  "  --prepare   clone, download or import every tree now\n" },
+	{ "apply", cmd_apply, "apply a series version to targets",
+	  "kcarry apply [options] NAME[@VERSION] TARGET...",
+	  "Apply every patch of the version (newest by default) to each\n"
+	  "target's tree in memory, never touching a working tree.  Each\n"
+	  "applied patch becomes one commit (author, date and message kept)\n"
+	  "on branch kcarry/NAME/VERSION/TARGET of the target's repository, and\n"
+	  "the refreshed series (patches that apply exactly, with a note of\n"
+	  "what was adjusted) is written to patches/NAME/VERSION/TARGET/.\n"
+	  "\n"
+	  "Per hunk, in order: exact, offset (nearest first), fuzz (outer\n"
+	  "context dropped), 3-way with the preimage blob of the index line,\n"
+	  "3-way at hunk level, else conflict.  A hunk whose result is already\n"
+	  "there is 'already applied'; a patch made only of such hunks is\n"
+	  "skipped, a mix is 'partial'.  A hunk placed by offset or fuzz outside\n"
+	  "the function its header names is a placement risk.\n"
+	  "\n"
+	  "options:\n"
+	  "  --fuzz N, -F N  largest fuzz (0-3, default 2 as quilt)\n"
+	  "  --no-3way       no 3-way merges\n"
+	  "  --strict        a placement risk fails the patch\n"
+	  "  --stop          stop at the first failing patch\n"
+	  "  --json          print the per-patch, per-hunk result as JSON\n"
+	  "                  (docs/json-schema.md)\n"
+	  "  -o, --output F  write the report to F\n"
+	  "  --no-refresh    do not write patches/NAME/VERSION/TARGET/\n"
+	  "\n"
+	  "exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
+	  "already applied; 1 conflicts, partial patches or placement risks;\n"
+	  "2 bad arguments; 3 repository, network or I/O trouble.\n" },
 	{ "help", cmd_help, "show help for a command", "kcarry help [COMMAND]",
 	  "Without COMMAND, list the commands.\n" },
 	{ "version", cmd_version, "print the version", "kcarry version", "" },

@@ -168,7 +168,16 @@ static bool dir_matches(const char *dir, const struct dir_file *f, size_t nr)
 		err_release(&err);
 		return false;
 	}
-	same = nnames == nr;
+	/* subdirectories hold refreshed per-target series: not content */
+	{
+		size_t files = 0;
+		for (size_t i = 0; i < nnames; i++) {
+			char *p = fs_join(dir, names[i]);
+			files += !fs_is_dir(p);
+			free(p);
+		}
+		same = files == nr;
+	}
 	for (size_t i = 0; i < nr && same; i++) {
 		char *path = fs_join(dir, f[i].name);
 		same = fs_read_file(&data, path, 0, &err) == 0 &&
@@ -307,6 +316,52 @@ out:
 	free(tmp);
 	free(vdir);
 	free(sdir);
+	return error;
+}
+
+int series_write_target(const char *root, const char *name,
+			const char *version, const char *target,
+			const struct series_target_file *files, size_t nr,
+			struct err *err)
+{
+	char *vdir = xstrfmt("%s/patches/%s/%s", root, name, version);
+	char *tdir = fs_join(vdir, target);
+	char *tmp = xstrfmt("%s/.tmp-%s-%ld", vdir, target, (long)getpid());
+	int error;
+
+	if (!fs_is_dir(vdir)) {
+		error = err_set(err, ERR_NOTFOUND, "no stored version %s@%s",
+				name, version);
+		goto out;
+	}
+	if ((error = fs_remove_tree(tmp, err)) < 0 ||
+	    (error = fs_mkdirs(tmp, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < nr && !error; i++) {
+		char *path = fs_join(tmp, files[i].name);
+		error = fs_write_atomic(path, files[i].text, files[i].len, err);
+		free(path);
+	}
+	if (error)
+		goto cleanup;
+	if (fs_is_dir(tdir)) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, tdir, RENAME_EXCHANGE) <
+		    0)
+			error = err_set(err, ERR_IO, "cannot replace '%s': %s",
+					tdir, strerror(errno));
+	} else if (rename(tmp, tdir) < 0)
+		error = err_set(err, ERR_IO, "cannot create '%s': %s", tdir,
+				strerror(errno));
+cleanup:
+	{
+		struct err e2 = ERR_INIT;
+		fs_remove_tree(tmp, &e2);
+		err_release(&e2);
+	}
+out:
+	free(tmp);
+	free(tdir);
+	free(vdir);
 	return error;
 }
 

@@ -62,6 +62,21 @@ int series_write_version(enum series_write_result *res, const char *root,
 			 const struct series_provenance *prov, bool force,
 			 struct err *err);
 
+struct series_target_file {
+	const char *name; /* "0003-foo.patch" or "series" */
+	const char *text;
+	size_t len;
+};
+
+/*
+ * Store the refreshed series of a version for one target under
+ * patches/NAME/VERSION/TARGET/ (replacing what was there, atomically).
+ */
+int series_write_target(const char *root, const char *name,
+			const char *version, const char *target,
+			const struct series_target_file *files, size_t nr,
+			struct err *err);
+
 /* Load a stored version; version NULL: the newest. */
 int series_load_version(struct series_version *v, const char *root,
 			const char *name, const char *version,

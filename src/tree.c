@@ -1,6 +1,9 @@
 #include "tree.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,16 @@ static const char *git_text(void)
 {
 	const git_error *e = git_error_last();
 	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+static void to_git(git_oid *o, const struct tree_oid *t)
+{
+	memcpy(o->id, t->id, 20);
+}
+
+static void from_git(struct tree_oid *t, const git_oid *o)
+{
+	memcpy(t->id, o->id, 20);
 }
 
 int tree_global_init(struct err *err)
@@ -122,6 +135,40 @@ void tree_commit_patches_free(struct tree_commit_patch *p, size_t nr)
 	free(p);
 }
 
+static int format_commit(struct buf *out, git_commit *commit,
+			 struct err *err)
+{
+	git_buf email = GIT_BUF_INIT;
+	git_email_create_options eo = GIT_EMAIL_CREATE_OPTIONS_INIT;
+
+	eo.flags = GIT_EMAIL_CREATE_OMIT_NUMBERS;
+	eo.diff_opts.flags |= GIT_DIFF_SHOW_BINARY;
+	if (git_email_create_from_commit(&email, commit, &eo) < 0)
+		return err_set(err, ERR_IO, "cannot format commit %s: %s",
+			       git_oid_tostr_s(git_commit_id(commit)),
+			       git_text());
+	buf_reset(out);
+	buf_add(out, email.ptr, email.size);
+	git_buf_dispose(&email);
+	return 0;
+}
+
+int tree_format_commit(struct buf *out, struct tree_repo *r,
+		       const struct tree_oid *commit, struct err *err)
+{
+	git_commit *c = NULL;
+	git_oid o;
+	int error;
+
+	to_git(&o, commit);
+	if (git_commit_lookup(&c, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read commit: %s",
+			       git_text());
+	error = format_commit(out, c, err);
+	git_commit_free(c);
+	return error;
+}
+
 int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 		       struct tree_repo *r, const char *range,
 		       struct err *err)
@@ -146,8 +193,6 @@ int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 	while ((rc = git_revwalk_next(&oid, walk)) == 0) {
 		git_commit *commit = NULL;
-		git_buf email = GIT_BUF_INIT;
-		git_email_create_options eo = GIT_EMAIL_CREATE_OPTIONS_INIT;
 		struct tree_commit_patch *p;
 
 		if (git_commit_lookup(&commit, r->repo, &oid) < 0) {
@@ -159,22 +204,14 @@ int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 			git_commit_free(commit);
 			continue; /* merges carry no patch of their own */
 		}
-		eo.flags = GIT_EMAIL_CREATE_OMIT_NUMBERS;
-		eo.diff_opts.flags |= GIT_DIFF_SHOW_BINARY;
-		if (git_email_create_from_commit(&email, commit, &eo) < 0) {
-			error = err_set(err, ERR_IO,
-					"cannot format commit %s: %s",
-					git_oid_tostr_s(&oid), git_text());
-			git_commit_free(commit);
-			goto out;
-		}
 		ALLOC_GROW(*out, *nr + 1, alloc);
 		p = &(*out)[(*nr)++];
 		git_oid_tostr(p->id, sizeof(p->id), &oid);
 		buf_init(&p->text, 0);
-		buf_add(&p->text, email.ptr, email.size);
-		git_buf_dispose(&email);
+		error = format_commit(&p->text, commit, err);
 		git_commit_free(commit);
+		if (error)
+			goto out;
 	}
 	if (rc != GIT_ITEROVER && !error)
 		error = err_set(err, ERR_IO, "cannot walk '%s': %s", range,
@@ -189,5 +226,487 @@ out:
 		*out = NULL;
 		*nr = 0;
 	}
+	return error;
+}
+
+void tree_oid_hex(char out[41], const struct tree_oid *oid)
+{
+	git_oid o;
+	memcpy(o.id, oid->id, 20);
+	git_oid_tostr(out, 41, &o);
+}
+
+bool tree_oid_is_zero(const struct tree_oid *oid)
+{
+	for (size_t i = 0; i < 20; i++)
+		if (oid->id[i])
+			return false;
+	return true;
+}
+
+
+int tree_init_bare(struct tree_repo **out, const char *path, struct err *err)
+{
+	git_repository *repo = NULL;
+	struct tree_repo *r;
+
+	*out = NULL;
+	if (git_repository_open_bare(&repo, path) < 0 &&
+	    git_repository_init(&repo, path, 1) < 0)
+		return err_set(err, ERR_IO, "cannot create repository '%s': %s",
+			       path, git_text());
+	r = xcalloc(1, sizeof(*r));
+	r->repo = repo;
+	r->path = xstrdup(path);
+	*out = r;
+	return 0;
+}
+
+int tree_resolve(struct tree_oid *commit, struct tree_repo *r,
+		 const char *rev, struct err *err)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int error = 0;
+
+	if (git_revparse_single(&obj, r->repo, rev) < 0)
+		return err_set(err, ERR_NOTFOUND, "'%s' names no commit in '%s'",
+			       rev, r->path);
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0)
+		error = err_set(err, ERR_NOTFOUND, "'%s' is not a commit: %s",
+				rev, git_text());
+	else
+		from_git(commit, git_object_id(peeled));
+	git_object_free(peeled);
+	git_object_free(obj);
+	return error;
+}
+
+int tree_commit_tree(struct tree_oid *tree, struct tree_repo *r,
+		     const struct tree_oid *commit, struct err *err)
+{
+	git_commit *c = NULL;
+	git_oid o;
+
+	to_git(&o, commit);
+	if (git_commit_lookup(&c, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read commit: %s",
+			       git_text());
+	from_git(tree, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
+		   struct tree_repo *r, const struct tree_oid *tree,
+		   const char *path, struct err *err)
+{
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	git_oid o;
+	int rc, error = 0;
+
+	*exists = false;
+	buf_reset(out);
+	to_git(&o, tree);
+	if (git_tree_lookup(&t, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+	rc = git_tree_entry_bypath(&e, t, path);
+	if (rc == GIT_ENOTFOUND)
+		goto out;
+	if (rc < 0) {
+		error = err_set(err, ERR_IO, "cannot read '%s': %s", path,
+				git_text());
+		goto out;
+	}
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		goto out; /* a directory is not the file the patch names */
+	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(e)) < 0) {
+		error = err_set(err, ERR_IO, "cannot read '%s': %s", path,
+				git_text());
+		goto out;
+	}
+	buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	*exists = true;
+	if (mode)
+		*mode = (unsigned)git_tree_entry_filemode(e);
+out:
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	return error;
+}
+
+int tree_write_blob(struct tree_oid *oid, struct tree_repo *r,
+		    const void *data, size_t len, struct err *err)
+{
+	git_oid o;
+
+	if (git_blob_create_from_buffer(&o, r->repo, data, len) < 0)
+		return err_set(err, ERR_IO, "cannot write blob: %s",
+			       git_text());
+	from_git(oid, &o);
+	return 0;
+}
+
+int tree_update(struct tree_oid *out, struct tree_repo *r,
+		const struct tree_oid *base, const struct tree_change *ch,
+		size_t nr, struct err *err)
+{
+	git_tree *t = NULL;
+	git_tree_update *up = xcalloc(nr ? nr : 1, sizeof(*up));
+	git_oid o;
+	int error = 0;
+
+	to_git(&o, base);
+	if (git_tree_lookup(&t, r->repo, &o) < 0) {
+		error = err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+		goto out;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		up[i].action = ch[i].remove ? GIT_TREE_UPDATE_REMOVE
+					    : GIT_TREE_UPDATE_UPSERT;
+		to_git(&up[i].id, &ch[i].blob);
+		up[i].filemode = ch[i].mode ? (git_filemode_t)ch[i].mode
+					    : GIT_FILEMODE_BLOB;
+		up[i].path = ch[i].path;
+	}
+	if (git_tree_create_updated(&o, r->repo, t, nr, up) < 0) {
+		error = err_set(err, ERR_IO, "cannot write tree: %s",
+				git_text());
+		goto out;
+	}
+	from_git(out, &o);
+out:
+	git_tree_free(t);
+	free(up);
+	return error;
+}
+
+static int make_sig(git_signature **sig, const struct tree_person *p,
+		    struct err *err)
+{
+	const char *name = p && p->name && *p->name ? p->name : "kcarry";
+	const char *email = p && p->email && *p->email ? p->email : "kcarry@localhost";
+	int rc;
+
+	if (p && p->when)
+		rc = git_signature_new(sig, name, email, (git_time_t)p->when,
+				       p->tz);
+	else
+		rc = git_signature_now(sig, name, email);
+	if (rc < 0)
+		return err_set(err, ERR_PARSE, "bad identity '%s <%s>': %s",
+			       name, email, git_text());
+	return 0;
+}
+
+int tree_commit(struct tree_oid *out, struct tree_repo *r,
+		const struct tree_oid *tree, const struct tree_oid *parent,
+		const struct tree_person *author,
+		const struct tree_person *committer, const char *message,
+		struct err *err)
+{
+	git_signature *a = NULL, *c = NULL;
+	git_tree *t = NULL;
+	git_commit *p = NULL;
+	const git_commit *parents[1];
+	git_oid o;
+	int error;
+
+	if ((error = make_sig(&a, author, err)) < 0 ||
+	    (error = make_sig(&c, committer, err)) < 0)
+		goto out;
+	to_git(&o, tree);
+	if (git_tree_lookup(&t, r->repo, &o) < 0) {
+		error = err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+		goto out;
+	}
+	if (parent && !tree_oid_is_zero(parent)) {
+		to_git(&o, parent);
+		if (git_commit_lookup(&p, r->repo, &o) < 0) {
+			error = err_set(err, ERR_IO, "cannot read commit: %s",
+					git_text());
+			goto out;
+		}
+	}
+	parents[0] = p;
+	if (git_commit_create(&o, r->repo, NULL, a, c, NULL, message, t,
+			      p ? 1 : 0, parents) < 0) {
+		error = err_set(err, ERR_IO, "cannot write commit: %s",
+				git_text());
+		goto out;
+	}
+	from_git(out, &o);
+out:
+	git_commit_free(p);
+	git_tree_free(t);
+	git_signature_free(a);
+	git_signature_free(c);
+	return error;
+}
+
+int tree_set_ref(struct tree_repo *r, const char *refname,
+		 const struct tree_oid *commit, const char *log,
+		 struct err *err)
+{
+	git_reference *ref = NULL;
+	git_oid o;
+
+	to_git(&o, commit);
+	if (git_reference_create(&ref, r->repo, refname, &o, 1, log) < 0)
+		return err_set(err, ERR_IO, "cannot set '%s' in '%s': %s",
+			       refname, r->path, git_text());
+	git_reference_free(ref);
+	return 0;
+}
+
+int tree_get_ref(struct tree_oid *commit, struct tree_repo *r,
+		 const char *refname, struct err *err)
+{
+	git_oid o;
+	int rc = git_reference_name_to_id(&o, r->repo, refname);
+
+	if (rc == GIT_ENOTFOUND)
+		return err_set(err, ERR_NOTFOUND, "no ref '%s' in '%s'",
+			       refname, r->path);
+	if (rc < 0)
+		return err_set(err, ERR_IO, "cannot read '%s': %s", refname,
+			       git_text());
+	from_git(commit, &o);
+	return 0;
+}
+
+/* One file of a tarball on its way into a tree. */
+struct tar_entry {
+	char *path;
+	git_oid oid;
+	git_filemode_t mode;
+};
+
+static int cmp_entries(const void *a, const void *b)
+{
+	return strcmp(((const struct tar_entry *)a)->path,
+		      ((const struct tar_entry *)b)->path);
+}
+
+/*
+ * Write the tree for entries [lo, hi) that share the directory prefix of
+ * length plen (sorted by path, so a directory's entries are adjacent).
+ */
+static int build_tree(git_oid *out, git_repository *repo,
+		      struct tar_entry *e, size_t lo, size_t hi, size_t plen,
+		      struct err *err)
+{
+	git_treebuilder *tb = NULL;
+	int error = 0;
+
+	if (git_treebuilder_new(&tb, repo, NULL) < 0)
+		return err_set(err, ERR_IO, "cannot build tree: %s", git_text());
+	for (size_t i = lo; i < hi && !error;) {
+		const char *rest = e[i].path + plen;
+		const char *slash = strchr(rest, '/');
+
+		if (!slash) {
+			if (git_treebuilder_insert(NULL, tb, rest, &e[i].oid,
+						   e[i].mode) < 0)
+				error = err_set(err, ERR_IO,
+						"cannot add '%s': %s",
+						e[i].path, git_text());
+			i++;
+		} else {
+			size_t dlen = (size_t)(slash - rest) + 1, j = i;
+			git_oid sub;
+			char *dname;
+
+			while (j < hi && !strncmp(e[j].path + plen, rest, dlen))
+				j++;
+			error = build_tree(&sub, repo, e, i, j, plen + dlen, err);
+			if (error)
+				break;
+			dname = xstrndup(rest, dlen - 1);
+			if (git_treebuilder_insert(NULL, tb, dname, &sub,
+						   GIT_FILEMODE_TREE) < 0)
+				error = err_set(err, ERR_IO,
+						"cannot add '%s': %s", dname,
+						git_text());
+			free(dname);
+			i = j;
+		}
+	}
+	if (!error && git_treebuilder_write(out, tb) < 0)
+		error = err_set(err, ERR_IO, "cannot write tree: %s",
+				git_text());
+	git_treebuilder_free(tb);
+	return error;
+}
+
+#define MAX_TAR_FILE (512UL * 1024 * 1024)
+
+int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
+			const char *tarball, const char *refname,
+			const char *message,
+			const struct tree_import_progress *progress,
+			struct err *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	struct tar_entry *entries = NULL;
+	size_t nr = 0, alloc = 0;
+	struct buf data = BUF_INIT;
+	unsigned long long bytes = 0;
+	git_odb *odb = NULL;
+	git_odb_backend *loose = NULL;
+	char *objdir = xstrfmt("%s/objects", git_repository_path(r->repo));
+	git_oid root;
+	struct tree_oid troot;
+	int rc, error = 0;
+
+	/*
+	 * Blobs go through a loose backend of our own with zlib level 1 and
+	 * no fsync: a kernel tree is ~75,000 files, and default compression
+	 * would double the import time for objects read back rarely.
+	 */
+	if (git_odb_new(&odb) < 0 ||
+	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0 ||
+	    git_odb_add_backend(odb, loose, 1) < 0) {
+		error = err_set(err, ERR_IO, "cannot open '%s': %s", objdir,
+				git_text());
+		goto out;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open_filename(a, tarball, 1 << 20) != ARCHIVE_OK) {
+		error = err_set(err, ERR_IO, "cannot open '%s': %s", tarball,
+				archive_error_string(a));
+		goto out;
+	}
+	while ((rc = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(ae);
+		mode_t type = archive_entry_filetype(ae);
+		struct tar_entry *te;
+		const char *slash;
+		la_int64_t size;
+
+		if (type != AE_IFREG && type != AE_IFLNK)
+			continue;
+		/* drop the top directory: linux-6.1.170/Makefile */
+		slash = name ? strchr(name, '/') : NULL;
+		if (!slash || !slash[1])
+			continue;
+		name = slash + 1;
+		if (name[0] == '/' || strstr(name, "../") || strstr(name, "//")) {
+			error = err_set(err, ERR_PARSE,
+					"%s: member '%s' escapes the tree",
+					tarball, name);
+			goto out;
+		}
+		buf_reset(&data);
+		if (type == AE_IFLNK) {
+			const char *target = archive_entry_symlink(ae);
+			buf_adds(&data, target ? target : "");
+		} else {
+			size = archive_entry_size(ae);
+			if (size < 0 || (unsigned long long)size > MAX_TAR_FILE) {
+				error = err_set(err, ERR_PARSE,
+						"%s: member '%s' is too large",
+						tarball, name);
+				goto out;
+			}
+			buf_grow(&data, (size_t)size);
+			if (size && archive_read_data(a, data.ptr, (size_t)size) !=
+					    size) {
+				error = err_set(err, ERR_IO,
+						"cannot read '%s' in '%s': %s",
+						name, tarball,
+						archive_error_string(a));
+				goto out;
+			}
+			data.len = (size_t)size;
+		}
+		ALLOC_GROW(entries, nr + 1, alloc);
+		te = &entries[nr];
+		if (git_odb_write(&te->oid, odb, data.ptr, data.len,
+				  GIT_OBJECT_BLOB) < 0) {
+			error = err_set(err, ERR_IO, "cannot write blob: %s",
+					git_text());
+			goto out;
+		}
+		te->path = xstrdup(name);
+		te->mode = type == AE_IFLNK ? GIT_FILEMODE_LINK
+			   : (archive_entry_perm(ae) & 0111)
+				   ? GIT_FILEMODE_BLOB_EXECUTABLE
+				   : GIT_FILEMODE_BLOB;
+		nr++;
+		bytes += data.len;
+		if (progress && progress->fn && nr % 2000 == 0)
+			progress->fn(progress->ctx, nr, bytes);
+	}
+	if (rc != ARCHIVE_EOF) {
+		error = err_set(err, ERR_IO, "cannot read '%s': %s", tarball,
+				archive_error_string(a));
+		goto out;
+	}
+	if (!nr) {
+		error = err_set(err, ERR_PARSE, "'%s' holds no files", tarball);
+		goto out;
+	}
+	if (progress && progress->fn)
+		progress->fn(progress->ctx, nr, bytes);
+	qsort(entries, nr, sizeof(*entries), cmp_entries);
+	if ((error = build_tree(&root, r->repo, entries, 0, nr, 0, err)) < 0)
+		goto out;
+	from_git(&troot, &root);
+	{
+		struct tree_person who = { "kcarry", "kcarry@localhost", 0, 0 };
+		if ((error = tree_commit(commit, r, &troot, NULL, &who, &who,
+					 message, err)) < 0)
+			goto out;
+	}
+	error = tree_set_ref(r, refname, commit, "kcarry: import tarball", err);
+out:
+	for (size_t i = 0; i < nr; i++)
+		free(entries[i].path);
+	free(entries);
+	buf_release(&data);
+	archive_read_free(a);
+	git_odb_free(odb);
+	free(objdir);
+	return error;
+}
+
+int tree_clone_bare(struct tree_repo **out, const char *url,
+		    const char *path, struct err *err)
+{
+	git_repository *repo = NULL;
+	git_clone_options co = GIT_CLONE_OPTIONS_INIT;
+	struct tree_repo *r;
+
+	*out = NULL;
+	co.bare = 1;
+	if (git_clone(&repo, url, path, &co) < 0)
+		return err_set(err, ERR_IO, "cannot clone '%s': %s", url,
+			       git_text());
+	r = xcalloc(1, sizeof(*r));
+	r->repo = repo;
+	r->path = xstrdup(path);
+	*out = r;
+	return 0;
+}
+
+int tree_fetch(struct tree_repo *r, struct err *err)
+{
+	git_remote *remote = NULL;
+	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	int error = 0;
+
+	if (git_remote_lookup(&remote, r->repo, "origin") < 0)
+		return err_set(err, ERR_IO, "'%s' has no origin: %s", r->path,
+			       git_text());
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+	if (git_remote_fetch(remote, NULL, &fo, "kcarry: fetch") < 0)
+		error = err_set(err, ERR_IO, "cannot fetch into '%s': %s",
+				r->path, git_text());
+	git_remote_free(remote);
 	return error;
 }

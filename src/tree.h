@@ -11,6 +11,12 @@
 
 struct tree_repo; /* an open repository */
 
+/* An object id, kept apart from libgit2's type. */
+struct tree_oid {
+	unsigned char id[20];
+};
+
+
 int tree_global_init(struct err *err);
 void tree_global_shutdown(void);
 
@@ -43,10 +49,91 @@ struct tree_commit_patch {
 	struct buf text; /* git format-patch form */
 };
 
+/* One commit as git format-patch text. */
+int tree_format_commit(struct buf *out, struct tree_repo *r,
+		       const struct tree_oid *commit, struct err *err);
+
 /* Commits of A..B (oldest first), each as format-patch text. */
 int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 		       struct tree_repo *r, const char *range,
 		       struct err *err);
 void tree_commit_patches_free(struct tree_commit_patch *p, size_t nr);
+
+
+void tree_oid_hex(char out[41], const struct tree_oid *oid);
+bool tree_oid_is_zero(const struct tree_oid *oid);
+
+/* Create a bare repository at path (or open it if it exists). */
+int tree_init_bare(struct tree_repo **out, const char *path, struct err *err);
+/* Commit id a ref or revision names ("v6.1", "HEAD", "refs/heads/x"). */
+int tree_resolve(struct tree_oid *commit, struct tree_repo *r,
+		 const char *rev, struct err *err);
+/* Tree id of a commit. */
+int tree_commit_tree(struct tree_oid *tree, struct tree_repo *r,
+		     const struct tree_oid *commit, struct err *err);
+
+/*
+ * Content of path in tree; *exists false (and 0 returned) when the tree
+ * has no such file; *mode gets its git mode (0100644, 0100755, 0120000).
+ */
+int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
+		   struct tree_repo *r, const struct tree_oid *tree,
+		   const char *path, struct err *err);
+int tree_write_blob(struct tree_oid *oid, struct tree_repo *r,
+		    const void *data, size_t len, struct err *err);
+
+struct tree_change {
+	const char *path;
+	bool remove;
+	struct tree_oid blob;
+	unsigned mode; /* 0: 0100644 */
+};
+
+/* A new tree: base with changes applied. */
+int tree_update(struct tree_oid *out, struct tree_repo *r,
+		const struct tree_oid *base, const struct tree_change *ch,
+		size_t nr, struct err *err);
+
+struct tree_person {
+	const char *name, *email;
+	long long when; /* seconds since the epoch; 0: now */
+	int tz;         /* minutes east of UTC */
+};
+
+int tree_commit(struct tree_oid *out, struct tree_repo *r,
+		const struct tree_oid *tree, const struct tree_oid *parent,
+		const struct tree_person *author,
+		const struct tree_person *committer, const char *message,
+		struct err *err);
+/* Point refname at commit (created or moved). */
+int tree_set_ref(struct tree_repo *r, const char *refname,
+		 const struct tree_oid *commit, const char *log,
+		 struct err *err);
+/* ERR_NOTFOUND when refname does not exist. */
+int tree_get_ref(struct tree_oid *commit, struct tree_repo *r,
+		 const char *refname, struct err *err);
+
+struct tree_import_progress {
+	void (*fn)(void *ctx, unsigned long files, unsigned long long bytes);
+	void *ctx;
+};
+
+/*
+ * Import a tarball (any compression libarchive reads) as one commit:
+ * the first path component is dropped (linux-6.1.170/...), every regular
+ * file and symlink becomes a blob, read straight from the stream.  The
+ * commit is set on refname.
+ */
+int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
+			const char *tarball, const char *refname,
+			const char *message,
+			const struct tree_import_progress *progress,
+			struct err *err);
+
+/* Clone url (bare, all refs) into path. */
+int tree_clone_bare(struct tree_repo **out, const char *url,
+		    const char *path, struct err *err);
+/* Fetch every ref of origin again. */
+int tree_fetch(struct tree_repo *r, struct err *err);
 
 #endif

@@ -1,0 +1,1675 @@
+/*
+ * apply: hunk placement in memory.
+ *
+ * How a file patch is placed (the choices behind DESIGN.md's rules):
+ *
+ * Lines are compared byte for byte, the presence of the final newline
+ * included, as GNU patch does without -l.  Hunks are placed in order on the
+ * target's original lines: hunk k is looked for at its stated line plus the
+ * offset of the last hunk placed, and only after the lines hunk k-1 changed.
+ *
+ * For each fuzz level f = 0..min(opts->fuzz, context) (GNU patch's rule for
+ * which outer context lines are dropped, including its anchoring of hunks
+ * with uneven context to the start or end of the file), every place in the
+ * whole file where the preimage matches, and every place where the
+ * postimage matches, is a candidate.  Candidates inside the function the
+ * hunk header names come first, then the nearest, then the preimage, then
+ * the later line (GNU tries +offset before -offset).  A postimage candidate
+ * makes the hunk RULE_ALREADY.  Stricter than GNU patch:
+ *  - a fuzzed match must keep context on both sides of an insertion and
+ *    keep one line that is more than punctuation, and must be the only
+ *    candidate as good as it, or fuzzing stops;
+ *  - a match outside the named function is not taken while that function
+ *    exists in the target: the hunk goes on to 3-way inside the function,
+ *    and conflicts when that fails (with opts->no_3way it is placed where
+ *    GNU patch would place it, marked as a risk);
+ *  - wherever kcarry's choice differs from GNU patch's (a nearer match in
+ *    another function, an already-applied verdict while the preimage also
+ *    matches), or the landing is outside the named function, risk is set.
+ *
+ * 3-way with the preimage blob: when f->old_oid names a blob that
+ * opts->load_blob finds and the patch applies to it exactly, and some hunk
+ * conflicted, fuzzed or is a risk, the whole file is merged (base: blob,
+ * ours: target, theirs: blob patched).  A clean merge is the result: those
+ * hunks become RULE_3WAY, the others keep their rule.  A conflicting merge
+ * leaves the per-hunk result (hunk-level 3-way is not tried then: the true
+ * base says the change conflicts), with its markers as out under
+ * opts->markers.
+ *
+ * 3-way at hunk level (no usable blob): the region of the target is the
+ * best local alignment of the preimage (Smith-Waterman over lines, near the
+ * expected place or inside the named function), widened to cover the
+ * preimage's unaligned ends; libgit2 merges (preimage, region, postimage).
+ * Clean: RULE_3WAY_HUNK, or RULE_ALREADY when the result is the region.
+ * Not clean: a conflict, with the diff3 text in out under opts->markers.
+ */
+#include "apply.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cursor.h"
+#include "tree.h"
+
+/* One line of a text: bytes without the LF, and whether an LF follows. */
+struct line {
+	const char *ptr;
+	size_t len;
+	bool eol;
+	uint32_t hash;
+};
+
+struct lines {
+	struct line *v;
+	size_t nr, alloc;
+};
+
+/* What one hunk looks for: its preimage and postimage as lines. */
+struct pat {
+	const struct patch_hunk *h;
+	struct lines pre, post;
+	size_t lead, trail; /* context lines before the first/after the last change */
+	bool changes;       /* the hunk adds or removes a line */
+	long stated;        /* 0-based index of the place the header states */
+	char *func;         /* identifier the header names, or NULL */
+	bool func_label;    /* ...and it is a jump label (git's default rule) */
+};
+
+/* A hunk's result in the output: target lines [start, end) become text. */
+struct place {
+	bool set;
+	size_t start, end;
+	struct buf text;
+};
+
+/* A fuzz level: lines dropped at each end, anchors at the file's ends. */
+struct level {
+	size_t pfx, sfx;
+	bool at_start, at_end;
+};
+
+struct cand {
+	size_t pos; /* where the pattern's first line lands */
+	bool post;  /* the postimage matched there */
+	bool in_func;
+	size_t dist;
+};
+
+struct cands {
+	struct cand *v;
+	size_t nr, alloc;
+};
+
+struct engine {
+	const struct patch_file *f;
+	const struct apply_opts *opts;
+	struct span old;
+	struct lines t;
+	long *fn_any;  /* nearest funcname line at or above i, or -1 */
+	long *fn_func; /* the same, jump labels skipped */
+	char **ident;  /* identifier of line i, filled on demand */
+	unsigned char *ident_done;
+	struct pat *pats;
+	struct place *pl;
+	struct apply_hunk_result *hr;
+	bool hunk3;     /* RULE_3WAY_HUNK may be tried */
+	size_t min_pos; /* the next hunk's kept lines start at or after this */
+	long last_offset;
+	struct err *err;
+};
+
+static const struct tree_merge_labels merge_labels = {
+	"patch preimage", "target", "patch"
+};
+
+/* --- lines ------------------------------------------------------------ */
+
+static uint32_t line_hash(const char *p, size_t len, bool eol)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	return eol ? h : h ^ 0x9e3779b9u;
+}
+
+static void lines_add(struct lines *l, const char *p, size_t len, bool eol)
+{
+	ALLOC_GROW(l->v, l->nr + 1, l->alloc);
+	l->v[l->nr].ptr = p;
+	l->v[l->nr].len = len;
+	l->v[l->nr].eol = eol;
+	l->v[l->nr].hash = line_hash(p, len, eol);
+	l->nr++;
+}
+
+static void lines_split(struct lines *l, struct span s)
+{
+	struct cursor c;
+	struct span line, full;
+
+	cursor_init(&c, s.ptr ? s.ptr : "", s.len);
+	while (cursor_next(&c, &line, &full))
+		lines_add(l, line.ptr, line.len, full.len > line.len);
+}
+
+static void lines_release(struct lines *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->nr = l->alloc = 0;
+}
+
+static bool line_eq(const struct line *a, const struct line *b)
+{
+	return a->hash == b->hash && a->len == b->len && a->eol == b->eol &&
+	       !memcmp(a->ptr, b->ptr, a->len);
+}
+
+static void add_line(struct buf *b, const struct line *l)
+{
+	buf_add(b, l->ptr, l->len);
+	if (l->eol)
+		buf_addc(b, '\n');
+}
+
+static void join_lines(struct buf *b, const struct lines *l, size_t from,
+		       size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		add_line(b, &l->v[i]);
+}
+
+/* Bytes of target lines [from, to), exactly as in the target. */
+static struct span target_span(const struct engine *e, size_t from, size_t to)
+{
+	const struct line *last;
+
+	if (from >= to)
+		return (struct span){ "", 0 };
+	last = &e->t.v[to - 1];
+	return (struct span){ e->t.v[from].ptr,
+			      (size_t)(last->ptr + last->len + last->eol -
+				       e->t.v[from].ptr) };
+}
+
+/*
+ * Append bytes the way GNU patch writes its output: a line that lacked its
+ * final newline gets one when more text follows.
+ */
+static void out_add(struct buf *out, const char *p, size_t len)
+{
+	if (!len)
+		return;
+	if (out->len && out->ptr[out->len - 1] != '\n')
+		buf_addc(out, '\n');
+	buf_add(out, p, len);
+}
+
+/* A line worth anchoring on: more than blanks and punctuation. */
+static bool significant(const struct line *l)
+{
+	size_t i, alnum = 0;
+
+	for (i = 0; i < l->len; i++)
+		if (isalnum((unsigned char)l->ptr[i]) || l->ptr[i] == '_')
+			alnum++;
+	return alnum >= 2;
+}
+
+/* --- function names ------------------------------------------------------ */
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+static bool funcname_line(const char *p, size_t len)
+{
+	return len && (isalpha((unsigned char)p[0]) || p[0] == '_' ||
+		       p[0] == '$');
+}
+
+/*
+ * A jump label alone on its line ("out:"): git's default rule takes it for
+ * a function name, the kernel's diff=cpp driver does not.
+ */
+static bool label_line(const char *p, size_t len)
+{
+	size_t i = 0, s;
+
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	s = i;
+	while (i < len && ident_char(p[i]))
+		i++;
+	if (i == s || i >= len || p[i] != ':' ||
+	    (i + 1 < len && p[i + 1] == ':'))
+		return false;
+	for (i++; i < len && isspace((unsigned char)p[i]); i++)
+		;
+	return i == len ||
+	       (i + 1 < len && p[i] == '/' && (p[i + 1] == '/' || p[i + 1] == '*'));
+}
+
+/* The identifier a funcname line (or a hunk header's section) names. */
+static char *line_ident(const char *p, size_t len)
+{
+	const char *paren = memchr(p, '(', len);
+	size_t end, s;
+
+	if (label_line(p, len)) {
+		for (s = 0; s < len && !ident_char(p[s]); s++)
+			;
+		for (end = s; end < len && ident_char(p[end]); end++)
+			;
+		return xstrndup(p + s, end - s);
+	}
+	if (paren) {
+		end = (size_t)(paren - p);
+		while (end > 0 && (p[end - 1] == ' ' || p[end - 1] == '\t'))
+			end--;
+	} else {
+		const char *eq = memchr(p, '=', len);
+		const char *brace = memchr(p, '{', len);
+
+		end = eq ? (size_t)(eq - p) : brace ? (size_t)(brace - p) : len;
+		while (end > 0 && !ident_char(p[end - 1]))
+			end--;
+	}
+	for (s = end; s > 0 && ident_char(p[s - 1]); s--)
+		;
+	if (s == end || isdigit((unsigned char)p[s]))
+		return NULL;
+	return xstrndup(p + s, end - s);
+}
+
+static const char *ident_at(struct engine *e, long i)
+{
+	if (i < 0)
+		return NULL;
+	if (!e->ident_done[i]) {
+		e->ident[i] = line_ident(e->t.v[i].ptr, e->t.v[i].len);
+		e->ident_done[i] = 1;
+	}
+	return e->ident[i];
+}
+
+static void index_functions(struct engine *e)
+{
+	size_t i, n = e->t.nr;
+	long any = -1, func = -1;
+
+	e->fn_any = xcalloc(n + 1, sizeof(*e->fn_any));
+	e->fn_func = xcalloc(n + 1, sizeof(*e->fn_func));
+	e->ident = xcalloc(n + 1, sizeof(*e->ident));
+	e->ident_done = xcalloc(n + 1, 1);
+	for (i = 0; i < n; i++) {
+		const struct line *l = &e->t.v[i];
+
+		if (funcname_line(l->ptr, l->len)) {
+			any = (long)i;
+			if (!label_line(l->ptr, l->len))
+				func = (long)i;
+		}
+		e->fn_any[i] = any;
+		e->fn_func[i] = func;
+	}
+}
+
+/*
+ * The function as git names it in a hunk header for a hunk whose first line
+ * lands at pos: the nearest funcname line above pos.
+ */
+static const char *func_at(struct engine *e, size_t pos, bool label)
+{
+	if (pos == 0 || !e->t.nr)
+		return NULL;
+	if (pos > e->t.nr)
+		pos = e->t.nr;
+	return ident_at(e, label ? e->fn_any[pos - 1] : e->fn_func[pos - 1]);
+}
+
+static bool in_func(struct engine *e, const struct pat *p, size_t pos)
+{
+	const char *s;
+
+	if (!p->func)
+		return true;
+	s = func_at(e, pos, p->func_label);
+	return s && !strcmp(s, p->func);
+}
+
+static bool ends_with_semicolon(const struct line *l)
+{
+	size_t n = l->len;
+
+	while (n && isspace((unsigned char)l->ptr[n - 1]))
+		n--;
+	return n && l->ptr[n - 1] == ';';
+}
+
+/* Line i starts a definition: a body ('{') follows before any ';'. */
+static bool definition_at(const struct engine *e, size_t i)
+{
+	size_t j;
+
+	if (ends_with_semicolon(&e->t.v[i]))
+		return false;
+	if (memchr(e->t.v[i].ptr, '{', e->t.v[i].len))
+		return true;
+	for (j = i + 1; j < e->t.nr && j < i + 30; j++) {
+		const struct line *l = &e->t.v[j];
+
+		if (l->len && l->ptr[0] == '{')
+			return true;
+		if (funcname_line(l->ptr, l->len) || ends_with_semicolon(l))
+			return false;
+	}
+	return false;
+}
+
+/* Index of the line defining name, or -1. */
+static long func_def(struct engine *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < e->t.nr; i++) {
+		const struct line *l = &e->t.v[i];
+		const char *id;
+
+		if (!funcname_line(l->ptr, l->len) || label_line(l->ptr, l->len))
+			continue;
+		id = ident_at(e, (long)i);
+		if (id && !strcmp(id, name) && definition_at(e, i))
+			return (long)i;
+	}
+	return -1;
+}
+
+/* One past the line closing the function defined at def. */
+static size_t func_end(const struct engine *e, size_t def)
+{
+	size_t j;
+
+	for (j = def + 1; j < e->t.nr; j++)
+		if (e->t.v[j].len && e->t.v[j].ptr[0] == '}')
+			return j + 1;
+	return e->t.nr;
+}
+
+char *apply_enclosing_function(struct span text, unsigned long line)
+{
+	struct lines l = { NULL, 0, 0 };
+	char *name = NULL;
+	size_t i;
+
+	lines_split(&l, text);
+	if (line > l.nr)
+		line = l.nr;
+	for (i = line; i > 0 && !name; i--) {
+		const struct line *x = &l.v[i - 1];
+
+		if (funcname_line(x->ptr, x->len) && !label_line(x->ptr, x->len))
+			name = line_ident(x->ptr, x->len);
+	}
+	lines_release(&l);
+	return name;
+}
+
+/* --- patterns ---------------------------------------------------------- */
+
+static void pat_init(struct pat *p, const struct patch_hunk *h)
+{
+	size_t i, nr = h->nr_lines;
+	struct span sec = span_trim(h->section);
+
+	memset(p, 0, sizeof(*p));
+	p->h = h;
+	for (i = 0; i < nr; i++) {
+		const struct patch_line *l = &h->lines[i];
+
+		if (l->kind != '+')
+			lines_add(&p->pre, l->text.ptr, l->text.len, !l->no_eol);
+		if (l->kind != '-')
+			lines_add(&p->post, l->text.ptr, l->text.len, !l->no_eol);
+	}
+	while (p->lead < nr && h->lines[p->lead].kind == ' ')
+		p->lead++;
+	p->changes = p->lead < nr;
+	if (p->changes)
+		while (h->lines[nr - 1 - p->trail].kind == ' ')
+			p->trail++;
+	if (h->old_count)
+		p->stated = h->old_start ? (long)h->old_start - 1 : 0;
+	else
+		p->stated = (long)h->old_start;
+	if (sec.len && funcname_line(sec.ptr, sec.len)) {
+		p->func = line_ident(sec.ptr, sec.len);
+		p->func_label = label_line(sec.ptr, sec.len);
+	}
+}
+
+static void pat_release(struct pat *p)
+{
+	lines_release(&p->pre);
+	lines_release(&p->post);
+	free(p->func);
+}
+
+/* GNU patch's fuzz level f; false when f drops more than the context. */
+static bool make_level(const struct pat *p, unsigned f, struct level *lv)
+{
+	long context = (long)(p->lead > p->trail ? p->lead : p->trail);
+	long pf = (long)f + (long)p->lead - context;
+	long sf = (long)f + (long)p->trail - context;
+
+	if ((long)f > context)
+		return false;
+	lv->at_start = pf < 0 && p->stated <= 0;
+	lv->at_end = sf < 0;
+	lv->pfx = pf < 0 ? 0 : (size_t)pf;
+	lv->sfx = sf < 0 ? 0 : (size_t)sf;
+	return lv->pfx + lv->sfx < p->pre.nr;
+}
+
+/*
+ * kcarry's extra conditions on a fuzzed match: an insertion keeps context
+ * on both sides (or is anchored to an end of the file), and what is left
+ * holds a line that is more than punctuation.
+ */
+static bool fuzz_sane(const struct pat *p, const struct level *lv)
+{
+	size_t i;
+	bool removes = p->pre.nr > p->lead + p->trail;
+
+	if (!removes && ((p->lead <= lv->pfx && !lv->at_start) ||
+			 (p->trail <= lv->sfx && !lv->at_end)))
+		return false;
+	for (i = lv->pfx; i < p->pre.nr - lv->sfx; i++)
+		if (significant(&p->pre.v[i]))
+			return true;
+	return false;
+}
+
+/* --- candidates -------------------------------------------------------- */
+
+static size_t distance(size_t a, long b)
+{
+	long d = (long)a - b;
+
+	return (size_t)(d < 0 ? -d : d);
+}
+
+static void find_cands(struct engine *e, const struct pat *p, bool post,
+		       const struct level *lv, long exp, struct cands *out)
+{
+	const struct lines *pat = post ? &p->post : &p->pre;
+	size_t m = pat->nr, n = e->t.nr, lo, hi, pos, i;
+
+	if (lv->pfx + lv->sfx >= m || m - lv->sfx > n)
+		return;
+	lo = e->min_pos > lv->pfx ? e->min_pos - lv->pfx : 0;
+	hi = n - (m - lv->sfx);
+	if (lv->at_start)
+		hi = 0;
+	if (lv->at_end) {
+		if (m > n)
+			return;
+		if (lo < n - m)
+			lo = n - m;
+		if (hi > n - m)
+			hi = n - m;
+	}
+	for (pos = lo; pos <= hi; pos++) {
+		for (i = lv->pfx; i < m - lv->sfx; i++)
+			if (!line_eq(&e->t.v[pos + i], &pat->v[i]))
+				break;
+		if (i < m - lv->sfx)
+			continue;
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		out->v[out->nr].pos = pos;
+		out->v[out->nr].post = post;
+		out->v[out->nr].in_func = in_func(e, p, pos);
+		out->v[out->nr].dist = distance(pos, exp);
+		out->nr++;
+	}
+}
+
+static bool cand_better(const struct cand *a, const struct cand *b)
+{
+	if (a->in_func != b->in_func)
+		return a->in_func;
+	if (a->dist != b->dist)
+		return a->dist < b->dist;
+	if (a->post != b->post)
+		return !a->post;
+	return a->pos > b->pos;
+}
+
+/* GNU patch's choice: nearest, +offset before -offset. */
+static bool cand_nearer(const struct cand *a, const struct cand *b)
+{
+	if (a->dist != b->dist)
+		return a->dist < b->dist;
+	return a->pos > b->pos;
+}
+
+static const struct cand *best_of(const struct cands *c,
+				  bool (*better)(const struct cand *,
+						 const struct cand *))
+{
+	const struct cand *best = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!best || better(&c->v[i], best))
+			best = &c->v[i];
+	return best;
+}
+
+/* Another candidate in c as good as best on function placement. */
+static const struct cand *rival(const struct cands *c, const struct cand *best)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->v[i].pos != best->pos &&
+		    c->v[i].in_func == best->in_func)
+			return &c->v[i];
+	return NULL;
+}
+
+/* Drop postimage candidates where the preimage matches too. */
+static void drop_shared(struct cands *post, const struct cands *pre)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i < post->nr; i++) {
+		for (j = 0; j < pre->nr; j++)
+			if (pre->v[j].pos == post->v[i].pos)
+				break;
+		if (j == pre->nr)
+			post->v[k++] = post->v[i];
+	}
+	post->nr = k;
+}
+
+/* --- recording ---------------------------------------------------------- */
+
+static void add_reason(struct apply_hunk_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_reason(struct apply_hunk_result *r, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	if (r->reason) {
+		buf_adds(&b, r->reason);
+		buf_adds(&b, "; ");
+		free(r->reason);
+	}
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	r->reason = buf_detach(&b, NULL);
+}
+
+static const char *or_none(const char *func)
+{
+	return func ? func : "(none)";
+}
+
+static void set_found_func(struct engine *e, size_t k, size_t pos)
+{
+	const struct pat *p = &e->pats[k];
+	const char *s = func_at(e, pos, p->func_label);
+
+	free(e->hr[k].found_func);
+	e->hr[k].found_func = s ? xstrdup(s) : NULL;
+}
+
+/* Replace target lines [start, end) with text (taken over). */
+static void set_place(struct engine *e, size_t k, size_t start, size_t end,
+		      struct buf *text)
+{
+	struct place *pl = &e->pl[k];
+
+	pl->set = true;
+	pl->start = start;
+	pl->end = end;
+	buf_swap(&pl->text, text);
+	buf_release(text);
+}
+
+/* The preimage matched at pos: its changed lines become the postimage's. */
+static void place_pre(struct engine *e, size_t k, size_t pos)
+{
+	const struct pat *p = &e->pats[k];
+	const struct patch_hunk *h = p->h;
+	struct buf text = BUF_INIT;
+	size_t i, j = pos + p->lead;
+
+	for (i = p->lead; i < h->nr_lines - p->trail; i++) {
+		const struct patch_line *l = &h->lines[i];
+
+		if (l->kind == ' ') {
+			add_line(&text, &e->t.v[j++]);
+		} else if (l->kind == '-') {
+			j++;
+		} else {
+			buf_add(&text, l->text.ptr, l->text.len);
+			if (!l->no_eol)
+				buf_addc(&text, '\n');
+		}
+	}
+	set_place(e, k, pos + p->lead, j, &text);
+}
+
+/*
+ * Look for the preimage at fuzz levels above f, for the risk note when a
+ * hunk is called already applied but GNU patch would still apply it.
+ */
+static const struct cand *pre_at_more_fuzz(struct engine *e, size_t k,
+					   unsigned f, unsigned maxf, long exp,
+					   struct cands *tmp, unsigned *at)
+{
+	const struct pat *p = &e->pats[k];
+	struct level lv;
+
+	for (f++; f <= maxf; f++) {
+		tmp->nr = 0;
+		if (!make_level(p, f, &lv))
+			continue;
+		find_cands(e, p, false, &lv, exp, tmp);
+		if (tmp->nr) {
+			*at = f;
+			return best_of(tmp, cand_nearer);
+		}
+	}
+	return NULL;
+}
+
+static void accept(struct engine *e, size_t k, const struct cand *c,
+		   unsigned f, unsigned maxf, long exp, const struct cands *pre,
+		   const struct cands *post)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	const struct cand *near = best_of(pre, cand_nearer);
+	const struct cand *o;
+
+	r->line = c->pos + 1;
+	r->offset = (long)c->pos - p->stated;
+	r->fuzz = f;
+	set_found_func(e, k, c->pos);
+	if (c->post) {
+		r->rule = RULE_ALREADY;
+		e->min_pos = c->pos + p->post.nr - p->trail;
+		e->last_offset =
+			r->offset + (long)p->post.nr - (long)p->pre.nr;
+	} else {
+		r->rule = f ? RULE_FUZZ : r->offset ? RULE_OFFSET : RULE_EXACT;
+		place_pre(e, k, c->pos);
+		e->min_pos = c->pos + p->pre.nr - p->trail;
+		e->last_offset = r->offset;
+	}
+
+	if (p->func && !c->in_func) {
+		r->risk = true;
+		add_reason(r, "lands in %s() at line %zu, not in %s() named by the hunk header%s",
+			   or_none(r->found_func), c->pos + 1, p->func,
+			   func_def(e, p->func) < 0 ? " (not found in the target)" : "");
+	}
+	if (!c->post && near && near->pos != c->pos) {
+		r->risk = true;
+		add_reason(r, "a nearer match at line %zu is in %s()",
+			   near->pos + 1,
+			   or_none(func_at(e, near->pos, p->func_label)));
+	}
+	if (!c->post && (o = rival(post, c))) {
+		r->risk = true;
+		add_reason(r, "the postimage is already present at line %zu",
+			   o->pos + 1);
+	}
+	if (c->post && near) {
+		r->risk = true;
+		add_reason(r, "the preimage also matches at line %zu",
+			   near->pos + 1);
+	} else if (c->post) {
+		struct cands tmp = { NULL, 0, 0 };
+		unsigned at = 0;
+		const struct cand *fz =
+			pre_at_more_fuzz(e, k, f, maxf, exp, &tmp, &at);
+
+		if (fz) {
+			r->risk = true;
+			add_reason(r, "the preimage also matches with fuzz %u at line %zu",
+				   at, fz->pos + 1);
+		}
+		free(tmp.v);
+	}
+}
+
+/* --- 3-way at hunk level ------------------------------------------------ */
+
+struct region {
+	size_t start, end; /* target lines */
+	size_t matched;
+	long score;
+};
+
+struct cell {
+	long score;
+	size_t si, sj; /* where the alignment ending here starts */
+	size_t matched;
+};
+
+/*
+ * Best local alignment of the preimage with target lines [lo, hi): matches
+ * of lines that are more than punctuation weigh 3, others 1, a mismatch
+ * costs 2 and a skipped line 1.  Ties go to the start nearest exp.
+ */
+static bool align(const struct engine *e, const struct pat *p, size_t lo,
+		  size_t hi, long exp, struct region *rg)
+{
+	size_t m = p->pre.nr, w = hi - lo, i, j;
+	struct cell *prev, *cur, *tmp;
+	struct cell best = { 0, 0, 0, 0 };
+	size_t best_ei = 0, best_ej = 0;
+
+	if (!m || hi <= lo)
+		return false;
+	prev = xcalloc(w + 1, sizeof(*prev));
+	cur = xcalloc(w + 1, sizeof(*cur));
+	for (j = 0; j <= w; j++)
+		prev[j] = (struct cell){ 0, 0, j, 0 };
+	for (i = 1; i <= m; i++) {
+		const struct line *pl = &p->pre.v[i - 1];
+		long wgt = significant(pl) ? 3 : 1;
+
+		cur[0] = (struct cell){ 0, i, 0, 0 };
+		for (j = 1; j <= w; j++) {
+			bool eq = line_eq(pl, &e->t.v[lo + j - 1]);
+			struct cell c = { 0, i, j, 0 };
+			long d = prev[j - 1].score + (eq ? wgt : -2);
+
+			if (d > c.score) {
+				c = prev[j - 1];
+				c.score = d;
+				c.matched += eq;
+			}
+			if (prev[j].score - 1 > c.score) {
+				c = prev[j];
+				c.score--;
+			}
+			if (cur[j - 1].score - 1 > c.score) {
+				c = cur[j - 1];
+				c.score--;
+			}
+			cur[j] = c;
+			if (c.score > best.score ||
+			    (c.score == best.score && c.score > 0 &&
+			     distance(lo + c.sj, exp) <
+				     distance(lo + best.sj, exp))) {
+				best = c;
+				best_ei = i;
+				best_ej = j;
+			}
+		}
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	free(prev);
+	free(cur);
+	if (best.score <= 0)
+		return false;
+	rg->start = lo + best.sj >= best.si ? lo + best.sj - best.si : 0;
+	rg->end = lo + best_ej + (m - best_ei);
+	if (rg->end > e->t.nr)
+		rg->end = e->t.nr;
+	if (rg->start < e->min_pos)
+		rg->start = e->min_pos;
+	rg->matched = best.matched;
+	rg->score = best.score;
+	return rg->start <= rg->end;
+}
+
+static bool region_good(const struct pat *p, const struct region *rg)
+{
+	size_t m = p->pre.nr, need = (m + 1) / 2;
+
+	if (need < 2)
+		need = 2;
+	return rg->matched >= need && rg->score >= 3 &&
+	       rg->end - rg->start <= 2 * m + 10;
+}
+
+static size_t clamp_sub(size_t a, size_t b, size_t floor)
+{
+	return a > b && a - b > floor ? a - b : floor;
+}
+
+/*
+ * Find the region for a hunk-level 3-way merge: inside the named function
+ * when the target has it, else near the expected place.
+ */
+static bool locate_region(struct engine *e, size_t k, long exp,
+			  struct region *rg, bool *outside)
+{
+	const struct pat *p = &e->pats[k];
+	size_t n = e->t.nr, m = p->pre.nr, reach = 3 * m + 200, lo, hi;
+	size_t ex = exp < 0 ? 0 : (size_t)exp;
+	long def = p->func && !p->func_label ? func_def(e, p->func) : -1;
+
+	*outside = false;
+	if (def >= 0) {
+		/* from the definition, whose header line a hunk may
+		 * show as leading context, to its closing brace */
+		lo = clamp_sub((size_t)def, m, e->min_pos);
+		hi = func_end(e, (size_t)def) + m;
+		if (hi > n)
+			hi = n;
+		if (align(e, p, lo, hi, exp, rg) && region_good(p, rg) &&
+		    in_func(e, p, rg->start))
+			return true;
+		return false;
+	}
+	lo = clamp_sub(ex, reach, e->min_pos);
+	hi = ex + m + reach < n ? ex + m + reach : n;
+	if (!align(e, p, lo, hi, exp, rg) || !region_good(p, rg))
+		return false;
+	*outside = !in_func(e, p, rg->start);
+	return true;
+}
+
+/* The hunk's preimage and postimage as text, for merge-file. */
+static void pat_text(struct buf *b, const struct lines *l)
+{
+	buf_reset(b);
+	join_lines(b, l, 0, l->nr);
+}
+
+static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
+		     bool *tried)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	struct buf base = BUF_INIT, theirs = BUF_INIT, merged = BUF_INIT;
+	struct region rg;
+	struct span ours;
+	bool conflicts = false, outside = false;
+	int error = 0;
+
+	*done = *tried = false;
+	if (!p->pre.nr || !locate_region(e, k, exp, &rg, &outside))
+		return 0;
+	*tried = true;
+	pat_text(&base, &p->pre);
+	pat_text(&theirs, &p->post);
+	ours = target_span(e, rg.start, rg.end);
+	if ((error = tree_merge_file(&merged, &conflicts,
+				     (struct span){ base.ptr, base.len }, ours,
+				     (struct span){ theirs.ptr, theirs.len },
+				     &merge_labels, e->err)) < 0)
+		goto out;
+
+	r->line = rg.start + 1;
+	r->offset = (long)rg.start - p->stated;
+	r->fuzz = 0;
+	set_found_func(e, k, rg.start);
+	if (conflicts) {
+		add_reason(r, "3-way merge with the hunk conflicts at lines %zu-%zu",
+			   rg.start + 1, rg.end);
+		if (e->opts->markers) {
+			set_place(e, k, rg.start, rg.end, &merged);
+			e->min_pos = rg.end;
+		}
+		goto out;
+	}
+	*done = true;
+	if (merged.len == ours.len && !memcmp(merged.ptr, ours.ptr, ours.len)) {
+		r->rule = RULE_ALREADY;
+	} else {
+		r->rule = RULE_3WAY_HUNK;
+		add_reason(r, "3-way merge with the hunk's preimage at lines %zu-%zu",
+			   rg.start + 1, rg.end);
+		set_place(e, k, rg.start, rg.end, &merged);
+	}
+	if (outside) {
+		r->risk = true;
+		add_reason(r, "lands in %s(), not in %s() named by the hunk header (not found in the target)",
+			   or_none(r->found_func), p->func);
+	}
+	e->min_pos = rg.end;
+	e->last_offset = (long)rg.end - (p->stated + (long)p->pre.nr);
+out:
+	buf_release(&base);
+	buf_release(&theirs);
+	buf_release(&merged);
+	return error;
+}
+
+/* --- one hunk ------------------------------------------------------------ */
+
+static bool any_line_present(const struct engine *e, const struct pat *p)
+{
+	size_t i, j;
+
+	for (i = p->lead; i < p->pre.nr - p->trail; i++)
+		for (j = e->min_pos; j < e->t.nr; j++)
+			if (line_eq(&p->pre.v[i], &e->t.v[j]))
+				return true;
+	return false;
+}
+
+static void conflict_reason(struct engine *e, size_t k, long exp)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+
+	if (p->pre.nr > p->lead + p->trail && !any_line_present(e, p))
+		add_reason(r, "removed lines not found near line %ld", exp + 1);
+	else
+		add_reason(r, "context does not match near line %ld", exp + 1);
+}
+
+/* A hunk without preimage lines: an insertion with no context at all. */
+static void place_bare(struct engine *e, size_t k, long exp)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	size_t pos = exp < 0 ? 0 : (size_t)exp, i;
+	struct buf text = BUF_INIT;
+
+	if (pos < e->min_pos)
+		pos = e->min_pos;
+	if (pos > e->t.nr)
+		pos = e->t.nr;
+	r->line = pos + 1;
+	r->offset = (long)pos - p->stated;
+	set_found_func(e, k, pos);
+	for (i = 0; i < p->post.nr && pos + i < e->t.nr; i++)
+		if (!line_eq(&p->post.v[i], &e->t.v[pos + i]))
+			break;
+	if (p->post.nr && i == p->post.nr) {
+		/* without context this is a guess: say so */
+		r->rule = RULE_ALREADY;
+		r->risk = true;
+		add_reason(r, "a hunk without context whose lines are present at line %zu",
+			   pos + 1);
+		e->min_pos = pos + p->post.nr;
+		return;
+	}
+	r->rule = r->offset ? RULE_OFFSET : RULE_EXACT;
+	join_lines(&text, &p->post, 0, p->post.nr);
+	set_place(e, k, pos, pos, &text);
+	e->min_pos = pos;
+	e->last_offset = r->offset;
+	if (!in_func(e, p, pos)) {
+		r->risk = true;
+		add_reason(r, "lands in %s(), not in %s() named by the hunk header",
+			   or_none(r->found_func), p->func);
+	}
+}
+
+static int place_hunk(struct engine *e, size_t k)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	struct cands pre = { NULL, 0, 0 }, post = { NULL, 0, 0 };
+	long exp = p->stated + e->last_offset;
+	size_t context = p->lead > p->trail ? p->lead : p->trail;
+	unsigned maxf = e->opts->fuzz < context ? e->opts->fuzz : (unsigned)context;
+	unsigned f, fallback_f = 0;
+	bool have_fallback = false, done = false, tried = false;
+	int func_state = -1; /* -1 unknown, 0 missing, 1 in the target */
+	int error = 0;
+	struct level lv;
+
+	if (exp < 0)
+		exp = 0;
+	if (!p->pre.nr) {
+		place_bare(e, k, exp);
+		return 0;
+	}
+	for (f = 0; f <= maxf; f++) {
+		const struct cand *bp, *bq, *best, *o;
+
+		if (!make_level(p, f, &lv) || (f && !fuzz_sane(p, &lv)))
+			continue;
+		pre.nr = post.nr = 0;
+		find_cands(e, p, false, &lv, exp, &pre);
+		if (p->changes)
+			find_cands(e, p, true, &lv, exp, &post);
+		drop_shared(&post, &pre);
+		bp = best_of(&pre, cand_better);
+		bq = best_of(&post, cand_better);
+		best = bp && bq ? (cand_better(bq, bp) ? bq : bp) : bp ? bp : bq;
+		if (!best)
+			continue;
+		if (f && (o = rival(best->post ? &post : &pre, best))) {
+			add_reason(r, "fuzz %u matches at lines %zu and %zu alike",
+				   f, best->pos + 1, o->pos + 1);
+			break;
+		}
+		if (p->func && !best->in_func) {
+			if (func_state < 0)
+				func_state = func_def(e, p->func) >= 0;
+			if (func_state) {
+				if (!have_fallback) {
+					have_fallback = true;
+					fallback_f = f;
+					add_reason(r, "matches only outside %s(), at line %zu in %s()",
+						   p->func, best->pos + 1,
+						   or_none(func_at(e, best->pos,
+								   p->func_label)));
+				}
+				continue;
+			}
+		}
+		free(r->reason);
+		r->reason = NULL;
+		accept(e, k, best, f, maxf, exp, &pre, &post);
+		goto out;
+	}
+
+	if (e->hunk3 && !e->opts->no_3way) {
+		if ((error = hunk_3way(e, k, exp, &done, &tried)) < 0 || done)
+			goto out;
+	}
+	if (have_fallback && e->opts->no_3way) {
+		const struct cand *best;
+
+		make_level(p, fallback_f, &lv);
+		pre.nr = post.nr = 0;
+		find_cands(e, p, false, &lv, exp, &pre);
+		if (p->changes)
+			find_cands(e, p, true, &lv, exp, &post);
+		drop_shared(&post, &pre);
+		best = best_of(&pre, cand_nearer);
+		if (!best || (post.nr && cand_nearer(best_of(&post, cand_nearer),
+						     best)))
+			best = best_of(&post, cand_nearer);
+		free(r->reason);
+		r->reason = NULL;
+		accept(e, k, best, fallback_f, maxf, exp, &pre, &post);
+		goto out;
+	}
+	r->rule = RULE_CONFLICT;
+	if (!tried) {
+		r->line = (unsigned long)exp + 1;
+		r->offset = exp - p->stated;
+	}
+	if (!r->reason)
+		conflict_reason(e, k, exp);
+out:
+	free(pre.v);
+	free(post.v);
+	return error;
+}
+
+/* --- files ------------------------------------------------------------- */
+
+static const char *file_path(const struct patch_file *f)
+{
+	return f->new_path ? f->new_path : f->old_path ? f->old_path : "(none)";
+}
+
+static void add_range(struct buf *b, unsigned long start, unsigned long count)
+{
+	if (count == 1)
+		buf_addf(b, "%lu", start);
+	else
+		buf_addf(b, "%lu,%lu", start, count);
+}
+
+static void rej_hunk(struct buf *rej, const struct patch_file *f,
+		     const struct patch_hunk *h)
+{
+	size_t i;
+
+	if (!rej->len) {
+		if (f->old_path)
+			buf_addf(rej, "--- a/%s\n", f->old_path);
+		else
+			buf_adds(rej, "--- /dev/null\n");
+		if (f->new_path)
+			buf_addf(rej, "+++ b/%s\n", f->new_path);
+		else
+			buf_adds(rej, "+++ /dev/null\n");
+	}
+	buf_adds(rej, "@@ -");
+	add_range(rej, h->old_start, h->old_count);
+	buf_adds(rej, " +");
+	add_range(rej, h->new_start, h->new_count);
+	buf_adds(rej, " @@");
+	if (h->section.len) {
+		buf_addc(rej, ' ');
+		buf_addspan(rej, h->section);
+	}
+	buf_addc(rej, '\n');
+	for (i = 0; i < h->nr_lines; i++) {
+		buf_addc(rej, h->lines[i].kind);
+		buf_addspan(rej, h->lines[i].text);
+		buf_addc(rej, '\n');
+		if (h->lines[i].no_eol)
+			buf_adds(rej, "\\ No newline at end of file\n");
+	}
+}
+
+static void engine_init(struct engine *e, const struct patch_file *f,
+			struct span old, const struct apply_opts *opts,
+			struct apply_hunk_result *hr, struct err *err)
+{
+	size_t k;
+
+	memset(e, 0, sizeof(*e));
+	e->f = f;
+	e->opts = opts;
+	e->old = old;
+	e->hr = hr;
+	e->err = err;
+	lines_split(&e->t, old);
+	index_functions(e);
+	e->pats = xcalloc(f->nr_hunks + 1, sizeof(*e->pats));
+	e->pl = xcalloc(f->nr_hunks + 1, sizeof(*e->pl));
+	for (k = 0; k < f->nr_hunks; k++) {
+		pat_init(&e->pats[k], &f->hunks[k]);
+		buf_init(&e->pl[k].text, 0);
+	}
+}
+
+static void engine_release(struct engine *e)
+{
+	size_t k;
+
+	for (k = 0; k < e->t.nr; k++)
+		free(e->ident[k]);
+	free(e->ident);
+	free(e->ident_done);
+	free(e->fn_any);
+	free(e->fn_func);
+	for (k = 0; k < e->f->nr_hunks; k++) {
+		pat_release(&e->pats[k]);
+		buf_release(&e->pl[k].text);
+	}
+	free(e->pats);
+	free(e->pl);
+	lines_release(&e->t);
+}
+
+static int place_all(struct engine *e)
+{
+	size_t k;
+	int error;
+
+	for (k = 0; k < e->f->nr_hunks; k++)
+		if ((error = place_hunk(e, k)) < 0)
+			return error;
+	return 0;
+}
+
+static void assemble(struct buf *out, const struct engine *e)
+{
+	size_t k, cur = 0;
+	struct span s;
+
+	buf_reset(out);
+	for (k = 0; k < e->f->nr_hunks; k++) {
+		const struct place *pl = &e->pl[k];
+
+		if (!pl->set)
+			continue;
+		if (pl->start < cur)
+			BUG("hunk %zu placed at line %zu, before line %zu",
+			    k + 1, pl->start + 1, cur + 1);
+		s = target_span(e, cur, pl->start);
+		out_add(out, s.ptr, s.len);
+		out_add(out, pl->text.ptr, pl->text.len);
+		cur = pl->end;
+	}
+	s = target_span(e, cur, e->t.nr);
+	out_add(out, s.ptr, s.len);
+}
+
+/*
+ * The blob with the whole file patch applied at the stated lines; false
+ * when some hunk does not match there (then the blob is not this patch's
+ * preimage).
+ */
+static bool patch_blob(struct buf *out, const struct patch_file *f,
+		       struct span blob)
+{
+	struct lines t = { NULL, 0, 0 };
+	struct pat p;
+	size_t k, i, cur = 0, pos;
+	bool ok = true;
+
+	lines_split(&t, blob);
+	buf_reset(out);
+	for (k = 0; k < f->nr_hunks && ok; k++) {
+		pat_init(&p, &f->hunks[k]);
+		pos = p.stated < 0 ? 0 : (size_t)p.stated;
+		if (pos < cur || pos + p.pre.nr > t.nr)
+			ok = false;
+		for (i = 0; ok && i < p.pre.nr; i++)
+			ok = line_eq(&p.pre.v[i], &t.v[pos + i]);
+		if (ok) {
+			join_lines(out, &t, cur, pos);
+			join_lines(out, &p.post, 0, p.post.nr);
+			cur = pos + p.pre.nr;
+		}
+		pat_release(&p);
+	}
+	if (ok)
+		join_lines(out, &t, cur, t.nr);
+	lines_release(&t);
+	return ok;
+}
+
+/* Where hunk k's postimage is in the merged result, or 0. */
+static unsigned long find_post(const struct pat *p, const struct lines *ml)
+{
+	size_t pos, i, best = 0, m = p->post.nr;
+	long want = p->h->new_start ? (long)p->h->new_start - 1 : 0;
+	bool found = false;
+
+	if (!m || m > ml->nr)
+		return 0;
+	for (pos = 0; pos + m <= ml->nr; pos++) {
+		for (i = 0; i < m; i++)
+			if (!line_eq(&p->post.v[i], &ml->v[pos + i]))
+				break;
+		if (i == m && (!found || distance(pos, want) < distance(best, want))) {
+			best = pos;
+			found = true;
+		}
+	}
+	return found ? best + 1 : 0;
+}
+
+static bool needs_merge(const struct apply_hunk_result *r)
+{
+	return r->rule == RULE_CONFLICT || r->rule == RULE_FUZZ || r->risk;
+}
+
+/*
+ * Merge the whole file with the preimage blob; true when that gave the
+ * result.
+ */
+static int merge_blob(struct apply_file_result *res, struct engine *e,
+		      struct span blob, struct span theirs, bool *used)
+{
+	struct buf merged = BUF_INIT;
+	struct lines ml = { NULL, 0, 0 };
+	bool conflicts = false, any = false, conflict_hunk = false;
+	size_t k;
+	int error;
+
+	*used = false;
+	for (k = 0; k < e->f->nr_hunks; k++) {
+		any |= needs_merge(&e->hr[k]);
+		conflict_hunk |= e->hr[k].rule == RULE_CONFLICT;
+	}
+	if (!any)
+		return 0;
+	if ((error = tree_merge_file(&merged, &conflicts, blob, e->old, theirs,
+				     &merge_labels, e->err)) < 0)
+		goto out;
+	if (conflicts) {
+		if (conflict_hunk && e->opts->markers) {
+			buf_swap(&res->out, &merged);
+			*used = true;
+		}
+		goto out;
+	}
+	lines_split(&ml, (struct span){ merged.ptr, merged.len });
+	for (k = 0; k < e->f->nr_hunks; k++) {
+		struct apply_hunk_result *r = &e->hr[k];
+
+		if (!needs_merge(r))
+			continue;
+		free(r->reason);
+		r->reason = NULL;
+		r->rule = RULE_3WAY;
+		r->risk = false;
+		r->fuzz = 0;
+		r->line = find_post(&e->pats[k], &ml);
+		r->offset = r->line ? (long)r->line - (long)e->pats[k].h->new_start
+				    : 0;
+		add_reason(r, "merged with the preimage blob %s", e->f->old_oid);
+	}
+	buf_swap(&res->out, &merged);
+	*used = true;
+out:
+	lines_release(&ml);
+	buf_release(&merged);
+	return error;
+}
+
+static enum apply_outcome rule_outcome(enum apply_rule r)
+{
+	switch (r) {
+	case RULE_EXACT:
+		return OUTCOME_CLEAN;
+	case RULE_OFFSET:
+		return OUTCOME_OFFSET;
+	case RULE_FUZZ:
+		return OUTCOME_FUZZY;
+	case RULE_3WAY:
+	case RULE_3WAY_HUNK:
+		return OUTCOME_3WAY;
+	case RULE_ALREADY:
+		return OUTCOME_ALREADY;
+	case RULE_CONFLICT:
+		break;
+	}
+	return OUTCOME_CONFLICT;
+}
+
+static void finish(struct apply_file_result *res, const struct patch_file *f)
+{
+	bool already = false, conflict = false, applied = false;
+	enum apply_outcome worst = OUTCOME_CLEAN;
+	size_t k;
+
+	buf_reset(&res->rej);
+	for (k = 0; k < res->nr_hunks; k++) {
+		const struct apply_hunk_result *r = &res->hunks[k];
+
+		res->risk |= r->risk;
+		if (r->rule == RULE_ALREADY) {
+			already = true;
+		} else if (r->rule == RULE_CONFLICT) {
+			conflict = true;
+			rej_hunk(&res->rej, f, &f->hunks[k]);
+		} else {
+			applied = true;
+			if (rule_outcome(r->rule) > worst)
+				worst = rule_outcome(r->rule);
+		}
+	}
+	if (conflict)
+		res->outcome = already ? OUTCOME_PARTIAL : OUTCOME_CONFLICT;
+	else if (already && !applied)
+		res->outcome = OUTCOME_ALREADY;
+	else
+		res->outcome = worst;
+}
+
+static void all_hunks(struct apply_file_result *res, enum apply_rule rule,
+		      const char *reason)
+{
+	size_t k;
+
+	for (k = 0; k < res->nr_hunks; k++) {
+		res->hunks[k].rule = rule;
+		res->hunks[k].line = rule == RULE_CONFLICT ? 0 : 1;
+		if (reason)
+			add_reason(&res->hunks[k], "%s", reason);
+	}
+}
+
+static bool span_same(struct span a, const struct buf *b)
+{
+	return a.len == b->len && (!a.len || !memcmp(a.ptr, b->ptr, a.len));
+}
+
+static void whole_image(struct buf *out, const struct patch_file *f,
+			bool post)
+{
+	struct pat p;
+	size_t k;
+
+	buf_reset(out);
+	for (k = 0; k < f->nr_hunks; k++) {
+		pat_init(&p, &f->hunks[k]);
+		join_lines(out, post ? &p.post : &p.pre, 0,
+			   post ? p.post.nr : p.pre.nr);
+		pat_release(&p);
+	}
+}
+
+static void apply_new(struct apply_file_result *res,
+		      const struct patch_file *f, struct span old, bool exists)
+{
+	struct buf post = BUF_INIT;
+
+	whole_image(&post, f, true);
+	if (!exists) {
+		all_hunks(res, RULE_EXACT, NULL);
+		buf_swap(&res->out, &post);
+		finish(res, f);
+	} else if (span_same(old, &post)) {
+		all_hunks(res, RULE_ALREADY, NULL);
+		buf_add(&res->out, old.ptr, old.len);
+		finish(res, f);
+		res->outcome = OUTCOME_ALREADY;
+	} else {
+		all_hunks(res, RULE_CONFLICT, "the file already exists");
+		res->reason = xstrfmt("'%s' already exists in the target",
+				      file_path(f));
+		buf_add(&res->out, old.ptr, old.len);
+		finish(res, f);
+		res->outcome = OUTCOME_CONFLICT;
+	}
+	buf_release(&post);
+}
+
+static void apply_delete(struct apply_file_result *res,
+			 const struct patch_file *f, struct span old,
+			 bool exists)
+{
+	struct buf pre = BUF_INIT;
+
+	whole_image(&pre, f, false);
+	if (!exists) {
+		all_hunks(res, RULE_ALREADY, NULL);
+		res->reason = xstrfmt("'%s' is already deleted", file_path(f));
+		finish(res, f);
+		res->outcome = OUTCOME_ALREADY;
+	} else if (span_same(old, &pre)) {
+		all_hunks(res, RULE_EXACT, NULL);
+		res->deleted = true;
+		finish(res, f);
+	} else {
+		all_hunks(res, RULE_CONFLICT,
+			  "the file differs from the patch's preimage");
+		res->reason = xstrfmt("'%s' differs from what the patch deletes",
+				      file_path(f));
+		buf_add(&res->out, old.ptr, old.len);
+		finish(res, f);
+		res->outcome = OUTCOME_CONFLICT;
+	}
+	buf_release(&pre);
+}
+
+/* Load the preimage blob and patch it; *ok false when it is unusable. */
+static int load_blob(const struct patch_file *f, const struct apply_opts *opts,
+		     struct buf *blob, struct buf *theirs, bool *ok,
+		     struct err *err)
+{
+	int error;
+
+	*ok = false;
+	if (opts->no_3way || !opts->load_blob || !f->old_oid ||
+	    strspn(f->old_oid, "0") == strlen(f->old_oid))
+		return 0;
+	error = opts->load_blob(opts->ctx, f->old_oid, blob, err);
+	if (error == ERR_NOTFOUND) {
+		err_release(err);
+		err_init(err);
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	*ok = patch_blob(theirs, f, (struct span){ blob->ptr, blob->len });
+	return 0;
+}
+
+int apply_file(struct apply_file_result *res, const struct patch_file *f,
+	       struct span old, bool exists, const struct apply_opts *opts,
+	       struct err *err)
+{
+	struct apply_opts defaults = APPLY_OPTS_INIT;
+	struct buf blob = BUF_INIT, theirs = BUF_INIT;
+	struct engine e;
+	bool blob_ok = false, used = false;
+	size_t k;
+	int error = 0;
+
+	apply_file_result_release(res);
+	if (!opts)
+		opts = &defaults;
+	if (f->binary)
+		return err_set(err, ERR_PARSE,
+			       "%s: binary patches are not supported",
+			       file_path(f));
+	if (!old.ptr)
+		old = (struct span){ "", 0 };
+	res->nr_hunks = f->nr_hunks;
+	res->hunks = xcalloc(f->nr_hunks + 1, sizeof(*res->hunks));
+	for (k = 0; k < f->nr_hunks; k++) {
+		struct span sec = span_trim(f->hunks[k].section);
+
+		res->hunks[k].rule = RULE_CONFLICT;
+		if (sec.len && funcname_line(sec.ptr, sec.len))
+			res->hunks[k].func = line_ident(sec.ptr, sec.len);
+	}
+	if (!f->old_path || f->op == PATCH_ADD) {
+		apply_new(res, f, old, exists);
+		return 0;
+	}
+	if (!f->new_path || f->op == PATCH_DELETE) {
+		apply_delete(res, f, old, exists);
+		return 0;
+	}
+	if (!exists) {
+		all_hunks(res, RULE_CONFLICT, "the file does not exist");
+		res->reason = xstrfmt("'%s' does not exist in the target",
+				      f->old_path);
+		finish(res, f);
+		return 0;
+	}
+
+	if ((error = load_blob(f, opts, &blob, &theirs, &blob_ok, err)) < 0)
+		goto out;
+	engine_init(&e, f, old, opts, res->hunks, err);
+	e.hunk3 = !blob_ok;
+	if ((error = place_all(&e)) < 0)
+		goto release;
+	if (blob_ok) {
+		error = merge_blob(res, &e, (struct span){ blob.ptr, blob.len },
+				   (struct span){ theirs.ptr, theirs.len },
+				   &used);
+		if (error < 0)
+			goto release;
+	}
+	if (!used)
+		assemble(&res->out, &e);
+	finish(res, f);
+release:
+	engine_release(&e);
+out:
+	buf_release(&blob);
+	buf_release(&theirs);
+	return error;
+}
+
+/* --- results ------------------------------------------------------------ */
+
+void apply_file_result_init(struct apply_file_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->outcome = OUTCOME_CLEAN;
+	buf_init(&res->out, 0);
+	buf_init(&res->rej, 0);
+}
+
+void apply_file_result_release(struct apply_file_result *res)
+{
+	size_t k;
+
+	for (k = 0; k < res->nr_hunks; k++) {
+		free(res->hunks[k].func);
+		free(res->hunks[k].found_func);
+		free(res->hunks[k].reason);
+	}
+	free(res->hunks);
+	free(res->reason);
+	buf_release(&res->out);
+	buf_release(&res->rej);
+	apply_file_result_init(res);
+}
+
+enum apply_outcome apply_worse(enum apply_outcome a, enum apply_outcome b)
+{
+	bool a_bad = a == OUTCOME_CONFLICT || a == OUTCOME_PARTIAL;
+	bool b_bad = b == OUTCOME_CONFLICT || b == OUTCOME_PARTIAL;
+
+	if (a == b)
+		return a;
+	/* already applied next to conflicts: partially applied */
+	if ((a_bad && (b == OUTCOME_ALREADY || b == OUTCOME_PARTIAL)) ||
+	    (b_bad && (a == OUTCOME_ALREADY || a == OUTCOME_PARTIAL)))
+		return OUTCOME_PARTIAL;
+	if (a_bad || b_bad)
+		return a > b ? a : b;
+	/* already applied next to applied hunks: the applied outcome (the
+	 * caller names the already-applied hunks) */
+	if (a == OUTCOME_ALREADY)
+		return b;
+	if (b == OUTCOME_ALREADY)
+		return a;
+	return a > b ? a : b;
+}
+
+const char *apply_rule_name(enum apply_rule r)
+{
+	switch (r) {
+	case RULE_EXACT:
+		return "exact";
+	case RULE_OFFSET:
+		return "offset";
+	case RULE_FUZZ:
+		return "fuzz";
+	case RULE_3WAY:
+		return "3-way";
+	case RULE_3WAY_HUNK:
+		return "3-way-hunk";
+	case RULE_ALREADY:
+		return "already-applied";
+	case RULE_CONFLICT:
+		return "conflict";
+	}
+	return "unknown";
+}
+
+const char *apply_outcome_name(enum apply_outcome o)
+{
+	switch (o) {
+	case OUTCOME_CLEAN:
+		return "clean";
+	case OUTCOME_OFFSET:
+		return "offset";
+	case OUTCOME_FUZZY:
+		return "fuzzy";
+	case OUTCOME_3WAY:
+		return "3-way";
+	case OUTCOME_ALREADY:
+		return "already applied";
+	case OUTCOME_PARTIAL:
+		return "partially applied";
+	case OUTCOME_CONFLICT:
+		return "conflict";
+	}
+	return "unknown";
+}

@@ -1,0 +1,327 @@
+#include "carry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mail.h"
+
+void carry_result_release(struct carry_result *res)
+{
+	for (size_t i = 0; i < res->nr; i++) {
+		struct carry_patch *p = &res->patches[i];
+		for (size_t f = 0; f < p->nr_files; f++) {
+			struct carry_file *cf = &p->files[f];
+			free(cf->path);
+			free(cf->error);
+			for (size_t h = 0; h < cf->nr_hunks; h++) {
+				free(cf->hunks[h].func);
+				free(cf->hunks[h].found_func);
+				free(cf->hunks[h].reason);
+			}
+			free(cf->hunks);
+			buf_release(&cf->rej);
+		}
+		free(p->files);
+		free(p->depends);
+	}
+	free(res->patches);
+	free(res->series);
+	free(res->version);
+	free(res->target);
+	free(res->branch);
+	memset(res, 0, sizeof(*res));
+}
+
+char *carry_branch_name(const char *series, const char *version,
+			const char *target)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "refs/heads/kcarry/%s/", series);
+	/* '~' and ':' are not allowed in ref names (6.12.100-1~deb12u1) */
+	for (const char *s = version; *s; s++)
+		buf_addc(&b, strchr("~^:?*[\\ ", *s) ? '_' : *s);
+	buf_addc(&b, '/');
+	for (const char *s = target; *s; s++)
+		buf_addc(&b, strchr("~^:?*[\\ ", *s) ? '_' : *s);
+	return buf_detach(&b, NULL);
+}
+
+bool carry_patch_failed(const struct carry_patch *p)
+{
+	return p->outcome == OUTCOME_CONFLICT || p->outcome == OUTCOME_PARTIAL;
+}
+
+/* Move a hunk result into the file record (the strings change owner). */
+static void take_hunks(struct carry_file *cf, struct apply_file_result *ar)
+{
+	cf->hunks = ar->hunks;
+	cf->nr_hunks = ar->nr_hunks;
+	ar->hunks = NULL;
+	ar->nr_hunks = 0;
+	buf_swap(&cf->rej, &ar->rej);
+}
+
+static enum apply_outcome patch_outcome(const struct carry_patch *cp)
+{
+	bool any_already = false, all_already = cp->nr_files > 0;
+	bool any_conflict = false;
+	enum apply_outcome worst = OUTCOME_CLEAN;
+
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+		bool file_already = cf->outcome == OUTCOME_ALREADY;
+
+		for (size_t h = 0; h < cf->nr_hunks; h++)
+			if (cf->hunks[h].rule == RULE_ALREADY)
+				any_already = true;
+		if (!file_already)
+			all_already = false;
+		if (cf->outcome == OUTCOME_CONFLICT ||
+		    cf->outcome == OUTCOME_PARTIAL)
+			any_conflict = true;
+		else if (!file_already)
+			worst = apply_worse(worst, cf->outcome);
+	}
+	if (all_already)
+		return OUTCOME_ALREADY;
+	if (any_already)
+		return OUTCOME_PARTIAL; /* never half-apply a patch silently */
+	if (any_conflict)
+		return OUTCOME_CONFLICT;
+	return worst;
+}
+
+static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
+		     struct tree_oid *tree, const struct patch *p,
+		     const struct carry_opts *opts, struct err *err)
+{
+	struct tree_change *ch = xcalloc(p->nr_files * 2 + 1, sizeof(*ch));
+	struct buf old = BUF_INIT;
+	size_t nch = 0;
+	int error = 0;
+
+	cp->files = xcalloc(p->nr_files + 1, sizeof(*cp->files));
+	for (size_t f = 0; f < p->nr_files && !error; f++) {
+		const struct patch_file *pf = &p->files[f];
+		struct carry_file *cf = &cp->files[cp->nr_files++];
+		struct apply_file_result ar;
+		struct err ferr = ERR_INIT;
+		const char *src = pf->old_path ? pf->old_path : pf->new_path;
+		unsigned mode = 0;
+		bool exists = false;
+		int rc;
+
+		cf->path = xstrdup(patch_file_path(pf));
+		buf_init(&cf->rej, 0);
+		if ((error = tree_read_file(&old, &exists, &mode, repo, tree,
+					    src, err)) < 0)
+			break;
+		apply_file_result_init(&ar);
+		rc = apply_file(&ar, pf, (struct span){ old.ptr, old.len },
+				exists, &opts->apply, &ferr);
+		if (rc < 0) {
+			if (ferr.code != ERR_PARSE && ferr.code != ERR_CONFLICT) {
+				error = err_set(err, ferr.code, "%s",
+						ferr.msg.ptr);
+				err_release(&ferr);
+				apply_file_result_release(&ar);
+				break;
+			}
+			cf->outcome = OUTCOME_CONFLICT;
+			cf->error = xstrdup(ferr.msg.ptr);
+			err_release(&ferr);
+			apply_file_result_release(&ar);
+			continue;
+		}
+		err_release(&ferr);
+		cf->outcome = ar.outcome;
+		cf->risk = ar.risk;
+		if (ar.risk)
+			cp->risk = true;
+		if (ar.outcome <= OUTCOME_3WAY) {
+			bool renamed = pf->old_path && pf->new_path &&
+				       strcmp(pf->old_path, pf->new_path);
+			if (ar.deleted) {
+				ch[nch].path = pf->old_path;
+				ch[nch++].remove = true;
+			} else {
+				struct tree_change *c = &ch[nch];
+				if ((error = tree_write_blob(&c->blob, repo,
+							     ar.out.ptr,
+							     ar.out.len,
+							     err)) < 0) {
+					apply_file_result_release(&ar);
+					break;
+				}
+				c->path = pf->new_path;
+				c->mode = pf->new_mode ? pf->new_mode
+					  : mode	     ? mode
+							     : 0100644;
+				nch++;
+				if (renamed && pf->op == PATCH_RENAME) {
+					ch[nch].path = pf->old_path;
+					ch[nch++].remove = true;
+				}
+			}
+		}
+		take_hunks(cf, &ar);
+		apply_file_result_release(&ar);
+	}
+	if (!error) {
+		cp->outcome = patch_outcome(cp);
+		if (!p->nr_files)
+			cp->outcome = OUTCOME_CLEAN;
+		if (cp->outcome <= OUTCOME_3WAY && !(opts->strict && cp->risk) &&
+		    nch)
+			error = tree_update(tree, repo, tree, ch, nch, err);
+	}
+	buf_release(&old);
+	free(ch);
+	return error;
+}
+
+static void person_of(struct tree_person *who, const struct patch *p)
+{
+	long long epoch = 0;
+	int tz = 0;
+
+	memset(who, 0, sizeof(*who));
+	who->name = p->author_name;
+	who->email = p->author_email;
+	if (p->date && mail_parse_date(p->date, &epoch, &tz)) {
+		who->when = epoch;
+		who->tz = tz;
+	}
+}
+
+static char *commit_message(const struct series_item *it)
+{
+	const struct patch *p = &it->patch;
+	struct buf m = BUF_INIT;
+
+	buf_adds(&m, p->subject && *p->subject ? p->subject : it->file);
+	buf_adds(&m, "\n");
+	if (p->message.len) {
+		buf_adds(&m, "\n");
+		buf_add(&m, p->message.ptr, p->message.len);
+		if (m.ptr[m.len - 1] != '\n')
+			buf_addc(&m, '\n');
+	}
+	return buf_detach(&m, NULL);
+}
+
+/* Hunk ranges of patch touch those of a failed earlier one? */
+static bool overlaps(const struct patch *later, const struct patch *failed)
+{
+	for (size_t a = 0; a < later->nr_files; a++) {
+		const char *pa = patch_file_path(&later->files[a]);
+		for (size_t b = 0; b < failed->nr_files; b++) {
+			const struct patch_file *fb = &failed->files[b];
+			if (strcmp(pa, patch_file_path(fb)))
+				continue;
+			if (!later->files[a].nr_hunks || !fb->nr_hunks)
+				return true; /* new/deleted file: whole file */
+			for (size_t i = 0; i < later->files[a].nr_hunks; i++) {
+				const struct patch_hunk *h = &later->files[a].hunks[i];
+				unsigned long lo = h->old_start;
+				unsigned long hi = h->old_start + h->old_count;
+				for (size_t j = 0; j < fb->nr_hunks; j++) {
+					const struct patch_hunk *g = &fb->hunks[j];
+					unsigned long glo = g->new_start;
+					unsigned long ghi = g->new_start + g->new_count;
+					if (lo <= ghi + 3 && glo <= hi + 3)
+						return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+int carry_series(struct carry_result *res, struct tree_repo *repo,
+		 const struct tree_oid *base, const struct series_version *v,
+		 const char *target, const struct carry_opts *opts,
+		 struct err *err)
+{
+	struct tree_oid tree, commit = *base;
+	struct tree_person committer = { "kcarry", "kcarry@localhost", 0, 0 };
+	bool stopped = false;
+	int error;
+
+	memset(res, 0, sizeof(*res));
+	res->series = xstrdup(v->name);
+	res->version = xstrdup(v->version);
+	res->target = xstrdup(target);
+	res->branch = carry_branch_name(v->name, v->version, target);
+	res->base = *base;
+	res->patches = xcalloc(v->nr + 1, sizeof(*res->patches));
+	res->nr = v->nr;
+	if ((error = tree_commit_tree(&tree, repo, base, err)) < 0)
+		return error;
+	for (size_t i = 0; i < v->nr; i++) {
+		struct carry_patch *cp = &res->patches[i];
+		const struct series_item *it = &v->items[i];
+		struct tree_oid before = tree;
+
+		cp->item = it;
+		if (stopped) {
+			cp->skipped = true;
+			cp->outcome = OUTCOME_CONFLICT;
+			continue;
+		}
+		if (opts->progress)
+			opts->progress(opts->ctx, i, v->nr, it->patch.subject);
+		if ((error = apply_one(cp, repo, &tree, &it->patch, opts, err)) <
+		    0) {
+			err_prefix(err, "%s", it->file);
+			return error;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (carry_patch_failed(&res->patches[j]) &&
+			    !res->patches[j].skipped &&
+			    overlaps(&it->patch, &res->patches[j].item->patch)) {
+				cp->depends = xrealloc(cp->depends,
+						       (cp->nr_depends + 1) *
+							       sizeof(size_t));
+				cp->depends[cp->nr_depends++] = j + 1;
+			}
+		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_3WAY) {
+			cp->outcome = OUTCOME_CONFLICT;
+			tree = before;
+		}
+		if (cp->outcome <= OUTCOME_3WAY) {
+			struct tree_person author;
+			char *msg = commit_message(it);
+			person_of(&author, &it->patch);
+			committer.when = author.when;
+			committer.tz = author.tz;
+			error = tree_commit(&commit, repo, &tree, &commit,
+					    &author, &committer, msg, err);
+			free(msg);
+			if (error < 0)
+				return error;
+			cp->committed = true;
+			cp->commit = commit;
+		}
+		res->counts[cp->outcome]++;
+		res->worst = apply_worse(res->worst, cp->outcome);
+		if (cp->risk) {
+			res->risk = true;
+			res->nr_risk++;
+		}
+		if (carry_patch_failed(cp)) {
+			res->nr_failed++;
+			if (opts->stop)
+				stopped = true;
+		}
+	}
+	res->head = commit;
+	if (!opts->no_ref) {
+		char *log = xstrfmt("kcarry apply %s@%s %s", v->name, v->version,
+				    target);
+		error = tree_set_ref(repo, res->branch, &commit, log, err);
+		free(log);
+	}
+	return error;
+}

@@ -1,0 +1,72 @@
+/*
+ * carry: carries one series version onto one target tree.  Applies each
+ * patch through apply.c to blobs read from the target repository, commits
+ * every applied patch (author, date and message kept) on
+ * kcarry/NAME/VERSION/TARGET without touching any working tree, and
+ * records per patch, per file and per hunk what happened.
+ */
+#ifndef KCARRY_CARRY_H
+#define KCARRY_CARRY_H
+
+#include "apply.h"
+#include "series.h"
+#include "tree.h"
+
+struct carry_file {
+	char *path;
+	enum apply_outcome outcome;
+	bool risk;
+	char *error; /* a file that could not be handled (binary...) */
+	struct apply_hunk_result *hunks;
+	size_t nr_hunks;
+	struct buf rej; /* .rej text of conflicting hunks */
+};
+
+struct carry_patch {
+	const struct series_item *item; /* borrowed from the version */
+	enum apply_outcome outcome;
+	bool risk;
+	bool committed;
+	bool skipped;   /* not tried (after --stop) */
+	struct tree_oid commit;
+	struct carry_file *files;
+	size_t nr_files;
+	size_t *depends; /* 1-based numbers of failed patches it touches */
+	size_t nr_depends;
+};
+
+struct carry_result {
+	char *series, *version, *target;
+	char *branch; /* refs/heads/kcarry/NAME/VERSION/TARGET */
+	struct tree_oid base, head;
+	struct carry_patch *patches;
+	size_t nr;
+	enum apply_outcome worst;
+	bool risk;
+	size_t counts[OUTCOME_CONFLICT + 1];
+	size_t nr_risk, nr_failed;
+};
+
+struct carry_opts {
+	struct apply_opts apply;
+	bool stop;   /* stop at the first conflict */
+	bool strict; /* placement risks fail the patch */
+	bool no_ref; /* compute only; do not move the branch */
+	/* called before each patch, for progress */
+	void (*progress)(void *ctx, size_t i, size_t nr, const char *subject);
+	void *ctx;
+};
+
+void carry_result_release(struct carry_result *res);
+char *carry_branch_name(const char *series, const char *version,
+			const char *target);
+
+int carry_series(struct carry_result *res, struct tree_repo *repo,
+		 const struct tree_oid *base, const struct series_version *v,
+		 const char *target, const struct carry_opts *opts,
+		 struct err *err);
+
+/* True when the patch failed (conflict, partial, or risk under strict). */
+bool carry_patch_failed(const struct carry_patch *p);
+
+#endif

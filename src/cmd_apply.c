@@ -1,0 +1,197 @@
+/*
+ * cmd_apply: apply a series version to targets, in memory, one commit per
+ * patch on kcarry/NAME/VERSION/TARGET, and write the refreshed series.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "fs.h"
+#include "refresh.h"
+#include "report.h"
+#include "target.h"
+
+struct apply_cli {
+	char *name, *version;
+	char **targets;
+	size_t nr_targets;
+	bool json, no_refresh;
+	const char *output;
+	struct carry_opts co;
+};
+
+struct progress_ctx {
+	const struct options *opts;
+	const char *target;
+};
+
+static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
+{
+	struct progress_ctx *ctx = vctx;
+
+	if (!ctx->opts->progress)
+		return;
+	fprintf(stderr, "\r\033[K%s: patch %zu/%zu", ctx->target, i + 1, nr);
+	if (i + 1 == nr)
+		fputc('\n', stderr);
+}
+
+static void on_target(void *vctx, const char *target, const char *what)
+{
+	const struct options *opts = vctx;
+	note(opts, "%s: %s", target, what);
+}
+
+static int parse_args(struct apply_cli *c, int argc, char **argv,
+		      struct err *err)
+{
+	const char *spec = NULL;
+
+	c->targets = xcalloc((size_t)argc, sizeof(char *));
+	c->co.apply.fuzz = APPLY_DEFAULT_FUZZ;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json"))
+			c->json = true;
+		else if (!strcmp(a, "--no-3way"))
+			c->co.apply.no_3way = true;
+		else if (!strcmp(a, "--strict"))
+			c->co.strict = true;
+		else if (!strcmp(a, "--stop"))
+			c->co.stop = true;
+		else if (!strcmp(a, "--no-refresh"))
+			c->no_refresh = true;
+		else if (!strcmp(a, "--fuzz") || !strncmp(a, "--fuzz=", 7) ||
+			 !strncmp(a, "-F", 2)) {
+			const char *v = a[1] == 'F' ? (a[2] ? a + 2 : NULL)
+				      : a[6] == '=' ? a + 7
+						    : NULL;
+			char *end;
+			long n;
+			if (!v && i + 1 < argc)
+				v = argv[++i];
+			n = v ? strtol(v, &end, 10) : -1;
+			if (!v || *end || n < 0 || n > 3)
+				return err_set(err, ERR_USAGE,
+					       "--fuzz takes 0 to 3");
+			c->co.apply.fuzz = (unsigned)n;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc)
+				return err_set(err, ERR_USAGE,
+					       "%s needs a file", a);
+			c->output = argv[i];
+		} else if (a[0] == '-' && a[1])
+			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+		else if (!spec)
+			spec = a;
+		else
+			c->targets[c->nr_targets++] = argv[i];
+	}
+	if (!spec)
+		return err_set(err, ERR_USAGE, "no series named");
+	if (!c->nr_targets)
+		return err_set(err, ERR_USAGE, "no target named");
+	return parse_series_spec(spec, &c->name, &c->version, err);
+}
+
+/* Blob loader for RULE_3WAY: the target repository's objects. */
+static int load_blob(void *ctx, const char *hex, struct buf *out,
+		     struct err *err)
+{
+	return tree_read_blob_by_id(out, ctx, hex, err);
+}
+
+int cmd_apply(int argc, char **argv, const struct options *opts)
+{
+	struct apply_cli cli = { 0 };
+	struct err err = ERR_INIT;
+	struct series_version v;
+	struct carry_result *results = NULL;
+	size_t nres = 0;
+	char *root = NULL;
+	int rc = EXIT_DONE;
+
+	series_version_init(&v, NULL, NULL);
+	if (parse_args(&cli, argc, argv, &err) < 0) {
+		rc = usage_error("apply", opts, "%s", err.msg.ptr);
+		goto out;
+	}
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
+		goto fail;
+	results = xcalloc(cli.nr_targets, sizeof(*results));
+	for (size_t i = 0; i < cli.nr_targets; i++) {
+		struct target t;
+		struct tree_repo *repo = NULL;
+		struct tree_oid base;
+		struct target_progress tp = { on_target, (void *)opts };
+		struct progress_ctx pc = { opts, cli.targets[i] };
+		struct carry_opts co = cli.co;
+		int error;
+
+		if ((error = target_load(&t, root, cli.targets[i], &err)) < 0)
+			goto fail;
+		error = target_prepare(&repo, &base, &t, &tp, &err);
+		if (error < 0) {
+			target_release(&t);
+			goto fail;
+		}
+		co.apply.load_blob = load_blob;
+		co.apply.ctx = repo;
+		co.progress = on_patch;
+		co.ctx = &pc;
+		error = carry_series(&results[nres], repo, &base, &v, t.name,
+				     &co, &err);
+		if (!error)
+			nres++;
+		if (!error && !cli.no_refresh) {
+			size_t written;
+			error = refresh_write(&written, root, repo,
+					      &results[nres - 1], &err);
+			if (!error)
+				verbose(opts, "%s: %zu refreshed patches in "
+					      "patches/%s/%s/%s",
+					t.name, written, v.name, v.version,
+					t.name);
+		}
+		tree_close(repo);
+		target_release(&t);
+		if (error < 0)
+			goto fail;
+	}
+	{
+		struct report_opts ro = { opts->color_out, opts->verbosity };
+		FILE *out = stdout;
+		if (cli.output && !(out = fopen(cli.output, "w"))) {
+			err_set(&err, ERR_IO, "cannot write '%s'", cli.output);
+			goto fail;
+		}
+		if (cli.json) {
+			char *s = report_apply_json(results, nres);
+			fprintf(out, "%s\n", s);
+			free(s);
+		} else
+			for (size_t i = 0; i < nres; i++)
+				report_apply_text(out, &results[i], &ro);
+		if (out != stdout)
+			fclose(out);
+	}
+	for (size_t i = 0; i < nres; i++)
+		if (results[i].nr_failed || results[i].risk)
+			rc = EXIT_NOT_DONE;
+	goto out;
+fail:
+	rc = err_report(&err, opts);
+out:
+	for (size_t i = 0; i < nres; i++)
+		carry_result_release(&results[i]);
+	free(results);
+	series_version_release(&v);
+	free(cli.targets);
+	free(cli.name);
+	free(cli.version);
+	free(root);
+	err_release(&err);
+	return rc;
+}

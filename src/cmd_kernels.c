@@ -1,0 +1,78 @@
+/*
+ * cmd_kernels: the targets of the workspace and whether each tree is
+ * ready (cloned, imported) or will be fetched on first use.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "target.h"
+
+int cmd_kernels(int argc, char **argv, const struct options *opts)
+{
+	struct err err = ERR_INIT;
+	char *root = NULL, **names = NULL;
+	size_t nr = 0;
+	bool prepare = false;
+	int rc = EXIT_DONE;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--prepare"))
+			prepare = true;
+		else
+			return usage_error("kernels", opts,
+					   "unknown argument '%s'", argv[i]);
+	}
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    target_list(root, &names, &nr, &err) < 0) {
+		rc = err_report(&err, opts);
+		goto out;
+	}
+	if (!nr) {
+		note(opts, "no targets yet: add kernels/NAME.conf");
+		goto out;
+	}
+	printf("%-12s %-8s %-9s %s\n", "TARGET", "KIND", "STATE", "SOURCE");
+	for (size_t i = 0; i < nr; i++) {
+		struct target t;
+		char *detail = NULL;
+		bool ready;
+
+		if (target_load(&t, root, names[i], &err) < 0) {
+			rc = err_report(&err, opts);
+			err_release(&err);
+			continue;
+		}
+		if (prepare) {
+			struct tree_repo *r = NULL;
+			struct tree_oid base;
+			note(opts, "%s: preparing the tree", t.name);
+			if (target_prepare(&r, &base, &t, NULL, &err) < 0) {
+				rc = err_report(&err, opts);
+				err_release(&err);
+			}
+			tree_close(r);
+		}
+		ready = target_ready(&t, &detail);
+		if (t.kind == TARGET_TARBALL)
+			printf("%-12s %-8s %-9s %s\n", t.name, "tarball",
+			       ready ? "ready" : "not yet", t.tarball);
+		else
+			printf("%-12s %-8s %-9s %s %s\n", t.name,
+			       t.kind == TARGET_LOCAL ? "local" : "remote",
+			       ready ? "ready" : "not yet", t.url, t.ref);
+		if (opts->verbosity > 0 || !ready)
+			printf("%-12s %s (%s)\n", "", detail ? detail : "",
+			       t.repo_path);
+		free(detail);
+		target_release(&t);
+	}
+out:
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	free(root);
+	err_release(&err);
+	return rc;
+}

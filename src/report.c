@@ -1,0 +1,203 @@
+#include "report.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *outcome_color(enum apply_outcome o)
+{
+	switch (o) {
+	case OUTCOME_CLEAN:
+		return "\033[32m";
+	case OUTCOME_OFFSET:
+	case OUTCOME_FUZZY:
+	case OUTCOME_3WAY:
+		return "\033[33m";
+	case OUTCOME_ALREADY:
+		return "\033[36m";
+	default:
+		return "\033[1;31m";
+	}
+}
+
+static void print_hunk(FILE *out, const struct carry_file *cf, size_t h)
+{
+	const struct apply_hunk_result *hr = &cf->hunks[h];
+
+	if (hr->rule == RULE_EXACT && !hr->risk)
+		return;
+	fprintf(out, "         %s hunk %zu: %s", cf->path, h + 1,
+		apply_rule_name(hr->rule));
+	if (hr->rule != RULE_CONFLICT && hr->line)
+		fprintf(out, " at line %lu", hr->line);
+	if (hr->offset)
+		fprintf(out, " (offset %+ld)", hr->offset);
+	if (hr->fuzz)
+		fprintf(out, " (fuzz %u)", hr->fuzz);
+	if (hr->risk)
+		fprintf(out, " RISK");
+	if (hr->reason)
+		fprintf(out, ": %s", hr->reason);
+	fputc('\n', out);
+}
+
+void report_apply_text(FILE *out, const struct carry_result *res,
+		       const struct report_opts *opts)
+{
+	const char *off = opts->color ? "\033[m" : "";
+	const char *bold = opts->color ? "\033[1m" : "";
+	bool first = true;
+
+	fprintf(out, "%s%s@%s on %s%s (%s)\n", bold, res->series, res->version,
+		res->target, off, res->branch + strlen("refs/heads/"));
+	for (size_t i = 0; i < res->nr; i++) {
+		const struct carry_patch *cp = &res->patches[i];
+		const char *subj = cp->item->patch.subject
+					   ? cp->item->patch.subject
+					   : cp->item->file;
+		const char *name = cp->skipped ? "not tried"
+					       : apply_outcome_name(cp->outcome);
+
+		fprintf(out, "  %04zu %s%-9s%s %s%s\n", i + 1,
+			opts->color ? outcome_color(cp->outcome) : "", name, off,
+			cp->risk ? "[risk] " : "", subj);
+		if (cp->skipped)
+			continue;
+		for (size_t f = 0; f < cp->nr_files; f++) {
+			const struct carry_file *cf = &cp->files[f];
+			if (cf->error)
+				fprintf(out, "         %s: %s\n", cf->path,
+					cf->error);
+			if (cp->outcome == OUTCOME_CLEAN && !cf->risk &&
+			    opts->verbosity < 1)
+				continue;
+			for (size_t h = 0; h < cf->nr_hunks; h++)
+				print_hunk(out, cf, h);
+		}
+		if (cp->nr_depends) {
+			fprintf(out, "         touches lines of failed patch%s",
+				cp->nr_depends > 1 ? "es" : "");
+			for (size_t d = 0; d < cp->nr_depends; d++)
+				fprintf(out, " %04zu", cp->depends[d]);
+			fputc('\n', out);
+		}
+	}
+	fprintf(out, "  summary:");
+	for (int o = OUTCOME_CLEAN; o <= OUTCOME_CONFLICT; o++) {
+		if (!res->counts[o])
+			continue;
+		fprintf(out, "%s %zu %s", first ? "" : ",", res->counts[o],
+			apply_outcome_name((enum apply_outcome)o));
+		first = false;
+	}
+	if (res->nr_risk)
+		fprintf(out, ", %zu placement risk%s", res->nr_risk,
+			res->nr_risk == 1 ? "" : "s");
+	if (first)
+		fprintf(out, " no patches");
+	fputc('\n', out);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *hunk_json(const struct apply_hunk_result *h, size_t i)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "index", json_integer((json_int_t)i + 1));
+	json_object_set_new(o, "rule", json_string(apply_rule_name(h->rule)));
+	json_object_set_new(o, "line", json_integer((json_int_t)h->line));
+	json_object_set_new(o, "offset", json_integer(h->offset));
+	json_object_set_new(o, "fuzz", json_integer(h->fuzz));
+	json_object_set_new(o, "risk", json_boolean(h->risk));
+	json_object_set_new(o, "function", str_or_null(h->func));
+	json_object_set_new(o, "found_function", str_or_null(h->found_func));
+	json_object_set_new(o, "reason", str_or_null(h->reason));
+	return o;
+}
+
+static json_t *result_json(const struct carry_result *res)
+{
+	json_t *o = json_object(), *patches = json_array(),
+	       *counts = json_object();
+	char hex[41];
+
+	json_object_set_new(o, "series", json_string(res->series));
+	json_object_set_new(o, "version", json_string(res->version));
+	json_object_set_new(o, "target", json_string(res->target));
+	json_object_set_new(o, "branch", json_string(res->branch));
+	tree_oid_hex(hex, &res->base);
+	json_object_set_new(o, "base", json_string(hex));
+	tree_oid_hex(hex, &res->head);
+	json_object_set_new(o, "head", json_string(hex));
+	json_object_set_new(o, "outcome",
+			    json_string(apply_outcome_name(res->worst)));
+	json_object_set_new(o, "risk", json_boolean(res->risk));
+	for (int c = OUTCOME_CLEAN; c <= OUTCOME_CONFLICT; c++)
+		json_object_set_new(counts,
+				    apply_outcome_name((enum apply_outcome)c),
+				    json_integer((json_int_t)res->counts[c]));
+	json_object_set_new(o, "counts", counts);
+	for (size_t i = 0; i < res->nr; i++) {
+		const struct carry_patch *cp = &res->patches[i];
+		json_t *p = json_object(), *files = json_array(),
+		       *deps = json_array();
+
+		json_object_set_new(p, "index", json_integer((json_int_t)i + 1));
+		json_object_set_new(p, "file", json_string(cp->item->file));
+		json_object_set_new(p, "subject",
+				    str_or_null(cp->item->patch.subject));
+		json_object_set_new(p, "outcome",
+				    json_string(cp->skipped
+							? "not-tried"
+							: apply_outcome_name(
+								  cp->outcome)));
+		json_object_set_new(p, "risk", json_boolean(cp->risk));
+		json_object_set_new(p, "committed", json_boolean(cp->committed));
+		if (cp->committed) {
+			tree_oid_hex(hex, &cp->commit);
+			json_object_set_new(p, "commit", json_string(hex));
+		} else
+			json_object_set_new(p, "commit", json_null());
+		for (size_t d = 0; d < cp->nr_depends; d++)
+			json_array_append_new(
+				deps, json_integer((json_int_t)cp->depends[d]));
+		json_object_set_new(p, "depends_on", deps);
+		for (size_t f = 0; f < cp->nr_files; f++) {
+			const struct carry_file *cf = &cp->files[f];
+			json_t *fo = json_object(), *hunks = json_array();
+			json_object_set_new(fo, "path", json_string(cf->path));
+			json_object_set_new(
+				fo, "outcome",
+				json_string(apply_outcome_name(cf->outcome)));
+			json_object_set_new(fo, "risk", json_boolean(cf->risk));
+			json_object_set_new(fo, "error", str_or_null(cf->error));
+			for (size_t h = 0; h < cf->nr_hunks; h++)
+				json_array_append_new(hunks,
+						      hunk_json(&cf->hunks[h], h));
+			json_object_set_new(fo, "hunks", hunks);
+			json_array_append_new(files, fo);
+		}
+		json_object_set_new(p, "files", files);
+		json_array_append_new(patches, p);
+	}
+	json_object_set_new(o, "patches", patches);
+	return o;
+}
+
+char *report_apply_json(const struct carry_result *res, size_t nr)
+{
+	json_t *doc = json_object(), *arr = json_array();
+	char *s;
+
+	json_object_set_new(doc, "schema", json_string(REPORT_APPLY_SCHEMA));
+	for (size_t i = 0; i < nr; i++)
+		json_array_append_new(arr, result_json(&res[i]));
+	json_object_set_new(doc, "results", arr);
+	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	return s;
+}

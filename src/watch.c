@@ -1,0 +1,2129 @@
+#include "watch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The lexer.  One pass over the bytes; comments and continuations are
+ * whitespace, a '#' first on a line starts a directive token that runs to
+ * the end of the logical line.  Directive bodies are lexed again by a
+ * sub-lexer over that token.
+ */
+
+enum tok_type {
+	TOK_EOF,
+	TOK_IDENT,
+	TOK_NUMBER,
+	TOK_STRING,
+	TOK_CHAR,
+	TOK_PUNCT,
+	TOK_DIRECTIVE,
+};
+
+struct token {
+	enum tok_type type;
+	const char *p;
+	size_t len;
+	size_t line;
+	size_t col;
+};
+
+struct lexer {
+	const char *p;
+	const char *end;
+	const char *line_start;
+	size_t line;
+	bool bol;          /* nothing but blanks since the last newline */
+	bool in_directive; /* '#' is punctuation, newline ends nothing */
+};
+
+static inline bool is_ident_char(unsigned char c)
+{
+	return (unsigned char)((c | 32) - 'a') < 26 ||
+	       (unsigned char)(c - '0') < 10 || c == '_' || c == '$' ||
+	       c >= 0x80;
+}
+
+static inline bool is_ident_start(unsigned char c)
+{
+	return is_ident_char(c) && (unsigned char)(c - '0') >= 10;
+}
+
+static void lexer_init(struct lexer *lx, const char *p, size_t len,
+		       size_t line, const char *line_start)
+{
+	lx->p = p;
+	lx->end = p + len;
+	lx->line_start = line_start;
+	lx->line = line;
+	lx->bol = true;
+	lx->in_directive = false;
+}
+
+/* At a backslash: the length of a following line splice, or 0. */
+static inline size_t splice_len(const char *p, const char *end)
+{
+	if (p + 1 < end && p[1] == '\n')
+		return 2;
+	if (p + 2 < end && p[1] == '\r' && p[2] == '\n')
+		return 3;
+	return 0;
+}
+
+static void newline(struct lexer *lx, const char *nl)
+{
+	lx->line++;
+	lx->line_start = nl + 1;
+}
+
+static void skip_block_comment(struct lexer *lx)
+{
+	const char *p = lx->p + 2;
+
+	for (;;) {
+		const char *star = memchr(p, '*', (size_t)(lx->end - p));
+		const char *stop = star ? star : lx->end;
+		const char *nl;
+
+		while ((nl = memchr(p, '\n', (size_t)(stop - p)))) {
+			newline(lx, nl);
+			p = nl + 1;
+		}
+		if (!star) {
+			lx->p = lx->end;
+			return;
+		}
+		if (star + 1 < lx->end && star[1] == '/') {
+			lx->p = star + 2;
+			return;
+		}
+		p = star + 1;
+	}
+}
+
+/* Up to the newline ending the comment (a spliced newline does not). */
+static void skip_line_comment(struct lexer *lx)
+{
+	const char *p = lx->p + 2;
+
+	while (p < lx->end && *p != '\n') {
+		size_t s;
+
+		if (*p == '\\' && (s = splice_len(p, lx->end))) {
+			newline(lx, p + s - 1);
+			p += s;
+			continue;
+		}
+		p++;
+	}
+	lx->p = p;
+}
+
+static void skip_blanks(struct lexer *lx)
+{
+	while (lx->p < lx->end) {
+		char c = *lx->p;
+		size_t s;
+
+		if (c == '\n') {
+			newline(lx, lx->p);
+			lx->p++;
+			lx->bol = !lx->in_directive;
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
+			   c == '\v') {
+			lx->p++;
+		} else if (c == '\\' && (s = splice_len(lx->p, lx->end))) {
+			newline(lx, lx->p + s - 1);
+			lx->p += s;
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+			skip_block_comment(lx);
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+			skip_line_comment(lx);
+		} else {
+			return;
+		}
+	}
+}
+
+/* A string or character literal; an unescaped newline ends it too. */
+static void skip_literal(struct lexer *lx, char quote)
+{
+	const char *p = lx->p + 1;
+
+	while (p < lx->end && *p != quote && *p != '\n') {
+		if (*p == '\\' && p + 1 < lx->end) {
+			size_t s = splice_len(p, lx->end);
+
+			if (s)
+				newline(lx, p + s - 1);
+			p += s ? s : 2;
+			continue;
+		}
+		p++;
+	}
+	lx->p = p < lx->end && *p == quote ? p + 1 : p;
+}
+
+/* From '#' to the end of the logical line, past comments and literals. */
+static void skip_directive(struct lexer *lx)
+{
+	lx->p++;
+	while (lx->p < lx->end && *lx->p != '\n') {
+		char c = *lx->p;
+		size_t s;
+
+		if (c == '\\' && (s = splice_len(lx->p, lx->end))) {
+			newline(lx, lx->p + s - 1);
+			lx->p += s;
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+			skip_block_comment(lx);
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+			skip_line_comment(lx);
+		} else if (c == '"' || c == '\'') {
+			skip_literal(lx, c);
+		} else {
+			lx->p++;
+		}
+	}
+}
+
+static void skip_number(struct lexer *lx)
+{
+	const char *p = lx->p + 1;
+
+	while (p < lx->end) {
+		char c = *p;
+
+		if ((c == '+' || c == '-') &&
+		    ((p[-1] | 32) == 'e' || (p[-1] | 32) == 'p'))
+			p++;
+		else if (is_ident_char((unsigned char)c) || c == '.')
+			p++;
+		else
+			break;
+	}
+	lx->p = p;
+}
+
+static size_t punct_len(const char *p, const char *end)
+{
+	char c = p[0], d = p + 1 < end ? p[1] : '\0';
+
+	if (c == '-' && d == '>')
+		return 2;
+	if (c == '#' && d == '#')
+		return 2;
+	if (c == '.' && d == '.' && p + 2 < end && p[2] == '.')
+		return 3;
+	if ((c == '<' || c == '>') && d == c)
+		return p + 2 < end && p[2] == '=' ? 3 : 2;
+	if ((c == '&' || c == '|' || c == '+' || c == '-') && d == c)
+		return 2;
+	if (d == '=' && strchr("=!<>+-*/%&|^", c))
+		return 2;
+	return 1;
+}
+
+static void lex(struct lexer *lx, struct token *t)
+{
+	unsigned char c;
+
+	skip_blanks(lx);
+	t->p = lx->p;
+	t->line = lx->line;
+	t->col = (size_t)(lx->p - lx->line_start) + 1;
+	if (lx->p >= lx->end) {
+		t->type = TOK_EOF;
+		t->len = 0;
+		return;
+	}
+	c = (unsigned char)*lx->p;
+	if (c == '#' && lx->bol) {
+		t->type = TOK_DIRECTIVE;
+		skip_directive(lx);
+	} else if (is_ident_start(c)) {
+		t->type = TOK_IDENT;
+		do
+			lx->p++;
+		while (lx->p < lx->end && is_ident_char((unsigned char)*lx->p));
+	} else if ((unsigned char)(c - '0') < 10 ||
+		   (c == '.' && lx->p + 1 < lx->end &&
+		    (unsigned char)(lx->p[1] - '0') < 10)) {
+		t->type = TOK_NUMBER;
+		skip_number(lx);
+	} else if (c == '"' || c == '\'') {
+		t->type = c == '"' ? TOK_STRING : TOK_CHAR;
+		skip_literal(lx, (char)c);
+	} else {
+		t->type = TOK_PUNCT;
+		lx->p += punct_len(lx->p, lx->end);
+	}
+	lx->bol = false;
+	t->len = (size_t)(lx->p - t->p);
+}
+
+/* A lexer over a directive token's bytes after the '#'. */
+static void directive_lexer(struct lexer *sub, const struct token *t,
+			    const char *line_start)
+{
+	lexer_init(sub, t->p + 1, t->len - 1, t->line, line_start);
+	sub->bol = false;
+	sub->in_directive = true;
+}
+
+static inline bool tok_is(const struct token *t, const char *s, size_t n)
+{
+	return t->len == n && !memcmp(t->p, s, n);
+}
+
+#define TOK_IS(t, lit) tok_is((t), (lit), sizeof(lit) - 1)
+
+static inline bool tok_punct(const struct token *t, char c)
+{
+	return t->type == TOK_PUNCT && t->len == 1 && *t->p == c;
+}
+
+/*
+ * Words that are not names: attributes and annotations (skipped, with
+ * their argument list if any), storage classes, qualifiers and the
+ * keywords naming types.  Sorted for bsearch.
+ */
+enum word_class {
+	WORD_NAME,
+	WORD_ATTR,
+	WORD_STORAGE,
+	WORD_QUAL,
+	WORD_TYPE,
+	WORD_TAG,
+	WORD_TYPEOF,
+	WORD_OTHER, /* keywords such as sizeof or return */
+};
+
+struct word {
+	const char *s;
+	enum word_class class;
+};
+
+static const struct word words[] = {
+	{ "_Alignas", WORD_ATTR },
+	{ "_Atomic", WORD_QUAL },
+	{ "_Bool", WORD_TYPE },
+	{ "_Complex", WORD_TYPE },
+	{ "_Noreturn", WORD_ATTR },
+	{ "_Static_assert", WORD_OTHER },
+	{ "_Thread_local", WORD_STORAGE },
+	{ "____cacheline_aligned", WORD_ATTR },
+	{ "____cacheline_aligned_in_smp", WORD_ATTR },
+	{ "__acquires", WORD_ATTR },
+	{ "__aligned", WORD_ATTR },
+	{ "__alloc_size", WORD_ATTR },
+	{ "__always_inline", WORD_STORAGE },
+	{ "__always_unused", WORD_ATTR },
+	{ "__asm__", WORD_ATTR },
+	{ "__assume_aligned", WORD_ATTR },
+	{ "__attribute", WORD_ATTR },
+	{ "__attribute__", WORD_ATTR },
+	{ "__attribute_const__", WORD_ATTR },
+	{ "__bitwise", WORD_ATTR },
+	{ "__cacheline_aligned", WORD_ATTR },
+	{ "__cacheline_aligned_in_smp", WORD_ATTR },
+	{ "__cleanup", WORD_ATTR },
+	{ "__cold", WORD_ATTR },
+	{ "__cond_acquires", WORD_ATTR },
+	{ "__cond_releases", WORD_ATTR },
+	{ "__const", WORD_QUAL },
+	{ "__counted_by", WORD_ATTR },
+	{ "__deprecated", WORD_ATTR },
+	{ "__designated_init", WORD_ATTR },
+	{ "__diagnose_as", WORD_ATTR },
+	{ "__exit", WORD_ATTR },
+	{ "__exitdata", WORD_ATTR },
+	{ "__flatten", WORD_ATTR },
+	{ "__force", WORD_ATTR },
+	{ "__free", WORD_ATTR },
+	{ "__hot", WORD_ATTR },
+	{ "__init", WORD_ATTR },
+	{ "__initconst", WORD_ATTR },
+	{ "__initdata", WORD_ATTR },
+	{ "__inline", WORD_STORAGE },
+	{ "__inline__", WORD_STORAGE },
+	{ "__iomem", WORD_ATTR },
+	{ "__kernel", WORD_ATTR },
+	{ "__latent_entropy", WORD_ATTR },
+	{ "__malloc", WORD_ATTR },
+	{ "__maybe_unused", WORD_ATTR },
+	{ "__must_check", WORD_ATTR },
+	{ "__must_hold", WORD_ATTR },
+	{ "__no_randomize_layout", WORD_ATTR },
+	{ "__nocast", WORD_ATTR },
+	{ "__nocfi", WORD_ATTR },
+	{ "__noclone", WORD_ATTR },
+	{ "__nonstring", WORD_ATTR },
+	{ "__noreturn", WORD_ATTR },
+	{ "__packed", WORD_ATTR },
+	{ "__percpu", WORD_ATTR },
+	{ "__printf", WORD_ATTR },
+	{ "__private", WORD_ATTR },
+	{ "__pure", WORD_ATTR },
+	{ "__randomize_layout", WORD_ATTR },
+	{ "__rcu", WORD_ATTR },
+	{ "__read_mostly", WORD_ATTR },
+	{ "__ref", WORD_ATTR },
+	{ "__refdata", WORD_ATTR },
+	{ "__releases", WORD_ATTR },
+	{ "__restrict", WORD_QUAL },
+	{ "__restrict__", WORD_QUAL },
+	{ "__ro_after_init", WORD_ATTR },
+	{ "__scanf", WORD_ATTR },
+	{ "__sched", WORD_ATTR },
+	{ "__section", WORD_ATTR },
+	{ "__signed", WORD_TYPE },
+	{ "__signed__", WORD_TYPE },
+	{ "__thread", WORD_STORAGE },
+	{ "__typeof", WORD_TYPEOF },
+	{ "__typeof__", WORD_TYPEOF },
+	{ "__used", WORD_ATTR },
+	{ "__user", WORD_ATTR },
+	{ "__visible", WORD_ATTR },
+	{ "__volatile", WORD_QUAL },
+	{ "__volatile__", WORD_QUAL },
+	{ "__weak", WORD_ATTR },
+	{ "asm", WORD_ATTR },
+	{ "asmlinkage", WORD_ATTR },
+	{ "auto", WORD_STORAGE },
+	{ "break", WORD_OTHER },
+	{ "case", WORD_OTHER },
+	{ "char", WORD_TYPE },
+	{ "const", WORD_QUAL },
+	{ "continue", WORD_OTHER },
+	{ "default", WORD_OTHER },
+	{ "do", WORD_OTHER },
+	{ "double", WORD_TYPE },
+	{ "else", WORD_OTHER },
+	{ "enum", WORD_TAG },
+	{ "extern", WORD_STORAGE },
+	{ "float", WORD_TYPE },
+	{ "for", WORD_OTHER },
+	{ "goto", WORD_OTHER },
+	{ "if", WORD_OTHER },
+	{ "inline", WORD_STORAGE },
+	{ "int", WORD_TYPE },
+	{ "long", WORD_TYPE },
+	{ "noinline", WORD_ATTR },
+	{ "noinline_for_stack", WORD_ATTR },
+	{ "noinstr", WORD_ATTR },
+	{ "notrace", WORD_ATTR },
+	{ "register", WORD_STORAGE },
+	{ "restrict", WORD_QUAL },
+	{ "return", WORD_OTHER },
+	{ "short", WORD_TYPE },
+	{ "signed", WORD_TYPE },
+	{ "sizeof", WORD_OTHER },
+	{ "static", WORD_STORAGE },
+	{ "static_assert", WORD_OTHER },
+	{ "struct", WORD_TAG },
+	{ "switch", WORD_OTHER },
+	{ "typedef", WORD_STORAGE },
+	{ "typeof", WORD_TYPEOF },
+	{ "union", WORD_TAG },
+	{ "unsigned", WORD_TYPE },
+	{ "void", WORD_TYPE },
+	{ "volatile", WORD_QUAL },
+	{ "while", WORD_OTHER },
+};
+
+static int word_cmp(const char *p, size_t len, const char *s)
+{
+	int c = strncmp(p, s, len);
+
+	if (c)
+		return c;
+	return s[len] ? -1 : 0;
+}
+
+static enum word_class word_class(const struct token *t)
+{
+	size_t lo = 0, hi = sizeof(words) / sizeof(*words);
+
+	if (t->type != TOK_IDENT)
+		return WORD_OTHER;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = word_cmp(t->p, t->len, words[mid].s);
+
+		if (!c)
+			return words[mid].class;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return WORD_NAME;
+}
+
+/*
+ * Conditional compilation.  Every branch is live except those a literal
+ * '#if 0' or '#if 1' rules out.  Brace and parenthesis depths are put back
+ * at #else/#elif to their value at #if, and at #endif set to what the
+ * first branch left, so that branches which each open a function body
+ * (different prototypes per configuration) do not unbalance the file.
+ */
+enum cond_kind {
+	COND_ANY, /* scan all branches */
+	COND_IF0, /* dead until #else/#elif */
+	COND_IF1, /* live until #else/#elif, then dead */
+	COND_TAKEN, /* the live #else of an '#if 0' */
+};
+
+struct cond {
+	enum cond_kind kind;
+	bool outer_dead;
+	bool seen_else;
+	int brace_at_if, paren_at_if;
+	int brace_first, paren_first;
+	struct span func_at_if;
+};
+
+struct conds {
+	struct cond *v;
+	size_t nr, alloc;
+	bool dead;
+};
+
+enum cond_op { COND_OP_IF, COND_OP_ELIF, COND_OP_ELSE, COND_OP_ENDIF };
+
+/* Depths and function the conditional bookkeeping may put back. */
+struct depths {
+	int brace, paren;
+	struct span func;
+};
+
+static bool expr_is_literal(struct lexer *sub, const char *lit)
+{
+	struct token t, u;
+
+	lex(sub, &t);
+	lex(sub, &u);
+	return t.type == TOK_NUMBER && tok_is(&t, lit, strlen(lit)) &&
+	       u.type == TOK_EOF;
+}
+
+/*
+ * Apply one conditional directive; sub is positioned after its name (for
+ * #if, to tell '#if 0' apart).
+ */
+static void cond_apply(struct conds *cs, enum cond_op op, struct lexer *sub,
+		       struct depths *d)
+{
+	struct cond *c;
+
+	if (op == COND_OP_IF) {
+		struct cond n = { COND_ANY,	 cs->dead, false,
+				  d->brace,	 d->paren, d->brace,
+				  d->paren,	 d->func };
+		struct lexer probe = *sub;
+
+		if (expr_is_literal(&probe, "0"))
+			n.kind = COND_IF0;
+		else if (expr_is_literal(sub, "1"))
+			n.kind = COND_IF1;
+		ALLOC_GROW(cs->v, cs->nr + 1, cs->alloc);
+		cs->v[cs->nr++] = n;
+		cs->dead = n.outer_dead || n.kind == COND_IF0;
+		return;
+	}
+	if (!cs->nr)
+		return; /* stray: ignore */
+	c = &cs->v[cs->nr - 1];
+	if (op == COND_OP_ENDIF) {
+		if (c->kind == COND_ANY && c->seen_else) {
+			d->brace = c->brace_first;
+			d->paren = c->paren_first;
+		}
+		cs->dead = c->outer_dead;
+		cs->nr--;
+		return;
+	}
+	switch (c->kind) {
+	case COND_ANY:
+		if (!c->seen_else) {
+			c->seen_else = true;
+			c->brace_first = d->brace;
+			c->paren_first = d->paren;
+		}
+		d->brace = c->brace_at_if;
+		d->paren = c->paren_at_if;
+		d->func = c->func_at_if;
+		break;
+	case COND_IF0:
+		/* the first branch that may be compiled starts here */
+		c->kind = op == COND_OP_ELIF ? COND_ANY : COND_TAKEN;
+		c->brace_at_if = d->brace;
+		c->paren_at_if = d->paren;
+		c->func_at_if = d->func;
+		break;
+	case COND_IF1:
+	case COND_TAKEN:
+		c->kind = COND_IF1; /* everything after is dead */
+		cs->dead = true;
+		return;
+	}
+	cs->dead = c->outer_dead;
+}
+
+/* The conditional op a directive name means, or -1. */
+static int cond_op(const struct token *name, bool *is_if)
+{
+	*is_if = false;
+	if (TOK_IS(name, "if") || TOK_IS(name, "ifdef") ||
+	    TOK_IS(name, "ifndef")) {
+		*is_if = true;
+		return COND_OP_IF;
+	}
+	if (TOK_IS(name, "elif") || TOK_IS(name, "elifdef") ||
+	    TOK_IS(name, "elifndef"))
+		return COND_OP_ELIF;
+	if (TOK_IS(name, "else"))
+		return COND_OP_ELSE;
+	if (TOK_IS(name, "endif"))
+		return COND_OP_ENDIF;
+	return -1;
+}
+
+/* Small owned strings that tokens and refs point at. */
+struct pool {
+	char **v;
+	size_t nr, alloc;
+};
+
+static char *pool_add(char ***v, size_t *nr, size_t *alloc, char *s)
+{
+	ALLOC_GROW(*v, *nr + 1, *alloc);
+	(*v)[(*nr)++] = s;
+	return s;
+}
+
+static void pool_free(char **v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool has_nul(const char *text, size_t len)
+{
+	return memchr(text, '\0', len) != NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Exports */
+
+struct tokv {
+	struct token *v;
+	size_t nr, alloc;
+};
+
+static void tokv_push(struct tokv *tv, const struct token *t)
+{
+	ALLOC_GROW(tv->v, tv->nr + 1, tv->alloc);
+	tv->v[tv->nr++] = *t;
+}
+
+struct macro {
+	struct span name;
+	bool funclike;
+	bool variadic;
+	struct span *params;
+	size_t nparams, params_alloc;
+	struct tokv body;
+};
+
+struct file_ctx {
+	const char *path;
+	bool header;
+};
+
+struct exports_ctx {
+	struct watch_exports *ex;
+	struct macro *macros;
+	size_t nmacros, macros_alloc;
+	struct pool pool;        /* pasted token texts */
+	char **fwd;              /* tags a header declares without a body */
+	size_t nfwd, fwd_alloc;
+	struct watch_symbol *ctags; /* tags a .c file defines */
+	size_t nctags, ctags_alloc;
+	int expand_depth;
+};
+
+static struct watch_symbol *find_symbol(struct watch_symbol *v, size_t nr,
+					const char *name)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+/* Takes name and sig. */
+static void add_symbol(struct watch_symbol **v, size_t *nr, size_t *alloc,
+		       const struct watch_symbol *s)
+{
+	if (find_symbol(*v, *nr, s->name)) {
+		free(s->name);
+		free(s->path);
+		free(s->signature);
+		return;
+	}
+	ALLOC_GROW(*v, *nr + 1, *alloc);
+	(*v)[(*nr)++] = *s;
+}
+
+static void export(struct exports_ctx *x, const struct file_ctx *f,
+		   char *name, enum watch_kind kind, size_t line, char *sig)
+{
+	struct watch_symbol s = { name, kind, xstrdup(f->path), line, sig };
+
+	add_symbol(&x->ex->v, &x->ex->nr, &x->ex->alloc, &s);
+}
+
+static const struct macro *find_macro(const struct exports_ctx *x,
+				      const struct token *t)
+{
+	for (size_t i = x->nmacros; i-- > 0;)
+		if (x->macros[i].name.len == t->len &&
+		    !memcmp(x->macros[i].name.ptr, t->p, t->len))
+			return &x->macros[i];
+	return NULL;
+}
+
+/* Index of the token closing the group opened at t[i], or n. */
+static size_t match_group(const struct token *t, size_t i, size_t n)
+{
+	int depth = 0;
+
+	for (; i < n; i++) {
+		if (t[i].type != TOK_PUNCT || t[i].len != 1)
+			continue;
+		switch (*t[i].p) {
+		case '(':
+		case '[':
+		case '{':
+			depth++;
+			break;
+		case ')':
+		case ']':
+		case '}':
+			if (--depth == 0)
+				return i;
+			break;
+		}
+	}
+	return n;
+}
+
+static bool is_open(const struct token *t)
+{
+	return tok_punct(t, '(') || tok_punct(t, '[') || tok_punct(t, '{');
+}
+
+/* Past an attribute word at t[i] and its argument list. */
+static size_t skip_attr(const struct token *t, size_t i, size_t n)
+{
+	if (i + 1 < n && tok_punct(&t[i + 1], '('))
+		return match_group(t, i + 1, n) + 1;
+	return i + 1;
+}
+
+/*
+ * The declarator name in a declaration or parameter t[0..n): inside a
+ * "(*name)" group if there is one, else the last plain identifier before
+ * '=', ':' or the end.  With need_type, a lone identifier is a type
+ * ("btrfs_func_t" in a prototype), not a name.
+ */
+static bool find_name(const struct token *t, size_t n, bool need_type,
+		      size_t *idx)
+{
+	bool seen_type = false, cand_typed = false, have = false;
+	size_t cand = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (tok_punct(&t[i], '(') && i + 1 < n &&
+		    (tok_punct(&t[i + 1], '*') || tok_punct(&t[i + 1], '^'))) {
+			size_t m = match_group(t, i, n), j = i + 1, k;
+
+			while (j < m && (tok_punct(&t[j], '*') ||
+					 word_class(&t[j]) == WORD_QUAL ||
+					 word_class(&t[j]) == WORD_ATTR))
+				j++;
+			if (find_name(t + j, m - j, false, &k)) {
+				*idx = j + k;
+				return true;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct token *tk = &t[i];
+
+		if (tok_punct(tk, '=') || tok_punct(tk, ':'))
+			break;
+		if (is_open(tk)) {
+			i = match_group(t, i, n);
+			continue;
+		}
+		if (tk->type != TOK_IDENT)
+			continue;
+		switch (word_class(tk)) {
+		case WORD_NAME:
+			if (have)
+				seen_type = true;
+			cand = i;
+			cand_typed = seen_type;
+			have = true;
+			break;
+		case WORD_ATTR:
+			i = skip_attr(t, i, n) - 1;
+			break;
+		case WORD_TYPE:
+			seen_type = true;
+			have = false;
+			break;
+		case WORD_TAG:
+			seen_type = true;
+			have = false;
+			if (i + 1 < n && t[i + 1].type == TOK_IDENT)
+				i++;
+			break;
+		case WORD_TYPEOF:
+			seen_type = true;
+			have = false;
+			i = skip_attr(t, i, n) - 1;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!have || (need_type && !cand_typed))
+		return false;
+	*idx = cand;
+	return true;
+}
+
+/* Output of normalised token text, with canonical spacing. */
+struct emit {
+	struct buf *out;
+	int last; /* 0 nothing, 'w' word, '*', '(', ')', ',', 'o' other */
+};
+
+static void emit_tok(struct emit *e, const char *p, size_t len)
+{
+	char c = *p;
+	int cls = is_ident_char((unsigned char)c) || c == '"' || c == '\'' ?
+			  'w' :
+		  c == '*' && len == 1			 ? '*' :
+		  (c == '(' || c == '[') && len == 1	 ? '(' :
+		  (c == ')' || c == ']') && len == 1	 ? ')' :
+		  (c == ',' || c == ';') && len == 1	 ? ',' :
+							   'o';
+	bool space = true;
+
+	if (!e->last || e->last == '(' || cls == ')' || cls == ',')
+		space = false;
+	else if (e->last == '*' && (cls == '*' || cls == '('))
+		space = false;
+	else if (e->last == ')' && cls == '(')
+		space = false;
+	else if (cls == '(' && c == '[')
+		space = false;
+	if (space)
+		buf_addc(e->out, ' ');
+	buf_add(e->out, p, len);
+	e->last = cls;
+}
+
+static void emit_params(struct emit *e, const struct token *t, size_t a,
+			size_t b);
+
+/*
+ * Emit t[a..b) without the token at drop, attributes and storage classes;
+ * a parenthesised group after ')' or after the dropped name is a parameter
+ * list, whose names go too.
+ */
+static void emit_range(struct emit *e, const struct token *t, size_t a,
+		       size_t b, size_t drop)
+{
+	for (size_t k = a; k < b; k++) {
+		enum word_class wc;
+
+		if (k == drop)
+			continue;
+		wc = word_class(&t[k]);
+		if (wc == WORD_ATTR) {
+			k = skip_attr(t, k, b) - 1;
+			continue;
+		}
+		if (wc == WORD_STORAGE)
+			continue;
+		if (is_open(&t[k])) {
+			size_t m = match_group(t, k, b);
+			bool params = tok_punct(&t[k], '(') && k > a &&
+				      (tok_punct(&t[k - 1], ')') ||
+				       k - 1 == drop);
+
+			emit_tok(e, t[k].p, 1);
+			if (params)
+				emit_params(e, t, k + 1, m);
+			else
+				emit_range(e, t, k + 1, m, drop);
+			if (m < b)
+				emit_tok(e, t[m].p, 1);
+			k = m;
+			continue;
+		}
+		emit_tok(e, t[k].p, t[k].len);
+	}
+}
+
+static void emit_params(struct emit *e, const struct token *t, size_t a,
+			size_t b)
+{
+	size_t s = a;
+
+	for (size_t k = a; k <= b; k++) {
+		size_t idx;
+
+		if (k < b && is_open(&t[k])) {
+			k = match_group(t, k, b);
+			continue;
+		}
+		if (k < b && !tok_punct(&t[k], ','))
+			continue;
+		if (s < k) {
+			if (s > a)
+				emit_tok(e, ",", 1);
+			if (find_name(t + s, k - s, true, &idx))
+				emit_range(e, t, s, k, s + idx);
+			else
+				emit_range(e, t, s, k, SIZE_MAX);
+		}
+		s = k + 1;
+	}
+}
+
+static char *normalise(const struct token *t, size_t a, size_t b,
+		       size_t drop)
+{
+	struct buf out = BUF_INIT;
+	struct emit e = { &out, 0 };
+
+	emit_range(&e, t, a, b, drop);
+	return buf_detach(&out, NULL);
+}
+
+static char *function_signature(const struct token *t, size_t name,
+				size_t lparen, size_t rparen)
+{
+	struct buf out = BUF_INIT;
+	struct emit e = { &out, 0 };
+
+	emit_range(&e, t, 0, name, SIZE_MAX);
+	emit_tok(&e, "(", 1);
+	emit_params(&e, t, lparen + 1, rparen);
+	emit_tok(&e, ")", 1);
+	return buf_detach(&out, NULL);
+}
+
+/*
+ * The function declarator in a declaration: the first identifier followed
+ * by '(' that is not an attribute and comes after some type.
+ */
+static bool find_function(const struct token *t, size_t n, size_t *name)
+{
+	bool typed = false;
+
+	for (size_t i = 0; i < n; i++) {
+		enum word_class wc;
+
+		if (is_open(&t[i])) {
+			i = match_group(t, i, n);
+			continue;
+		}
+		if (tok_punct(&t[i], '=') || tok_punct(&t[i], ','))
+			return false;
+		if (t[i].type != TOK_IDENT)
+			continue;
+		wc = word_class(&t[i]);
+		if (wc == WORD_ATTR || wc == WORD_TYPEOF) {
+			typed |= wc == WORD_TYPEOF;
+			i = skip_attr(t, i, n) - 1;
+			continue;
+		}
+		if (wc == WORD_TAG) {
+			typed = true;
+			if (i + 1 < n && t[i + 1].type == TOK_IDENT)
+				i++;
+			continue;
+		}
+		if (wc == WORD_NAME && typed && i + 1 < n &&
+		    tok_punct(&t[i + 1], '(')) {
+			*name = i;
+			return true;
+		}
+		if (wc == WORD_NAME || wc == WORD_TYPE)
+			typed = true;
+		if (wc == WORD_OTHER)
+			return false;
+	}
+	return false;
+}
+
+/* Whether t[0..n) before a '{' is a function definition's head. */
+static bool is_function_head(const struct token *t, size_t n, size_t *name)
+{
+	size_t m;
+
+	if (!find_function(t, n, name))
+		return false;
+	m = match_group(t, *name + 1, n);
+	for (size_t i = m + 1; i < n; i++) {
+		if (word_class(&t[i]) != WORD_ATTR)
+			return false;
+		i = skip_attr(t, i, n) - 1;
+	}
+	return m < n;
+}
+
+static bool has_storage(const struct token *t, size_t n, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		if (is_open(&t[i]))
+			i = match_group(t, i, n);
+		else if (t[i].type == TOK_IDENT && tok_is(&t[i], word, len))
+			return true;
+	}
+	return false;
+}
+
+static char *tok_dup(const struct token *t)
+{
+	return xstrndup(t->p, t->len);
+}
+
+static void export_function(struct exports_ctx *x, const struct file_ctx *f,
+			    const struct token *t, size_t n, size_t name,
+			    bool definition)
+{
+	size_t rparen = match_group(t, name + 1, n);
+
+	if (!f->header &&
+	    (!definition || has_storage(t, name, "static")))
+		return;
+	export(x, f, tok_dup(&t[name]), WATCH_FUNCTION, t[name].line,
+	       function_signature(t, name, name + 1, rparen));
+}
+
+static void export_enum_consts(struct exports_ctx *x, const struct file_ctx *f,
+			       const struct token *t, size_t a, size_t b)
+{
+	bool at_start = true;
+
+	for (size_t k = a; k < b; k++) {
+		if (is_open(&t[k])) {
+			k = match_group(t, k, b);
+			continue;
+		}
+		if (tok_punct(&t[k], ',')) {
+			at_start = true;
+			continue;
+		}
+		if (at_start && t[k].type == TOK_IDENT)
+			export(x, f, tok_dup(&t[k]), WATCH_ENUM_CONST,
+			       t[k].line, NULL);
+		at_start = false;
+	}
+}
+
+static char *tag_name(const struct token *kw, const struct token *name)
+{
+	return xstrfmt("%.*s %.*s", (int)kw->len, kw->p, (int)name->len,
+		       name->p);
+}
+
+static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
+			const struct token *t, size_t n);
+
+/* Expand a helper macro invoked at t[0] with arguments t[2..rparen). */
+static void expand(struct exports_ctx *x, const struct file_ctx *f,
+		   const struct macro *m, const struct token *t,
+		   size_t rparen)
+{
+	struct arg {
+		const struct token *t;
+		size_t n;
+	} args[32];
+	size_t nargs = 0, s = 2;
+	struct tokv out = { NULL, 0, 0 };
+	bool paste = false;
+
+	for (size_t k = 2; k <= rparen; k++) {
+		if (k < rparen && is_open(&t[k])) {
+			k = match_group(t, k, rparen);
+			continue;
+		}
+		if (k < rparen && !tok_punct(&t[k], ','))
+			continue;
+		if (nargs == sizeof(args) / sizeof(*args))
+			return;
+		args[nargs].t = t + s;
+		args[nargs++].n = k - s;
+		s = k + 1;
+	}
+	if (nargs == 1 && !args[0].n && !m->nparams)
+		nargs = 0;
+	if (nargs < m->nparams || (nargs > m->nparams && !m->variadic))
+		return;
+	for (size_t b = 0; b < m->body.nr; b++) {
+		const struct token *bt = &m->body.v[b];
+		const struct token *src = bt;
+		size_t nsrc = 1;
+
+		if (TOK_IS(bt, "##") && bt->type == TOK_PUNCT) {
+			paste = out.nr > 0;
+			continue;
+		}
+		if (tok_punct(bt, '#') && b + 1 < m->body.nr) {
+			static const struct token str = { TOK_STRING, "\"\"", 2,
+							  0, 0 };
+			tokv_push(&out, &str);
+			b++;
+			paste = false;
+			continue;
+		}
+		for (size_t p = 0; bt->type == TOK_IDENT && p < m->nparams; p++)
+			if (m->params[p].len == bt->len &&
+			    !memcmp(m->params[p].ptr, bt->p, bt->len)) {
+				src = args[p].t;
+				nsrc = args[p].n;
+			}
+		if (bt->type == TOK_IDENT && m->variadic &&
+		    TOK_IS(bt, "__VA_ARGS__") && nargs > m->nparams) {
+			src = args[m->nparams].t;
+			nsrc = (size_t)(args[nargs - 1].t + args[nargs - 1].n -
+					src);
+		}
+		for (size_t k = 0; k < nsrc; k++) {
+			if (paste && !k) {
+				struct token *last = &out.v[out.nr - 1];
+				char *joined = xstrfmt("%.*s%.*s",
+						       (int)last->len, last->p,
+						       (int)src->len, src->p);
+
+				pool_add(&x->pool.v, &x->pool.nr,
+					 &x->pool.alloc, joined);
+				last->p = joined;
+				last->len = strlen(joined);
+				if (is_ident_start((unsigned char)*joined))
+					last->type = TOK_IDENT;
+				continue;
+			}
+			tokv_push(&out, &src[k]);
+		}
+		paste = false;
+	}
+	for (size_t k = 0; k < out.nr; k++) {
+		out.v[k].line = t[0].line;
+		out.v[k].col = t[0].col;
+	}
+	x->expand_depth++;
+	parse_decls(x, f, out.v, out.nr);
+	x->expand_depth--;
+	free(out.v);
+}
+
+/* A declaration t[0..n) without its ';' that defines no function. */
+static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
+		       const struct token *t, size_t n)
+{
+	bool is_typedef, is_static, is_extern;
+	size_t spec_end = 0, name, first = 0;
+	const struct macro *m;
+
+	if (!n)
+		return;
+	if (t[0].type == TOK_IDENT && n >= 3 && tok_punct(&t[1], '(') &&
+	    (m = find_macro(x, &t[0])) && m->funclike &&
+	    x->expand_depth < 4) {
+		size_t r = match_group(t, 1, n);
+
+		if (r < n)
+			expand(x, f, m, t, r);
+		return;
+	}
+	is_typedef = has_storage(t, n, "typedef");
+	is_static = has_storage(t, n, "static");
+	is_extern = has_storage(t, n, "extern");
+
+	/* struct/union/enum with a body, or a forward declaration */
+	for (size_t i = 0; i < n; i++) {
+		size_t open, close;
+		char *tag = NULL;
+
+		if (word_class(&t[i]) != WORD_TAG)
+			continue;
+		open = i + 1;
+		if (open < n && t[open].type == TOK_IDENT)
+			open++;
+		if (open >= n || !tok_punct(&t[open], '{')) {
+			if (open == n && open == i + 2 && f->header &&
+			    !is_typedef) {
+				ALLOC_GROW(x->fwd, x->nfwd + 1, x->fwd_alloc);
+				x->fwd[x->nfwd++] = tag_name(&t[i], &t[i + 1]);
+				return;
+			}
+			break;
+		}
+		close = match_group(t, open, n);
+		if (open == i + 2)
+			tag = tag_name(&t[i], &t[i + 1]);
+		if (tag && f->header) {
+			export(x, f, tag, WATCH_TYPE, t[i + 1].line,
+			       normalise(t, open + 1, close, SIZE_MAX));
+		} else if (tag) {
+			struct watch_symbol s = {
+				tag, WATCH_TYPE, xstrdup(f->path),
+				t[i + 1].line,
+				normalise(t, open + 1, close, SIZE_MAX)
+			};
+			add_symbol(&x->ctags, &x->nctags, &x->ctags_alloc, &s);
+		}
+		if (TOK_IS(&t[i], "enum") && f->header)
+			export_enum_consts(x, f, t, open + 1, close);
+		spec_end = close + 1;
+		break;
+	}
+
+	if (!spec_end && find_function(t, n, &name)) {
+		export_function(x, f, t, n, name, false);
+		return;
+	}
+	if (!f->header && (is_static || is_extern || is_typedef))
+		return;
+
+	/* declarators, split at top-level commas */
+	for (size_t k = spec_end; k <= n; k++) {
+		size_t idx;
+		bool need_type = first == 0 && !spec_end;
+
+		if (k < n && is_open(&t[k])) {
+			k = match_group(t, k, n);
+			continue;
+		}
+		if (k < n && !tok_punct(&t[k], ','))
+			continue;
+		if (k > first && find_name(t + first, k - first, need_type,
+					   &idx)) {
+			size_t at = first + idx;
+			enum watch_kind kind = is_typedef ? WATCH_TYPE :
+							    WATCH_VARIABLE;
+			char *sig;
+
+			/* the type is the specifiers plus this declarator */
+			if (first == 0) {
+				sig = normalise(t, 0, k, at);
+			} else {
+				struct buf b = BUF_INIT;
+				char *tail = normalise(t, first, k, at);
+				char *head = normalise(t, 0, spec_end ? spec_end : 1,
+						       SIZE_MAX);
+
+				buf_addf(&b, "%s%s%s", head, *tail ? " " : "",
+					 tail);
+				free(head);
+				free(tail);
+				sig = buf_detach(&b, NULL);
+			}
+			if (at + 1 < n && tok_punct(&t[at + 1], '(') &&
+			    !is_typedef)
+				free(sig); /* int a, f(void): rare, ignored */
+			else
+				export(x, f, tok_dup(&t[at]), kind,
+				       t[at].line, sig);
+		}
+		first = k + 1;
+	}
+}
+
+static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
+			const struct token *t, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i, name;
+		int depth = 0;
+		bool done = false;
+
+		for (; j < n; j++) {
+			const struct token *tk = &t[j];
+
+			if (tk->type != TOK_PUNCT || tk->len != 1)
+				continue;
+			if (*tk->p == '(' || *tk->p == '[') {
+				depth++;
+			} else if (*tk->p == ')' || *tk->p == ']') {
+				if (depth)
+					depth--;
+			} else if (*tk->p == '{' && !depth) {
+				size_t close = match_group(t, j, n);
+
+				if (is_function_head(t + i, j - i, &name)) {
+					export_function(x, f, t + i, j - i,
+							name, true);
+					i = close + 1;
+					done = true;
+					break;
+				}
+				j = close;
+			} else if (*tk->p == '}' && !depth) {
+				break;
+			} else if (*tk->p == ';' && !depth) {
+				break;
+			}
+		}
+		if (done)
+			continue;
+		parse_decl(x, f, t + i, j - i);
+		i = j + 1;
+	}
+}
+
+/* #define: remember the macro; a header exports it unless it's a guard. */
+static void read_define(struct exports_ctx *x, const struct file_ctx *f,
+			struct lexer *sub, const struct token *guard)
+{
+	struct token name, t;
+	struct macro m = { { NULL, 0 }, false, false, NULL, 0, 0,
+			   { NULL, 0, 0 } };
+	char *sig = NULL;
+
+	lex(sub, &name);
+	if (name.type != TOK_IDENT)
+		return;
+	m.name = (struct span){ name.p, name.len };
+	if (sub->p < sub->end && *sub->p == '(') {
+		struct buf b = BUF_INIT;
+
+		m.funclike = true;
+		lex(sub, &t);
+		buf_addc(&b, '(');
+		for (lex(sub, &t); t.type != TOK_EOF && !tok_punct(&t, ')');
+		     lex(sub, &t)) {
+			if (tok_punct(&t, ','))
+				continue;
+			if (b.len > 1)
+				buf_adds(&b, ", ");
+			buf_add(&b, t.p, t.len);
+			if (t.type == TOK_PUNCT) {
+				m.variadic = true;
+				continue;
+			}
+			ALLOC_GROW(m.params, m.nparams + 1, m.params_alloc);
+			m.params[m.nparams++] = (struct span){ t.p, t.len };
+		}
+		buf_addc(&b, ')');
+		sig = buf_detach(&b, NULL);
+	}
+	for (lex(sub, &t); t.type != TOK_EOF; lex(sub, &t))
+		tokv_push(&m.body, &t);
+	if (f->header && !(guard && !m.funclike && !m.body.nr &&
+			   tok_is(guard, name.p, name.len)))
+		export(x, f, tok_dup(&name), WATCH_MACRO, name.line, sig);
+	else
+		free(sig);
+	ALLOC_GROW(x->macros, x->nmacros + 1, x->macros_alloc);
+	x->macros[x->nmacros++] = m;
+}
+
+static int find_conflict_marker(const struct watch_source *s, size_t *line)
+{
+	const char *p = s->text, *end = s->text + s->len;
+
+	for (*line = 1; p < end; (*line)++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+
+		if (len >= 7 && (!memcmp(p, "<<<<<<<", 7) ||
+				 !memcmp(p, ">>>>>>>", 7) ||
+				 (!memcmp(p, "=======", 7) &&
+				  (len == 7 || p[7] == '\r'))))
+			return -1;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
+			struct err *err)
+{
+	struct file_ctx f = { s->path, ends_with(s->path, ".h") };
+	struct lexer lx;
+	struct token t, guard = { TOK_EOF, NULL, 0, 0, 0 };
+	struct tokv tv = { NULL, 0, 0 };
+	struct conds cs = { NULL, 0, 0, false };
+	struct depths d = { 0, 0, { NULL, 0 } };
+	size_t line;
+	bool guard_next = false;
+	int error = 0;
+
+	if (has_nul(s->text, s->len))
+		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
+			       s->path);
+	if (find_conflict_marker(s, &line) < 0)
+		return err_set(err, ERR_PARSE, "%s:%zu: conflict marker",
+			       s->path, line);
+	lexer_init(&lx, s->text, s->len, 1, s->text);
+	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+		if (t.type == TOK_DIRECTIVE) {
+			struct lexer sub;
+			struct token name;
+			bool is_if;
+			int op;
+
+			directive_lexer(&sub, &t, lx.line_start);
+			lex(&sub, &name);
+			op = cond_op(&name, &is_if);
+			if (op >= 0) {
+				/*
+				 * Tokens go to one flat list: the branches
+				 * after one that leaves braces unbalanced are
+				 * dropped rather than rewound.
+				 */
+				struct cond *top = cs.nr ? &cs.v[cs.nr - 1] :
+							   NULL;
+				bool unbalanced = top && !is_if &&
+						  op != COND_OP_ENDIF &&
+						  top->kind == COND_ANY &&
+						  d.brace != top->brace_at_if;
+
+				if (TOK_IS(&name, "ifndef") && !tv.nr &&
+				    !cs.nr) {
+					struct lexer probe = sub;
+
+					lex(&probe, &guard);
+					guard_next = true;
+				}
+				if (unbalanced) {
+					top->kind = COND_IF1;
+					cs.dead = true;
+					continue;
+				}
+				cond_apply(&cs, (enum cond_op)op, &sub, &d);
+				continue;
+			}
+			if (!cs.dead && TOK_IS(&name, "define"))
+				read_define(x, &f, &sub,
+					    guard_next ? &guard : NULL);
+			guard_next = false;
+			continue;
+		}
+		guard_next = false;
+		if (cs.dead)
+			continue;
+		if (tok_punct(&t, '{'))
+			d.brace++;
+		else if (tok_punct(&t, '}'))
+			d.brace--;
+		tokv_push(&tv, &t);
+	}
+	if (d.brace)
+		error = err_set(err, ERR_PARSE, "%s: unbalanced braces",
+				s->path);
+	else
+		parse_decls(x, &f, tv.v, tv.nr);
+	free(tv.v);
+	free(cs.v);
+	return error;
+}
+
+void watch_exports_init(struct watch_exports *ex)
+{
+	ex->v = NULL;
+	ex->nr = 0;
+	ex->alloc = 0;
+}
+
+static void free_symbols(struct watch_symbol *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(v[i].name);
+		free(v[i].path);
+		free(v[i].signature);
+	}
+	free(v);
+}
+
+void watch_exports_release(struct watch_exports *ex)
+{
+	free_symbols(ex->v, ex->nr);
+	watch_exports_init(ex);
+}
+
+int watch_exports(struct watch_exports *ex, const struct watch_source *files,
+		  size_t nr, struct err *err)
+{
+	struct exports_ctx x;
+	int error = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.ex = ex;
+	for (int pass = 0; pass < 2 && !error; pass++)
+		for (size_t i = 0; i < nr && !error; i++)
+			if (ends_with(files[i].path, ".h") == !pass)
+				error = scan_exports(&x, &files[i], err);
+	for (size_t i = 0; i < x.nctags; i++) {
+		bool declared = false;
+
+		for (size_t k = 0; k < x.nfwd && !declared; k++)
+			declared = !strcmp(x.fwd[k], x.ctags[i].name);
+		if (declared && !error) {
+			add_symbol(&ex->v, &ex->nr, &ex->alloc, &x.ctags[i]);
+			x.ctags[i].name = NULL;
+			x.ctags[i].path = NULL;
+			x.ctags[i].signature = NULL;
+		}
+	}
+	free_symbols(x.ctags, x.nctags);
+	pool_free(x.fwd, x.nfwd);
+	pool_free(x.pool.v, x.pool.nr);
+	for (size_t i = 0; i < x.nmacros; i++) {
+		free(x.macros[i].params);
+		free(x.macros[i].body.v);
+	}
+	free(x.macros);
+	return error;
+}
+
+const struct watch_symbol *watch_exports_find(const struct watch_exports *ex,
+					      const char *name)
+{
+	return find_symbol(ex->v, ex->nr, name);
+}
+
+const char *watch_kind_name(enum watch_kind kind)
+{
+	switch (kind) {
+	case WATCH_FUNCTION:
+		return "function";
+	case WATCH_MACRO:
+		return "macro";
+	case WATCH_TYPE:
+		return "type";
+	case WATCH_ENUM_CONST:
+		return "enum constant";
+	case WATCH_VARIABLE:
+		return "variable";
+	case WATCH_ANY:
+		break;
+	}
+	return "symbol";
+}
+
+/* ------------------------------------------------------------------ */
+/* Diff */
+
+void watch_diff_init(struct watch_diff *d)
+{
+	d->v = NULL;
+	d->nr = 0;
+	d->alloc = 0;
+}
+
+void watch_diff_release(struct watch_diff *d)
+{
+	free(d->v);
+	watch_diff_init(d);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void add_delta(struct watch_diff *d, enum watch_change c,
+		      const struct watch_symbol *old,
+		      const struct watch_symbol *new)
+{
+	ALLOC_GROW(d->v, d->nr + 1, d->alloc);
+	d->v[d->nr].change = c;
+	d->v[d->nr].old = old;
+	d->v[d->nr].new = new;
+	d->nr++;
+}
+
+void watch_diff_exports(struct watch_diff *out, const struct watch_exports *old,
+			const struct watch_exports *new)
+{
+	for (size_t i = 0; i < old->nr; i++) {
+		const struct watch_symbol *o = &old->v[i];
+		const struct watch_symbol *n = watch_exports_find(new, o->name);
+
+		if (!n)
+			add_delta(out, WATCH_REMOVED, o, NULL);
+		else if (n->kind != o->kind ||
+			 !str_eq(n->signature, o->signature))
+			add_delta(out, WATCH_CHANGED, o, n);
+	}
+	for (size_t i = 0; i < new->nr; i++)
+		if (!watch_exports_find(old, new->v[i].name))
+			add_delta(out, WATCH_ADDED, NULL, &new->v[i]);
+}
+
+const char *watch_change_name(enum watch_change change)
+{
+	switch (change) {
+	case WATCH_REMOVED:
+		return "removed";
+	case WATCH_ADDED:
+		return "added";
+	case WATCH_CHANGED:
+		break;
+	}
+	return "changed";
+}
+
+/* ------------------------------------------------------------------ */
+/* Symbol set */
+
+static uint32_t hash_bytes(uint32_t h, const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+#define HASH_SEED 2166136261u
+
+void watch_set_init(struct watch_set *set)
+{
+	set->slots = NULL;
+	set->cap = 0;
+	set->nr = 0;
+	set->lens = 0;
+}
+
+void watch_set_release(struct watch_set *set)
+{
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->slots[i].name);
+	free(set->slots);
+	watch_set_init(set);
+}
+
+static struct watch_set_entry *set_slot(const struct watch_set *set,
+					uint32_t h, const char *a, size_t alen,
+					const char *b, size_t blen)
+{
+	size_t mask = set->cap - 1;
+
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct watch_set_entry *e = &set->slots[i];
+
+		if (!e->name)
+			return e;
+		if (e->hash == h && e->len == alen + blen &&
+		    !memcmp(e->name, a, alen) &&
+		    !memcmp(e->name + alen, b, blen))
+			return e;
+	}
+}
+
+static void set_grow(struct watch_set *set)
+{
+	struct watch_set old = *set;
+
+	set->cap = old.cap ? old.cap * 2 : 64;
+	set->slots = xcalloc(set->cap, sizeof(*set->slots));
+	for (size_t i = 0; i < old.cap; i++) {
+		struct watch_set_entry *e = &old.slots[i];
+
+		if (e->name)
+			*set_slot(set, e->hash, e->name, e->len, "", 0) = *e;
+	}
+	free(old.slots);
+}
+
+void watch_set_add(struct watch_set *set, const char *name,
+		   enum watch_kind kind)
+{
+	size_t len = strlen(name);
+	uint32_t h = hash_bytes(HASH_SEED, name, len);
+	struct watch_set_entry *e;
+	const char *sp = memchr(name, ' ', len);
+	/* "struct x" is looked up by x's length */
+	size_t key_len = sp ? len - (size_t)(sp + 1 - name) : len;
+
+	if ((set->nr + 1) * 2 > set->cap)
+		set_grow(set);
+	e = set_slot(set, h, name, len, "", 0);
+	if (e->name)
+		return;
+	e->name = xstrndup(name, len);
+	e->len = len;
+	e->hash = h;
+	e->kind = kind;
+	set->nr++;
+	set->lens |= key_len < 64 ? (uint64_t)1 << key_len : (uint64_t)1 << 63;
+}
+
+void watch_set_add_exports(struct watch_set *set,
+			   const struct watch_exports *ex)
+{
+	for (size_t i = 0; i < ex->nr; i++)
+		watch_set_add(set, ex->v[i].name, ex->v[i].kind);
+}
+
+static inline bool set_may_have(const struct watch_set *set, size_t len)
+{
+	return set->lens & ((uint64_t)1 << (len < 64 ? len : 63));
+}
+
+/* Lookup of prefix + name without building the string. */
+static const struct watch_set_entry *set_find2(const struct watch_set *set,
+					       const char *a, size_t alen,
+					       const char *b, size_t blen)
+{
+	uint32_t h;
+	const struct watch_set_entry *e;
+
+	if (!set->nr || !set_may_have(set, blen))
+		return NULL;
+	h = hash_bytes(hash_bytes(HASH_SEED, a, alen), b, blen);
+	e = set_slot(set, h, a, alen, b, blen);
+	return e->name ? e : NULL;
+}
+
+const struct watch_set_entry *watch_set_find(const struct watch_set *set,
+					     const char *name, size_t len)
+{
+	const char *sp = memchr(name, ' ', len);
+
+	if (sp)
+		return set_find2(set, name, (size_t)(sp + 1 - name), sp + 1,
+				 len - (size_t)(sp + 1 - name));
+	return set_find2(set, "", 0, name, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* References */
+
+void watch_refs_init(struct watch_refs *refs)
+{
+	memset(refs, 0, sizeof(*refs));
+}
+
+void watch_refs_release(struct watch_refs *refs)
+{
+	free(refs->v);
+	pool_free(refs->pool, refs->pool_nr);
+	watch_refs_init(refs);
+}
+
+const char *watch_ref_kind_name(enum watch_ref_kind kind)
+{
+	switch (kind) {
+	case WATCH_REF_CALL:
+		return "call";
+	case WATCH_REF_DECL:
+		return "declaration";
+	case WATCH_REF_USE:
+		break;
+	}
+	return "use";
+}
+
+/* Tokens read ahead; directives wait here until their turn. */
+struct tokq {
+	struct token *v;
+	size_t head, nr, alloc;
+};
+
+/*
+ * Scanner state.  At file scope it follows the current declaration closely
+ * enough to tell a declarator from a use and a function body from an
+ * initializer; inside a function body every name is a use.
+ */
+struct scan {
+	struct watch_refs *out;
+	const struct watch_set *set;
+	const char *path;
+	const char *path_str;   /* interned on the first ref */
+	struct lexer lx;
+	struct tokq q;
+	struct conds cs;
+	struct depths d;        /* d.func: the function whose body we are in */
+	const char *func_str;   /* d.func interned, when func_key matches */
+	const char *func_key;
+	size_t decl_ref;        /* first ref of the current declaration */
+	/* the current file-scope declaration */
+	bool typed;             /* a type was seen: "name(" declares */
+	bool have_cand;         /* a function declarator was seen */
+	bool cand_typed;        /* ...after a type, not a macro call */
+	struct span cand;
+	bool saw_eq;            /* in an initializer */
+	size_t decl_toks;       /* tokens in the declaration so far */
+	int enum_brace;         /* brace depth of an enum body, or -1 */
+	struct token prev2, prev, cur, next;
+};
+
+static const char *intern(struct watch_refs *out, const char *p, size_t len)
+{
+	return pool_add(&out->pool, &out->pool_nr, &out->pool_alloc,
+			xstrndup(p, len));
+}
+
+static const char *current_func(struct scan *s)
+{
+	if (!s->d.func.ptr)
+		return NULL;
+	if (s->func_key != s->d.func.ptr) {
+		s->func_str = intern(s->out, s->d.func.ptr, s->d.func.len);
+		s->func_key = s->d.func.ptr;
+	}
+	return s->func_str;
+}
+
+static void add_ref(struct scan *s, const struct watch_set_entry *e,
+		    const struct token *t, enum watch_ref_kind kind,
+		    const char *macro)
+{
+	struct watch_ref *r;
+
+	if (!s->path_str)
+		s->path_str = intern(s->out, s->path, strlen(s->path));
+	ALLOC_GROW(s->out->v, s->out->nr + 1, s->out->alloc);
+	r = &s->out->v[s->out->nr++];
+	r->name = e->name;
+	r->path = s->path_str;
+	r->line = t->line;
+	r->col = t->col;
+	r->func = current_func(s);
+	r->macro = macro;
+	r->kind = kind;
+}
+
+static bool is_member_op(const struct token *t)
+{
+	return t->type == TOK_PUNCT &&
+	       ((t->len == 1 && *t->p == '.') || TOK_IS(t, "->"));
+}
+
+static bool is_tag_keyword(const struct token *t)
+{
+	return t->type == TOK_IDENT && t->len >= 4 && t->len <= 6 &&
+	       (TOK_IS(t, "struct") || TOK_IS(t, "union") || TOK_IS(t, "enum"));
+}
+
+/* The set entry t names; prev tells the tag name space apart. */
+static const struct watch_set_entry *lookup(const struct scan *s,
+					    const struct token *prev,
+					    const struct token *t)
+{
+	if (is_tag_keyword(prev)) {
+		char kw[8];
+
+		memcpy(kw, prev->p, prev->len);
+		kw[prev->len] = ' ';
+		return set_find2(s->set, kw, prev->len + 1, t->p, t->len);
+	}
+	return set_find2(s->set, "", 0, t->p, t->len);
+}
+
+/* Names in a directive: #define bodies, #if expressions, #undef. */
+static void scan_directive(struct scan *s, const struct token *dt)
+{
+	struct lexer sub;
+	struct token name, t, prev = { TOK_EOF, NULL, 0, 0, 0 }, next;
+	const struct watch_set_entry *e;
+	struct span macro = { NULL, 0 };
+	const char *macro_str = NULL;
+	bool is_if;
+	int op;
+
+	directive_lexer(&sub, dt, s->lx.line_start);
+	lex(&sub, &name);
+	op = cond_op(&name, &is_if);
+	if (op >= 0) {
+		bool was_dead = s->cs.dead;
+		struct lexer probe = sub;
+
+		cond_apply(&s->cs, (enum cond_op)op, &probe, &s->d);
+		if (op == COND_OP_ELSE || op == COND_OP_ENDIF || s->cs.dead ||
+		    (was_dead && is_if))
+			return;
+	} else if (s->cs.dead) {
+		return;
+	} else if (TOK_IS(&name, "define")) {
+		lex(&sub, &t);
+		if (t.type != TOK_IDENT)
+			return;
+		if ((e = lookup(s, &prev, &t)))
+			add_ref(s, e, &t, WATCH_REF_DECL, NULL);
+		macro = (struct span){ t.p, t.len };
+		if (sub.p < sub.end && *sub.p == '(') {
+			do
+				lex(&sub, &t);
+			while (t.type != TOK_EOF && !tok_punct(&t, ')'));
+		}
+	} else if (!TOK_IS(&name, "undef")) {
+		return;
+	}
+	lex(&sub, &t);
+	while (t.type != TOK_EOF) {
+		lex(&sub, &next);
+		/* skip members, defined(), #param and the parts of a##b */
+		if (t.type == TOK_IDENT && set_may_have(s->set, t.len) &&
+		    !is_member_op(&prev) && !TOK_IS(&t, "defined") &&
+		    !(prev.type == TOK_PUNCT && *prev.p == '#') &&
+		    !(next.type == TOK_PUNCT && TOK_IS(&next, "##")) &&
+		    (e = lookup(s, &prev, &t))) {
+			if (macro.ptr && !macro_str)
+				macro_str = intern(s->out, macro.ptr,
+						   macro.len);
+			add_ref(s, e, &t,
+				tok_punct(&next, '(') ? WATCH_REF_CALL :
+							WATCH_REF_USE,
+				macro_str);
+		}
+		prev = t;
+		t = next;
+	}
+}
+
+/* Start a new file-scope declaration. */
+static void decl_reset(struct scan *s)
+{
+	s->typed = false;
+	s->have_cand = false;
+	s->cand_typed = false;
+	s->saw_eq = false;
+	s->decl_toks = 0;
+	s->decl_ref = s->out->nr;
+}
+
+static bool at_file_scope(const struct scan *s)
+{
+	return s->d.brace == 0 && !s->d.func.ptr;
+}
+
+/* What the use of a watched name at s->cur is. */
+static enum watch_ref_kind classify(const struct scan *s,
+				    const struct watch_set_entry *e)
+{
+	const struct token *p = &s->prev, *t = &s->cur, *n = &s->next;
+	bool call = tok_punct(n, '(');
+
+	if (is_tag_keyword(p)) {
+		if (tok_punct(n, '{'))
+			return WATCH_REF_DECL;
+		if (tok_punct(n, ';') && at_file_scope(s) && s->decl_toks == 1)
+			return WATCH_REF_DECL; /* struct x; */
+		return WATCH_REF_USE;
+	}
+	if (s->enum_brace >= 0 && s->d.brace == s->enum_brace &&
+	    (tok_punct(p, '{') || tok_punct(p, ',')) &&
+	    (tok_punct(n, ',') || tok_punct(n, '=') || tok_punct(n, '}')))
+		return WATCH_REF_DECL;
+	if (!at_file_scope(s) || s->saw_eq)
+		return call ? WATCH_REF_CALL : WATCH_REF_USE;
+	if (call) {
+		/* a function declarator; a macro call at file scope is not */
+		if (e->kind != WATCH_MACRO && !s->d.paren && s->typed &&
+		    (!s->cand_typed ||
+		     (s->cand.ptr == t->p && s->cand.len == t->len)))
+			return WATCH_REF_DECL;
+		return WATCH_REF_CALL;
+	}
+	if (!s->d.paren && s->typed &&
+	    (tok_punct(n, ';') || tok_punct(n, ',') || tok_punct(n, '=') ||
+	     tok_punct(n, '[') || word_class(n) == WORD_ATTR))
+		return WATCH_REF_DECL;
+	if (s->d.paren == 1 && tok_punct(p, '*') && tok_punct(n, ')') &&
+	    !s->have_cand)
+		return WATCH_REF_DECL; /* typedef void (*name)(...) */
+	return WATCH_REF_USE;
+}
+
+/* File-scope bookkeeping for the identifier at s->cur. */
+static void file_scope_ident(struct scan *s)
+{
+	const struct token *t = &s->cur;
+	enum word_class wc;
+
+	if (s->d.paren || s->saw_eq)
+		return;
+	wc = word_class(t);
+	if (tok_punct(&s->next, '(')) {
+		if (wc == WORD_TYPEOF)
+			s->typed = true;
+		if (wc != WORD_NAME)
+			return;
+		/* a declarator after a type beats a macro call before it */
+		if (!s->have_cand || (s->typed && !s->cand_typed)) {
+			s->have_cand = true;
+			s->cand_typed = s->typed;
+			s->cand = (struct span){ t->p, t->len };
+		}
+		return;
+	}
+	if (wc == WORD_NAME || wc == WORD_TYPE || wc == WORD_TAG)
+		s->typed = true;
+}
+
+static void open_brace(struct scan *s)
+{
+	if (TOK_IS(&s->prev, "enum") ||
+	    (s->prev.type == TOK_IDENT && TOK_IS(&s->prev2, "enum")))
+		s->enum_brace = s->d.brace + 1;
+	if (at_file_scope(s) && !s->d.paren && s->have_cand && !s->saw_eq &&
+	    (tok_punct(&s->prev, ')') || word_class(&s->prev) == WORD_ATTR)) {
+		s->d.func = s->cand;
+		/* refs in the head (its parameter types) are in it too */
+		for (size_t i = s->decl_ref; i < s->out->nr; i++)
+			s->out->v[i].func = current_func(s);
+	}
+	s->d.brace++;
+}
+
+static void close_brace(struct scan *s)
+{
+	if (s->d.brace > 0)
+		s->d.brace--;
+	if (s->enum_brace > s->d.brace)
+		s->enum_brace = -1;
+	if (s->d.brace == 0 && s->d.func.ptr) {
+		s->d.func = (struct span){ NULL, 0 };
+		decl_reset(s);
+	}
+}
+
+static void scan_punct(struct scan *s)
+{
+	bool decl = at_file_scope(s) && !s->d.paren;
+
+	if (s->cur.len != 1)
+		return;
+	switch (*s->cur.p) {
+	case '(':
+	case '[':
+		s->d.paren++;
+		break;
+	case ')':
+	case ']':
+		if (s->d.paren > 0)
+			s->d.paren--;
+		break;
+	case '{':
+		open_brace(s);
+		break;
+	case '}':
+		close_brace(s);
+		break;
+	case '=':
+		if (decl)
+			s->saw_eq = true;
+		break;
+	case ',':
+		if (decl)
+			s->saw_eq = false;
+		break;
+	case ';':
+		if (decl)
+			decl_reset(s);
+		break;
+	case '*':
+		if (decl)
+			s->typed = true;
+		break;
+	}
+}
+
+static struct token *tokq_at(struct scan *s, size_t i)
+{
+	struct tokq *q = &s->q;
+
+	if (q->head + i == q->nr) {
+		if (q->head && q->head == q->nr)
+			q->head = q->nr = 0;
+		ALLOC_GROW(q->v, q->nr + 1, q->alloc);
+		lex(&s->lx, &q->v[q->nr++]);
+	}
+	return &q->v[q->head + i];
+}
+
+/* The first token after the head that is not a directive. */
+static struct token *peek_code(struct scan *s)
+{
+	for (size_t i = 1;; i++) {
+		struct token *t = tokq_at(s, i);
+
+		if (t->type != TOK_DIRECTIVE)
+			return t;
+	}
+}
+
+int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
+		    const char *path, const char *text, size_t len,
+		    struct err *err)
+{
+	struct scan s;
+	struct token t;
+
+	if (has_nul(text, len))
+		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
+			       path);
+	memset(&s, 0, sizeof(s));
+	s.out = out;
+	s.set = set;
+	s.path = path;
+	s.enum_brace = -1;
+	lexer_init(&s.lx, text, len, 1, text);
+	decl_reset(&s);
+	for (;;) {
+		t = *tokq_at(&s, 0);
+		if (t.type == TOK_EOF)
+			break;
+		if (t.type == TOK_DIRECTIVE) {
+			s.q.head++;
+			scan_directive(&s, &t);
+			continue;
+		}
+		s.next = *peek_code(&s);
+		s.q.head++;
+		if (s.cs.dead)
+			continue;
+		s.cur = t;
+		if (t.type == TOK_IDENT) {
+			const struct watch_set_entry *e;
+
+			if (set_may_have(set, t.len) && !is_member_op(&s.prev) &&
+			    (e = lookup(&s, &s.prev, &t)))
+				add_ref(&s, e, &t, classify(&s, e), NULL);
+			if (at_file_scope(&s))
+				file_scope_ident(&s);
+		} else if (t.type == TOK_PUNCT) {
+			scan_punct(&s);
+		}
+		if (at_file_scope(&s))
+			s.decl_toks++;
+		s.prev2 = s.prev;
+		s.prev = s.cur;
+	}
+	free(s.q.v);
+	free(s.cs.v);
+	return 0;
+}
