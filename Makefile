@@ -46,18 +46,21 @@ kcarry: $(KCARRY)
 	@if [ "$(B)" = build ]; then ln -sf $(KCARRY) kcarry; fi
 
 $(B)/%.o: src/%.c $(wildcard src/*.h) | $(B)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@echo "  CC      $@"
+	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B)/libkcarry.a: $(OBJS)
-	rm -f $@
-	ar rcs $@ $^
+	@rm -f $@
+	@ar rcs $@ $^
 
 $(KCARRY): $(B)/main.o $(B)/libkcarry.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libkcarry.a | $(B)
 	@mkdir -p $(B)/tests
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libkcarry.a \
+	@echo "  TEST    $@"
+	@$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libkcarry.a \
 		$(PKG_LIBS) -lcmocka
 
 $(B):

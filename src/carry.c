@@ -305,7 +305,8 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 			cp->commit = commit;
 		}
 		res->counts[cp->outcome]++;
-		res->worst = apply_worse(res->worst, cp->outcome);
+		if (cp->outcome > res->worst)
+			res->worst = cp->outcome;
 		if (cp->risk) {
 			res->risk = true;
 			res->nr_risk++;

@@ -156,6 +156,8 @@ int cmd_import(int argc, char **argv, const struct options *opts)
 				       &cli.io, &err);
 	if (error < 0)
 		goto fail;
+	for (size_t i = 0; i < set.nr_notes; i++)
+		note(opts, "%s", set.notes[i]);
 	list_versions(&found, &set);
 	if (cli.all_versions) {
 		for (size_t i = 0; i < set.nr; i++) {

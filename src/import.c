@@ -390,16 +390,23 @@ int import_git(struct import_set *out, const struct import_opts *opts,
 {
 	struct tree_repo *r = NULL;
 	struct tree_commit_patch *cp = NULL;
-	size_t nr = 0;
+	size_t nr = 0, skipped = 0;
 	char *abs = fs_absolute(opts->git_repo);
 	char *src = xstrfmt("%s %s", abs, opts->git_range);
 	int error;
 
 	if ((error = tree_open(&r, opts->git_repo, err)) < 0 ||
-	    (error = tree_range_patches(&cp, &nr, r, opts->git_range, err)) < 0)
+	    (error = tree_range_patches(&cp, &nr, &skipped, r, opts->git_range,
+					  err)) < 0)
 		goto out;
 	{
 		struct import_candidate *c = new_candidate(out, "git", src);
+		if (skipped) {
+			ALLOC_GROW(out->notes, out->nr_notes + 1, out->alloc_notes);
+			out->notes[out->nr_notes++] = xstrfmt(
+				"left out %zu empty commit%s of %s", skipped,
+				skipped == 1 ? "" : "s", opts->git_range);
+		}
 		for (size_t i = 0; i < nr && !error; i++) {
 			char *name = xstrfmt("commit %.12s", cp[i].id);
 			error = add_patch(c, &cp[i].text, name, cp[i].id, 1, err);

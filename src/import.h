@@ -30,7 +30,7 @@ struct import_set {
 	struct import_candidate *items; /* oldest version first */
 	size_t nr, alloc;
 	char **notes; /* things the user should know (skipped messages...) */
-	size_t nr_notes;
+	size_t nr_notes, alloc_notes;
 };
 
 void import_set_release(struct import_set *s);

@@ -58,7 +58,7 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 		const char *name = cp->skipped ? "not tried"
 					       : apply_outcome_name(cp->outcome);
 
-		fprintf(out, "  %04zu %s%-9s%s %s%s\n", i + 1,
+		fprintf(out, "  %04zu %s%-17s%s %s%s\n", i + 1,
 			opts->color ? outcome_color(cp->outcome) : "", name, off,
 			cp->risk ? "[risk] " : "", subj);
 		if (cp->skipped)
@@ -98,6 +98,19 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 	fputc('\n', out);
 }
 
+/* Outcome names for machines: no spaces. */
+static const char *outcome_id(enum apply_outcome o)
+{
+	switch (o) {
+	case OUTCOME_ALREADY:
+		return "already-applied";
+	case OUTCOME_PARTIAL:
+		return "partial";
+	default:
+		return apply_outcome_name(o);
+	}
+}
+
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -134,11 +147,10 @@ static json_t *result_json(const struct carry_result *res)
 	tree_oid_hex(hex, &res->head);
 	json_object_set_new(o, "head", json_string(hex));
 	json_object_set_new(o, "outcome",
-			    json_string(apply_outcome_name(res->worst)));
+			    json_string(outcome_id(res->worst)));
 	json_object_set_new(o, "risk", json_boolean(res->risk));
 	for (int c = OUTCOME_CLEAN; c <= OUTCOME_CONFLICT; c++)
-		json_object_set_new(counts,
-				    apply_outcome_name((enum apply_outcome)c),
+		json_object_set_new(counts, outcome_id((enum apply_outcome)c),
 				    json_integer((json_int_t)res->counts[c]));
 	json_object_set_new(o, "counts", counts);
 	for (size_t i = 0; i < res->nr; i++) {
@@ -153,8 +165,7 @@ static json_t *result_json(const struct carry_result *res)
 		json_object_set_new(p, "outcome",
 				    json_string(cp->skipped
 							? "not-tried"
-							: apply_outcome_name(
-								  cp->outcome)));
+							: outcome_id(cp->outcome)));
 		json_object_set_new(p, "risk", json_boolean(cp->risk));
 		json_object_set_new(p, "committed", json_boolean(cp->committed));
 		if (cp->committed) {
@@ -172,7 +183,7 @@ static json_t *result_json(const struct carry_result *res)
 			json_object_set_new(fo, "path", json_string(cf->path));
 			json_object_set_new(
 				fo, "outcome",
-				json_string(apply_outcome_name(cf->outcome)));
+				json_string(outcome_id(cf->outcome)));
 			json_object_set_new(fo, "risk", json_boolean(cf->risk));
 			json_object_set_new(fo, "error", str_or_null(cf->error));
 			for (size_t h = 0; h < cf->nr_hunks; h++)

@@ -432,10 +432,23 @@ int series_list_names(const char *root, char ***names, size_t *nr,
 				continue;
 			name = xstrndup(s, strlen(s) - 5);
 		} else {
+			/* a folder of patches/ is a series once it holds a
+			 * version (a folder with a 'series' file) */
 			char *d = fs_join(pdir, s);
-			bool dir = fs_is_dir(d);
+			char **vs = NULL;
+			size_t nv = 0, found = 0;
+			struct err e2 = ERR_INIT;
+			if (fs_is_dir(d) && fs_list_dir(d, &vs, &nv, &e2) == 0)
+				for (size_t k = 0; k < nv && !found; k++) {
+					char *sf = xstrfmt("%s/%s/series", d,
+							   vs[k]);
+					found = vs[k][0] != '.' && fs_is_file(sf);
+					free(sf);
+				}
+			fs_free_list(vs, nv);
+			err_release(&e2);
 			free(d);
-			if (!dir)
+			if (!found)
 				continue;
 			name = xstrdup(s);
 		}

@@ -170,8 +170,8 @@ int tree_format_commit(struct buf *out, struct tree_repo *r,
 }
 
 int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
-		       struct tree_repo *r, const char *range,
-		       struct err *err)
+		       size_t *skipped, struct tree_repo *r,
+		       const char *range, struct err *err)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid;
@@ -180,6 +180,8 @@ int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 
 	*out = NULL;
 	*nr = 0;
+	if (skipped)
+		*skipped = 0;
 	if (!strstr(range, ".."))
 		return err_set(err, ERR_USAGE,
 			       "'%s' is not a range (expected A..B)", range);
@@ -203,6 +205,21 @@ int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 		if (git_commit_parentcount(commit) > 1) {
 			git_commit_free(commit);
 			continue; /* merges carry no patch of their own */
+		}
+		if (git_commit_parentcount(commit) == 1) {
+			git_commit *parent = NULL;
+			bool empty = false;
+			if (git_commit_parent(&parent, commit, 0) == 0)
+				empty = git_oid_equal(git_commit_tree_id(commit),
+						      git_commit_tree_id(parent));
+			git_commit_free(parent);
+			if (empty) {
+				/* an empty commit has no patch to carry */
+				if (skipped)
+					(*skipped)++;
+				git_commit_free(commit);
+				continue;
+			}
 		}
 		ALLOC_GROW(*out, *nr + 1, alloc);
 		p = &(*out)[(*nr)++];

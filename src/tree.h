@@ -53,10 +53,13 @@ struct tree_commit_patch {
 int tree_format_commit(struct buf *out, struct tree_repo *r,
 		       const struct tree_oid *commit, struct err *err);
 
-/* Commits of A..B (oldest first), each as format-patch text. */
+/*
+ * Commits of A..B (oldest first), each as format-patch text; merges and
+ * empty commits are left out (*skipped counts the empty ones).
+ */
 int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
-		       struct tree_repo *r, const char *range,
-		       struct err *err);
+		       size_t *skipped, struct tree_repo *r,
+		       const char *range, struct err *err);
 void tree_commit_patches_free(struct tree_commit_patch *p, size_t nr);
 
 

@@ -11,8 +11,8 @@ EOT
 expect_exit 0 kcarry init ws
 stdout_has "^Reinitialized existing kcarry workspace"
 
-mkdir -p ws/patches/deep/er
-cd ws/patches/deep/er
+mkdir -p ws/kernels/deep/er
+cd ws/kernels/deep/er
 expect_exit 0 kcarry list
 expect_stdout </dev/null
 cd "$TEST_TMP"
