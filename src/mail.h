@@ -46,13 +46,16 @@ struct mail {
 	/*
 	 * The text a reader sees: the first text/plain part (or the whole
 	 * body when not multipart), transfer-decoded (base64, quoted-
-	 * printable), converted to UTF-8, with CRLF turned into LF.
+	 * printable), with CRLF turned into LF when every line had it,
+	 * format=flowed undone, converted to UTF-8 up to the first diff.
+	 * A diff keeps its bytes (as git am keeps them).
 	 */
 	struct buf body;
 	/*
 	 * Text attachments that hold a diff (text/x-patch, text/x-diff,
 	 * text/plain with a filename, application/octet-stream that decodes
-	 * to a diff), decoded the same way, in message order.
+	 * to a diff), decoded the same way (never unflowed), in message
+	 * order.
 	 */
 	struct buf *attachments;
 	char **attachment_names;

@@ -108,6 +108,7 @@ static bool peek_at(const struct cursor *c, size_t n, struct span *line)
 	struct cursor t = *c;
 	struct span l;
 
+	*line = SPAN_NULL;
 	do {
 		if (!cursor_next(&t, &l, NULL))
 			return false;
@@ -120,6 +121,7 @@ static bool next_line(struct cursor *c, struct span *line)
 {
 	struct span l;
 
+	*line = SPAN_NULL;
 	if (!cursor_next(c, &l, NULL))
 		return false;
 	*line = span_chomp_cr(l);
@@ -353,15 +355,40 @@ static int make_path(struct parser *ps, const char *raw, int strip,
 	return 0;
 }
 
+static struct span strip_span(struct span s, int n)
+{
+	while (n-- > 0) {
+		const char *slash = memchr(s.ptr, '/', s.len);
+
+		if (!slash)
+			return SPAN_NULL;
+		while (slash < s.ptr + s.len && *slash == '/')
+			slash++;
+		s.len -= (size_t)(slash - s.ptr);
+		s.ptr = slash;
+	}
+	return s;
+}
+
+/* Do a and b name the same path once n components are stripped? */
+static bool same_stripped(struct span a, struct span b, int n)
+{
+	a = strip_span(a, n);
+	b = strip_span(b, n);
+	return a.ptr && b.ptr && a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
+}
+
 /*
  * The two names of "diff --git a/x b/x".  Unquoted names may hold spaces:
  * as git does, split where both halves name the same path once stripped.
+ * Only the first spaces are tried (and the middle one), so that a line of
+ * a million spaces costs no more than one pass.
  */
 static void git_header_names(struct span rest, int strip, char **a, char **b)
 {
 	const char *end = rest.ptr + rest.len, *after;
 	struct buf x = BUF_INIT;
-	size_t spaces = 0, last = 0;
+	size_t spaces = 0, last = 0, split = 0, mid = rest.len / 2;
 
 	*a = *b = NULL;
 	if (rest.len && rest.ptr[0] == '"') {
@@ -379,6 +406,9 @@ static void git_header_names(struct span rest, int strip, char **a, char **b)
 		goto out;
 	}
 	for (size_t i = 0; i < rest.len; i++) {
+		struct span l = { rest.ptr, i };
+		struct span r = { rest.ptr + i + 1, rest.len - i - 1 };
+
 		if (rest.ptr[i] != ' ')
 			continue;
 		if (i + 1 < rest.len && rest.ptr[i + 1] == '"') {
@@ -389,28 +419,15 @@ static void git_header_names(struct span rest, int strip, char **a, char **b)
 		}
 		spaces++;
 		last = i;
+		if (!split && (spaces <= 64 || i == mid) &&
+		    same_stripped(l, r, strip))
+			split = i;
 	}
-	for (size_t i = 0; i < rest.len; i++) {
-		char *l, *r;
-		const char *ls, *rs;
-
-		if (rest.ptr[i] != ' ')
-			continue;
-		l = xstrndup(rest.ptr, i);
-		r = xstrndup(rest.ptr + i + 1, rest.len - i - 1);
-		ls = strip_components(l, strip);
-		rs = strip_components(r, strip);
-		if (ls && rs && !strcmp(ls, rs)) {
-			*a = l;
-			*b = r;
-			goto out;
-		}
-		free(l);
-		free(r);
-	}
-	if (spaces == 1) {
-		*a = xstrndup(rest.ptr, last);
-		*b = xstrndup(rest.ptr + last + 1, rest.len - last - 1);
+	if (!split && spaces == 1)
+		split = last;
+	if (split) {
+		*a = xstrndup(rest.ptr, split);
+		*b = xstrndup(rest.ptr + split + 1, rest.len - split - 1);
 	}
 out:
 	buf_release(&x);
@@ -592,7 +609,7 @@ static int parse_hunk(struct parser *ps, struct patch_file *f,
 		    span_starts_with(l1, "+++ ") && peek_at(&ps->c, 2, &l1) &&
 		    span_starts_with(l1, "@@ -"))
 			return short_hunk(ps, h, o, n);
-		/* A mailer may have eaten the space of an empty context line. */
+		/* A mailer may have eaten the space of an empty context. */
 		if (!l.len || (l.len == 1 && l.ptr[0] == '\r'))
 			kind = ' ';
 		else
@@ -835,6 +852,7 @@ static int parse_git_file(struct parser *ps)
 	struct raw_names rn = { 0 };
 	struct patch_file *f = new_file(ps, ps->c.lineno);
 	struct span l, l1, v;
+	bool has_hunks = false;
 	int error = -1;
 
 	next_line(&ps->c, &l);
@@ -913,6 +931,7 @@ static int parse_git_file(struct parser *ps)
 	    peek_at(&ps->c, 1, &l1) && span_starts_with(l1, "+++ ")) {
 		if (read_minus_plus(ps, &rn, NULL, NULL) < 0)
 			goto out;
+		has_hunks = true;
 	} else if (peek_at(&ps->c, 0, &l) &&
 		   span_starts_with(l, "Binary files ")) {
 		f->binary = true;
@@ -924,7 +943,8 @@ static int parse_git_file(struct parser *ps)
 	}
 	if (finish_names(ps, f, &rn) < 0)
 		goto out;
-	error = parse_hunks(ps, f);
+	/* Without "---"/"+++" a git diff has no hunks: git says the same. */
+	error = has_hunks ? parse_hunks(ps, f) : 0;
 out:
 	raw_names_release(&rn);
 	return error;
@@ -1251,6 +1271,16 @@ static int read_inbody_headers(struct parser *ps)
 	return error;
 }
 
+/* An RFC 5322 header line: printable name, colon. */
+static bool is_header_line(struct span l)
+{
+	size_t i = 0;
+
+	while (i < l.len && l.ptr[i] > ' ' && l.ptr[i] < 127 && l.ptr[i] != ':')
+		i++;
+	return i && i < l.len && l.ptr[i] == ':';
+}
+
 static int read_mail_head(struct parser *ps, char **charset)
 {
 	const char *start = ps->c.pos;
@@ -1258,7 +1288,10 @@ static int read_mail_head(struct parser *ps, char **charset)
 	struct mail m;
 	int error;
 
-	skip_fields(&ps->c, NULL, NULL);
+	while (peek_at(&ps->c, 0, &l) &&
+	       (is_header_line(l) ||
+		(ps->c.pos != start && is_continuation(l))))
+		next_line(&ps->c, &l);
 	mail_init(&m);
 	if ((error = parse_header_block(ps, &m, start, ps->c.pos)) < 0)
 		goto out;
@@ -1278,27 +1311,21 @@ out:
 }
 
 /* "Name <email>" as the From: header would give it. */
-static void set_author(struct parser *ps, const char *value)
+static void set_author(struct patch *p, const char *value)
 {
-	struct err err = ERR_INIT;
-	struct buf b = BUF_INIT;
-	struct mail m;
+	char *v = xstrdup(value), *name = NULL, *email = NULL;
 
-	buf_adds(&b, "From: ");
-	for (const char *s = value; *s; s++)
-		buf_addc(&b, *s == '\n' ? ' ' : *s);
-	buf_adds(&b, "\n\n");
-	mail_init(&m);
-	if (!mail_parse(&m, b.ptr, b.len, ps->name, &err) &&
-	    (m.from_name || m.from_email)) {
-		replace(&ps->p->author_name, m.from_name);
-		replace(&ps->p->author_email, m.from_email);
-	} else {
-		replace(&ps->p->author_name, value);
-	}
-	mail_release(&m);
-	buf_release(&b);
-	err_release(&err);
+	for (char *s = v; *s; s++)
+		if (*s == '\n')
+			*s = ' ';
+	mail_parse_address(v, &name, &email);
+	free(p->author_name);
+	free(p->author_email);
+	p->author_name = name;
+	p->author_email = email;
+	if (!name && !email)
+		p->author_name = xstrdup(v);
+	free(v);
 }
 
 static const struct patch_field *dep3_field(const struct patch *p,
@@ -1320,34 +1347,38 @@ static void read_dep3_head(struct parser *ps, bool *dashes)
 	struct patch *p = ps->p;
 	const struct patch_field *f;
 	struct span l, key, value;
+	struct buf v = BUF_INIT; /* value of the last field, growing */
 	size_t alloc = 0;
 
 	while (peek_at(&ps->c, 0, &l)) {
 		if (p->nr_dep3 && is_continuation(l)) {
-			struct patch_field *last = &p->dep3[p->nr_dep3 - 1];
 			struct span cont = span_after(l, 1);
-			char *v;
 
 			if (span_eq(span_trim(cont), "."))
 				cont.len = 0;
 			while (cont.len && isspace((unsigned char)
 						   cont.ptr[cont.len - 1]))
 				cont.len--;
-			v = xstrfmt("%s\n%.*s", last->value, (int)cont.len,
-				    cont.ptr);
-			free(last->value);
-			last->value = v;
+			buf_addc(&v, '\n');
+			buf_addspan(&v, cont);
 		} else if (field_key(l, &key, &value) &&
 			   !span_eq(key, "Index")) {
+			if (p->nr_dep3)
+				p->dep3[p->nr_dep3 - 1].value =
+					buf_detach(&v, NULL);
 			ALLOC_GROW(p->dep3, p->nr_dep3 + 1, alloc);
 			p->dep3[p->nr_dep3].key = span_dup(key);
-			p->dep3[p->nr_dep3].value = span_dup(value);
+			p->dep3[p->nr_dep3].value = NULL;
 			p->nr_dep3++;
+			buf_addspan(&v, value);
 		} else {
 			break;
 		}
 		next_line(&ps->c, &l);
 	}
+	if (p->nr_dep3)
+		p->dep3[p->nr_dep3 - 1].value = buf_detach(&v, NULL);
+	buf_release(&v);
 	*dashes = false;
 	if (peek_at(&ps->c, 0, &l) && span_eq(span_trim(l), "---")) {
 		*dashes = true;
@@ -1357,12 +1388,12 @@ static void read_dep3_head(struct parser *ps, bool *dashes)
 	}
 
 	if ((f = dep3_field(p, "Description"))) {
-		const char *v = f->value, *nl;
+		const char *d = f->value, *nl;
 
-		while (*v == '\n')
-			v++;
-		nl = strchr(v, '\n');
-		p->subject = nl ? xstrndup(v, (size_t)(nl - v)) : xstrdup(v);
+		while (*d == '\n')
+			d++;
+		nl = strchr(d, '\n');
+		p->subject = nl ? xstrndup(d, (size_t)(nl - d)) : xstrdup(d);
 		if (nl) {
 			while (*nl == '\n')
 				nl++;
@@ -1382,7 +1413,7 @@ static void read_dep3_head(struct parser *ps, bool *dashes)
 		buf_release(&b);
 	}
 	if ((f = dep3_field(p, "Author")) || (f = dep3_field(p, "From")))
-		set_author(ps, f->value);
+		set_author(p, f->value);
 	if ((f = dep3_field(p, "Date")))
 		p->date = xstrdup(f->value);
 }
@@ -1421,7 +1452,9 @@ static bool read_free_text(struct parser *ps, struct buf *msg)
 static void add_field(struct patch_field **arr, size_t *nr, struct span key,
 		      struct span value)
 {
-	*arr = xrealloc(*arr, (*nr + 1) * sizeof(**arr));
+	/* Room for a power of two: no alloc count, yet no quadratic growth. */
+	if (!(*nr & (*nr - 1)))
+		*arr = xrealloc(*arr, (*nr ? *nr * 2 : 1) * sizeof(**arr));
 	(*arr)[*nr].key = span_dup(key);
 	(*arr)[*nr].value = span_dup(value);
 	(*nr)++;
@@ -1434,6 +1467,7 @@ static void find_trailers(struct patch *p)
 	struct span l, key, value;
 	const char *para = p->message.ptr;
 	struct patch_field *t = NULL;
+	struct buf v = BUF_INIT; /* value of the last trailer, growing */
 	size_t nr = 0;
 
 	cursor_init(&c, p->message.ptr, p->message.len);
@@ -1444,19 +1478,27 @@ static void find_trailers(struct patch *p)
 				       para));
 	while (cursor_next(&c, &l, NULL)) {
 		if (is_continuation(l) && nr) {
-			char *v = xstrfmt("%s %.*s", t[nr - 1].value,
-					  (int)span_trim(l).len,
-					  span_trim(l).ptr);
-			free(t[nr - 1].value);
-			t[nr - 1].value = v;
+			buf_addc(&v, ' ');
+			buf_addspan(&v, span_trim(l));
 		} else if (field_key(l, &key, &value) && value.len) {
+			if (nr) {
+				free(t[nr - 1].value);
+				t[nr - 1].value = buf_detach(&v, NULL);
+			}
 			add_field(&t, &nr, key, value);
+			buf_addspan(&v, value);
 		} else if (!(l.len && l.ptr[0] == '[') &&
 			   !span_starts_with(l, "(cherry picked from")) {
 			free_fields(t, nr);
+			buf_release(&v);
 			return;
 		}
 	}
+	if (nr) {
+		free(t[nr - 1].value);
+		t[nr - 1].value = buf_detach(&v, NULL);
+	}
+	buf_release(&v);
 	p->trailers = t;
 	p->nr_trailers = nr;
 }
@@ -1482,6 +1524,31 @@ static bool is_hex(const char *s, size_t n)
 	return true;
 }
 
+/*
+ * "From <sha or address> Mon Sep 17 00:00:00 2001": an mbox separator,
+ * not a sentence that starts with "From".
+ */
+static bool is_mbox_line(struct span l, struct span *id)
+{
+	static const char *const days[] = { "Mon ", "Tue ", "Wed ", "Thu ",
+					    "Fri ", "Sat ", "Sun " };
+	const char *sp;
+	struct span rest;
+
+	if (!span_starts_with(l, "From "))
+		return false;
+	*id = span_after(l, 5);
+	sp = memchr(id->ptr, ' ', id->len);
+	if (!sp)
+		return false;
+	id->len = (size_t)(sp - id->ptr);
+	rest = (struct span){ sp + 1, (size_t)(l.ptr + l.len - sp - 1) };
+	for (size_t i = 0; i < sizeof(days) / sizeof(days[0]); i++)
+		if (span_starts_with(rest, days[i]))
+			return true;
+	return false;
+}
+
 int patch_parse(struct patch *p, const char *text, size_t len,
 		const struct patch_parse_opts *opts, struct err *err)
 {
@@ -1490,7 +1557,7 @@ int patch_parse(struct patch *p, const char *text, size_t len,
 	char *charset = NULL;
 	bool dashes = false, mbox = false, found;
 	enum head_form form;
-	struct span l;
+	struct span l, id;
 	int error;
 
 	patch_release(p);
@@ -1510,11 +1577,7 @@ int patch_parse(struct patch *p, const char *text, size_t len,
 
 	while (peek_at(&ps.c, 0, &l) && is_blank(l))
 		next_line(&ps.c, &l);
-	if (peek_at(&ps.c, 0, &l) && span_starts_with(l, "From ")) {
-		struct span id = span_after(l, 5);
-		const char *sp = memchr(id.ptr, ' ', id.len);
-
-		id.len = sp ? (size_t)(sp - id.ptr) : id.len;
+	if (peek_at(&ps.c, 0, &l) && is_mbox_line(l, &id)) {
 		if ((id.len == 40 || id.len == 64) && is_hex(id.ptr, id.len))
 			p->commit = span_dup(id);
 		next_line(&ps.c, &l);
@@ -1701,9 +1764,11 @@ void patch_diffstat(struct buf *out, const struct patch *p)
 	buf_addf(out, " %zu file%s changed", p->nr_files,
 		 p->nr_files == 1 ? "" : "s");
 	if (adds || !dels)
-		buf_addf(out, ", %lu insertion%s(+)", adds, adds == 1 ? "" : "s");
+		buf_addf(out, ", %lu insertion%s(+)", adds,
+			 adds == 1 ? "" : "s");
 	if (dels || !adds)
-		buf_addf(out, ", %lu deletion%s(-)", dels, dels == 1 ? "" : "s");
+		buf_addf(out, ", %lu deletion%s(-)", dels,
+			 dels == 1 ? "" : "s");
 	buf_addc(out, '\n');
 	for (size_t i = 0; i < p->nr_files; i++) {
 		const struct patch_file *f = &p->files[i];
