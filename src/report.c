@@ -20,11 +20,14 @@ static const char *outcome_color(enum apply_outcome o)
 	}
 }
 
-static void print_hunk(FILE *out, const struct carry_file *cf, size_t h)
+static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
+		       int verbosity)
 {
 	const struct apply_hunk_result *hr = &cf->hunks[h];
 
-	if (hr->rule == RULE_EXACT && !hr->risk)
+	/* exact and plain offset hunks are summed up on the patch line */
+	if ((hr->rule == RULE_EXACT || hr->rule == RULE_OFFSET) && !hr->risk &&
+	    verbosity < 1)
 		return;
 	fprintf(out, "         %s hunk %zu: %s", cf->path, h + 1,
 		apply_rule_name(hr->rule));
@@ -58,9 +61,26 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 		const char *name = cp->skipped ? "not tried"
 					       : apply_outcome_name(cp->outcome);
 
-		fprintf(out, "  %04zu %s%-17s%s %s%s\n", i + 1,
+		long lo = 0, hi = 0;
+		size_t nofs = 0;
+
+		for (size_t f = 0; f < cp->nr_files; f++)
+			for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+				long o = cp->files[f].hunks[h].offset;
+				if (cp->files[f].hunks[h].rule != RULE_OFFSET)
+					continue;
+				lo = nofs++ ? (o < lo ? o : lo) : o;
+				hi = nofs > 1 ? (o > hi ? o : hi) : o;
+			}
+		fprintf(out, "  %04zu %s%-17s%s %s%s", i + 1,
 			opts->color ? outcome_color(cp->outcome) : "", name, off,
 			cp->risk ? "[risk] " : "", subj);
+		if (nofs && lo == hi)
+			fprintf(out, " (%zu hunk%s %+ld)", nofs,
+				nofs == 1 ? "" : "s", lo);
+		else if (nofs)
+			fprintf(out, " (%zu hunks %+ld..%+ld)", nofs, lo, hi);
+		fputc('\n', out);
 		if (cp->skipped)
 			continue;
 		for (size_t f = 0; f < cp->nr_files; f++) {
@@ -72,7 +92,7 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 			    opts->verbosity < 1)
 				continue;
 			for (size_t h = 0; h < cf->nr_hunks; h++)
-				print_hunk(out, cf, h);
+				print_hunk(out, cf, h, opts->verbosity);
 		}
 		if (cp->nr_depends) {
 			fprintf(out, "         touches lines of failed patch%s",

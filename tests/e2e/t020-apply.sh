@@ -66,8 +66,7 @@ expect_exit 1 kcarry -C ws apply wq old
 expect_stdout <<'EOT'
 wq@v1 on old (kcarry/wq/v1/old)
   0001 clean             btrfs: exact fix
-  0002 offset            btrfs: offset fix
-         fs/btrfs/async-thread.c hunk 1: offset at line 44 (offset +5)
+  0002 offset            btrfs: offset fix (1 hunk +5)
   0003 conflict          btrfs: conflicting fix
          fs/btrfs/async-thread.c hunk 1: conflict (offset +5): removed lines not found near line 50; 3-way merge with the hunk conflicts at lines 55-61
   0004 already applied   btrfs: already upstream
