@@ -211,6 +211,41 @@ static char *commit_message(const struct series_item *it)
 	return buf_detach(&m, NULL);
 }
 
+int carry_fingerprint(char hex[41], struct tree_repo *repo,
+		      const struct tree_oid *tree, const struct patch *p,
+		      struct err *err)
+{
+	struct buf b = BUF_INIT;
+	int error = 0;
+
+	for (size_t f = 0; f < p->nr_files && !error; f++) {
+		const struct patch_file *pf = &p->files[f];
+		const char *src = pf->old_path ? pf->old_path : pf->new_path;
+		char id[41];
+		bool exists;
+
+		if ((error = tree_file_id(id, &exists, repo, tree, src, err)) < 0)
+			break;
+		buf_addf(&b, "file %s %s %s\n", src,
+			 pf->new_path ? pf->new_path : "-", id);
+		/* hunk lines without their line numbers: stable across
+		 * versions that only moved the change */
+		for (size_t h = 0; h < pf->nr_hunks; h++) {
+			const struct patch_hunk *ph = &pf->hunks[h];
+			buf_adds(&b, "@@\n");
+			for (size_t l = 0; l < ph->nr_lines; l++) {
+				buf_addc(&b, ph->lines[l].kind);
+				buf_addspan(&b, ph->lines[l].text);
+				buf_addc(&b, '\n');
+			}
+		}
+	}
+	if (!error)
+		tree_hash(hex, b.ptr, b.len);
+	buf_release(&b);
+	return error;
+}
+
 /* Hunk ranges of patch touch those of a failed earlier one? */
 static bool overlaps(const struct patch *later, const struct patch *failed)
 {
@@ -263,8 +298,13 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		struct carry_patch *cp = &res->patches[i];
 		const struct series_item *it = &v->items[i];
 		struct tree_oid before = tree;
+		const struct patch *use = &it->patch;
+		struct patch replay;
 
 		cp->item = it;
+		patch_init(&replay);
+		if (opts->until && i + 1 >= opts->until)
+			stopped = true;
 		if (stopped) {
 			cp->skipped = true;
 			cp->outcome = OUTCOME_CONFLICT;
@@ -272,8 +312,23 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		}
 		if (opts->progress)
 			opts->progress(opts->ctx, i, v->nr, it->patch.subject);
-		if ((error = apply_one(cp, repo, &tree, &it->patch, opts, err)) <
-		    0) {
+		if ((error = carry_fingerprint(cp->fingerprint, repo, &tree,
+					       &it->patch, err)) < 0)
+			return error;
+		if (opts->resolution) {
+			int rc = opts->resolution(opts->resolution_ctx,
+						  cp->fingerprint, &replay, err);
+			if (rc == 0) {
+				use = &replay;
+				cp->resolved = true;
+			} else if (rc != ERR_NOTFOUND) {
+				patch_release(&replay);
+				return rc;
+			}
+		}
+		error = apply_one(cp, repo, &tree, use, opts, err);
+		patch_release(&replay);
+		if (error < 0) {
 			err_prefix(err, "%s", it->file);
 			return error;
 		}

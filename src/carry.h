@@ -28,6 +28,8 @@ struct carry_patch {
 	bool risk;
 	bool committed;
 	bool skipped;   /* not tried (after --stop) */
+	bool resolved;  /* a recorded resolution was replayed */
+	char fingerprint[41]; /* of the conflict this patch meets here */
 	struct tree_oid commit;
 	struct carry_file *files;
 	size_t nr_files;
@@ -52,6 +54,15 @@ struct carry_opts {
 	bool stop;   /* stop at the first conflict */
 	bool strict; /* placement risks fail the patch */
 	bool no_ref; /* compute only; do not move the branch */
+	size_t until; /* 1-based: stop before this patch (0: all) */
+	/*
+	 * A recorded resolution for a patch meeting the tree as it is
+	 * (fingerprint: the patch's hunks and the blobs they meet).  Fill
+	 * *out and return 0, or return ERR_NOTFOUND.  NULL: none.
+	 */
+	int (*resolution)(void *ctx, const char *fingerprint, struct patch *out,
+			  struct err *err);
+	void *resolution_ctx;
 	/* called before each patch, for progress */
 	void (*progress)(void *ctx, size_t i, size_t nr, const char *subject);
 	void *ctx;
@@ -65,6 +76,11 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		 const struct tree_oid *base, const struct series_version *v,
 		 const char *target, const struct carry_opts *opts,
 		 struct err *err);
+
+/* The fingerprint of patch p meeting tree (see carry_opts.resolution). */
+int carry_fingerprint(char hex[41], struct tree_repo *repo,
+		      const struct tree_oid *tree, const struct patch *p,
+		      struct err *err);
 
 /* True when the patch failed (conflict, partial, or risk under strict). */
 bool carry_patch_failed(const struct carry_patch *p);

@@ -8,9 +8,8 @@
 
 #include "cmds.h"
 #include "fs.h"
-#include "refresh.h"
+#include "job.h"
 #include "report.h"
-#include "target.h"
 
 struct apply_cli {
 	char *name, *version;
@@ -95,13 +94,6 @@ static int parse_args(struct apply_cli *c, int argc, char **argv,
 	return parse_series_spec(spec, &c->name, &c->version, err);
 }
 
-/* Blob loader for RULE_3WAY: the target repository's objects. */
-static int load_blob(void *ctx, const char *hex, struct buf *out,
-		     struct err *err)
-{
-	return tree_read_blob_by_id(out, ctx, hex, err);
-}
-
 int cmd_apply(int argc, char **argv, const struct options *opts)
 {
 	struct apply_cli cli = { 0 };
@@ -122,41 +114,23 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 		goto fail;
 	results = xcalloc(cli.nr_targets, sizeof(*results));
 	for (size_t i = 0; i < cli.nr_targets; i++) {
-		struct target t;
-		struct tree_repo *repo = NULL;
-		struct tree_oid base;
+		struct job j;
 		struct target_progress tp = { on_target, (void *)opts };
 		struct progress_ctx pc = { opts, cli.targets[i] };
 		struct carry_opts co = cli.co;
 		int error;
 
-		if ((error = target_load(&t, root, cli.targets[i], &err)) < 0)
-			goto fail;
-		error = target_prepare(&repo, &base, &t, &tp, &err);
-		if (error < 0) {
-			target_release(&t);
+		if ((error = job_open(&j, root, cli.targets[i], &tp, &err)) < 0) {
+			job_close(&j);
 			goto fail;
 		}
-		co.apply.load_blob = load_blob;
-		co.apply.ctx = repo;
 		co.progress = on_patch;
 		co.ctx = &pc;
-		error = carry_series(&results[nres], repo, &base, &v, t.name,
-				     &co, &err);
+		error = job_carry(&results[nres], &j, &v, &co, !cli.no_refresh,
+				  &err);
 		if (!error)
 			nres++;
-		if (!error && !cli.no_refresh) {
-			size_t written;
-			error = refresh_write(&written, root, repo,
-					      &results[nres - 1], &err);
-			if (!error)
-				verbose(opts, "%s: %zu refreshed patches in "
-					      "patches/%s/%s/%s",
-					t.name, written, v.name, v.version,
-					t.name);
-		}
-		tree_close(repo);
-		target_release(&t);
+		job_close(&j);
 		if (error < 0)
 			goto fail;
 	}

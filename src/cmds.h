@@ -12,5 +12,7 @@ int cmd_list(int argc, char **argv, const struct options *opts);
 int cmd_show(int argc, char **argv, const struct options *opts);
 int cmd_kernels(int argc, char **argv, const struct options *opts);
 int cmd_apply(int argc, char **argv, const struct options *opts);
+int cmd_resolve(int argc, char **argv, const struct options *opts);
+int cmd_refresh(int argc, char **argv, const struct options *opts);
 
 #endif

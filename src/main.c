@@ -90,6 +90,27 @@ static const struct command commands[] = {
 	  "exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
 	  "already applied; 1 conflicts, partial patches or placement risks;\n"
 	  "2 bad arguments; 3 repository, network or I/O trouble.\n" },
+	{ "resolve", cmd_resolve, "hand a conflicting patch to a person",
+	  "kcarry resolve NAME[@VERSION] TARGET PATCH",
+	  "Apply the patches before PATCH (a number or file name) to TARGET,\n"
+	  "then write the files PATCH touches, as it leaves them, to the\n"
+	  "scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
+	  "workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
+	  "PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
+	  "then run 'kcarry refresh'.\n" },
+	{ "refresh", cmd_refresh, "record a resolution and carry the rest",
+	  "kcarry refresh NAME[@VERSION] TARGET",
+	  "Take the resolution back from the scratch folder (refused while\n"
+	  "conflict markers remain), record it under\n"
+	  "patches/NAME/.resolutions/FINGERPRINT.patch, apply the whole series\n"
+	  "again with it, move kcarry/NAME/VERSION/TARGET and write the\n"
+	  "refreshed series to patches/NAME/VERSION/TARGET/.  A recorded\n"
+	  "resolution is replayed wherever the same patch meets the same file\n"
+	  "contents again: later versions of the series, other targets.\n"
+	  "Without a pending resolution, it re-applies and rewrites the\n"
+	  "refreshed series.\n"
+	  "\n"
+	  "exit status as for apply.\n" },
 	{ "help", cmd_help, "show help for a command", "kcarry help [COMMAND]",
 	  "Without COMMAND, list the commands.\n" },
 	{ "version", cmd_version, "print the version", "kcarry version", "" },

@@ -74,7 +74,8 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 			}
 		fprintf(out, "  %04zu %s%-17s%s %s%s", i + 1,
 			opts->color ? outcome_color(cp->outcome) : "", name, off,
-			cp->risk ? "[risk] " : "", subj);
+			cp->risk ? "[risk] " : cp->resolved ? "[resolved] " : "",
+			subj);
 		if (nofs && lo == hi)
 			fprintf(out, " (%zu hunk%s %+ld)", nofs,
 				nofs == 1 ? "" : "s", lo);
@@ -187,6 +188,7 @@ static json_t *result_json(const struct carry_result *res)
 							? "not-tried"
 							: outcome_id(cp->outcome)));
 		json_object_set_new(p, "risk", json_boolean(cp->risk));
+		json_object_set_new(p, "resolved", json_boolean(cp->resolved));
 		json_object_set_new(p, "committed", json_boolean(cp->committed));
 		if (cp->committed) {
 			tree_oid_hex(hex, &cp->commit);

@@ -365,6 +365,49 @@ out:
 	return error;
 }
 
+static char *resolution_path(const char *root, const char *name,
+			     const char *fingerprint)
+{
+	return xstrfmt("%s/patches/%s/.resolutions/%s.patch", root, name,
+		       fingerprint);
+}
+
+int series_read_resolution(struct patch *out, const char *root,
+			   const char *name, const char *fingerprint,
+			   struct err *err)
+{
+	char *path = resolution_path(root, name, fingerprint);
+	struct buf text = BUF_INIT;
+	struct patch_parse_opts po = { 0 };
+	int error;
+
+	if (!fs_is_file(path)) {
+		free(path);
+		return ERR_NOTFOUND;
+	}
+	po.name = path;
+	if ((error = fs_read_file(&text, path, MAX_PATCH_FILE, err)) == 0)
+		error = patch_parse(out, text.ptr, text.len, &po, err);
+	buf_release(&text);
+	free(path);
+	return error;
+}
+
+int series_write_resolution(const char *root, const char *name,
+			    const char *fingerprint, const char *text,
+			    size_t len, struct err *err)
+{
+	char *path = resolution_path(root, name, fingerprint);
+	char *dir = xstrfmt("%s/patches/%s/.resolutions", root, name);
+	int error;
+
+	if ((error = fs_mkdirs(dir, err)) == 0)
+		error = fs_write_atomic(path, text, len, err);
+	free(dir);
+	free(path);
+	return error;
+}
+
 int series_list_versions(const char *root, const char *name,
 			 char ***versions, size_t *nr, struct err *err)
 {

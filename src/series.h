@@ -77,6 +77,18 @@ int series_write_target(const char *root, const char *name,
 			const struct series_target_file *files, size_t nr,
 			struct err *err);
 
+/*
+ * Recorded resolutions: a patch as a person resolved it against one tree
+ * state, under patches/NAME/.resolutions/FINGERPRINT.patch, replayed on any
+ * version and target where the same patch meets the same blobs.
+ */
+int series_read_resolution(struct patch *out, const char *root,
+			   const char *name, const char *fingerprint,
+			   struct err *err);
+int series_write_resolution(const char *root, const char *name,
+			    const char *fingerprint, const char *text,
+			    size_t len, struct err *err);
+
 /* Load a stored version; version NULL: the newest. */
 int series_load_version(struct series_version *v, const char *root,
 			const char *name, const char *version,

@@ -354,6 +354,40 @@ out:
 	return error;
 }
 
+int tree_file_id(char hex[41], bool *exists, struct tree_repo *r,
+		 const struct tree_oid *tree, const char *path,
+		 struct err *err)
+{
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	git_oid o;
+	int rc, error = 0;
+
+	*exists = false;
+	strcpy(hex, "none");
+	to_git(&o, tree);
+	if (git_tree_lookup(&t, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+	rc = git_tree_entry_bypath(&e, t, path);
+	if (rc == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+		git_oid_tostr(hex, 41, git_tree_entry_id(e));
+		*exists = true;
+	} else if (rc < 0 && rc != GIT_ENOTFOUND)
+		error = err_set(err, ERR_IO, "cannot read '%s': %s", path,
+				git_text());
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	return error;
+}
+
+void tree_hash(char hex[41], const void *data, size_t len)
+{
+	git_oid o;
+
+	git_odb_hash(&o, data, len, GIT_OBJECT_BLOB);
+	git_oid_tostr(hex, 41, &o);
+}
+
 int tree_write_blob(struct tree_oid *oid, struct tree_repo *r,
 		    const void *data, size_t len, struct err *err)
 {

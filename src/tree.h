@@ -82,6 +82,13 @@ int tree_commit_tree(struct tree_oid *tree, struct tree_repo *r,
 int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 		   struct tree_repo *r, const struct tree_oid *tree,
 		   const char *path, struct err *err);
+/* Blob id of path in tree as hex; *exists false when absent. */
+int tree_file_id(char hex[41], bool *exists, struct tree_repo *r,
+		 const struct tree_oid *tree, const char *path,
+		 struct err *err);
+/* SHA-1 of bytes as hex (a fingerprint, not an object id). */
+void tree_hash(char hex[41], const void *data, size_t len);
+
 int tree_write_blob(struct tree_oid *oid, struct tree_repo *r,
 		    const void *data, size_t len, struct err *err);
 

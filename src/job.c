@@ -1,0 +1,63 @@
+#include "job.h"
+
+#include <string.h>
+
+#include "refresh.h"
+
+int job_open(struct job *j, const char *root, const char *target,
+	     const struct target_progress *progress, struct err *err)
+{
+	int error;
+
+	memset(j, 0, sizeof(*j));
+	j->root = root;
+	if ((error = target_load(&j->target, root, target, err)) < 0)
+		return error;
+	return target_prepare(&j->repo, &j->base, &j->target, progress, err);
+}
+
+void job_close(struct job *j)
+{
+	tree_close(j->repo);
+	target_release(&j->target);
+	memset(j, 0, sizeof(*j));
+}
+
+static int load_blob(void *ctx, const char *hex, struct buf *out,
+		     struct err *err)
+{
+	return tree_read_blob_by_id(out, ctx, hex, err);
+}
+
+struct resolution_ctx {
+	const char *root, *name;
+};
+
+static int find_resolution(void *vctx, const char *fingerprint,
+			   struct patch *out, struct err *err)
+{
+	struct resolution_ctx *ctx = vctx;
+	return series_read_resolution(out, ctx->root, ctx->name, fingerprint,
+				      err);
+}
+
+int job_carry(struct carry_result *res, struct job *j,
+	      const struct series_version *v, const struct carry_opts *opts,
+	      bool refresh, struct err *err)
+{
+	struct carry_opts co = *opts;
+	struct resolution_ctx rc = { j->root, v->name };
+	int error;
+
+	co.apply.load_blob = load_blob;
+	co.apply.ctx = j->repo;
+	co.resolution = find_resolution;
+	co.resolution_ctx = &rc;
+	error = carry_series(res, j->repo, &j->base, v, j->target.name, &co,
+			     err);
+	if (!error && refresh && !co.no_ref) {
+		size_t written;
+		error = refresh_write(&written, j->root, j->repo, res, err);
+	}
+	return error;
+}

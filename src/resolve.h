@@ -1,0 +1,59 @@
+/*
+ * resolve: conflicts handed to a person and taken back.  Materialises a
+ * conflicting patch in a scratch folder of the workspace (never in the
+ * user's checkout): the files it touches with diff3 markers where hunks
+ * conflict, .rej files, and a state file; then reads the person's
+ * resolution back, refuses leftover markers, and records it as a patch
+ * keyed by the conflict's fingerprint for replay on later versions and
+ * other targets.
+ */
+#ifndef KCARRY_RESOLVE_H
+#define KCARRY_RESOLVE_H
+
+#include "carry.h"
+
+struct resolve_state {
+	char *dir;        /* the scratch folder */
+	char *patch_file; /* "0003-foo.patch" */
+	size_t index;     /* 1-based */
+	char *fingerprint;
+	struct tree_oid base; /* the commit the patch is resolved against */
+};
+
+void resolve_state_release(struct resolve_state *s);
+/* <root>/.kcarry/resolve/NAME/VERSION/TARGET */
+char *resolve_dir(const char *root, const char *name, const char *version,
+		  const char *target);
+
+struct resolve_summary {
+	size_t nr_files, nr_conflicts, nr_rej;
+	char **paths; /* scratch paths of files with conflicts */
+	size_t nr_paths;
+	enum apply_outcome outcome;
+};
+
+void resolve_summary_release(struct resolve_summary *s);
+
+/*
+ * Write patch p meeting base's tree into dir (replaced): files/PATH with
+ * markers, files/PATH.rej, and the state.  The outcome of p there goes to
+ * summary (a patch that applies needs no person).
+ */
+int resolve_prepare(struct resolve_summary *summary, const char *dir,
+		    struct tree_repo *repo, const struct tree_oid *base,
+		    const struct series_item *item, size_t index,
+		    const struct apply_opts *opts, struct err *err);
+
+/* ERR_NOTFOUND when dir holds no pending resolution. */
+int resolve_load(struct resolve_state *s, const char *dir, struct err *err);
+
+/*
+ * Read the resolved files back (ERR_CONFLICT naming path:line when
+ * markers remain), commit them on the state's base with item's author
+ * and message, and return that commit's format-patch text in *text.
+ */
+int resolve_collect(struct buf *text, const struct resolve_state *s,
+		    struct tree_repo *repo, const struct series_item *item,
+		    struct err *err);
+
+#endif
