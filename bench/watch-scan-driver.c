@@ -2,11 +2,13 @@
  * watch-scan-driver: times the watch scanner over a kernel tree's fs/btrfs
  * for the exports of fs/btrfs/async-thread.[ch].  Used by bench/watch-scan.
  *
- *   watch-scan-driver [--exports] [--refs] [--calls] [--repeat N] TREE
+ *   watch-scan-driver [--exports] [--refs] [--calls] [--repeat N]
+ *                     [--watch PATH]... TREE
  *
  * --exports prints the exported symbols, --refs every reference
  * ("path:line:col kind name in func"), --calls "path:line name" for calls
- * only.  Timings go to stderr.
+ * only.  --watch replaces the watched files (paths relative to TREE).
+ * Timings go to stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +84,11 @@ int main(int argc, char **argv)
 	struct watch_exports ex;
 	struct watch_set set;
 	struct watch_refs refs;
-	struct watch_source src[2];
+	struct watch_source *src = NULL;
+	const char *watched[256] = { "fs/btrfs/async-thread.h",
+				     "fs/btrfs/async-thread.c" };
+	size_t nwatched = 2;
+	bool custom = false;
 	const char *tree = NULL;
 	bool show_exports = false, show_refs = false, show_calls = false;
 	int repeat = 1, rc = 0;
@@ -96,7 +102,13 @@ int main(int argc, char **argv)
 			show_refs = true;
 		else if (!strcmp(argv[i], "--calls"))
 			show_calls = true;
-		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--watch") && i + 1 < argc &&
+			 (!custom || nwatched < 256)) {
+			if (!custom)
+				nwatched = 0;
+			custom = true;
+			watched[nwatched++] = argv[++i];
+		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
 		else
 			tree = argv[i];
@@ -114,11 +126,11 @@ int main(int argc, char **argv)
 	if (read_tree(&fl, tree, "fs/btrfs", &err) < 0)
 		goto fail;
 	t1 = now();
-	src[0].path = "fs/btrfs/async-thread.h";
-	src[1].path = "fs/btrfs/async-thread.c";
-	for (int i = 0; i < 2; i++) {
-		const struct file *f = find_file(&fl, src[i].path);
+	src = xcalloc(nwatched, sizeof(*src));
+	for (size_t i = 0; i < nwatched; i++) {
+		const struct file *f = find_file(&fl, watched[i]);
 
+		src[i].path = watched[i];
 		if (!f) {
 			err_set(&err, ERR_NOTFOUND, "%s: not in the tree",
 				src[i].path);
@@ -138,7 +150,7 @@ int main(int argc, char **argv)
 		watch_exports_release(&ex);
 		watch_set_release(&set);
 		watch_refs_release(&refs);
-		if (watch_exports(&ex, src, 2, &err) < 0)
+		if (watch_exports(&ex, src, nwatched, &err) < 0)
 			goto fail;
 		watch_set_add_exports(&set, &ex);
 		for (size_t i = 0; i < fl.nr; i++)
@@ -185,6 +197,7 @@ out:
 		buf_release(&fl.v[i].text);
 	}
 	free(fl.v);
+	free(src);
 	watch_exports_release(&ex);
 	watch_set_release(&set);
 	watch_refs_release(&refs);

@@ -15,33 +15,54 @@
  * postimage matches, is a candidate.  Candidates inside the function the
  * hunk header names come first, then the nearest, then the preimage, then
  * the later line (GNU tries +offset before -offset).  A postimage candidate
- * makes the hunk RULE_ALREADY.  Stricter than GNU patch:
- *  - a fuzzed match must keep context on both sides of an insertion and
- *    keep one line that is more than punctuation, and must be the only
- *    candidate as good as it, or fuzzing stops;
- *  - a match outside the named function is not taken while that function
- *    exists in the target: the hunk goes on to 3-way inside the function,
- *    and conflicts when that fails (with opts->no_3way it is placed where
- *    GNU patch would place it, marked as a risk);
+ * makes the hunk RULE_ALREADY.
+ *
+ * "Inside the function": the nearest line above the landing that starts
+ * with a letter or '_' (jump labels skipped) is the line the section shows,
+ * compared as a prefix since git cuts sections at 80 bytes and diff -p at
+ * 40, or defines the same complete name.  A hunk whose kept leading context
+ * holds such a line itself needs no section.  Sections that are labels,
+ * declarations ("...;", "extern ...") or in files without functions (only
+ * .c, .h and Kconfig files have them) name nothing.
+ *
+ * Stricter than GNU patch, so as never to be silently wrong:
+ *  - a fuzzed match must keep context on both sides of an insertion and a
+ *    line that is more than punctuation, and must be the only candidate as
+ *    good as it, or fuzzing stops;
+ *  - a match outside the named function is not taken while the target has
+ *    that function: the hunk goes on to 3-way inside it, and conflicts when
+ *    that fails (with opts->no_3way it lands where GNU patch puts it, as a
+ *    risk);
+ *  - a fuzzed (or hunk-level 3-way) match whose added lines, holding a line
+ *    found once in the file, already sit just beside it in the same
+ *    function is RULE_ALREADY with risk, not applied twice (context drifted
+ *    after the change went in); for exact and offset matches it is a risk;
+ *  - a hunk adding a definition of a function the target already defines,
+ *    which the patch does not remove, is a risk (two definitions);
  *  - wherever kcarry's choice differs from GNU patch's (a nearer match in
  *    another function, an already-applied verdict while the preimage also
- *    matches), or the landing is outside the named function, risk is set.
+ *    matches, a fuzzier reading of the other image), or the landing is
+ *    outside the named function (an exact match at the stated line aside),
+ *    risk is set and the reason names both places.
  *
- * 3-way with the preimage blob: when f->old_oid names a blob that
- * opts->load_blob finds and the patch applies to it exactly, and some hunk
- * conflicted, fuzzed or is a risk, the whole file is merged (base: blob,
- * ours: target, theirs: blob patched).  A clean merge is the result: those
- * hunks become RULE_3WAY, the others keep their rule.  A conflicting merge
- * leaves the per-hunk result (hunk-level 3-way is not tried then: the true
- * base says the change conflicts), with its markers as out under
+ * 3-way with the preimage blob: read only when some hunk conflicted,
+ * fuzzed or is a risk; when the patch applies to the blob exactly, the
+ * whole file is merged (base: blob, ours: target, theirs: blob patched).
+ * A clean merge is the result: those hunks become RULE_3WAY, the others
+ * keep their rule.  A conflicting merge leaves the per-hunk result (no
+ * hunk-level 3-way then: the true base says the change conflicts), with the
+ * merge's diff3 text as out under opts->markers.
+ *
+ * 3-way at hunk level (no usable blob, second pass): the region of the
+ * target is the best local alignment of the preimage (Smith-Waterman over
+ * lines, near the expected place, or inside the named function when the
+ * target has it), widened to cover the preimage's unaligned ends, with at
+ * least half of the preimage aligned; libgit2 merges (preimage, region,
+ * postimage).  Clean: RULE_3WAY_HUNK, or RULE_ALREADY when the result is
+ * the region.  Not clean: a conflict, with the diff3 text in out under
  * opts->markers.
  *
- * 3-way at hunk level (no usable blob): the region of the target is the
- * best local alignment of the preimage (Smith-Waterman over lines, near the
- * expected place or inside the named function), widened to cover the
- * preimage's unaligned ends; libgit2 merges (preimage, region, postimage).
- * Clean: RULE_3WAY_HUNK, or RULE_ALREADY when the result is the region.
- * Not clean: a conflict, with the diff3 text in out under opts->markers.
+ * Without markers, out holds the target with every hunk that did apply.
  */
 #include "apply.h"
 
@@ -73,8 +94,11 @@ struct pat {
 	size_t lead, trail; /* context lines before the first/after the last change */
 	bool changes;       /* the hunk adds or removes a line */
 	long stated;        /* 0-based index of the place the header states */
-	char *func;         /* identifier the header names, or NULL */
-	bool func_label;    /* ...and it is a jump label (git's default rule) */
+	char *func;         /* the function the header names, or NULL */
+	struct span section; /* the header's section, trimmed */
+	bool func_whole;    /* func is not cut short ("foo(" was seen) */
+	long anchor;        /* last funcname line of the leading context, or
+			     * -1: the hunk shows its function itself */
 };
 
 /* A hunk's result in the output: target lines [start, end) become text. */
@@ -107,8 +131,8 @@ struct engine {
 	const struct apply_opts *opts;
 	struct span old;
 	struct lines t;
-	long *fn_any;  /* nearest funcname line at or above i, or -1 */
-	long *fn_func; /* the same, jump labels skipped */
+	long *fn_func; /* nearest funcname line at or above i, or -1; jump
+			* labels are skipped (as the kernel's diff=cpp does) */
 	char **ident;  /* identifier of line i, filled on demand */
 	unsigned char *ident_done;
 	struct pat *pats;
@@ -222,6 +246,18 @@ static bool significant(const struct line *l)
 	return alnum >= 2;
 }
 
+static bool adds_significant(const struct patch_hunk *h)
+{
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		struct line l = { h->lines[i].text.ptr, h->lines[i].text.len,
+				  true, 0 };
+
+		if (h->lines[i].kind == '+' && significant(&l))
+			return true;
+	}
+	return false;
+}
+
 /* --- function names ------------------------------------------------------ */
 
 static bool ident_char(char c)
@@ -257,19 +293,33 @@ static bool label_line(const char *p, size_t len)
 	       (i + 1 < len && p[i] == '/' && (p[i + 1] == '/' || p[i + 1] == '*'));
 }
 
-/* The identifier a funcname line (or a hunk header's section) names. */
+static bool macro_name(const char *p, size_t len)
+{
+	size_t i;
+	bool upper = false;
+
+	for (i = 0; i < len; i++) {
+		if (islower((unsigned char)p[i]))
+			return false;
+		upper |= isupper((unsigned char)p[i]) != 0;
+	}
+	return upper;
+}
+
+/*
+ * The identifier a funcname line (or a hunk header's section) names: the
+ * one before '(', or before '=' or '{' for data.  Macros that define
+ * functions or data ("SYSCALL_DEFINE3(ioctl, ...",
+ * "BTRFS_SETGET_FUNCS(dev_item_type, ...") keep their first argument, or
+ * every such line would look like the same function.
+ */
 static char *line_ident(const char *p, size_t len)
 {
 	const char *paren = memchr(p, '(', len);
-	size_t end, s;
+	size_t end, s, a, b;
 
-	if (label_line(p, len)) {
-		for (s = 0; s < len && !ident_char(p[s]); s++)
-			;
-		for (end = s; end < len && ident_char(p[end]); end++)
-			;
-		return xstrndup(p + s, end - s);
-	}
+	if (label_line(p, len))
+		return NULL;
 	if (paren) {
 		end = (size_t)(paren - p);
 		while (end > 0 && (p[end - 1] == ' ' || p[end - 1] == '\t'))
@@ -286,7 +336,21 @@ static char *line_ident(const char *p, size_t len)
 		;
 	if (s == end || isdigit((unsigned char)p[s]))
 		return NULL;
-	return xstrndup(p + s, end - s);
+	if (!paren || !macro_name(p + s, end - s))
+		return xstrndup(p + s, end - s);
+	for (a = (size_t)(paren - p) + 1; a < len && isspace((unsigned char)p[a]); a++)
+		;
+	for (b = a; b < len && ident_char(p[b]); b++)
+		;
+	if (a == b)
+		return xstrndup(p + s, end - s);
+	return xstrfmt("%.*s(%.*s)", (int)(end - s), p + s, (int)(b - a), p + a);
+}
+
+/* "foo()" for functions, "SYSCALL_DEFINE3(ioctl)" for macros as named. */
+static const char *call(const char *name)
+{
+	return strchr(name, '(') ? "" : "()";
 }
 
 static const char *ident_at(struct engine *e, long i)
@@ -303,21 +367,16 @@ static const char *ident_at(struct engine *e, long i)
 static void index_functions(struct engine *e)
 {
 	size_t i, n = e->t.nr;
-	long any = -1, func = -1;
+	long func = -1;
 
-	e->fn_any = xcalloc(n + 1, sizeof(*e->fn_any));
 	e->fn_func = xcalloc(n + 1, sizeof(*e->fn_func));
 	e->ident = xcalloc(n + 1, sizeof(*e->ident));
 	e->ident_done = xcalloc(n + 1, 1);
 	for (i = 0; i < n; i++) {
 		const struct line *l = &e->t.v[i];
 
-		if (funcname_line(l->ptr, l->len)) {
-			any = (long)i;
-			if (!label_line(l->ptr, l->len))
-				func = (long)i;
-		}
-		e->fn_any[i] = any;
+		if (funcname_line(l->ptr, l->len) && !label_line(l->ptr, l->len))
+			func = (long)i;
 		e->fn_func[i] = func;
 	}
 }
@@ -326,23 +385,44 @@ static void index_functions(struct engine *e)
  * The function as git names it in a hunk header for a hunk whose first line
  * lands at pos: the nearest funcname line above pos.
  */
-static const char *func_at(struct engine *e, size_t pos, bool label)
+static const char *func_at(struct engine *e, size_t pos)
 {
 	if (pos == 0 || !e->t.nr)
 		return NULL;
 	if (pos > e->t.nr)
 		pos = e->t.nr;
-	return ident_at(e, label ? e->fn_any[pos - 1] : e->fn_func[pos - 1]);
+	return ident_at(e, e->fn_func[pos - 1]);
+}
+
+/*
+ * Target line i is the one hunk p's header names: the section is how diff
+ * printed that line (cut short perhaps), or, the name being complete, the
+ * line defines the same name (its parameters may have changed).
+ */
+static bool names_line(struct engine *e, const struct pat *p, long i)
+{
+	struct span l;
+	const char *id;
+
+	if (i < 0)
+		return false;
+	l = span_trim((struct span){ e->t.v[i].ptr, e->t.v[i].len });
+	if (l.len >= p->section.len &&
+	    !memcmp(l.ptr, p->section.ptr, p->section.len))
+		return true;
+	id = ident_at(e, i);
+	return p->func_whole && id && !strcmp(id, p->func);
 }
 
 static bool in_func(struct engine *e, const struct pat *p, size_t pos)
 {
-	const char *s;
-
 	if (!p->func)
 		return true;
-	s = func_at(e, pos, p->func_label);
-	return s && !strcmp(s, p->func);
+	if (pos == 0 || !e->t.nr)
+		return false;
+	if (pos > e->t.nr)
+		pos = e->t.nr;
+	return names_line(e, p, e->fn_func[pos - 1]);
 }
 
 static bool ends_with_semicolon(const struct line *l)
@@ -386,7 +466,27 @@ static long func_def(struct engine *e, const char *name)
 		if (!funcname_line(l->ptr, l->len) || label_line(l->ptr, l->len))
 			continue;
 		id = ident_at(e, (long)i);
-		if (id && !strcmp(id, name) && definition_at(e, i))
+		/* a macro line ("BTRFS_SETGET_FUNCS(x, ...);") is its own
+		 * definition */
+		if (id && !strcmp(id, name) &&
+		    (strchr(id, '(') || definition_at(e, i)))
+			return (long)i;
+	}
+	return -1;
+}
+
+/* Where the target has the line hunk p's header names, or -1. */
+static long pat_func_def(struct engine *e, const struct pat *p)
+{
+	size_t i;
+
+	if (!p->func)
+		return -1;
+	for (i = 0; i < e->t.nr; i++) {
+		const struct line *l = &e->t.v[i];
+
+		if (funcname_line(l->ptr, l->len) &&
+		    !label_line(l->ptr, l->len) && names_line(e, p, (long)i))
 			return (long)i;
 	}
 	return -1;
@@ -424,10 +524,58 @@ char *apply_enclosing_function(struct span text, unsigned long line)
 
 /* --- patterns ---------------------------------------------------------- */
 
-static void pat_init(struct pat *p, const struct patch_hunk *h)
+static const char *file_path(const struct patch_file *f)
+{
+	return f->new_path ? f->new_path : f->old_path ? f->old_path : "(none)";
+}
+
+/* Files whose sections name functions (or Kconfig entries). */
+static bool has_functions(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && (ends_with(base, ".c") || ends_with(base, ".h") ||
+			starts_with(base, "Kconfig"));
+}
+
+/*
+ * The function a hunk header names, or NULL: none for an empty section, a
+ * jump label (git's default rule takes "out:"), a declaration
+ * ("module_init(foo);", "extern ...", a prototype: it encloses nothing),
+ * a file without
+ * functions (Makefiles), or a line cut short in the middle of a
+ * declaration.  Sections are cut short: git keeps 80 bytes, GNU diff -p
+ * (quilt) 40; *whole says the name was seen complete.
+ */
+static char *section_func(struct span section, const char *path, bool *whole)
+{
+	struct span sec = span_trim(section);
+	const char *paren;
+	char last;
+
+	*whole = false;
+	if (!sec.len || !funcname_line(sec.ptr, sec.len) ||
+	    label_line(sec.ptr, sec.len) || !has_functions(path))
+		return NULL;
+	last = sec.ptr[sec.len - 1];
+	paren = memchr(sec.ptr, '(', sec.len);
+	if (last == ';' || span_starts_with(sec, "extern "))
+		return NULL;
+	if (paren)
+		*whole = !macro_name(sec.ptr, (size_t)(paren - sec.ptr)) ||
+			 memchr(paren, ')', (size_t)(sec.ptr + sec.len - paren));
+	else if (last == '{' || last == '=')
+		*whole = true;
+	else if (!ident_char(last))
+		return NULL;
+	return line_ident(sec.ptr, sec.len);
+}
+
+static void pat_init(struct pat *p, const struct patch_hunk *h,
+		     const char *path)
 {
 	size_t i, nr = h->nr_lines;
-	struct span sec = span_trim(h->section);
 
 	memset(p, 0, sizeof(*p));
 	p->h = h;
@@ -449,10 +597,13 @@ static void pat_init(struct pat *p, const struct patch_hunk *h)
 		p->stated = h->old_start ? (long)h->old_start - 1 : 0;
 	else
 		p->stated = (long)h->old_start;
-	if (sec.len && funcname_line(sec.ptr, sec.len)) {
-		p->func = line_ident(sec.ptr, sec.len);
-		p->func_label = label_line(sec.ptr, sec.len);
-	}
+	p->section = span_trim(h->section);
+	p->anchor = -1;
+	for (i = 0; i < p->lead; i++)
+		if (funcname_line(p->pre.v[i].ptr, p->pre.v[i].len) &&
+		    !label_line(p->pre.v[i].ptr, p->pre.v[i].len))
+			p->anchor = (long)i;
+	p->func = section_func(h->section, path, &p->func_whole);
 }
 
 static void pat_release(struct pat *p)
@@ -535,7 +686,12 @@ static void find_cands(struct engine *e, const struct pat *p, bool post,
 		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
 		out->v[out->nr].pos = pos;
 		out->v[out->nr].post = post;
-		out->v[out->nr].in_func = in_func(e, p, pos);
+		/* a funcname line among the kept leading context lines
+		 * places the hunk by itself; the section only names the
+		 * line above the hunk */
+		out->v[out->nr].in_func = (p->anchor >= 0 &&
+					   (size_t)p->anchor >= lv->pfx) ||
+					  in_func(e, p, pos);
 		out->v[out->nr].dist = distance(pos, exp);
 		out->nr++;
 	}
@@ -628,8 +784,7 @@ static const char *or_none(const char *func)
 
 static void set_found_func(struct engine *e, size_t k, size_t pos)
 {
-	const struct pat *p = &e->pats[k];
-	const char *s = func_at(e, pos, p->func_label);
+	const char *s = func_at(e, pos);
 
 	free(e->hr[k].found_func);
 	e->hr[k].found_func = s ? xstrdup(s) : NULL;
@@ -672,25 +827,191 @@ static void place_pre(struct engine *e, size_t k, size_t pos)
 	set_place(e, k, pos + p->lead, j, &text);
 }
 
+/* --- what the added lines say ------------------------------------------- */
+
+static bool span_ends_with_semicolon(struct span t)
+{
+	while (t.len && isspace((unsigned char)t.ptr[t.len - 1]))
+		t.len--;
+	return t.len && t.ptr[t.len - 1] == ';';
+}
+
+/* The function a '+' or '-' line starts the definition of, or NULL. */
+static char *defined_by(const struct patch_line *l)
+{
+	if (!funcname_line(l->text.ptr, l->text.len) ||
+	    label_line(l->text.ptr, l->text.len) ||
+	    !memchr(l->text.ptr, '(', l->text.len) ||
+	    span_ends_with_semicolon(l->text))
+		return NULL;
+	return line_ident(l->text.ptr, l->text.len);
+}
+
+/* Some line of kind in the file patch is the same as text (a move). */
+static bool patch_has_line(const struct patch_file *f, char kind,
+			   struct span text)
+{
+	size_t k, i;
+
+	for (k = 0; k < f->nr_hunks; k++)
+		for (i = 0; i < f->hunks[k].nr_lines; i++) {
+			const struct patch_line *l = &f->hunks[k].lines[i];
+
+			if (l->kind == kind && l->text.len == text.len &&
+			    !memcmp(l->text.ptr, text.ptr, text.len))
+				return true;
+		}
+	return false;
+}
+
+/* The file patch removes a definition of name (it moves or rewrites it). */
+static bool patch_removes_def(const struct patch_file *f, const char *name)
+{
+	size_t k, i;
+	bool found = false;
+
+	for (k = 0; k < f->nr_hunks && !found; k++)
+		for (i = 0; i < f->hunks[k].nr_lines && !found; i++) {
+			char *id;
+
+			if (f->hunks[k].lines[i].kind != '-')
+				continue;
+			id = defined_by(&f->hunks[k].lines[i]);
+			found = id && !strcmp(id, name);
+			free(id);
+		}
+	return found;
+}
+
 /*
- * Look for the preimage at fuzz levels above f, for the risk note when a
- * hunk is called already applied but GNU patch would still apply it.
+ * A hunk that adds a definition of a function the target already defines
+ * (and the patch does not remove) makes two of them: the target has it in
+ * another form, from a later version of the same change perhaps.
  */
-static const struct cand *pre_at_more_fuzz(struct engine *e, size_t k,
-					   unsigned f, unsigned maxf, long exp,
-					   struct cands *tmp, unsigned *at)
+static void check_definitions(struct engine *e, size_t k)
+{
+	const struct patch_hunk *h = e->pats[k].h;
+	struct apply_hunk_result *r = &e->hr[k];
+	size_t i;
+
+	for (i = 0; i < h->nr_lines; i++) {
+		char *id;
+		long def;
+
+		if (h->lines[i].kind != '+' || !(id = defined_by(&h->lines[i])))
+			continue;
+		if (!patch_removes_def(e->f, id) && (def = func_def(e, id)) >= 0) {
+			r->risk = true;
+			add_reason(r, "adds %s%s, which the target already defines at line %ld",
+				   id, call(id), def + 1);
+		}
+		free(id);
+	}
+}
+
+static size_t count_in_target(const struct engine *e, const struct line *l)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < e->t.nr && n < 2; i++)
+		n += line_eq(l, &e->t.v[i]);
+	return n;
+}
+
+/*
+ * Where hunk k's added lines already are near target lines [start, end)
+ * (within the preimage's length and ten lines, in the same function), or
+ * -1.  Each run of '+' lines (blank lines at its ends aside) that holds a
+ * line found only once in the target must be there, outside [start, end),
+ * and not be a line the patch removes elsewhere (a move).  Runs of common
+ * lines ("if (ret)", "return ret;") prove nothing and are skipped.
+ */
+static long additions_present(const struct engine *e, size_t k, size_t start,
+			      size_t end)
+{
+	const struct pat *p = &e->pats[k];
+	const struct patch_hunk *h = p->h;
+	size_t reach = 10 + p->pre.nr, i = 0, j, lo, hi, pos, runs = 0;
+	long first = -1, fn = start ? e->fn_func[start - 1] : -1;
+
+	lo = start > reach ? start - reach : 0;
+	hi = end + reach < e->t.nr ? end + reach : e->t.nr;
+	if (has_functions(file_path(e->f)) && fn >= 0 &&
+	    func_end(e, (size_t)fn) > start) {
+		/* not in another function */
+		if (lo < (size_t)fn)
+			lo = (size_t)fn;
+		if (hi > func_end(e, (size_t)fn))
+			hi = func_end(e, (size_t)fn);
+	}
+	while (i < h->nr_lines) {
+		struct lines run = { NULL, 0, 0 };
+		bool distinct = false, moved = false, found = false;
+
+		if (h->lines[i].kind != '+') {
+			i++;
+			continue;
+		}
+		for (; i < h->nr_lines && h->lines[i].kind == '+'; i++)
+			lines_add(&run, h->lines[i].text.ptr, h->lines[i].text.len,
+				  !h->lines[i].no_eol);
+		while (run.nr && !run.v[run.nr - 1].len)
+			run.nr--;
+		for (j = 0; j < run.nr && !run.v[j].len; j++)
+			;
+		for (; j < run.nr; j++) {
+			struct span t = { run.v[j].ptr, run.v[j].len };
+
+			if (!significant(&run.v[j]))
+				continue;
+			moved |= patch_has_line(e->f, '-', t);
+			distinct |= count_in_target(e, &run.v[j]) == 1;
+		}
+		if (distinct && !moved) {
+			runs++;
+			for (pos = lo; pos + run.nr <= hi && !found; pos++) {
+				if (pos + run.nr > start && pos < end)
+					continue;
+				for (j = 0; j < run.nr; j++)
+					if (!line_eq(&run.v[j], &e->t.v[pos + j]))
+						break;
+				if (j == run.nr) {
+					found = true;
+					if (first < 0)
+						first = (long)pos;
+				}
+			}
+			if (!found) {
+				lines_release(&run);
+				return -1;
+			}
+		}
+		lines_release(&run);
+	}
+	return runs ? first : -1;
+}
+
+/*
+ * Look for the preimage (or the postimage) at fuzz levels above f: for the
+ * risk note when kcarry's verdict at level f is not the only reading.
+ */
+static const struct cand *more_fuzz(struct engine *e, size_t k, bool post,
+				    unsigned f, unsigned maxf, long exp,
+				    struct cands *tmp, unsigned *at)
 {
 	const struct pat *p = &e->pats[k];
 	struct level lv;
 
+	if (post && !p->changes)
+		return NULL;
 	for (f++; f <= maxf; f++) {
 		tmp->nr = 0;
-		if (!make_level(p, f, &lv))
+		if (!make_level(p, f, &lv) || !fuzz_sane(p, &lv))
 			continue;
-		find_cands(e, p, false, &lv, exp, tmp);
+		find_cands(e, p, post, &lv, exp, tmp);
 		if (tmp->nr) {
 			*at = f;
-			return best_of(tmp, cand_nearer);
+			return best_of(tmp, cand_better);
 		}
 	}
 	return NULL;
@@ -709,6 +1030,26 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 	r->offset = (long)c->pos - p->stated;
 	r->fuzz = f;
 	set_found_func(e, k, c->pos);
+	if (!c->post) {
+		long at = additions_present(e, k, c->pos + p->lead,
+					    c->pos + p->pre.nr - p->trail);
+
+		if (at >= 0 && f) {
+			/* the context drifted and what the hunk adds is
+			 * right there: applied already, not to be added twice */
+			r->rule = RULE_ALREADY;
+			r->risk = true;
+			add_reason(r, "the added lines are already present at "
+				   "line %ld; fuzz %u would add them again at "
+				   "line %zu",
+				   at + 1, f, c->pos + p->lead + 1);
+			e->min_pos = c->pos + p->pre.nr - p->trail;
+			e->last_offset = r->offset;
+			return;
+		}
+		/* with the whole context matching (exact or offset), added
+		 * lines found nearby too are ordinary ("if (ret)"): no risk */
+	}
 	if (c->post) {
 		r->rule = RULE_ALREADY;
 		e->min_pos = c->pos + p->post.nr - p->trail;
@@ -717,23 +1058,32 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 	} else {
 		r->rule = f ? RULE_FUZZ : r->offset ? RULE_OFFSET : RULE_EXACT;
 		place_pre(e, k, c->pos);
+		check_definitions(e, k);
 		e->min_pos = c->pos + p->pre.nr - p->trail;
 		e->last_offset = r->offset;
 	}
 
-	if (p->func && !c->in_func) {
+	if (p->func && !c->in_func &&
+	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0)) {
+		/* (exact at the stated line while the line the section
+		 * names is gone from the target: nothing to check) */
 		r->risk = true;
-		add_reason(r, "lands in %s() at line %zu, not in %s() named by the hunk header%s",
-			   or_none(r->found_func), c->pos + 1, p->func,
-			   func_def(e, p->func) < 0 ? " (not found in the target)" : "");
+		add_reason(r, "lands in %s%s at line %zu, not in %s%s named "
+			   "by the hunk header%s",
+			   or_none(r->found_func), call(or_none(r->found_func)),
+			   c->pos + 1, p->func, call(p->func),
+			   pat_func_def(e, p) < 0 ? " (not found in the target)" : "");
 	}
 	if (!c->post && near && near->pos != c->pos) {
 		r->risk = true;
-		add_reason(r, "a nearer match at line %zu is in %s()",
-			   near->pos + 1,
-			   or_none(func_at(e, near->pos, p->func_label)));
+		const char *nf = or_none(func_at(e, near->pos));
+
+		add_reason(r, "a nearer match at line %zu is in %s%s",
+			   near->pos + 1, nf, call(nf));
 	}
-	if (!c->post && (o = rival(post, c))) {
+	/* only a postimage that adds something can be "already present":
+	 * a deletion's postimage is bare context, found anywhere */
+	if (!c->post && adds_significant(p->h) && (o = rival(post, c))) {
 		r->risk = true;
 		add_reason(r, "the postimage is already present at line %zu",
 			   o->pos + 1);
@@ -742,16 +1092,19 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 		r->risk = true;
 		add_reason(r, "the preimage also matches at line %zu",
 			   near->pos + 1);
-	} else if (c->post) {
+	} else if (c->post || r->rule != RULE_EXACT) {
+		/* the other image, fuzzier: GNU patch would take a fuzzy
+		 * preimage; a fuzzy postimage says "applied already?" */
 		struct cands tmp = { NULL, 0, 0 };
 		unsigned at = 0;
 		const struct cand *fz =
-			pre_at_more_fuzz(e, k, f, maxf, exp, &tmp, &at);
+			more_fuzz(e, k, !c->post, f, maxf, exp, &tmp, &at);
 
-		if (fz) {
+		if (fz && (c->post || fz->in_func)) {
 			r->risk = true;
-			add_reason(r, "the preimage also matches with fuzz %u at line %zu",
-				   at, fz->pos + 1);
+			add_reason(r, "the %s also matches with fuzz %u at line %zu",
+				   c->post ? "preimage" : "postimage", at,
+				   fz->pos + 1);
 		}
 		free(tmp.v);
 	}
@@ -867,7 +1220,7 @@ static bool locate_region(struct engine *e, size_t k, long exp,
 	const struct pat *p = &e->pats[k];
 	size_t n = e->t.nr, m = p->pre.nr, reach = 3 * m + 200, lo, hi;
 	size_t ex = exp < 0 ? 0 : (size_t)exp;
-	long def = p->func && !p->func_label ? func_def(e, p->func) : -1;
+	long def = pat_func_def(e, p);
 
 	*outside = false;
 	if (def >= 0) {
@@ -907,6 +1260,7 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	struct span ours;
 	bool conflicts = false, outside = false;
 	int error = 0;
+	long at;
 
 	*done = *tried = false;
 	if (!p->pre.nr || !locate_region(e, k, exp, &rg, &outside))
@@ -937,16 +1291,26 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	*done = true;
 	if (merged.len == ours.len && !memcmp(merged.ptr, ours.ptr, ours.len)) {
 		r->rule = RULE_ALREADY;
+	} else if ((at = additions_present(e, k, rg.start, rg.end)) >= 0) {
+		r->rule = RULE_ALREADY;
+		r->risk = true;
+		add_reason(r, "the added lines are already present at line "
+			   "%ld; a 3-way merge would add them again at lines "
+			   "%zu-%zu",
+			   at + 1, rg.start + 1, rg.end);
 	} else {
 		r->rule = RULE_3WAY_HUNK;
 		add_reason(r, "3-way merge with the hunk's preimage at lines %zu-%zu",
 			   rg.start + 1, rg.end);
 		set_place(e, k, rg.start, rg.end, &merged);
+		check_definitions(e, k);
 	}
 	if (outside) {
 		r->risk = true;
-		add_reason(r, "lands in %s(), not in %s() named by the hunk header (not found in the target)",
-			   or_none(r->found_func), p->func);
+		add_reason(r, "lands in %s%s, not in %s%s named by the hunk "
+			   "header (not found in the target)",
+			   or_none(r->found_func), call(or_none(r->found_func)),
+			   p->func, call(p->func));
 	}
 	e->min_pos = rg.end;
 	e->last_offset = (long)rg.end - (p->stated + (long)p->pre.nr);
@@ -1011,12 +1375,14 @@ static void place_bare(struct engine *e, size_t k, long exp)
 	r->rule = r->offset ? RULE_OFFSET : RULE_EXACT;
 	join_lines(&text, &p->post, 0, p->post.nr);
 	set_place(e, k, pos, pos, &text);
+	check_definitions(e, k);
 	e->min_pos = pos;
 	e->last_offset = r->offset;
 	if (!in_func(e, p, pos)) {
 		r->risk = true;
-		add_reason(r, "lands in %s(), not in %s() named by the hunk header",
-			   or_none(r->found_func), p->func);
+		add_reason(r, "lands in %s%s, not in %s%s named by the hunk header",
+			   or_none(r->found_func), call(or_none(r->found_func)),
+			   p->func, call(p->func));
 	}
 }
 
@@ -1025,6 +1391,7 @@ static int place_hunk(struct engine *e, size_t k)
 	const struct pat *p = &e->pats[k];
 	struct apply_hunk_result *r = &e->hr[k];
 	struct cands pre = { NULL, 0, 0 }, post = { NULL, 0, 0 };
+	struct buf notes = BUF_INIT; /* why candidates were not taken */
 	long exp = p->stated + e->last_offset;
 	size_t context = p->lead > p->trail ? p->lead : p->trail;
 	unsigned maxf = e->opts->fuzz < context ? e->opts->fuzz : (unsigned)context;
@@ -1033,6 +1400,7 @@ static int place_hunk(struct engine *e, size_t k)
 	int func_state = -1; /* -1 unknown, 0 missing, 1 in the target */
 	int error = 0;
 	struct level lv;
+	char *three;
 
 	if (exp < 0)
 		exp = 0;
@@ -1056,34 +1424,41 @@ static int place_hunk(struct engine *e, size_t k)
 		if (!best)
 			continue;
 		if (f && (o = rival(best->post ? &post : &pre, best))) {
-			add_reason(r, "fuzz %u matches at lines %zu and %zu alike",
-				   f, best->pos + 1, o->pos + 1);
+			buf_addf(&notes, "%sfuzz %u matches at lines %zu and %zu alike",
+				 notes.len ? "; " : "", f, best->pos + 1,
+				 o->pos + 1);
 			break;
 		}
 		if (p->func && !best->in_func) {
 			if (func_state < 0)
-				func_state = func_def(e, p->func) >= 0;
+				func_state = pat_func_def(e, p) >= 0;
 			if (func_state) {
 				if (!have_fallback) {
+					const char *bf =
+						or_none(func_at(e, best->pos));
+
 					have_fallback = true;
 					fallback_f = f;
-					add_reason(r, "matches only outside %s(), at line %zu in %s()",
-						   p->func, best->pos + 1,
-						   or_none(func_at(e, best->pos,
-								   p->func_label)));
+					buf_addf(&notes, "%smatches only outside %s%s, at line %zu in %s%s",
+						 notes.len ? "; " : "", p->func,
+						 call(p->func), best->pos + 1,
+						 bf, call(bf));
 				}
 				continue;
 			}
 		}
-		free(r->reason);
-		r->reason = NULL;
 		accept(e, k, best, f, maxf, exp, &pre, &post);
 		goto out;
 	}
 
 	if (e->hunk3 && !e->opts->no_3way) {
-		if ((error = hunk_3way(e, k, exp, &done, &tried)) < 0 || done)
+		if ((error = hunk_3way(e, k, exp, &done, &tried)) < 0)
 			goto out;
+		if (done) {
+			if (notes.len)
+				add_reason(r, "%s", notes.ptr);
+			goto out;
+		}
 	}
 	if (have_fallback && e->opts->no_3way) {
 		const struct cand *best;
@@ -1098,8 +1473,6 @@ static int place_hunk(struct engine *e, size_t k)
 		if (!best || (post.nr && cand_nearer(best_of(&post, cand_nearer),
 						     best)))
 			best = best_of(&post, cand_nearer);
-		free(r->reason);
-		r->reason = NULL;
 		accept(e, k, best, fallback_f, maxf, exp, &pre, &post);
 		goto out;
 	}
@@ -1108,20 +1481,24 @@ static int place_hunk(struct engine *e, size_t k)
 		r->line = (unsigned long)exp + 1;
 		r->offset = exp - p->stated;
 	}
-	if (!r->reason)
-		conflict_reason(e, k, exp);
+	/* the diagnosis first, then what the 3-way merge and the
+	 * candidates that were not taken say */
+	three = r->reason;
+	r->reason = NULL;
+	conflict_reason(e, k, exp);
+	if (three)
+		add_reason(r, "%s", three);
+	if (notes.len)
+		add_reason(r, "%s", notes.ptr);
+	free(three);
 out:
+	buf_release(&notes);
 	free(pre.v);
 	free(post.v);
 	return error;
 }
 
 /* --- files ------------------------------------------------------------- */
-
-static const char *file_path(const struct patch_file *f)
-{
-	return f->new_path ? f->new_path : f->old_path ? f->old_path : "(none)";
-}
 
 static void add_range(struct buf *b, unsigned long start, unsigned long count)
 {
@@ -1182,7 +1559,7 @@ static void engine_init(struct engine *e, const struct patch_file *f,
 	e->pats = xcalloc(f->nr_hunks + 1, sizeof(*e->pats));
 	e->pl = xcalloc(f->nr_hunks + 1, sizeof(*e->pl));
 	for (k = 0; k < f->nr_hunks; k++) {
-		pat_init(&e->pats[k], &f->hunks[k]);
+		pat_init(&e->pats[k], &f->hunks[k], file_path(f));
 		buf_init(&e->pl[k].text, 0);
 	}
 }
@@ -1195,7 +1572,6 @@ static void engine_release(struct engine *e)
 		free(e->ident[k]);
 	free(e->ident);
 	free(e->ident_done);
-	free(e->fn_any);
 	free(e->fn_func);
 	for (k = 0; k < e->f->nr_hunks; k++) {
 		pat_release(&e->pats[k]);
@@ -1204,6 +1580,29 @@ static void engine_release(struct engine *e)
 	free(e->pats);
 	free(e->pl);
 	lines_release(&e->t);
+}
+
+/* Forget what place_hunk() recorded, for a second pass. */
+static void engine_reset(struct engine *e)
+{
+	size_t k;
+
+	for (k = 0; k < e->f->nr_hunks; k++) {
+		struct apply_hunk_result *r = &e->hr[k];
+
+		free(r->found_func);
+		free(r->reason);
+		r->found_func = r->reason = NULL;
+		r->rule = RULE_CONFLICT;
+		r->line = 0;
+		r->offset = 0;
+		r->fuzz = 0;
+		r->risk = false;
+		e->pl[k].set = false;
+		buf_release(&e->pl[k].text);
+	}
+	e->min_pos = 0;
+	e->last_offset = 0;
 }
 
 static int place_all(struct engine *e)
@@ -1256,7 +1655,7 @@ static bool patch_blob(struct buf *out, const struct patch_file *f,
 	lines_split(&t, blob);
 	buf_reset(out);
 	for (k = 0; k < f->nr_hunks && ok; k++) {
-		pat_init(&p, &f->hunks[k]);
+		pat_init(&p, &f->hunks[k], file_path(f));
 		pos = p.stated < 0 ? 0 : (size_t)p.stated;
 		if (pos < cur || pos + p.pre.nr > t.nr)
 			ok = false;
@@ -1275,21 +1674,54 @@ static bool patch_blob(struct buf *out, const struct patch_file *f,
 	return ok;
 }
 
-/* Where hunk k's postimage is in the merged result, or 0. */
+static bool lines_at(const struct lines *l, size_t pos, const struct lines *pat,
+		     size_t from, size_t to)
+{
+	size_t i;
+
+	if (pos + (to - from) > l->nr)
+		return false;
+	for (i = from; i < to; i++)
+		if (!line_eq(&pat->v[i], &l->v[pos + i - from]))
+			return false;
+	return true;
+}
+
+/*
+ * Where hunk k landed in the merged result, or 0: its first block of added
+ * lines (or, for a deletion, its whole postimage) nearest the stated line.
+ */
 static unsigned long find_post(const struct pat *p, const struct lines *ml)
 {
-	size_t pos, i, best = 0, m = p->post.nr;
-	long want = p->h->new_start ? (long)p->h->new_start - 1 : 0;
+	const struct patch_hunk *h = p->h;
+	size_t i, from = 0, to = 0, pos, best = 0, j = 0;
+	long want = h->new_start ? (long)h->new_start - 1 : 0;
 	bool found = false;
 
-	if (!m || m > ml->nr)
+	for (i = 0; i < h->nr_lines; i++) {
+		if (h->lines[i].kind == '-')
+			continue;
+		if (h->lines[i].kind == '+' && to == from) {
+			from = j;
+			to = j + 1;
+			while (i + 1 < h->nr_lines && h->lines[i + 1].kind == '+') {
+				i++;
+				to++;
+			}
+			break;
+		}
+		j++;
+	}
+	if (to == from)
+		to = p->post.nr;
+	if (to == from)
 		return 0;
-	for (pos = 0; pos + m <= ml->nr; pos++) {
-		for (i = 0; i < m; i++)
-			if (!line_eq(&p->post.v[i], &ml->v[pos + i]))
-				break;
-		if (i == m && (!found || distance(pos, want) < distance(best, want))) {
-			best = pos;
+	for (pos = 0; pos + (to - from) <= ml->nr; pos++) {
+		size_t start = pos >= from ? pos - from : 0;
+
+		if (lines_at(ml, pos, &p->post, from, to) &&
+		    (!found || distance(start, want) < distance(best, want))) {
+			best = start;
 			found = true;
 		}
 	}
@@ -1431,7 +1863,7 @@ static void whole_image(struct buf *out, const struct patch_file *f,
 
 	buf_reset(out);
 	for (k = 0; k < f->nr_hunks; k++) {
-		pat_init(&p, &f->hunks[k]);
+		pat_init(&p, &f->hunks[k], file_path(f));
 		join_lines(out, post ? &p.post : &p.pre, 0,
 			   post ? p.post.nr : p.pre.nr);
 		pat_release(&p);
@@ -1522,7 +1954,8 @@ int apply_file(struct apply_file_result *res, const struct patch_file *f,
 	struct apply_opts defaults = APPLY_OPTS_INIT;
 	struct buf blob = BUF_INIT, theirs = BUF_INIT;
 	struct engine e;
-	bool blob_ok = false, used = false;
+	bool blob_ok = false, used = false, need_merge = false;
+	bool conflicts = false;
 	size_t k;
 	int error = 0;
 
@@ -1538,11 +1971,11 @@ int apply_file(struct apply_file_result *res, const struct patch_file *f,
 	res->nr_hunks = f->nr_hunks;
 	res->hunks = xcalloc(f->nr_hunks + 1, sizeof(*res->hunks));
 	for (k = 0; k < f->nr_hunks; k++) {
-		struct span sec = span_trim(f->hunks[k].section);
+		bool whole;
 
 		res->hunks[k].rule = RULE_CONFLICT;
-		if (sec.len && funcname_line(sec.ptr, sec.len))
-			res->hunks[k].func = line_ident(sec.ptr, sec.len);
+		res->hunks[k].func = section_func(f->hunks[k].section,
+						  file_path(f), &whole);
 	}
 	if (!f->old_path || f->op == PATCH_ADD) {
 		apply_new(res, f, old, exists);
@@ -1560,11 +1993,19 @@ int apply_file(struct apply_file_result *res, const struct patch_file *f,
 		return 0;
 	}
 
-	if ((error = load_blob(f, opts, &blob, &theirs, &blob_ok, err)) < 0)
-		goto out;
+	/*
+	 * First pass without hunk-level 3-way; the blob is read only when
+	 * some hunk conflicted, fuzzed or is a risk.
+	 */
 	engine_init(&e, f, old, opts, res->hunks, err);
-	e.hunk3 = !blob_ok;
 	if ((error = place_all(&e)) < 0)
+		goto release;
+	for (k = 0; k < f->nr_hunks; k++)
+		need_merge |= needs_merge(&res->hunks[k]);
+	for (k = 0; k < f->nr_hunks; k++)
+		conflicts |= res->hunks[k].rule == RULE_CONFLICT;
+	if (need_merge &&
+	    (error = load_blob(f, opts, &blob, &theirs, &blob_ok, err)) < 0)
 		goto release;
 	if (blob_ok) {
 		error = merge_blob(res, &e, (struct span){ blob.ptr, blob.len },
@@ -1572,13 +2013,17 @@ int apply_file(struct apply_file_result *res, const struct patch_file *f,
 				   &used);
 		if (error < 0)
 			goto release;
+	} else if (conflicts && !opts->no_3way) {
+		engine_reset(&e);
+		e.hunk3 = true;
+		if ((error = place_all(&e)) < 0)
+			goto release;
 	}
 	if (!used)
 		assemble(&res->out, &e);
 	finish(res, f);
 release:
 	engine_release(&e);
-out:
 	buf_release(&blob);
 	buf_release(&theirs);
 	return error;

@@ -34,6 +34,12 @@ int tree_global_init(struct err *err)
 	if (git_libgit2_init() < 0)
 		return err_set(err, ERR_IO, "cannot initialise libgit2: %s",
 			       git_text());
+	/*
+	 * Like git itself, trust the object store: do not re-hash every
+	 * object read, nor look up every object a new tree names.
+	 */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	return 0;
 }
 

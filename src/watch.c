@@ -462,11 +462,27 @@ static enum word_class word_class(const struct token *t)
 }
 
 /*
+ * What conditional bookkeeping puts back: depths and, for the reference
+ * scanner, the function it is in and its view of the current file-scope
+ * declaration.
+ */
+struct depths {
+	int brace, paren;
+	struct span func;      /* the function whose body we are in */
+	bool typed;            /* a type was seen: "name(" declares */
+	bool have_cand;        /* a function declarator was seen */
+	bool cand_typed;       /* ...after a type, not a macro call */
+	struct span cand;
+	bool saw_eq;           /* in an initializer */
+	size_t decl_toks;      /* tokens in the declaration so far */
+};
+
+/*
  * Conditional compilation.  Every branch is live except those a literal
- * '#if 0' or '#if 1' rules out.  Brace and parenthesis depths are put back
- * at #else/#elif to their value at #if, and at #endif set to what the
- * first branch left, so that branches which each open a function body
- * (different prototypes per configuration) do not unbalance the file.
+ * '#if 0' or '#if 1' rules out.  The scanning state (depths, declaration
+ * being read) is put back at #else/#elif to its value at #if, and at #endif
+ * set to what the first branch left, so that branches which each open a
+ * function body (a prototype per configuration) do not unbalance the file.
  */
 enum cond_kind {
 	COND_ANY, /* scan all branches */
@@ -479,9 +495,7 @@ struct cond {
 	enum cond_kind kind;
 	bool outer_dead;
 	bool seen_else;
-	int brace_at_if, paren_at_if;
-	int brace_first, paren_first;
-	struct span func_at_if;
+	struct depths at_if, first;
 };
 
 struct conds {
@@ -491,12 +505,6 @@ struct conds {
 };
 
 enum cond_op { COND_OP_IF, COND_OP_ELIF, COND_OP_ELSE, COND_OP_ENDIF };
-
-/* Depths and function the conditional bookkeeping may put back. */
-struct depths {
-	int brace, paren;
-	struct span func;
-};
 
 static bool expr_is_literal(struct lexer *sub, const char *lit)
 {
@@ -518,9 +526,7 @@ static void cond_apply(struct conds *cs, enum cond_op op, struct lexer *sub,
 	struct cond *c;
 
 	if (op == COND_OP_IF) {
-		struct cond n = { COND_ANY,	 cs->dead, false,
-				  d->brace,	 d->paren, d->brace,
-				  d->paren,	 d->func };
+		struct cond n = { COND_ANY, cs->dead, false, *d, *d };
 		struct lexer probe = *sub;
 
 		if (expr_is_literal(&probe, "0"))
@@ -536,10 +542,8 @@ static void cond_apply(struct conds *cs, enum cond_op op, struct lexer *sub,
 		return; /* stray: ignore */
 	c = &cs->v[cs->nr - 1];
 	if (op == COND_OP_ENDIF) {
-		if (c->kind == COND_ANY && c->seen_else) {
-			d->brace = c->brace_first;
-			d->paren = c->paren_first;
-		}
+		if (c->kind == COND_ANY && c->seen_else)
+			*d = c->first;
 		cs->dead = c->outer_dead;
 		cs->nr--;
 		return;
@@ -548,19 +552,14 @@ static void cond_apply(struct conds *cs, enum cond_op op, struct lexer *sub,
 	case COND_ANY:
 		if (!c->seen_else) {
 			c->seen_else = true;
-			c->brace_first = d->brace;
-			c->paren_first = d->paren;
+			c->first = *d;
 		}
-		d->brace = c->brace_at_if;
-		d->paren = c->paren_at_if;
-		d->func = c->func_at_if;
+		*d = c->at_if;
 		break;
 	case COND_IF0:
 		/* the first branch that may be compiled starts here */
 		c->kind = op == COND_OP_ELIF ? COND_ANY : COND_TAKEN;
-		c->brace_at_if = d->brace;
-		c->paren_at_if = d->paren;
-		c->func_at_if = d->func;
+		c->at_if = *d;
 		break;
 	case COND_IF1:
 	case COND_TAKEN:
@@ -652,6 +651,9 @@ struct exports_ctx {
 	size_t nfwd, fwd_alloc;
 	struct watch_symbol *ctags; /* tags a .c file defines */
 	size_t nctags, ctags_alloc;
+	/* one file's symbols, put in text order before they are added */
+	struct watch_symbol *found;
+	size_t nfound, found_alloc;
 	int expand_depth;
 };
 
@@ -683,7 +685,46 @@ static void export(struct exports_ctx *x, const struct file_ctx *f,
 {
 	struct watch_symbol s = { name, kind, xstrdup(f->path), line, sig };
 
-	add_symbol(&x->ex->v, &x->ex->nr, &x->ex->alloc, &s);
+	ALLOC_GROW(x->found, x->nfound + 1, x->found_alloc);
+	x->found[x->nfound++] = s;
+}
+
+/*
+ * Macros are read while lexing, declarations after: a stable merge sort by
+ * line puts them back in text order, so the first one seen wins a name.
+ */
+static void sort_by_line(struct watch_symbol *v, size_t n)
+{
+	struct watch_symbol *tmp;
+
+	if (n < 2)
+		return;
+	tmp = xmalloc(n * sizeof(*tmp));
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				tmp[k++] = v[j].line < v[i].line ? v[j++] :
+								   v[i++];
+			while (i < mid)
+				tmp[k++] = v[i++];
+			while (j < hi)
+				tmp[k++] = v[j++];
+		}
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+	free(tmp);
+}
+
+static void flush_found(struct exports_ctx *x)
+{
+	sort_by_line(x->found, x->nfound);
+	for (size_t i = 0; i < x->nfound; i++)
+		add_symbol(&x->ex->v, &x->ex->nr, &x->ex->alloc, &x->found[i]);
+	x->nfound = 0;
 }
 
 static const struct macro *find_macro(const struct exports_ctx *x,
@@ -828,7 +869,7 @@ static void emit_tok(struct emit *e, const char *p, size_t len)
 
 	if (!e->last || e->last == '(' || cls == ')' || cls == ',')
 		space = false;
-	else if (e->last == '*' && (cls == '*' || cls == '('))
+	else if (e->last == '*' && (cls == '*' || cls == '(' || cls == 'w'))
 		space = false;
 	else if (e->last == ')' && cls == '(')
 		space = false;
@@ -1146,7 +1187,7 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 		       const struct token *t, size_t n)
 {
 	bool is_typedef, is_static, is_extern;
-	size_t spec_end = 0, name, first = 0;
+	size_t spec_end = 0, name, first = 0, head = 0, end;
 	const struct macro *m;
 
 	if (!n)
@@ -1221,8 +1262,14 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 		}
 		if (k < n && !tok_punct(&t[k], ','))
 			continue;
-		if (k > first && find_name(t + first, k - first, need_type,
-					   &idx)) {
+		end = first;
+		while (end < k && !tok_punct(&t[end], '='))
+			end = is_open(&t[end]) ? match_group(t, end, k) + 1 :
+						 end + 1;
+		if (end > k)
+			end = k;
+		if (end > first && find_name(t + first, end - first, need_type,
+					     &idx)) {
 			size_t at = first + idx;
 			enum watch_kind kind = is_typedef ? WATCH_TYPE :
 							    WATCH_VARIABLE;
@@ -1230,16 +1277,22 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 
 			/* the type is the specifiers plus this declarator */
 			if (first == 0) {
-				sig = normalise(t, 0, k, at);
+				sig = normalise(t, 0, end, at);
+				for (head = 0; head < at; head++) {
+					if (tok_punct(&t[head], '*') ||
+					    tok_punct(&t[head], '('))
+						break;
+					if (is_open(&t[head]))
+						head = match_group(t, head, at);
+				}
 			} else {
 				struct buf b = BUF_INIT;
-				char *tail = normalise(t, first, k, at);
-				char *head = normalise(t, 0, spec_end ? spec_end : 1,
-						       SIZE_MAX);
+				char *tail = normalise(t, first, end, at);
+				char *spec = normalise(t, 0, head, SIZE_MAX);
 
-				buf_addf(&b, "%s%s%s", head, *tail ? " " : "",
+				buf_addf(&b, "%s%s%s", spec, *tail ? " " : "",
 					 tail);
-				free(head);
+				free(spec);
 				free(tail);
 				sig = buf_detach(&b, NULL);
 			}
@@ -1252,6 +1305,20 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 		}
 		first = k + 1;
 	}
+}
+
+/*
+ * Whether t[0..n) is a macro call "NAME(...)" at the start of a declaration
+ * that the next line ends although no ';' follows, as in
+ * "DECLARE_BTRFS_SETGET_BITS(8)" followed by a declaration on the next
+ * line; t has room for total tokens.
+ */
+static bool ends_macro_call(const struct token *t, size_t n, size_t total)
+{
+	return n >= 3 && n < total && t[0].type == TOK_IDENT &&
+	       word_class(&t[0]) == WORD_NAME && tok_punct(&t[1], '(') &&
+	       match_group(t, 1, n) == n - 1 && t[n].line > t[n - 1].line &&
+	       t[n].type == TOK_IDENT && word_class(&t[n]) != WORD_ATTR;
 }
 
 static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
@@ -1272,8 +1339,9 @@ static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
 			if (*tk->p == '(' || *tk->p == '[') {
 				depth++;
 			} else if (*tk->p == ')' || *tk->p == ']') {
-				if (depth)
-					depth--;
+				if (depth && !--depth &&
+				    ends_macro_call(t + i, j - i + 1, n - i))
+					break;
 			} else if (*tk->p == '{' && !depth) {
 				size_t close = match_group(t, j, n);
 
@@ -1284,7 +1352,10 @@ static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
 					done = true;
 					break;
 				}
-				j = close;
+				if (close == n) /* unmatched: stop */
+					j = n - 1;
+				else
+					j = close;
 			} else if (*tk->p == '}' && !depth) {
 				break;
 			} else if (*tk->p == ';' && !depth) {
@@ -1293,6 +1364,11 @@ static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
 		}
 		if (done)
 			continue;
+		if (j < n && tok_punct(&t[j], ')')) {
+			parse_decl(x, f, t + i, j + 1 - i);
+			i = j + 1;
+			continue;
+		}
 		parse_decl(x, f, t + i, j - i);
 		i = j + 1;
 	}
@@ -1319,13 +1395,13 @@ static void read_define(struct exports_ctx *x, const struct file_ctx *f,
 		buf_addc(&b, '(');
 		for (lex(sub, &t); t.type != TOK_EOF && !tok_punct(&t, ')');
 		     lex(sub, &t)) {
-			if (tok_punct(&t, ','))
-				continue;
-			if (b.len > 1)
+			if (tok_punct(&t, ',')) {
 				buf_adds(&b, ", ");
+				continue;
+			}
 			buf_add(&b, t.p, t.len);
 			if (t.type == TOK_PUNCT) {
-				m.variadic = true;
+				m.variadic = true; /* "..." or "args..." */
 				continue;
 			}
 			ALLOC_GROW(m.params, m.nparams + 1, m.params_alloc);
@@ -1373,10 +1449,12 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 	struct token t, guard = { TOK_EOF, NULL, 0, 0, 0 };
 	struct tokv tv = { NULL, 0, 0 };
 	struct conds cs = { NULL, 0, 0, false };
-	struct depths d = { 0, 0, { NULL, 0 } };
+	struct depths d;
 	size_t line;
 	bool guard_next = false;
 	int error = 0;
+
+	memset(&d, 0, sizeof(d));
 
 	if (has_nul(s->text, s->len))
 		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
@@ -1406,7 +1484,7 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 				bool unbalanced = top && !is_if &&
 						  op != COND_OP_ENDIF &&
 						  top->kind == COND_ANY &&
-						  d.brace != top->brace_at_if;
+						  d.brace != top->at_if.brace;
 
 				if (TOK_IS(&name, "ifndef") && !tv.nr &&
 				    !cs.nr) {
@@ -1443,6 +1521,7 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 				s->path);
 	else
 		parse_decls(x, &f, tv.v, tv.nr);
+	flush_found(x);
 	free(tv.v);
 	free(cs.v);
 	return error;
@@ -1496,6 +1575,7 @@ int watch_exports(struct watch_exports *ex, const struct watch_source *files,
 		}
 	}
 	free_symbols(x.ctags, x.nctags);
+	free_symbols(x.found, x.nfound);
 	pool_free(x.fwd, x.nfwd);
 	pool_free(x.pool.v, x.pool.nr);
 	for (size_t i = 0; i < x.nmacros; i++) {
@@ -1765,17 +1845,10 @@ struct scan {
 	struct lexer lx;
 	struct tokq q;
 	struct conds cs;
-	struct depths d;        /* d.func: the function whose body we are in */
+	struct depths d;
 	const char *func_str;   /* d.func interned, when func_key matches */
 	const char *func_key;
 	size_t decl_ref;        /* first ref of the current declaration */
-	/* the current file-scope declaration */
-	bool typed;             /* a type was seen: "name(" declares */
-	bool have_cand;         /* a function declarator was seen */
-	bool cand_typed;        /* ...after a type, not a macro call */
-	struct span cand;
-	bool saw_eq;            /* in an initializer */
-	size_t decl_toks;       /* tokens in the declaration so far */
 	int enum_brace;         /* brace depth of an enum body, or -1 */
 	struct token prev2, prev, cur, next;
 };
@@ -1843,6 +1916,11 @@ static const struct watch_set_entry *lookup(const struct scan *s,
 	return set_find2(s->set, "", 0, t->p, t->len);
 }
 
+static bool at_file_scope(const struct scan *s)
+{
+	return s->d.brace == 0 && !s->d.func.ptr;
+}
+
 /* Names in a directive: #define bodies, #if expressions, #undef. */
 static void scan_directive(struct scan *s, const struct token *dt)
 {
@@ -1902,22 +1980,20 @@ static void scan_directive(struct scan *s, const struct token *dt)
 		prev = t;
 		t = next;
 	}
+	/* a function opening after this line does not hold these refs */
+	if (at_file_scope(s) && !s->d.decl_toks)
+		s->decl_ref = s->out->nr;
 }
 
 /* Start a new file-scope declaration. */
 static void decl_reset(struct scan *s)
 {
-	s->typed = false;
-	s->have_cand = false;
-	s->cand_typed = false;
-	s->saw_eq = false;
-	s->decl_toks = 0;
+	s->d.typed = false;
+	s->d.have_cand = false;
+	s->d.cand_typed = false;
+	s->d.saw_eq = false;
+	s->d.decl_toks = 0;
 	s->decl_ref = s->out->nr;
-}
-
-static bool at_file_scope(const struct scan *s)
-{
-	return s->d.brace == 0 && !s->d.func.ptr;
 }
 
 /* What the use of a watched name at s->cur is. */
@@ -1930,7 +2006,8 @@ static enum watch_ref_kind classify(const struct scan *s,
 	if (is_tag_keyword(p)) {
 		if (tok_punct(n, '{'))
 			return WATCH_REF_DECL;
-		if (tok_punct(n, ';') && at_file_scope(s) && s->decl_toks == 1)
+		if (tok_punct(n, ';') && at_file_scope(s) &&
+		    s->d.decl_toks == 2)
 			return WATCH_REF_DECL; /* struct x; */
 		return WATCH_REF_USE;
 	}
@@ -1938,22 +2015,22 @@ static enum watch_ref_kind classify(const struct scan *s,
 	    (tok_punct(p, '{') || tok_punct(p, ',')) &&
 	    (tok_punct(n, ',') || tok_punct(n, '=') || tok_punct(n, '}')))
 		return WATCH_REF_DECL;
-	if (!at_file_scope(s) || s->saw_eq)
+	if (!at_file_scope(s) || s->d.saw_eq)
 		return call ? WATCH_REF_CALL : WATCH_REF_USE;
 	if (call) {
 		/* a function declarator; a macro call at file scope is not */
-		if (e->kind != WATCH_MACRO && !s->d.paren && s->typed &&
-		    (!s->cand_typed ||
-		     (s->cand.ptr == t->p && s->cand.len == t->len)))
+		if (e->kind != WATCH_MACRO && !s->d.paren && s->d.typed &&
+		    (!s->d.cand_typed ||
+		     (s->d.cand.ptr == t->p && s->d.cand.len == t->len)))
 			return WATCH_REF_DECL;
 		return WATCH_REF_CALL;
 	}
-	if (!s->d.paren && s->typed &&
+	if (!s->d.paren && s->d.typed &&
 	    (tok_punct(n, ';') || tok_punct(n, ',') || tok_punct(n, '=') ||
 	     tok_punct(n, '[') || word_class(n) == WORD_ATTR))
 		return WATCH_REF_DECL;
 	if (s->d.paren == 1 && tok_punct(p, '*') && tok_punct(n, ')') &&
-	    !s->have_cand)
+	    !s->d.have_cand)
 		return WATCH_REF_DECL; /* typedef void (*name)(...) */
 	return WATCH_REF_USE;
 }
@@ -1964,24 +2041,24 @@ static void file_scope_ident(struct scan *s)
 	const struct token *t = &s->cur;
 	enum word_class wc;
 
-	if (s->d.paren || s->saw_eq)
+	if (s->d.paren || s->d.saw_eq)
 		return;
 	wc = word_class(t);
 	if (tok_punct(&s->next, '(')) {
 		if (wc == WORD_TYPEOF)
-			s->typed = true;
+			s->d.typed = true;
 		if (wc != WORD_NAME)
 			return;
 		/* a declarator after a type beats a macro call before it */
-		if (!s->have_cand || (s->typed && !s->cand_typed)) {
-			s->have_cand = true;
-			s->cand_typed = s->typed;
-			s->cand = (struct span){ t->p, t->len };
+		if (!s->d.have_cand || (s->d.typed && !s->d.cand_typed)) {
+			s->d.have_cand = true;
+			s->d.cand_typed = s->d.typed;
+			s->d.cand = (struct span){ t->p, t->len };
 		}
 		return;
 	}
 	if (wc == WORD_NAME || wc == WORD_TYPE || wc == WORD_TAG)
-		s->typed = true;
+		s->d.typed = true;
 }
 
 static void open_brace(struct scan *s)
@@ -1989,9 +2066,9 @@ static void open_brace(struct scan *s)
 	if (TOK_IS(&s->prev, "enum") ||
 	    (s->prev.type == TOK_IDENT && TOK_IS(&s->prev2, "enum")))
 		s->enum_brace = s->d.brace + 1;
-	if (at_file_scope(s) && !s->d.paren && s->have_cand && !s->saw_eq &&
+	if (at_file_scope(s) && !s->d.paren && s->d.have_cand && !s->d.saw_eq &&
 	    (tok_punct(&s->prev, ')') || word_class(&s->prev) == WORD_ATTR)) {
-		s->d.func = s->cand;
+		s->d.func = s->d.cand;
 		/* refs in the head (its parameter types) are in it too */
 		for (size_t i = s->decl_ref; i < s->out->nr; i++)
 			s->out->v[i].func = current_func(s);
@@ -2026,6 +2103,12 @@ static void scan_punct(struct scan *s)
 	case ']':
 		if (s->d.paren > 0)
 			s->d.paren--;
+		/* "NAME(...)" then a new line: a macro call without ';' */
+		if (at_file_scope(s) && !s->d.paren && s->d.have_cand &&
+		    !s->d.typed &&
+		    s->next.type == TOK_IDENT && s->next.line > s->cur.line &&
+		    word_class(&s->next) != WORD_ATTR)
+			decl_reset(s);
 		break;
 	case '{':
 		open_brace(s);
@@ -2035,11 +2118,11 @@ static void scan_punct(struct scan *s)
 		break;
 	case '=':
 		if (decl)
-			s->saw_eq = true;
+			s->d.saw_eq = true;
 		break;
 	case ',':
 		if (decl)
-			s->saw_eq = false;
+			s->d.saw_eq = false;
 		break;
 	case ';':
 		if (decl)
@@ -2047,7 +2130,7 @@ static void scan_punct(struct scan *s)
 		break;
 	case '*':
 		if (decl)
-			s->typed = true;
+			s->d.typed = true;
 		break;
 	}
 }
@@ -2107,10 +2190,13 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 		if (s.cs.dead)
 			continue;
 		s.cur = t;
+		if (at_file_scope(&s))
+			s.d.decl_toks++;
 		if (t.type == TOK_IDENT) {
 			const struct watch_set_entry *e;
 
-			if (set_may_have(set, t.len) && !is_member_op(&s.prev) &&
+			if (set_may_have(set, t.len) &&
+			    !is_member_op(&s.prev) &&
 			    (e = lookup(&s, &s.prev, &t)))
 				add_ref(&s, e, &t, classify(&s, e), NULL);
 			if (at_file_scope(&s))
@@ -2118,8 +2204,6 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 		} else if (t.type == TOK_PUNCT) {
 			scan_punct(&s);
 		}
-		if (at_file_scope(&s))
-			s.decl_toks++;
 		s.prev2 = s.prev;
 		s.prev = s.cur;
 	}

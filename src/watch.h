@@ -12,9 +12,10 @@
  *    code is never compiled, so it cannot break the build;
  *  - #define bodies and #if expressions are scanned for references (a macro
  *    that calls an API function is a caller too);
- *  - function-like macros defined in the watched files are expanded (one
- *    level, with # and ##) where they are invoked at file scope, so helper
- *    macros such as BTRFS_WORK_HELPER_PROTO(name) declare their functions.
+ *  - a function-like macro defined in the watched files is expanded (with
+ *    # and ##) where its call starts a file-scope declaration, so helper
+ *    macros such as BTRFS_WORK_HELPER_PROTO(name) declare their functions;
+ *    other macros are not expanded.
  */
 #ifndef KCARRY_WATCH_H
 #define KCARRY_WATCH_H

@@ -1,0 +1,1237 @@
+/*
+ * test_apply: hunk placement on cases cut from fs/btrfs of Linux 6.1 and
+ * 6.12 (tests/fixtures/apply/<case>/{orig,patch,expect,...}; see
+ * make-fixtures.py there), and a cross-check against GNU patch -F2.
+ */
+#include "unit.h"
+
+#include <sys/wait.h>
+
+#include "apply.h"
+#include "patch.h"
+#include "tree.h"
+
+/* A one-file patch read by patch_parse(). */
+struct tdiff {
+	struct buf raw;
+	struct patch p;
+	const struct patch_file *f;
+};
+
+static void tdiff_parse(struct tdiff *d)
+{
+	struct patch_parse_opts po = { "test.patch", 1, false };
+	struct err err = ERR_INIT;
+
+	patch_init(&d->p);
+	if (patch_parse(&d->p, d->raw.ptr, d->raw.len, &po, &err) < 0)
+		fail_msg("cannot parse: %s", err.msg.ptr);
+	assert_int_equal(d->p.nr_files, 1);
+	d->f = &d->p.files[0];
+	err_release(&err);
+}
+
+static void tdiff_release(struct tdiff *d)
+{
+	patch_release(&d->p);
+	buf_release(&d->raw);
+}
+
+/* One fixture directory. */
+struct tcase {
+	const char *name;
+	struct buf orig, expect, blob, patch_text;
+	bool has_orig, has_expect, has_blob;
+	struct tdiff d;
+	int blob_calls;
+	int blob_error; /* what the fake loader returns instead of the blob */
+};
+
+static bool read_opt(struct buf *out, const char *name, const char *file)
+{
+	char *rel = xstrfmt("apply/%s/%s", name, file);
+	char *path = fs_join(unit_fixtures(), rel);
+	bool ok = fs_is_file(path);
+
+	if (ok)
+		unit_read_fixture(out, rel);
+	free(path);
+	free(rel);
+	return ok;
+}
+
+static void case_load(struct tcase *c, const char *name)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	buf_init(&c->orig, 0);
+	buf_init(&c->expect, 0);
+	buf_init(&c->blob, 0);
+	buf_init(&c->patch_text, 0);
+	buf_init(&c->d.raw, 0);
+	if (!read_opt(&c->d.raw, name, "patch"))
+		fail_msg("fixture apply/%s has no patch", name);
+	buf_add(&c->patch_text, c->d.raw.ptr, c->d.raw.len);
+	c->has_orig = read_opt(&c->orig, name, "orig");
+	c->has_expect = read_opt(&c->expect, name, "expect");
+	c->has_blob = read_opt(&c->blob, name, "blob");
+	tdiff_parse(&c->d);
+}
+
+static void case_release(struct tcase *c)
+{
+	buf_release(&c->orig);
+	buf_release(&c->expect);
+	buf_release(&c->blob);
+	buf_release(&c->patch_text);
+	tdiff_release(&c->d);
+}
+
+/* The fake blob loader: the fixture's blob file when it has one. */
+static int fake_load_blob(void *ctx, const char *hex, struct buf *out,
+			  struct err *err)
+{
+	struct tcase *c = ctx;
+
+	c->blob_calls++;
+	if (c->blob_error)
+		return err_set(err, c->blob_error, "cannot read blob %s", hex);
+	if (!c->has_blob)
+		return err_set(err, ERR_NOTFOUND, "no blob %s", hex);
+	buf_reset(out);
+	buf_add(out, c->blob.ptr, c->blob.len);
+	return 0;
+}
+
+static void run(struct apply_file_result *res, struct tcase *c,
+		const struct apply_opts *opts)
+{
+	struct err err = ERR_INIT;
+	struct apply_opts o = opts ? *opts : (struct apply_opts)APPLY_OPTS_INIT;
+
+	o.load_blob = fake_load_blob;
+	o.ctx = c;
+	apply_file_result_init(res);
+	if (apply_file(res, c->d.f, (struct span){ c->orig.ptr, c->orig.len },
+		       c->has_orig, &o, &err) < 0)
+		fail_msg("%s: %s", c->name, err.msg.ptr);
+	err_release(&err);
+}
+
+static void assert_out(const struct apply_file_result *res,
+		       const struct buf *want)
+{
+	if (res->out.len != want->len || memcmp(res->out.ptr, want->ptr, want->len)) {
+		print_error("--- got ---\n%s--- want ---\n%s", res->out.ptr,
+			    want->ptr);
+		fail();
+	}
+}
+
+/* Load case name, apply with opts, compare with expect. */
+#define CASE(c, res, name, opts)            \
+	struct tcase c;                      \
+	struct apply_file_result res;        \
+	case_load(&c, name);                 \
+	run(&res, &c, opts)
+
+#define DONE(c, res)                         \
+	do {                                 \
+		apply_file_result_release(&res); \
+		case_release(&c);            \
+	} while (0)
+
+static void exact_patch_applies_at_stated_lines(void **state)
+{
+	size_t k;
+	CASE(c, res, "exact", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_CLEAN);
+	assert_int_equal(res.nr_hunks, 5);
+	for (k = 0; k < res.nr_hunks; k++) {
+		assert_int_equal(res.hunks[k].rule, RULE_EXACT);
+		assert_int_equal(res.hunks[k].offset, 0);
+		assert_false(res.hunks[k].risk);
+		assert_null(res.hunks[k].reason);
+	}
+	assert_int_equal(res.hunks[0].line, 208);
+	assert_string_equal(res.hunks[0].func, "run_ordered_work");
+	assert_string_equal(res.hunks[0].found_func, "run_ordered_work");
+	assert_false(res.risk);
+	assert_int_equal(res.rej.len, 0);
+	assert_int_equal(c.blob_calls, 0);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void offset_3_lines_down_is_found(void **state)
+{
+	CASE(c, res, "offset-3-down", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_OFFSET);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_int_equal(res.hunks[0].offset, 3);
+	assert_int_equal(res.hunks[0].line, 208);
+	assert_int_equal(res.hunks[0].fuzz, 0);
+	assert_false(res.risk);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void offset_13_lines_up_is_found(void **state)
+{
+	CASE(c, res, "offset-13-up", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_OFFSET);
+	assert_int_equal(res.hunks[0].offset, -13);
+	assert_int_equal(res.hunks[0].line, 208);
+	assert_false(res.risk);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void hunks_after_an_applied_hunk_keep_its_offset(void **state)
+{
+	size_t k;
+	CASE(c, res, "already-modify", NULL);
+
+	/* 6.12 has 34 more lines above these hunks than 6.1 */
+	for (k = 0; k < res.nr_hunks; k++)
+		assert_int_equal(res.hunks[k].offset, 34);
+	DONE(c, res);
+}
+
+static void nearest_match_wins_without_function_name(void **state)
+{
+	CASE(c, res, "nearest-without-function", NULL);
+
+	/* the header names no function: nearest first, as GNU patch */
+	assert_null(res.hunks[0].func);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_int_equal(res.hunks[0].offset, 8);
+	assert_false(res.risk);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void match_inside_named_function_beats_nearer_one(void **state)
+{
+	CASE(c, res, "named-function-preferred", NULL);
+
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_int_equal(res.hunks[0].offset, -13);
+	assert_string_equal(res.hunks[0].found_func, "btrfs_insert_orphan_item");
+	/* GNU patch picks the nearer copy: kcarry says it chose otherwise */
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "nearer match at line 32 is in btrfs_del_orphan_item()"));
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void fuzz_1_drops_one_outer_context_line(void **state)
+{
+	CASE(c, res, "fuzz-1", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_FUZZY);
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_int_equal(res.hunks[0].fuzz, 1);
+	assert_int_equal(res.hunks[0].offset, 0);
+	assert_false(res.risk);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void fuzz_2_drops_two_outer_context_lines(void **state)
+{
+	CASE(c, res, "fuzz-2", NULL);
+
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_int_equal(res.hunks[0].fuzz, 2);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void fuzz_beyond_opts_fuzz_is_refused(void **state)
+{
+	struct apply_opts o = APPLY_OPTS_INIT;
+
+	o.fuzz = 1;
+	o.no_3way = true;
+	CASE(c, res, "fuzz-2", &o);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_int_equal(res.hunks[0].rule, RULE_CONFLICT);
+	assert_string_equal(res.hunks[0].reason,
+			    "context does not match near line 208");
+	assert_true(res.rej.len > 0);
+	/* out holds the target with what applied: nothing */
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void fuzz_beyond_opts_fuzz_goes_to_hunk_3way(void **state)
+{
+	struct apply_opts o = APPLY_OPTS_INIT;
+
+	o.fuzz = 1;
+	CASE(c, res, "fuzz-2", &o);
+	assert_int_equal(res.outcome, OUTCOME_3WAY);
+	assert_int_equal(res.hunks[0].rule, RULE_3WAY_HUNK);
+	assert_int_equal(res.hunks[0].line, 208);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void fuzz_match_must_be_unique(void **state)
+{
+	/*
+	 * btrfs_previous_item() and btrfs_previous_extent_item() share their
+	 * loop; both lost the first context line: fuzz 1 matches twice.
+	 */
+	static const char orig[] =
+		"int btrfs_previous_item(struct btrfs_root *root)\n"
+		"{\n"
+		"\twhile (1) {\n"
+		"\t\tleaf = path->nodes[0];\n"
+		"\t\tnritems = btrfs_header_nritems(path->nodes[0]);\n"
+		"\t\tif (nritems == 0)\n"
+		"\t\t\treturn 1;\n"
+		"\t\tif (path->slots[0] == nritems)\n"
+		"\t\t\tpath->slots[0]--;\n"
+		"\n"
+		"\t\tbtrfs_item_key_to_cpu(leaf, &found_key, path->slots[0]);\n"
+		"\t}\n"
+		"}\n"
+		"\n"
+		"int btrfs_previous_extent_item(struct btrfs_root *root)\n"
+		"{\n"
+		"\twhile (1) {\n"
+		"\t\tleaf = path->nodes[0];\n"
+		"\t\tnritems = btrfs_header_nritems(path->nodes[0]);\n"
+		"\t\tif (nritems == 0)\n"
+		"\t\t\treturn 1;\n"
+		"\t\tif (path->slots[0] == nritems)\n"
+		"\t\t\tpath->slots[0]--;\n"
+		"\n"
+		"\t\tbtrfs_item_key_to_cpu(leaf, &found_key, path->slots[0]);\n"
+		"\t}\n"
+		"}\n";
+	static const char patch[] =
+		"--- a/fs/btrfs/ctree.c\n"
+		"+++ b/fs/btrfs/ctree.c\n"
+		"@@ -19,8 +19,8 @@\n"
+		" \t\tnritems = btrfs_header_nritems(leaf);\n"
+		" \t\tif (nritems == 0)\n"
+		" \t\t\treturn 1;\n"
+		"-\t\tif (path->slots[0] == nritems)\n"
+		"-\t\t\tpath->slots[0]--;\n"
+		"+\t\tif (path->slots[0] >= nritems)\n"
+		"+\t\t\tpath->slots[0] = nritems - 1;\n"
+		" \n"
+		" \t\tbtrfs_item_key_to_cpu(leaf, &found_key, path->slots[0]);\n"
+		" \t}\n";
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct apply_file_result res;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	o.no_3way = true;
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, &o, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_CONFLICT);
+	assert_string_equal(res.hunks[0].reason,
+			    "context does not match near line 19; "
+			    "fuzz 1 matches at lines 19 and 5 alike");
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+static void section_cut_short_by_diff_p_is_a_prefix(void **state)
+{
+	/* security/lockdown/lockdown.c of 6.12 and the hunk of Debian's
+	 * "efi: Lock down the kernel if booted in secure boot mode", whose
+	 * section GNU diff -p cut at 40 bytes */
+	static const char orig[] =
+		"static enum lockdown_reason kernel_locked_down;\n"
+		"\n"
+		"static const enum lockdown_reason lockdown_levels[] = {LOCKDOWN_NONE,\n"
+		"\t\t\t\t\t\t LOCKDOWN_INTEGRITY_MAX,\n"
+		"\t\t\t\t\t\t LOCKDOWN_CONFIDENTIALITY_MAX};\n"
+		"\n"
+		"/*\n"
+		" * Put the kernel into lock-down mode.\n"
+		" */\n"
+		"static int lock_kernel_down(const char *where, enum lockdown_reason level)\n"
+		"{\n"
+		"\tif (kernel_locked_down >= level)\n"
+		"\t\treturn -EPERM;\n";
+	static const char patch[] =
+		"--- a/security/lockdown/lockdown.c\n"
+		"+++ b/security/lockdown/lockdown.c\n"
+		"@@ -24,7 +24,7 @@ static const enum lockdown_reason lockdo\n"
+		" /*\n"
+		"  * Put the kernel into lock-down mode.\n"
+		"  */\n"
+		"-static int lock_kernel_down(const char *where, "
+		"enum lockdown_reason level)\n"
+		"+int lock_kernel_down(const char *where, enum lockdown_reason level)\n"
+		" {\n"
+		" \tif (kernel_locked_down >= level)\n"
+		" \t\treturn -EPERM;\n";
+	struct apply_file_result res;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, NULL, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_int_equal(res.hunks[0].offset, -17);
+	assert_string_equal(res.hunks[0].func, "lockdo");
+	assert_string_equal(res.hunks[0].found_func, "lockdown_levels");
+	assert_false(res.risk);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+static void hunk_showing_its_own_entry_needs_no_section(void **state)
+{
+	/* 6.12 sorted drivers/media/usb/dvb-usb/Kconfig: DVB_USB_AF9005 now
+	 * follows DVB_USB_A800, not DVB_USB_OPERA1 as the section of
+	 * Debian's dfsg hunk says; the hunk shows "config DVB_USB_AF9005"
+	 * itself, and that is what places it */
+	static const char orig[] =
+		"config DVB_USB_A800\n"
+		"\ttristate \"AVerMedia AverTV DVB-T USB 2.0 (A800)\"\n"
+		"\tdepends on DVB_USB\n"
+		"\thelp\n"
+		"\t  Say Y here to support the AVerMedia AverTV DVB-T USB 2.0 "
+		"(A800) receiver.\n"
+		"\n"
+		"config DVB_USB_AF9005\n"
+		"\ttristate \"Afatech AF9005 DVB-T USB1.1 support\"\n"
+		"\tdepends on DVB_USB\n"
+		"\tselect MEDIA_TUNER_MT2060 if MEDIA_SUBDRV_AUTOSELECT\n"
+		"\tselect MEDIA_TUNER_QT1010 if MEDIA_SUBDRV_AUTOSELECT\n"
+		"\thelp\n"
+		"\n"
+		"config DVB_USB_OPERA1\n"
+		"\ttristate \"Opera1 DVB-S USB2.0 receiver\"\n"
+		"\tdepends on DVB_USB\n";
+	static const char patch[] =
+		"--- a/drivers/media/usb/dvb-usb/Kconfig\n"
+		"+++ b/drivers/media/usb/dvb-usb/Kconfig\n"
+		"@@ -227,6 +227,7 @@ config DVB_USB_OPERA1\n"
+		" \n"
+		" config DVB_USB_AF9005\n"
+		" \ttristate \"Afatech AF9005 DVB-T USB1.1 support\"\n"
+		"+\tdepends on BROKEN\n"
+		" \tdepends on DVB_USB\n"
+		" \tselect MEDIA_TUNER_MT2060 if MEDIA_SUBDRV_AUTOSELECT\n"
+		" \tselect MEDIA_TUNER_QT1010 if MEDIA_SUBDRV_AUTOSELECT\n";
+	struct apply_file_result res;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, NULL, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_string_equal(res.hunks[0].func, "DVB_USB_OPERA1");
+	assert_false(res.risk);
+	assert_non_null(strstr(res.out.ptr, "support\"\n\tdepends on BROKEN\n"));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+static void already_applied_addition_is_recognised(void **state)
+{
+	CASE(c, res, "already-add", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_false(res.risk);
+	assert_int_equal(res.rej.len, 0);
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void already_applied_deletion_is_recognised(void **state)
+{
+	CASE(c, res, "already-delete", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_false(res.risk);
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void already_applied_modification_is_recognised(void **state)
+{
+	size_t k;
+	CASE(c, res, "already-modify", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	for (k = 0; k < res.nr_hunks; k++)
+		assert_int_equal(res.hunks[k].rule, RULE_ALREADY);
+	assert_false(res.risk);
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void partially_applied_patch_names_its_hunks(void **state)
+{
+	CASE(c, res, "partial", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_PARTIAL);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_int_equal(res.hunks[1].rule, RULE_CONFLICT);
+	assert_non_null(res.hunks[1].reason);
+	/* only the conflicting hunk goes to the .rej */
+	assert_null(strstr(res.rej.ptr, "@@ -208,7"));
+	assert_non_null(strstr(res.rej.ptr, "@@ -295,11 +295,10 @@ "));
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void conflict_writes_rej(void **state)
+{
+	struct buf rej = BUF_INIT;
+	CASE(c, res, "conflict-rej", NULL);
+
+	unit_read_fixture(&rej, "apply/conflict-rej/rej");
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_int_equal(res.hunks[0].rule, RULE_CONFLICT);
+	assert_string_equal(res.hunks[0].reason,
+			    "context does not match near line 135");
+	assert_string_equal(res.hunks[0].func, "btrfs_alloc_ordered_workqueue");
+	assert_string_equal(res.rej.ptr, rej.ptr);
+	assert_out(&res, &c.expect);
+	buf_release(&rej);
+	DONE(c, res);
+}
+
+static void removed_lines_missing_are_named(void **state)
+{
+	static const char patch[] =
+		"--- a/fs/btrfs/async-thread.c\n"
+		"+++ b/fs/btrfs/async-thread.c\n"
+		"@@ -2,3 +2,2 @@ void btrfs_init_work(struct btrfs_work *work)\n"
+		" \twork->func = func;\n"
+		"-\twork->ordered_free = ordered_free;\n"
+		" \twork->flags = 0;\n";
+	static const char orig[] = "void btrfs_init_work(struct btrfs_work *work)\n"
+				   "{\n\twork->func = func;\n"
+				   "\tINIT_WORK(&work->normal_work, helper);\n"
+				   "\twork->flags = 0;\n}\n";
+	struct apply_file_result res;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, NULL, &err), 0);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_string_equal(res.hunks[0].reason,
+			    "removed lines not found near line 2; "
+			    "3-way merge with the hunk conflicts at lines 3-5");
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+static void added_lines_already_there_are_not_added_twice(void **state)
+{
+	CASE(c, res, "already-present-drifted", NULL);
+
+	/* GNU patch adds the struct member again with fuzz 2 */
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_true(res.hunks[0].risk);
+	assert_string_equal(res.hunks[0].reason,
+			    "the added lines are already present at line 22; "
+			    "fuzz 2 would add them again at line 29");
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void applied_hunk_with_drifted_context_is_not_applied_twice(void **state)
+{
+	CASE(c, res, "already-applied-drifted", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_false(res.hunks[0].risk);
+	assert_int_equal(res.hunks[1].rule, RULE_ALREADY);
+	assert_true(res.hunks[1].risk);
+	assert_non_null(strstr(res.hunks[1].reason,
+			       "the added lines are already present at line 59"));
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void adding_a_function_the_target_defines_is_a_risk(void **state)
+{
+	CASE(c, res, "defines-existing-function", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_3WAY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_int_equal(res.hunks[1].rule, RULE_3WAY_HUNK);
+	assert_true(res.hunks[1].risk);
+	assert_non_null(strstr(res.hunks[1].reason,
+			       "adds btrfs_scan_inode(), which the target "
+			       "already defines at line 105"));
+	assert_non_null(strstr(res.hunks[1].reason, "btrfs_free_extent_maps()"));
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void three_way_with_blob_merges_drifted_context(void **state)
+{
+	CASE(c, res, "drift-inside-hunk", NULL);
+
+	assert_int_equal(c.blob_calls, 1);
+	assert_int_equal(res.outcome, OUTCOME_3WAY);
+	assert_int_equal(res.hunks[0].rule, RULE_3WAY);
+	assert_int_equal(res.hunks[0].line, 139);
+	assert_non_null(strstr(res.hunks[0].reason, "preimage blob"));
+	assert_false(res.risk);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void three_way_at_hunk_level_merges_drifted_context(void **state)
+{
+	CASE(c, res, "drift-inside-hunk", NULL);
+
+	/* the same without the blob */
+	apply_file_result_release(&res);
+	c.has_blob = false;
+	run(&res, &c, NULL);
+	assert_int_equal(res.outcome, OUTCOME_3WAY);
+	assert_int_equal(res.hunks[0].rule, RULE_3WAY_HUNK);
+	assert_int_equal(res.hunks[0].line, 139);
+	assert_int_equal(res.hunks[0].offset, 0);
+	assert_false(res.risk);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void blob_that_does_not_fit_the_patch_is_not_used(void **state)
+{
+	CASE(c, res, "drift-inside-hunk", NULL);
+
+	/* a blob the patch does not apply to exactly: hunk-level 3-way */
+	apply_file_result_release(&res);
+	buf_reset(&c.blob);
+	buf_adds(&c.blob, "something else\n");
+	run(&res, &c, NULL);
+	assert_int_equal(res.hunks[0].rule, RULE_3WAY_HUNK);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void blob_loader_failure_is_an_error(void **state)
+{
+	struct tcase c;
+	struct apply_file_result res;
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct err err = ERR_INIT;
+
+	case_load(&c, "drift-inside-hunk");
+	c.blob_error = ERR_IO;
+	o.load_blob = fake_load_blob;
+	o.ctx = &c;
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, c.d.f,
+				    (struct span){ c.orig.ptr, c.orig.len },
+				    true, &o, &err),
+			 ERR_IO);
+	assert_non_null(strstr(err.msg.ptr, "cannot read blob"));
+	err_release(&err);
+	DONE(c, res);
+}
+
+static void three_way_conflict_writes_diff3_markers(void **state)
+{
+	struct apply_opts o = APPLY_OPTS_INIT;
+
+	o.markers = true;
+	CASE(c, res, "drift-conflict", &o);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_int_equal(res.hunks[0].rule, RULE_CONFLICT);
+	assert_string_equal(res.hunks[0].reason,
+			    "context does not match near line 139; "
+			    "3-way merge with the hunk conflicts at lines 139-152");
+	assert_non_null(strstr(res.out.ptr, "<<<<<<< target\n"));
+	assert_non_null(strstr(res.out.ptr, "||||||| patch preimage\n"));
+	assert_non_null(strstr(res.out.ptr, ">>>>>>> patch\n"));
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void three_way_conflict_without_markers_keeps_target(void **state)
+{
+	CASE(c, res, "drift-conflict", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_null(strstr(res.out.ptr, "<<<<<<<"));
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void placement_risk_when_offset_lands_in_another_function(void **state)
+{
+	CASE(c, res, "placement-risk", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_OFFSET);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_true(res.hunks[0].risk);
+	assert_true(res.risk);
+	assert_string_equal(res.hunks[0].func, "btrfs_insert_orphan_item");
+	assert_string_equal(res.hunks[0].found_func, "btrfs_del_orphan_item");
+	assert_string_equal(res.hunks[0].reason,
+			    "lands in btrfs_del_orphan_item() at line 11, not in "
+			    "btrfs_insert_orphan_item() named by the hunk header "
+			    "(not found in the target)");
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void
+fuzz_finds_named_function_when_exact_match_is_elsewhere(void **state)
+{
+	CASE(c, res, "named-function-fuzz", NULL);
+
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_int_equal(res.hunks[0].fuzz, 2);
+	assert_string_equal(res.hunks[0].found_func, "btrfs_insert_orphan_item");
+	assert_true(res.hunks[0].risk); /* GNU patch changes the other one */
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void conflict_rather_than_landing_in_another_function(void **state)
+{
+	CASE(c, res, "named-function-conflict", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_int_equal(res.hunks[0].rule, RULE_CONFLICT);
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "matches only outside btrfs_insert_orphan_item(), "
+			       "at line 32 in btrfs_del_orphan_item()"));
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void without_3way_lands_like_gnu_patch_as_a_risk(void **state)
+{
+	struct buf want = BUF_INIT;
+	struct apply_opts o = APPLY_OPTS_INIT;
+
+	o.no_3way = true;
+	CASE(c, res, "named-function-conflict", &o);
+	unit_read_fixture(&want, "apply/named-function-conflict/expect-no3way");
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_true(res.hunks[0].risk);
+	assert_string_equal(res.hunks[0].found_func, "btrfs_del_orphan_item");
+	assert_out(&res, &want);
+	assert_int_equal(c.blob_calls, 0);
+	buf_release(&want);
+	DONE(c, res);
+}
+
+static void function_moved_far_away_is_found_by_name(void **state)
+{
+	CASE(c, res, "function-moved-far", NULL);
+
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_int_equal(res.hunks[0].fuzz, 1);
+	assert_int_equal(res.hunks[0].offset, 111);
+	assert_string_equal(res.hunks[0].found_func, "btrfs_previous_extent_item");
+	/* the exact copy in btrfs_previous_item() is where GNU patch goes */
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason, "in btrfs_previous_item()"));
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void new_file_is_created(void **state)
+{
+	CASE(c, res, "new-file", NULL);
+
+	assert_false(c.has_orig);
+	assert_int_equal(res.outcome, OUTCOME_CLEAN);
+	assert_int_equal(res.hunks[0].rule, RULE_EXACT);
+	assert_false(res.deleted);
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void new_file_already_present_is_already_applied(void **state)
+{
+	CASE(c, res, "new-file-exists", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void new_file_over_different_file_conflicts(void **state)
+{
+	CASE(c, res, "new-file", NULL);
+
+	apply_file_result_release(&res);
+	buf_adds(&c.orig, "/* something else */\n");
+	c.has_orig = true;
+	run(&res, &c, NULL);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_string_equal(res.reason,
+			    "'fs/btrfs/orphan.h' already exists in the target");
+	assert_non_null(strstr(res.rej.ptr,
+			       "--- /dev/null\n+++ b/fs/btrfs/orphan.h\n"));
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void deleted_file_is_deleted(void **state)
+{
+	CASE(c, res, "deleted-file", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_CLEAN);
+	assert_true(res.deleted);
+	assert_int_equal(res.out.len, 0);
+	DONE(c, res);
+}
+
+static void already_deleted_file_is_already_applied(void **state)
+{
+	CASE(c, res, "already-deleted", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_false(res.deleted);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	DONE(c, res);
+}
+
+static void deleting_a_changed_file_conflicts(void **state)
+{
+	CASE(c, res, "deleted-file", NULL);
+
+	apply_file_result_release(&res);
+	buf_adds(&c.orig, "/* local addition */\n");
+	run(&res, &c, NULL);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_false(res.deleted);
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+static void missing_file_conflicts(void **state)
+{
+	CASE(c, res, "exact", NULL);
+
+	apply_file_result_release(&res);
+	c.has_orig = false;
+	run(&res, &c, NULL);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_string_equal(res.reason,
+			    "'fs/btrfs/async-thread.c' does not exist in the target");
+	DONE(c, res);
+}
+
+static void no_newline_at_eof_is_kept(void **state)
+{
+	CASE(c, res, "no-eol-context", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_CLEAN);
+	assert_true(res.out.ptr[res.out.len - 1] != '\n');
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
+static void newline_added_at_eof(void **state)
+{
+	CASE(c, res, "no-eol-add-newline", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_CLEAN);
+	assert_out(&res, &c.expect);
+	apply_file_result_release(&res);
+
+	/* applied twice: the second time it is already there */
+	buf_reset(&c.orig);
+	buf_add(&c.orig, c.expect.ptr, c.expect.len);
+	run(&res, &c, NULL);
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	DONE(c, res);
+}
+
+static void binary_patch_is_rejected(void **state)
+{
+	struct patch_file f;
+	struct apply_file_result res;
+	struct err err = ERR_INIT;
+
+	memset(&f, 0, sizeof(f));
+	f.old_path = "fs/btrfs/tests/image.bin";
+	f.new_path = f.old_path;
+	f.binary = true;
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, &f, span_from("x"), true, NULL, &err),
+			 ERR_PARSE);
+	assert_string_equal(err.msg.ptr,
+			    "fs/btrfs/tests/image.bin: binary patches are not supported");
+	apply_file_result_release(&res);
+	err_release(&err);
+}
+
+static void enclosing_function_follows_git_rule(void **state)
+{
+	static const char text[] =
+		"#include <linux/init.h>\n"                      /* 1 */
+		"static int __init init_btrfs_fs(void)\n"        /* 2 */
+		"{\n"                                            /* 3 */
+		"\tint err;\n"                                   /* 4 */
+		"out:\n"                                         /* 5 */
+		"\treturn err;\n"                                /* 6 */
+		"}\n"                                            /* 7 */
+		"struct btrfs_workqueue {\n"                     /* 8 */
+		"\tint thresh;\n"                                /* 9 */
+		"};\n"                                           /* 10 */
+		"static const char *names[] = {\n"               /* 11 */
+		"\t\"a\",\n";                                    /* 12 */
+	char *s;
+
+	assert_null(apply_enclosing_function(span_from(text), 1));
+	s = apply_enclosing_function(span_from(text), 4);
+	assert_string_equal(s, "init_btrfs_fs");
+	free(s);
+	s = apply_enclosing_function(span_from(text), 6); /* label skipped */
+	assert_string_equal(s, "init_btrfs_fs");
+	free(s);
+	s = apply_enclosing_function(span_from(text), 9);
+	assert_string_equal(s, "btrfs_workqueue");
+	free(s);
+	s = apply_enclosing_function(span_from(text), 12);
+	assert_string_equal(s, "names");
+	free(s);
+	s = apply_enclosing_function(span_from(text), 999);
+	assert_string_equal(s, "names");
+	free(s);
+}
+
+static void worse_outcome_rules(void **state)
+{
+	assert_int_equal(apply_worse(OUTCOME_CLEAN, OUTCOME_FUZZY), OUTCOME_FUZZY);
+	assert_int_equal(apply_worse(OUTCOME_3WAY, OUTCOME_OFFSET), OUTCOME_3WAY);
+	assert_int_equal(apply_worse(OUTCOME_ALREADY, OUTCOME_ALREADY),
+			 OUTCOME_ALREADY);
+	assert_int_equal(apply_worse(OUTCOME_ALREADY, OUTCOME_CLEAN), OUTCOME_CLEAN);
+	assert_int_equal(apply_worse(OUTCOME_ALREADY, OUTCOME_CONFLICT),
+			 OUTCOME_PARTIAL);
+	assert_int_equal(apply_worse(OUTCOME_CONFLICT, OUTCOME_PARTIAL),
+			 OUTCOME_PARTIAL);
+	assert_int_equal(apply_worse(OUTCOME_CONFLICT, OUTCOME_CLEAN),
+			 OUTCOME_CONFLICT);
+	assert_int_equal(apply_worse(OUTCOME_PARTIAL, OUTCOME_FUZZY),
+			 OUTCOME_PARTIAL);
+}
+
+static void rule_and_outcome_names(void **state)
+{
+	assert_string_equal(apply_rule_name(RULE_EXACT), "exact");
+	assert_string_equal(apply_rule_name(RULE_3WAY_HUNK), "3-way-hunk");
+	assert_string_equal(apply_rule_name(RULE_ALREADY), "already-applied");
+	assert_string_equal(apply_outcome_name(OUTCOME_PARTIAL),
+			    "partially applied");
+	assert_string_equal(apply_outcome_name(OUTCOME_FUZZY), "fuzzy");
+}
+
+/* --- GNU patch cross-check ----------------------------------------------- */
+
+enum gnu {
+	GNU_CLEAN,    /* applied without a word */
+	GNU_OFFSET,   /* applied, "(offset N lines)" */
+	GNU_FUZZ,     /* applied, "with fuzz N" */
+	GNU_FAILED,   /* "FAILED" */
+	GNU_REVERSED, /* "Reversed (or previously applied)", skipped */
+	GNU_EXISTS,   /* "already exists", skipped */
+	GNU_DELETED,  /* applied and removed the file */
+};
+
+/* What kcarry does where GNU patch applies with offset or fuzz. */
+enum relation {
+	SAME,     /* kcarry's output is GNU patch's */
+	RISK,     /* different, and kcarry reports a risk */
+	CONFLICT, /* kcarry reports a conflict */
+	OTHER,    /* GNU patch did not apply: kcarry's outcome below */
+};
+
+static const struct cross {
+	const char *name;
+	enum gnu gnu;
+	enum relation rel;
+	enum apply_outcome outcome; /* kcarry's */
+} crosses[] = {
+	{ "exact", GNU_CLEAN, SAME, OUTCOME_CLEAN },
+	{ "offset-3-down", GNU_OFFSET, SAME, OUTCOME_OFFSET },
+	{ "offset-13-up", GNU_OFFSET, SAME, OUTCOME_OFFSET },
+	{ "fuzz-1", GNU_FUZZ, SAME, OUTCOME_FUZZY },
+	{ "fuzz-2", GNU_FUZZ, SAME, OUTCOME_FUZZY },
+	{ "nearest-without-function", GNU_OFFSET, SAME, OUTCOME_OFFSET },
+	{ "placement-risk", GNU_OFFSET, SAME, OUTCOME_OFFSET },
+	{ "named-function-preferred", GNU_OFFSET, RISK, OUTCOME_OFFSET },
+	{ "named-function-fuzz", GNU_OFFSET, RISK, OUTCOME_FUZZY },
+	{ "named-function-conflict", GNU_OFFSET, CONFLICT, OUTCOME_CONFLICT },
+	{ "function-moved-far", GNU_OFFSET, RISK, OUTCOME_FUZZY },
+	{ "no-eol-context", GNU_CLEAN, SAME, OUTCOME_CLEAN },
+	{ "no-eol-add-newline", GNU_CLEAN, SAME, OUTCOME_CLEAN },
+	{ "new-file", GNU_CLEAN, SAME, OUTCOME_CLEAN },
+	{ "deleted-file", GNU_DELETED, SAME, OUTCOME_CLEAN },
+	{ "new-file-exists", GNU_EXISTS, OTHER, OUTCOME_ALREADY },
+	{ "already-add", GNU_REVERSED, OTHER, OUTCOME_ALREADY },
+	{ "already-delete", GNU_REVERSED, OTHER, OUTCOME_ALREADY },
+	{ "already-modify", GNU_REVERSED, OTHER, OUTCOME_ALREADY },
+	{ "partial", GNU_REVERSED, OTHER, OUTCOME_PARTIAL },
+	{ "conflict-rej", GNU_FAILED, OTHER, OUTCOME_CONFLICT },
+	{ "drift-inside-hunk", GNU_FAILED, OTHER, OUTCOME_3WAY },
+	{ "drift-conflict", GNU_FAILED, OTHER, OUTCOME_CONFLICT },
+	{ "already-present-drifted", GNU_FUZZ, RISK, OUTCOME_ALREADY },
+	{ "already-applied-drifted", GNU_REVERSED, OTHER, OUTCOME_ALREADY },
+	{ "defines-existing-function", GNU_REVERSED, OTHER, OUTCOME_3WAY },
+};
+
+struct gnu_run {
+	bool ran;          /* patch(1) is installed */
+	int status;
+	bool exists;       /* the file exists afterwards */
+	struct buf out, log;
+};
+
+static void gnu_patch(struct gnu_run *g, const struct tcase *c)
+{
+	char dir[] = "/tmp/kcarry-apply-XXXXXX";
+	const char *path = patch_file_path(c->d.f);
+	char *file, *pfile, *slash, *cmd, *logf;
+	struct err err = ERR_INIT;
+	int st;
+
+	buf_init(&g->out, 0);
+	buf_init(&g->log, 0);
+	g->ran = system("patch --version >/dev/null 2>&1") == 0;
+	if (!g->ran)
+		return;
+	assert_non_null(mkdtemp(dir));
+	file = fs_join(dir, path);
+	slash = strrchr(file, '/');
+	*slash = '\0';
+	assert_int_equal(fs_mkdirs(file, &err), 0);
+	*slash = '/';
+	if (c->has_orig)
+		assert_int_equal(fs_write_atomic(file, c->orig.ptr, c->orig.len, &err), 0);
+	pfile = fs_join(dir, "the.patch");
+	logf = fs_join(dir, "log");
+	assert_int_equal(fs_write_atomic(pfile, c->patch_text.ptr,
+					 c->patch_text.len, &err), 0);
+	cmd = xstrfmt("cd '%s' && patch -p1 -N -F2 --no-backup-if-mismatch "
+		      "-i the.patch >log 2>&1 </dev/null", dir);
+	st = system(cmd);
+	g->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	g->exists = fs_is_file(file);
+	if (g->exists)
+		assert_int_equal(fs_read_file(&g->out, file, 0, &err), 0);
+	assert_int_equal(fs_read_file(&g->log, logf, 0, &err), 0);
+	assert_int_equal(fs_remove_tree(dir, &err), 0);
+	free(cmd);
+	free(logf);
+	free(pfile);
+	free(file);
+	err_release(&err);
+}
+
+static enum gnu gnu_kind(const struct gnu_run *g)
+{
+	const char *log = g->log.ptr;
+
+	if (strstr(log, "Reversed (or previously applied)"))
+		return GNU_REVERSED;
+	if (strstr(log, "already exists"))
+		return GNU_EXISTS;
+	if (strstr(log, "FAILED"))
+		return GNU_FAILED;
+	if (g->status != 0)
+		return GNU_FAILED;
+	if (!g->exists)
+		return GNU_DELETED;
+	if (strstr(log, "with fuzz"))
+		return GNU_FUZZ;
+	if (strstr(log, "(offset"))
+		return GNU_OFFSET;
+	return GNU_CLEAN;
+}
+
+static bool same_out(const struct apply_file_result *res, const struct buf *b)
+{
+	return res->out.len == b->len && !memcmp(res->out.ptr, b->ptr, b->len);
+}
+
+static void gnu_patch_cross_check(void **state)
+{
+	char *dirpath = fs_join(unit_fixtures(), "apply");
+	char **names;
+	size_t nr, i, j, checked = 0;
+	struct err err = ERR_INIT;
+
+	/* every fixture directory is in the table */
+	assert_int_equal(fs_list_dir(dirpath, &names, &nr, &err), 0);
+	for (i = 0; i < nr; i++) {
+		char *sub = fs_join(dirpath, names[i]);
+		bool dir = fs_is_dir(sub);
+
+		free(sub);
+		if (!dir)
+			continue;
+		for (j = 0; j < sizeof(crosses) / sizeof(crosses[0]); j++)
+			if (!strcmp(crosses[j].name, names[i]))
+				break;
+		if (j == sizeof(crosses) / sizeof(crosses[0]) &&
+		    strcmp(names[i], "already-deleted"))
+			fail_msg("fixture apply/%s is not cross-checked", names[i]);
+	}
+	fs_free_list(names, nr);
+	free(dirpath);
+
+	for (j = 0; j < sizeof(crosses) / sizeof(crosses[0]); j++) {
+		const struct cross *x = &crosses[j];
+		struct gnu_run g;
+		enum gnu kind;
+		CASE(c, res, x->name, NULL);
+
+		gnu_patch(&g, &c);
+		if (!g.ran) {
+			buf_release(&g.out);
+			buf_release(&g.log);
+			DONE(c, res);
+			skip();
+		}
+		kind = gnu_kind(&g);
+		if (kind != x->gnu)
+			fail_msg("%s: GNU patch did %d, not %d:\n%s", x->name,
+				 kind, x->gnu, g.log.ptr);
+		if (res.outcome != x->outcome)
+			fail_msg("%s: kcarry's outcome is %s, not %s", x->name,
+				 apply_outcome_name(res.outcome),
+				 apply_outcome_name(x->outcome));
+		switch (kind) {
+		case GNU_CLEAN:
+			/* GNU patch is silent: kcarry must agree */
+			if (!same_out(&res, &g.out))
+				fail_msg("%s: differs from GNU patch", x->name);
+			break;
+		case GNU_DELETED:
+			assert_true(res.deleted);
+			break;
+		case GNU_OFFSET:
+		case GNU_FUZZ:
+			if (x->rel == SAME && !same_out(&res, &g.out))
+				fail_msg("%s: differs from GNU patch", x->name);
+			if (x->rel == RISK &&
+			    (same_out(&res, &g.out) || !res.risk))
+				fail_msg("%s: expected a different result "
+					 "reported as a risk", x->name);
+			if (x->rel == CONFLICT &&
+			    res.outcome != OUTCOME_CONFLICT)
+				fail_msg("%s: expected a conflict", x->name);
+			break;
+		default:
+			assert_int_equal(x->rel, OTHER);
+			break;
+		}
+		checked++;
+		buf_release(&g.out);
+		buf_release(&g.log);
+		DONE(c, res);
+	}
+	assert_int_equal(checked, sizeof(crosses) / sizeof(crosses[0]));
+}
+
+static int setup(void **state)
+{
+	struct err err = ERR_INIT;
+
+	if (tree_global_init(&err) < 0) {
+		err_release(&err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tree_global_shutdown();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(exact_patch_applies_at_stated_lines),
+		cmocka_unit_test(offset_3_lines_down_is_found),
+		cmocka_unit_test(offset_13_lines_up_is_found),
+		cmocka_unit_test(hunks_after_an_applied_hunk_keep_its_offset),
+		cmocka_unit_test(nearest_match_wins_without_function_name),
+		cmocka_unit_test(match_inside_named_function_beats_nearer_one),
+		cmocka_unit_test(fuzz_1_drops_one_outer_context_line),
+		cmocka_unit_test(fuzz_2_drops_two_outer_context_lines),
+		cmocka_unit_test(fuzz_beyond_opts_fuzz_is_refused),
+		cmocka_unit_test(fuzz_beyond_opts_fuzz_goes_to_hunk_3way),
+		cmocka_unit_test(fuzz_match_must_be_unique),
+		cmocka_unit_test(section_cut_short_by_diff_p_is_a_prefix),
+		cmocka_unit_test(hunk_showing_its_own_entry_needs_no_section),
+		cmocka_unit_test(already_applied_addition_is_recognised),
+		cmocka_unit_test(already_applied_deletion_is_recognised),
+		cmocka_unit_test(already_applied_modification_is_recognised),
+		cmocka_unit_test(partially_applied_patch_names_its_hunks),
+		cmocka_unit_test(conflict_writes_rej),
+		cmocka_unit_test(removed_lines_missing_are_named),
+		cmocka_unit_test(added_lines_already_there_are_not_added_twice),
+		cmocka_unit_test(applied_hunk_with_drifted_context_is_not_applied_twice),
+		cmocka_unit_test(adding_a_function_the_target_defines_is_a_risk),
+		cmocka_unit_test(three_way_with_blob_merges_drifted_context),
+		cmocka_unit_test(three_way_at_hunk_level_merges_drifted_context),
+		cmocka_unit_test(blob_that_does_not_fit_the_patch_is_not_used),
+		cmocka_unit_test(blob_loader_failure_is_an_error),
+		cmocka_unit_test(three_way_conflict_writes_diff3_markers),
+		cmocka_unit_test(three_way_conflict_without_markers_keeps_target),
+		cmocka_unit_test(placement_risk_when_offset_lands_in_another_function),
+		cmocka_unit_test(fuzz_finds_named_function_when_exact_match_is_elsewhere),
+		cmocka_unit_test(conflict_rather_than_landing_in_another_function),
+		cmocka_unit_test(without_3way_lands_like_gnu_patch_as_a_risk),
+		cmocka_unit_test(function_moved_far_away_is_found_by_name),
+		cmocka_unit_test(new_file_is_created),
+		cmocka_unit_test(new_file_already_present_is_already_applied),
+		cmocka_unit_test(new_file_over_different_file_conflicts),
+		cmocka_unit_test(deleted_file_is_deleted),
+		cmocka_unit_test(already_deleted_file_is_already_applied),
+		cmocka_unit_test(deleting_a_changed_file_conflicts),
+		cmocka_unit_test(missing_file_conflicts),
+		cmocka_unit_test(no_newline_at_eof_is_kept),
+		cmocka_unit_test(newline_added_at_eof),
+		cmocka_unit_test(binary_patch_is_rejected),
+		cmocka_unit_test(enclosing_function_follows_git_rule),
+		cmocka_unit_test(worse_outcome_rules),
+		cmocka_unit_test(rule_and_outcome_names),
+		cmocka_unit_test(gnu_patch_cross_check),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
