@@ -85,6 +85,15 @@ int tree_commit_tree(struct tree_oid *tree, struct tree_repo *r,
 int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 		   struct tree_repo *r, const struct tree_oid *tree,
 		   const char *path, struct err *err);
+/*
+ * Paths of the blobs under dir ("" for the whole tree) of tree whose
+ * names end with one of exts (NULL-terminated; NULL: every blob), sorted.
+ * A missing dir gives none.
+ */
+int tree_list_files(char ***paths, size_t *nr, struct tree_repo *r,
+		    const struct tree_oid *tree, const char *dir,
+		    const char *const *exts, struct err *err);
+
 /* Blob id of path in tree as hex; *exists false when absent. */
 int tree_file_id(char hex[41], bool *exists, struct tree_repo *r,
 		 const struct tree_oid *tree, const char *path,

@@ -1,0 +1,92 @@
+/*
+ * audit: what a carried series does to the API of the watched files on
+ * one target.  From the watched files (watch.file of the series, default
+ * fs/btrfs/async-thread.c and .h) it takes the exported symbols in the
+ * target and in the series' result, and the references to them within the
+ * scope (the watched files' folders plus watch.scope) with watch.c; it
+ * reports the symbols the series removes or changes, the sites in the
+ * target that still use them after the series (unconverted callers), the
+ * callers the series converts that the target does not have, and which
+ * patches touch a watched file or a caller.
+ */
+#ifndef KCARRY_AUDIT_H
+#define KCARRY_AUDIT_H
+
+#include "carry.h"
+#include "watch.h"
+
+#define AUDIT_DEFAULT_WATCH_C "fs/btrfs/async-thread.c"
+#define AUDIT_DEFAULT_WATCH_H "fs/btrfs/async-thread.h"
+
+struct audit_opts {
+	char **watch;  /* watched files; none: the defaults above */
+	size_t nr_watch;
+	char **scope;  /* extra folders to scan for callers */
+	size_t nr_scope;
+};
+
+/* A place in a tree that references a watched symbol. */
+struct audit_site {
+	char *path;
+	size_t line;
+	char *func;   /* enclosing function, or NULL at file scope */
+	char *symbol;
+	enum watch_ref_kind kind;
+	char *text;   /* the source line, trimmed */
+};
+
+struct audit_change {
+	char *name;
+	enum watch_kind kind;
+	enum watch_change change; /* removed, added, changed */
+	char *old_sig, *new_sig;  /* NULL where absent */
+};
+
+struct audit_patch {
+	bool touches_watched; /* a hunk changes a watched file */
+	bool touches_caller;  /* a hunk changes a line using an export */
+};
+
+struct audit_result {
+	char **watched;        /* watched files the target has */
+	size_t nr_watched;
+	struct audit_change *changes; /* exports removed/changed/added */
+	size_t nr_changes;
+	/* sites in the result tree that still use a removed or changed
+	 * symbol, on lines the series left as the target had them */
+	struct audit_site *unconverted;
+	size_t nr_unconverted;
+	/* sites the series converts (its hunks change a use of a changed
+	 * symbol) in files or functions the target does not have */
+	struct audit_site *absent;
+	size_t nr_absent;
+	struct audit_patch *patches; /* one per patch of the version */
+	size_t nr_patches;
+	size_t nr_files_scanned;
+};
+
+void audit_opts_release(struct audit_opts *o);
+/* watch.file and watch.scope of series/NAME.conf (defaults when unset). */
+int audit_opts_load(struct audit_opts *o, const char *root, const char *name,
+		    struct err *err);
+
+void audit_result_release(struct audit_result *r);
+/*
+ * Audit the carried series cr (its base and head commits in repo) of
+ * version v.
+ */
+int audit_run(struct audit_result *out, struct tree_repo *repo,
+	      const struct series_version *v, const struct carry_result *cr,
+	      const struct audit_opts *opts, struct err *err);
+
+/*
+ * The reference map of commit: every reference to symbols (or, when
+ * nr_symbols is 0, to the exports of the watched files) within the scope.
+ */
+int audit_callers(struct audit_site **sites, size_t *nr,
+		  struct tree_repo *repo, const struct tree_oid *commit,
+		  const char *const *symbols, size_t nr_symbols,
+		  const struct audit_opts *opts, struct err *err);
+void audit_sites_free(struct audit_site *sites, size_t nr);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * check: the daily job: every selected series on every selected target.
+ * A series that stacks on another (series.stacks-on) is carried on top of
+ * that series' result; targets are worked on in parallel; every cell gets
+ * the watch audit.  Printing is report.c's job.
+ */
+#ifndef KCARRY_CHECK_H
+#define KCARRY_CHECK_H
+
+#include "audit.h"
+#include "carry.h"
+
+struct check_series {
+	char *name;
+	struct series_version v;
+	long stacks_on; /* index in check_report.series, or -1 */
+	struct audit_opts audit;
+};
+
+struct check_cell {
+	bool ok;               /* carry (and audit) ran */
+	char *error;           /* why not, when !ok */
+	int error_code;
+	struct carry_result carry;
+	struct audit_result audit;
+};
+
+struct check_report {
+	char *root;
+	struct check_series *series;
+	size_t nr_series;
+	char **targets;
+	size_t nr_targets;
+	/* cells[s * nr_targets + t]: series s on target t */
+	struct check_cell *cells;
+	double seconds;
+};
+
+struct check_progress {
+	/* a target starts a series, or has carried patch i of nr */
+	void (*fn)(void *ctx, const char *target, const char *series,
+		   size_t i, size_t nr);
+	void *ctx;
+};
+
+struct check_opts {
+	struct carry_opts carry; /* fuzz, no_3way, strict */
+	unsigned jobs;           /* targets at once; 0: number of CPUs */
+	bool refresh;            /* write patches/NAME/VERSION/TARGET/ */
+	const struct check_progress *progress;
+};
+
+/*
+ * specs name series (NAME or NAME@VERSION) and targets, in any order;
+ * none of a kind means all of it.  Series without a stored version are
+ * left out when not named.
+ */
+int check_run(struct check_report *r, const char *root, char *const *specs,
+	      size_t nr_specs, const struct check_opts *opts,
+	      struct err *err);
+void check_report_release(struct check_report *r);
+
+static inline struct check_cell *check_cell(const struct check_report *r,
+					    size_t s, size_t t)
+{
+	return &r->cells[s * r->nr_targets + t];
+}
+
+/* 0 all applied or already applied; 1 conflicts, risks, unconverted
+ * callers or a cell that could not run. */
+int check_exit_code(const struct check_report *r);
+
+#endif
