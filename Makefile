@@ -18,7 +18,7 @@ OPT ?= -O2
 CFLAGS ?= $(OPT) -g
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
 	-Wvla -Wno-missing-field-initializers -Wmissing-prototypes -Wstrict-prototypes
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DKCARRY_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = -std=c11 -pthread -D_GNU_SOURCE -DKCARRY_VERSION='"$(VERSION)"' \
 	$(WARN) $(CFLAGS) $(PKG_CFLAGS) -Isrc
 
 ifeq ($(SANITIZE),1)
@@ -31,7 +31,7 @@ B := build
 endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -pthread
 
 SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS := $(SRCS:src/%.c=$(B)/%.o)

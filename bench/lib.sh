@@ -60,12 +60,13 @@ median() {
 # ratio A B -> A/B with one decimal ("-" when B is 0)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
 
-# The kcarry binary under test: one copy per run (others may rebuild
-# build/kcarry while a benchmark runs).
-kcarry_bin() {
+# The kcarry binary under test, in $KCARRY_BIN: one copy per run (others
+# may rebuild build/kcarry while a benchmark runs).  Child scripts inherit
+# the copy through the environment.
+kcarry_setup() {
 	if [ -n "${KCARRY_BIN:-}" ]; then
-		echo "$KCARRY_BIN"
-		return
+		[ -x "$KCARRY_BIN" ] || die "KCARRY_BIN=$KCARRY_BIN is not executable"
+		return 0
 	fi
 	local src=$BENCH_ROOT/build/kcarry
 	[ -x "$src" ] || die "no $src (run 'make kcarry' first)"
@@ -74,7 +75,6 @@ kcarry_bin() {
 	mv -f "$OUT/kcarry.bin.$$" "$OUT/kcarry"
 	KCARRY_BIN=$OUT/kcarry
 	export KCARRY_BIN
-	echo "$KCARRY_BIN"
 }
 
 # Debian packages the benchmarks drive (installed when missing, as root).
@@ -124,7 +124,7 @@ orig_tarball() { echo "$KCARRY_CACHE/debian/${1}_$(upstream_version "$2").orig.t
 # The cached bare repository kcarry imports a tarball target into.
 tree_repo() {
 	local key="apt:$1=$2"
-	key=$(printf '%s' "$key" | sed 's/[^A-Za-z0-9._-]/_/g')
+	key=$(printf '%s' "$key" | sed 's/[^A-Za-z0-9.+~_-]/_/g')
 	echo "$KCARRY_CACHE/trees/$key.git"
 }
 
@@ -146,6 +146,26 @@ extract_debian() {
 	echo "$dir"
 }
 
+# pristine_tree PKG VER -> the upstream tarball of PKG=VER extracted once
+# into $BWORK/linux-UPSTREAM (never modified: runs work on hard-linked
+# copies).
+pristine_tree() {
+	local pkg=$1 ver=$2 dir tb
+	dir=$BWORK/linux-$(upstream_version "$ver")
+	if [ ! -f "$dir/.bench-pristine" ]; then
+		tb=$(orig_tarball "$pkg" "$ver")
+		[ -f "$tb" ] || die "no $tb (kcarry kernels --prepare downloads it)"
+		note "extracting $(basename "$tb")"
+		rm -rf "$dir" "$BWORK/extract"
+		mkdir -p "$BWORK/extract"
+		tar -C "$BWORK/extract" -xf "$tb" || die "cannot extract $tb"
+		mv "$BWORK/extract"/* "$dir"
+		rmdir "$BWORK/extract"
+		touch "$dir/.bench-pristine"
+	fi
+	echo "$dir"
+}
+
 # The entries of a quilt series file (comments and blank lines dropped,
 # options after the name dropped).
 series_entries() {
@@ -157,7 +177,8 @@ series_entries() {
 # make_workspace DIR
 make_workspace() {
 	local ws=$1 k
-	k=$(kcarry_bin)
+	kcarry_setup
+	k=$KCARRY_BIN
 	rm -rf "$ws"
 	mkdir -p "$(dirname "$ws")"
 	"$k" init "$ws" >/dev/null || die "kcarry init $ws failed"
@@ -165,6 +186,36 @@ make_workspace() {
 		>"$ws/kernels/6.1.conf"
 	printf '[kernel]\n\tname = 6.12\n\ttarball = apt:%s=%s\n' "$P612" "$V612" \
 		>"$ws/kernels/6.12.conf"
+}
+
+# prepare_data WS: a workspace with Debian's series imported (names below)
+# and both trees ready in kcarry's cache (downloaded and imported once).
+#   bench-deb61@V61 bench-deb61-rt@V61 bench-deb612@V612 bench-deb612-rt@V612
+# (bench-* names keep the branches apart from other users of the cache.)
+prepare_data() {
+	local ws=$1 which=${2:-all} k t trees
+	kcarry_setup
+	k=$KCARRY_BIN
+	ensure_deb_src "$P61" "$V61"
+	[ "$which" = 6.1 ] || ensure_deb_src "$P612" "$V612"
+	make_workspace "$ws"
+	"$k" -C "$ws" import "bench-deb61@$V61" "apt:$P61=$V61" >/dev/null &&
+		"$k" -C "$ws" import "bench-deb61-rt@$V61" "apt:$P61=$V61/patches-rt" >/dev/null ||
+		die "kcarry import apt:$P61=$V61 failed"
+	trees=$(tree_repo "$P61" "$V61")
+	if [ "$which" = 6.1 ]; then
+		rm "$ws/kernels/6.12.conf"
+	else
+		"$k" -C "$ws" import "bench-deb612@$V612" "apt:$P612=$V612" >/dev/null &&
+			"$k" -C "$ws" import "bench-deb612-rt@$V612" "apt:$P612=$V612/patches-rt" >/dev/null ||
+			die "kcarry import apt:$P612=$V612 failed"
+		trees="$trees $(tree_repo "$P612" "$V612")"
+	fi
+	"$k" -C "$ws" kernels --prepare >/dev/null || die "kcarry kernels --prepare failed"
+	for t in $trees; do
+		git --git-dir="$t" rev-parse -q --verify refs/heads/kcarry-base >/dev/null ||
+			die "no kcarry-base in $t"
+	done
 }
 
 # Paths a patch touches (GNU patch -p1 view): one per line, unique.
@@ -248,10 +299,17 @@ patch_norm() {
 	' "$2"
 }
 
-# pair_class A B -> identical | context | changed
+# pair_class A B -> the class of a pair of versions of one patch:
+#   identical  the two files are the same, byte for byte
+#   same-diff  the same diff (file names, context, -/+ lines); only the
+#              message, index lines or hunk line numbers differ
+#   context    the same -/+ lines; the context around them differs
+#   changed    the maintainers changed what the patch does
 pair_class() {
-	if cmp -s <(patch_norm full "$1") <(patch_norm full "$2"); then
+	if cmp -s "$1" "$2"; then
 		echo identical
+	elif cmp -s <(patch_norm full "$1") <(patch_norm full "$2"); then
+		echo same-diff
 	elif cmp -s <(patch_norm change "$1") <(patch_norm change "$2"); then
 		echo context
 	else

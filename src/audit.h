@@ -33,6 +33,8 @@ struct audit_site {
 	char *symbol;
 	enum watch_ref_kind kind;
 	char *text;   /* the source line, trimmed */
+	size_t base_line; /* unconverted: its line in the target before
+			   * the series; 0 elsewhere */
 };
 
 struct audit_change {
@@ -42,9 +44,19 @@ struct audit_change {
 	char *old_sig, *new_sig;  /* NULL where absent */
 };
 
+/* A hunk that changes a watched file or a statement using an export. */
+struct audit_hunk {
+	size_t file, hunk; /* 0-based, in the patch */
+	char *path;
+	bool watched;      /* of a watched file */
+	char *symbol;      /* caller hunks: the first export it touches */
+};
+
 struct audit_patch {
 	bool touches_watched; /* a hunk changes a watched file */
 	bool touches_caller;  /* a hunk changes a line using an export */
+	struct audit_hunk *hunks; /* those hunks, in patch order */
+	size_t nr_hunks;
 };
 
 struct audit_result {
@@ -53,7 +65,10 @@ struct audit_result {
 	struct audit_change *changes; /* exports removed/changed/added */
 	size_t nr_changes;
 	/* sites in the result tree that still use a removed or changed
-	 * symbol, on lines the series left as the target had them */
+	 * symbol, on lines the series left as the target had them.  A
+	 * struct, union or enum whose member list changes is listed in
+	 * changes but its uses are not sites: what breaks is the use of a
+	 * member, which the lexer cannot tell from the type's other uses. */
 	struct audit_site *unconverted;
 	size_t nr_unconverted;
 	/* sites the series converts (its hunks change a use of a changed
@@ -81,7 +96,9 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 
 /*
  * The reference map of commit: every reference to symbols (or, when
- * nr_symbols is 0, to the exports of the watched files) within the scope.
+ * nr_symbols is 0, to the exports of the watched files) within the scope,
+ * calls and uses (declarations left out), by path then in text order.
+ * ERR_NOTFOUND when no symbol is named and no watched file is there.
  */
 int audit_callers(struct audit_site **sites, size_t *nr,
 		  struct tree_repo *repo, const struct tree_oid *commit,

@@ -40,6 +40,8 @@ struct check_progress {
 	/* a target starts a series, or has carried patch i of nr */
 	void (*fn)(void *ctx, const char *target, const char *series,
 		   size_t i, size_t nr);
+	/* a target's tree is being prepared: "downloading the tarball" */
+	void (*stage)(void *ctx, const char *target, const char *what);
 	void *ctx;
 };
 

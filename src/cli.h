@@ -53,8 +53,5 @@ const char *color(const struct options *opts, bool on_stdout,
  */
 int workspace_find(char **root, const struct options *opts, struct err *err);
 
-/* Parse "NAME[@VERSION]"; *version is NULL when absent. New strings. */
-int parse_series_spec(const char *spec, char **name, char **version,
-		      struct err *err);
 
 #endif

@@ -91,7 +91,7 @@ static int parse_args(struct apply_cli *c, int argc, char **argv,
 		return err_set(err, ERR_USAGE, "no series named");
 	if (!c->nr_targets)
 		return err_set(err, ERR_USAGE, "no target named");
-	return parse_series_spec(spec, &c->name, &c->version, err);
+	return series_parse_spec(spec, &c->name, &c->version, err);
 }
 
 int cmd_apply(int argc, char **argv, const struct options *opts)

@@ -77,7 +77,7 @@ static int parse_args(struct import_cli *c, int argc, char **argv,
 	if (c->all_versions && (c->version || strchr(spec, '@')))
 		return err_set(err, ERR_USAGE,
 			       "--all-versions takes no @VERSION");
-	return parse_series_spec(spec, &c->name, &c->version, err);
+	return series_parse_spec(spec, &c->name, &c->version, err);
 }
 
 static void list_versions(struct buf *out, const struct import_set *set)

@@ -65,7 +65,7 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	if (argc != 4)
 		return usage_error("resolve", opts,
 				   "expected NAME[@VERSION] TARGET PATCH");
-	if (parse_series_spec(argv[1], &name, &version, &err) < 0 ||
+	if (series_parse_spec(argv[1], &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0)
 		goto fail;
@@ -141,7 +141,7 @@ int cmd_refresh(int argc, char **argv, const struct options *opts)
 	if (argc != 3)
 		return usage_error("refresh", opts,
 				   "expected NAME[@VERSION] TARGET");
-	if (parse_series_spec(argv[1], &name, &version, &err) < 0 ||
+	if (series_parse_spec(argv[1], &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0 ||
 	    job_open(&j, root, argv[2], &tp, &err) < 0)

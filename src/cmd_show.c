@@ -51,7 +51,7 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 	}
 	if (!spec)
 		return usage_error("show", opts, "no series named");
-	if (parse_series_spec(spec, &name, &version, &err) < 0 ||
+	if (series_parse_spec(spec, &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0) {
 		rc = err_report(&err, opts);

@@ -14,5 +14,7 @@ int cmd_kernels(int argc, char **argv, const struct options *opts);
 int cmd_apply(int argc, char **argv, const struct options *opts);
 int cmd_resolve(int argc, char **argv, const struct options *opts);
 int cmd_refresh(int argc, char **argv, const struct options *opts);
+int cmd_check(int argc, char **argv, const struct options *opts);
+int cmd_callers(int argc, char **argv, const struct options *opts);
 
 #endif

@@ -45,6 +45,13 @@ int job_carry(struct carry_result *res, struct job *j,
 	      const struct series_version *v, const struct carry_opts *opts,
 	      bool refresh, struct err *err)
 {
+	return job_carry_from(res, j, &j->base, v, opts, refresh, err);
+}
+
+int job_carry_from(struct carry_result *res, struct job *j,
+		   const struct tree_oid *base, const struct series_version *v,
+		   const struct carry_opts *opts, bool refresh, struct err *err)
+{
 	struct carry_opts co = *opts;
 	struct resolution_ctx rc = { j->root, v->name };
 	int error;
@@ -53,8 +60,7 @@ int job_carry(struct carry_result *res, struct job *j,
 	co.apply.ctx = j->repo;
 	co.resolution = find_resolution;
 	co.resolution_ctx = &rc;
-	error = carry_series(res, j->repo, &j->base, v, j->target.name, &co,
-			     err);
+	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
 	if (!error && refresh && !co.no_ref) {
 		size_t written;
 		error = refresh_write(&written, j->root, j->repo, res, err);

@@ -30,4 +30,9 @@ int job_carry(struct carry_result *res, struct job *j,
 	      const struct series_version *v, const struct carry_opts *opts,
 	      bool refresh, struct err *err);
 
+/* job_carry from another commit than the target's base (stacked series). */
+int job_carry_from(struct carry_result *res, struct job *j,
+		   const struct tree_oid *base, const struct series_version *v,
+		   const struct carry_opts *opts, bool refresh, struct err *err);
+
 #endif

@@ -111,6 +111,56 @@ static const struct command commands[] = {
 	  "refreshed series.\n"
 	  "\n"
 	  "exit status as for apply.\n" },
+	{ "check", cmd_check, "every series on every target: the matrix",
+	  "kcarry check [options] [NAME[@VERSION]...] [TARGET...]",
+	  "Carry every selected series (default: every series with a stored\n"
+	  "version, newest version) onto every selected target (default: all)\n"
+	  "and print the matrix: one row per patch, one column per target.\n"
+	  "A series whose .conf says 'stacks-on = OTHER' is carried on top of\n"
+	  "OTHER's result.  Targets are worked on in parallel.  For each target\n"
+	  "the watched files of the series (watch.file; default\n"
+	  "fs/btrfs/async-thread.c and .h) are audited: exported symbols the\n"
+	  "series removes or changes, callers in the target it leaves\n"
+	  "unconverted, callers it converts that the target does not have.\n"
+	  "\n"
+	  "options:\n"
+	  "  --format F, -f F  text (default), json, junit, markdown, email\n"
+	  "  -o, --output FILE write the report to FILE\n"
+	  "  --reports DIR     also write every format to DIR/check.{txt,json,\n"
+	  "                    xml,md,mbox}\n"
+	  "  --jobs N, -j N    targets at once (default: CPUs)\n"
+	  "  --fuzz N, --no-3way, --strict   as for apply\n"
+	  "  --no-refresh      do not write the refreshed series\n"
+	  "\n"
+	  "matrix symbols: . clean  o offset  ~ fuzz  3 3-way  = already applied\n"
+	  "p partial  X conflict  - not tried  ? did not run  ! placement risk\n"
+	  "w touches a watched file or a caller of its API.\n"
+	  "\n"
+	  "exit status: 0 every patch applied or already applied, no risk, no\n"
+	  "unconverted caller; 1 otherwise (conflicts, risks, unconverted\n"
+	  "callers, a target that could not be prepared); 2 bad arguments;\n"
+	  "3 repository, network or I/O trouble.\n" },
+	{ "callers", cmd_callers, "map the callers of the watched API",
+	  "kcarry callers [options] TARGET [SYMBOL...]",
+	  "Print every reference in TARGET's tree to the symbols that the\n"
+	  "watched files export (functions, macros, types; default\n"
+	  "fs/btrfs/async-thread.c and .h), or to the SYMBOLs named, within the\n"
+	  "scope: the watched files' folders plus --scope folders.  One line per\n"
+	  "reference, by path then line:\n"
+	  "\n"
+	  "  path:line: function: call|use symbol\n"
+	  "\n"
+	  "function is '-' at file scope; a function passed as a callback or a\n"
+	  "type named is a 'use'.  Declarations are left out.  A count goes to\n"
+	  "stderr.\n"
+	  "\n"
+	  "options:\n"
+	  "  --watch FILE   a watched file (repeatable; replaces the defaults)\n"
+	  "  --scope DIR    another folder to search (repeatable)\n"
+	  "  --json         print the references as JSON\n"
+	  "\n"
+	  "exit status: 0 done; 2 bad arguments, unknown target, or no watched\n"
+	  "file in the tree; 3 repository or I/O trouble.\n" },
 	{ "help", cmd_help, "show help for a command", "kcarry help [COMMAND]",
 	  "Without COMMAND, list the commands.\n" },
 	{ "version", cmd_version, "print the version", "kcarry version", "" },
@@ -252,39 +302,6 @@ int workspace_find(char **root, const struct options *opts, struct err *err)
 		"above)");
 	err_hint(err, "run 'kcarry init' to create one, or use -C DIR");
 	return ERR_NOTFOUND;
-}
-
-int parse_series_spec(const char *spec, char **name, char **version,
-		      struct err *err)
-{
-	const char *at = strchr(spec, '@');
-	size_t n = at ? (size_t)(at - spec) : strlen(spec);
-
-	*name = NULL;
-	*version = NULL;
-	if (!n)
-		return err_set(err, ERR_USAGE, "'%s': empty series name", spec);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)spec[i];
-		if (!isalnum(c) && c != '-' && c != '_' && c != '.')
-			return err_set(err, ERR_USAGE,
-				       "'%s': a series name takes letters, "
-				       "digits, '-', '_' and '.'",
-				       spec);
-	}
-	if (spec[0] == '.')
-		return err_set(err, ERR_USAGE, "'%s': a series name cannot "
-			       "start with '.'", spec);
-	if (at) {
-		const char *v = at + 1;
-		if (!*v || strchr(v, '/') || strchr(v, '@') || v[0] == '.')
-			return err_set(err, ERR_USAGE,
-				       "'%s': bad version after '@'", spec);
-	}
-	*name = xstrndup(spec, n);
-	if (at)
-		*version = xstrdup(at + 1);
-	return 0;
 }
 
 static int cmd_help(int argc, char **argv, const struct options *opts)

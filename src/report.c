@@ -234,3 +234,213 @@ char *report_apply_json(const struct carry_result *res, size_t nr)
 	json_decref(doc);
 	return s;
 }
+
+/* One character per outcome, for the matrix. */
+static char outcome_symbol(const struct carry_patch *cp)
+{
+	if (cp->skipped)
+		return '-';
+	switch (cp->outcome) {
+	case OUTCOME_CLEAN:
+		return '.';
+	case OUTCOME_OFFSET:
+		return 'o';
+	case OUTCOME_FUZZY:
+		return '~';
+	case OUTCOME_3WAY:
+		return '3';
+	case OUTCOME_ALREADY:
+		return '=';
+	case OUTCOME_PARTIAL:
+		return 'p';
+	default:
+		return 'X';
+	}
+}
+
+static const char *symbol_color(char c)
+{
+	switch (c) {
+	case '.':
+		return "\033[32m";
+	case 'o':
+	case '~':
+	case '3':
+		return "\033[33m";
+	case '=':
+		return "\033[36m";
+	case '-':
+		return "";
+	default:
+		return "\033[1;31m";
+	}
+}
+
+static int cell_severity(const struct check_cell *c)
+{
+	if (!c->ok)
+		return 100;
+	return (int)c->carry.worst * 2 + (c->carry.risk ||
+					  c->audit.nr_unconverted ? 1 : 0);
+}
+
+static void print_cell_summary(FILE *out, const struct check_report *r,
+			       size_t s, size_t t)
+{
+	const struct check_cell *c = check_cell(r, s, t);
+	const struct check_series *cs = &r->series[s];
+	bool first = true;
+
+	fprintf(out, "  %s@%s on %s:", cs->name, cs->v.version, r->targets[t]);
+	if (!c->ok) {
+		fprintf(out, " did not run: %s\n", c->error);
+		return;
+	}
+	for (int o = OUTCOME_CONFLICT; o >= OUTCOME_CLEAN; o--) {
+		if (!c->carry.counts[o])
+			continue;
+		fprintf(out, "%s %zu %s", first ? "" : ",", c->carry.counts[o],
+			apply_outcome_name((enum apply_outcome)o));
+		first = false;
+	}
+	if (c->carry.nr_risk)
+		fprintf(out, ", %zu placement risk%s", c->carry.nr_risk,
+			c->carry.nr_risk == 1 ? "" : "s");
+	if (c->audit.nr_unconverted)
+		fprintf(out, ", %zu unconverted caller%s",
+			c->audit.nr_unconverted,
+			c->audit.nr_unconverted == 1 ? "" : "s");
+	if (c->audit.nr_absent)
+		fprintf(out, ", %zu converted caller%s absent from %s",
+			c->audit.nr_absent, c->audit.nr_absent == 1 ? "" : "s",
+			r->targets[t]);
+	fputc('\n', out);
+}
+
+static void print_audit(FILE *out, const struct check_report *r, size_t s,
+			size_t t, int verbosity)
+{
+	const struct check_cell *c = check_cell(r, s, t);
+	const struct audit_result *a = &c->audit;
+	size_t shown = 0;
+
+	if (!c->ok || (!a->nr_changes && !a->nr_unconverted && !a->nr_absent))
+		return;
+	fprintf(out, "  watch, %s on %s:\n", r->series[s].name, r->targets[t]);
+	for (size_t i = 0; i < a->nr_changes; i++) {
+		const struct audit_change *ch = &a->changes[i];
+		if (ch->change == WATCH_ADDED && verbosity < 1)
+			continue;
+		fprintf(out, "    %s %s %s", watch_change_name(ch->change),
+			watch_kind_name(ch->kind), ch->name);
+		if (ch->change == WATCH_CHANGED && ch->old_sig && ch->new_sig)
+			fprintf(out, ": %s -> %s", ch->old_sig, ch->new_sig);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < a->nr_unconverted; i++, shown++) {
+		const struct audit_site *u = &a->unconverted[i];
+		if (shown == 20 && verbosity < 1) {
+			fprintf(out, "    ... %zu more unconverted (-v shows "
+				     "all)\n",
+				a->nr_unconverted - i);
+			break;
+		}
+		fprintf(out, "    unconverted %s:%zu %s%s %s\n", u->path,
+			u->line, u->func ? u->func : "(file scope)",
+			u->func ? "()" : "", u->symbol);
+	}
+	for (size_t i = 0; i < a->nr_absent; i++) {
+		const struct audit_site *u = &a->absent[i];
+		fprintf(out, "    absent from %s: %s %s%s (%s)\n", r->targets[t],
+			u->path, u->func ? u->func : "", u->func ? "()" : "",
+			u->symbol);
+	}
+}
+
+void report_check_text(FILE *out, const struct check_report *r,
+		       const struct report_opts *opts)
+{
+	const char *off = opts->color ? "\033[m" : "";
+	const char *bold = opts->color ? "\033[1m" : "";
+	size_t *order = xcalloc(r->nr_series * r->nr_targets + 1,
+				sizeof(*order));
+	size_t n = 0;
+
+	for (size_t s = 0; s < r->nr_series; s++) {
+		const struct check_series *cs = &r->series[s];
+		size_t width = 0;
+
+		fprintf(out, "%s%s@%s%s", bold, cs->name, cs->v.version, off);
+		if (cs->stacks_on >= 0)
+			fprintf(out, " (on top of %s)",
+				r->series[cs->stacks_on].name);
+		fprintf(out, "\n%-56s", "");
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			size_t w = strlen(r->targets[t]);
+			if (w > width)
+				width = w;
+		}
+		if (width < 3)
+			width = 3;
+		for (size_t t = 0; t < r->nr_targets; t++)
+			fprintf(out, " %-*s", (int)width, r->targets[t]);
+		fputc('\n', out);
+		for (size_t i = 0; i < cs->v.nr; i++) {
+			const struct series_item *it = &cs->v.items[i];
+			const char *subj = it->patch.subject ? it->patch.subject
+							     : it->file;
+			fprintf(out, "%04zu %-51.51s", i + 1, subj);
+			for (size_t t = 0; t < r->nr_targets; t++) {
+				const struct check_cell *c = check_cell(r, s, t);
+				const struct carry_patch *cp;
+				const struct audit_patch *ap;
+				char sym;
+
+				if (!c->ok || i >= c->carry.nr) {
+					fprintf(out, " %-*s", (int)width, "?");
+					continue;
+				}
+				cp = &c->carry.patches[i];
+				ap = i < c->audit.nr_patches ? &c->audit.patches[i]
+							     : NULL;
+				sym = outcome_symbol(cp);
+				fprintf(out, " %s%c%s%c%c%*s",
+					opts->color ? symbol_color(sym) : "",
+					sym, off, cp->risk ? '!' : ' ',
+					ap && (ap->touches_watched ||
+					       ap->touches_caller)
+						? 'w'
+						: ' ',
+					(int)width - 3, "");
+			}
+			fputc('\n', out);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "legend: . clean  o offset  ~ fuzz  3 3-way  = already "
+		     "applied  p partial\n"
+		     "        X conflict  - not tried  ? did not run  ! placement "
+		     "risk\n"
+		     "        w touches a watched file or a caller of its API\n\n");
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++)
+			print_audit(out, r, s, t, opts->verbosity);
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++)
+			order[n++] = s * r->nr_targets + t;
+	/* worst first; stable for equal severity */
+	for (size_t i = 1; i < n; i++) {
+		size_t k = order[i], j = i;
+		int sev = cell_severity(&r->cells[k]);
+		while (j > 0 && cell_severity(&r->cells[order[j - 1]]) < sev) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+	}
+	fprintf(out, "summary (worst first):\n");
+	for (size_t i = 0; i < n; i++)
+		print_cell_summary(out, r, order[i] / r->nr_targets,
+				   order[i] % r->nr_targets);
+	free(order);
+}

@@ -1,6 +1,6 @@
 /*
  * report_ci: kcarry check's reports for machines and mailing lists:
- * JSON (schema kcarry-check/1, docs/json-schema.md), JUnit XML (one
+ * JSON (schema kcarry-check/1, docs/check-json-schema.md), JUnit XML (one
  * testsuite per target, one testcase per patch), Markdown for a
  * merge-request comment, and a stable-style "failed to apply" email per
  * patch that fails on a target.

@@ -1,5 +1,6 @@
 #include "series.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -628,4 +629,37 @@ out:
 	free(vdir);
 	series_free_list(versions, nv);
 	return error;
+}
+
+int series_parse_spec(const char *spec, char **name, char **version,
+		      struct err *err)
+{
+	const char *at = strchr(spec, '@');
+	size_t n = at ? (size_t)(at - spec) : strlen(spec);
+
+	*name = NULL;
+	*version = NULL;
+	if (!n)
+		return err_set(err, ERR_USAGE, "'%s': empty series name", spec);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)spec[i];
+		if (!isalnum(c) && c != '-' && c != '_' && c != '.')
+			return err_set(err, ERR_USAGE,
+				       "'%s': a series name takes letters, "
+				       "digits, '-', '_' and '.'",
+				       spec);
+	}
+	if (spec[0] == '.')
+		return err_set(err, ERR_USAGE, "'%s': a series name cannot "
+			       "start with '.'", spec);
+	if (at) {
+		const char *v = at + 1;
+		if (!*v || strchr(v, '/') || strchr(v, '@') || v[0] == '.')
+			return err_set(err, ERR_USAGE,
+				       "'%s': bad version after '@'", spec);
+	}
+	*name = xstrndup(spec, n);
+	if (at)
+		*version = xstrdup(at + 1);
+	return 0;
 }

@@ -102,6 +102,10 @@ int series_list_names(const char *root, char ***names, size_t *nr,
 		      struct err *err);
 void series_free_list(char **list, size_t nr);
 
+/* Parse "NAME[@VERSION]"; *version is NULL when absent.  New strings. */
+int series_parse_spec(const char *spec, char **name, char **version,
+		      struct err *err);
+
 /* Natural order of version names: v2 < v10, 6.1.164-1 < 6.1.170-3. */
 int series_version_cmp(const char *a, const char *b);
 

@@ -1,0 +1,1017 @@
+#include "audit.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "fs.h"
+
+/* A statement longer than this is cut: enough for a call's arguments. */
+#define STMT_MAX_LINES 12
+
+static const char *const default_watch[] = { AUDIT_DEFAULT_WATCH_C,
+					      AUDIT_DEFAULT_WATCH_H };
+static const char *const c_exts[] = { ".c", ".h", NULL };
+
+/* ---- string lists ---- */
+
+struct strv {
+	char **v;
+	size_t nr, alloc;
+};
+
+static void strv_push(struct strv *s, const char *str)
+{
+	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	s->v[s->nr++] = xstrdup(str);
+}
+
+static bool strv_has(const struct strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (!strcmp(s->v[i], str))
+			return true;
+	return false;
+}
+
+static void strv_release(struct strv *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- options ---- */
+
+void audit_opts_release(struct audit_opts *o)
+{
+	for (size_t i = 0; i < o->nr_watch; i++)
+		free(o->watch[i]);
+	free(o->watch);
+	for (size_t i = 0; i < o->nr_scope; i++)
+		free(o->scope[i]);
+	free(o->scope);
+	memset(o, 0, sizeof(*o));
+}
+
+/* "./fs/btrfs/" -> "fs/btrfs"; "." or "/" -> "" (the whole tree) */
+static void normalise_path(char *p)
+{
+	size_t n;
+
+	while (p[0] == '.' && p[1] == '/')
+		memmove(p, p + 2, strlen(p + 2) + 1);
+	while (p[0] == '/')
+		memmove(p, p + 1, strlen(p + 1) + 1);
+	n = strlen(p);
+	while (n && p[n - 1] == '/')
+		p[--n] = '\0';
+	if (!strcmp(p, "."))
+		p[0] = '\0';
+}
+
+int audit_opts_load(struct audit_opts *o, const char *root, const char *name,
+		    struct err *err)
+{
+	char *rel = xstrfmt("series/%s.conf", name);
+	char *path = fs_join(root, rel);
+	struct conf *c = NULL;
+	int error;
+
+	memset(o, 0, sizeof(*o));
+	error = conf_open(&c, path, false, err);
+	if (error == ERR_NOTFOUND) {
+		err_release(err);
+		error = 0;
+	} else if (error < 0) {
+		goto out;
+	} else if ((error = conf_get_all(c, "watch.file", &o->watch,
+					 &o->nr_watch, err)) < 0 ||
+		   (error = conf_get_all(c, "watch.scope", &o->scope,
+					 &o->nr_scope, err)) < 0) {
+		goto out;
+	}
+	for (size_t i = 0; i < o->nr_watch; i++)
+		normalise_path(o->watch[i]);
+	for (size_t i = 0; i < o->nr_scope; i++)
+		normalise_path(o->scope[i]);
+	if (!o->nr_watch) {
+		free(o->watch);
+		o->watch = xcalloc(2, sizeof(char *));
+		o->watch[0] = xstrdup(default_watch[0]);
+		o->watch[1] = xstrdup(default_watch[1]);
+		o->nr_watch = 2;
+	}
+out:
+	if (error < 0)
+		audit_opts_release(o);
+	conf_free(c);
+	free(path);
+	free(rel);
+	return error;
+}
+
+/* The watched files of opts, or the defaults; borrowed. */
+static const char *const *watched_files(const struct audit_opts *opts,
+					size_t *nr)
+{
+	if (opts && opts->nr_watch) {
+		*nr = opts->nr_watch;
+		return (const char *const *)opts->watch;
+	}
+	*nr = 2;
+	return default_watch;
+}
+
+static bool is_watched(const char *const *w, size_t nw, const char *path)
+{
+	for (size_t i = 0; path && i < nw; i++)
+		if (!strcmp(w[i], path))
+			return true;
+	return false;
+}
+
+/* ---- results ---- */
+
+static void site_release(struct audit_site *s)
+{
+	free(s->path);
+	free(s->func);
+	free(s->symbol);
+	free(s->text);
+}
+
+void audit_sites_free(struct audit_site *sites, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		site_release(&sites[i]);
+	free(sites);
+}
+
+void audit_result_release(struct audit_result *r)
+{
+	for (size_t i = 0; i < r->nr_watched; i++)
+		free(r->watched[i]);
+	free(r->watched);
+	for (size_t i = 0; i < r->nr_changes; i++) {
+		free(r->changes[i].name);
+		free(r->changes[i].old_sig);
+		free(r->changes[i].new_sig);
+	}
+	free(r->changes);
+	audit_sites_free(r->unconverted, r->nr_unconverted);
+	audit_sites_free(r->absent, r->nr_absent);
+	for (size_t i = 0; i < r->nr_patches; i++) {
+		struct audit_patch *p = &r->patches[i];
+		for (size_t j = 0; j < p->nr_hunks; j++) {
+			free(p->hunks[j].path);
+			free(p->hunks[j].symbol);
+		}
+		free(p->hunks);
+	}
+	free(r->patches);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A growing list of sites. */
+struct sites {
+	struct audit_site *v;
+	size_t nr, alloc;
+};
+
+static struct audit_site *sites_add(struct sites *s, const char *path,
+				    size_t line, const char *func,
+				    const char *symbol, enum watch_ref_kind kind,
+				    struct span text)
+{
+	struct audit_site *site;
+
+	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	site = &s->v[s->nr++];
+	memset(site, 0, sizeof(*site));
+	site->path = xstrdup(path);
+	site->line = line;
+	site->func = func ? xstrdup(func) : NULL;
+	site->symbol = xstrdup(symbol);
+	site->kind = kind;
+	site->text = span_dup(span_trim(text));
+	return site;
+}
+
+/* ---- lines of a text ---- */
+
+struct lines {
+	const char *text;
+	size_t *start; /* start[i]: offset of line i (0-based); start[nr]: end */
+	size_t nr;
+};
+
+static void lines_init(struct lines *l, const char *text, size_t len)
+{
+	size_t alloc = 0;
+
+	l->text = text;
+	l->start = NULL;
+	l->nr = 0;
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		ALLOC_GROW(l->start, l->nr + 1, alloc);
+		l->start[l->nr++] = i;
+		i = nl ? (size_t)(nl - text) + 1 : len;
+	}
+	ALLOC_GROW(l->start, l->nr + 1, alloc);
+	l->start[l->nr] = len;
+}
+
+static void lines_release(struct lines *l)
+{
+	free(l->start);
+	l->start = NULL;
+	l->nr = 0;
+}
+
+/* Line i (0-based) without its LF; empty past the end. */
+static struct span line_at(const struct lines *l, size_t i)
+{
+	size_t a, b;
+
+	if (i >= l->nr)
+		return (struct span){ "", 0 };
+	a = l->start[i];
+	b = l->start[i + 1];
+	if (b > a && l->text[b - 1] == '\n')
+		b--;
+	return (struct span){ l->text + a, b - a };
+}
+
+/*
+ * The last line (0-based) of the statement that starts on line first: the
+ * first line that ends outside parentheses in ';', '{', '}', ',', ')' or
+ * ':' (a call, a condition, an initializer's member), or that ends a
+ * preprocessor line or a macro body; at most STMT_MAX_LINES lines.
+ * Comments and literals are skipped; this only has to find where a
+ * statement that the scanner already located ends.
+ */
+static size_t stmt_last(const struct lines *l, size_t first)
+{
+	bool comment = false, directive = false, in_macro = false;
+	int depth = 0;
+	size_t i;
+
+	if (first >= l->nr)
+		return first;
+	for (i = first; i < l->nr && i < first + STMT_MAX_LINES; i++) {
+		struct span s = line_at(l, i);
+		char last = 0;
+		bool cont = false;
+
+		for (size_t j = 0; j < s.len; j++) {
+			char c = s.ptr[j], d = j + 1 < s.len ? s.ptr[j + 1] : 0;
+
+			if (comment) {
+				if (c == '*' && d == '/') {
+					comment = false;
+					j++;
+				}
+				continue;
+			}
+			if (c == '/' && d == '*') {
+				comment = true;
+				j++;
+				continue;
+			}
+			if (c == '/' && d == '/')
+				break;
+			if (isspace((unsigned char)c))
+				continue;
+			if (c == '#' && i == first && !last)
+				directive = true;
+			if (c == '"' || c == '\'') {
+				for (j++; j < s.len && s.ptr[j] != c; j++)
+					if (s.ptr[j] == '\\')
+						j++;
+			} else if (c == '(' || c == '[') {
+				depth++;
+			} else if (c == ')' || c == ']') {
+				depth--;
+			}
+			last = c;
+		}
+		if (last == '\\') {
+			cont = true;
+			if (i == first)
+				in_macro = true;
+			/* the character before the backslash decides */
+			last = 0;
+			for (size_t j = s.len; j-- > 0;) {
+				char c = s.ptr[j];
+				if (c == '\\' || isspace((unsigned char)c))
+					continue;
+				last = c;
+				break;
+			}
+		}
+		if ((directive || in_macro) && !cont)
+			break;
+		if (depth <= 0 && last && strchr(";{},):", last))
+			break;
+	}
+	return i < l->nr && i < first + STMT_MAX_LINES ? i : i - 1;
+}
+
+/*
+ * Whether lines first..last of l appear, leading and trailing blanks
+ * aside, as consecutive lines of base; *at gets the 1-based base line of
+ * the match nearest to first.
+ */
+static bool block_in(size_t *at, const struct lines *base,
+		     const struct lines *l, size_t first, size_t last)
+{
+	size_t n = last - first + 1, best = 0, best_dist = (size_t)-1;
+	struct span head = span_trim(line_at(l, first));
+
+	for (size_t i = 0; i + n <= base->nr; i++) {
+		struct span a = span_trim(line_at(base, i));
+		size_t k, dist;
+
+		if (a.len != head.len || memcmp(a.ptr, head.ptr, a.len))
+			continue;
+		for (k = 1; k < n; k++) {
+			struct span x = span_trim(line_at(base, i + k));
+			struct span y = span_trim(line_at(l, first + k));
+			if (x.len != y.len || memcmp(x.ptr, y.ptr, x.len))
+				break;
+		}
+		if (k < n)
+			continue;
+		dist = i > first ? i - first : first - i;
+		if (dist < best_dist) {
+			best_dist = dist;
+			best = i + 1;
+		}
+	}
+	*at = best;
+	return best != 0;
+}
+
+/* ---- trees ---- */
+
+/*
+ * Exports of the watched files in tree; with have, the watched files the
+ * tree holds are appended to it.
+ */
+static int load_exports(struct watch_exports *ex, struct strv *have,
+			struct tree_repo *repo, const struct tree_oid *tree,
+			const char *const *watched, size_t nw, struct err *err)
+{
+	struct buf *texts = xcalloc(nw ? nw : 1, sizeof(*texts));
+	struct watch_source *src = xcalloc(nw ? nw : 1, sizeof(*src));
+	size_t n = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < nw; i++) {
+		bool exists;
+
+		buf_init(&texts[i], 0);
+		if ((error = tree_read_file(&texts[i], &exists, NULL, repo,
+					    tree, watched[i], err)) < 0)
+			goto out;
+		if (!exists)
+			continue;
+		src[n++] = (struct watch_source){ watched[i], texts[i].ptr,
+						  texts[i].len };
+		if (have)
+			strv_push(have, watched[i]);
+	}
+	error = watch_exports(ex, src, n, err);
+out:
+	for (size_t i = 0; i < nw; i++)
+		buf_release(&texts[i]);
+	free(texts);
+	free(src);
+	return error;
+}
+
+/*
+ * The .c and .h files of tree under the scope: the folders of the watched
+ * files and opts->scope, sorted, each once.
+ */
+static int list_scope(struct strv *files, struct tree_repo *repo,
+		      const struct tree_oid *tree, const char *const *watched,
+		      size_t nw, const struct audit_opts *opts,
+		      struct err *err)
+{
+	struct strv dirs = { 0 };
+	int error = 0;
+
+	for (size_t i = 0; i < nw; i++) {
+		const char *slash = strrchr(watched[i], '/');
+		char *d = slash ? xstrndup(watched[i],
+					   (size_t)(slash - watched[i]))
+				: xstrdup("");
+		if (!strv_has(&dirs, d))
+			strv_push(&dirs, d);
+		free(d);
+	}
+	for (size_t i = 0; opts && i < opts->nr_scope; i++) {
+		char *d = xstrdup(opts->scope[i]);
+		normalise_path(d);
+		if (!strv_has(&dirs, d))
+			strv_push(&dirs, d);
+		free(d);
+	}
+	for (size_t i = 0; i < dirs.nr; i++) {
+		char **paths;
+		size_t nr;
+
+		if ((error = tree_list_files(&paths, &nr, repo, tree,
+					     dirs.v[i], c_exts, err)) < 0)
+			goto out;
+		ALLOC_GROW(files->v, files->nr + nr, files->alloc);
+		memcpy(files->v + files->nr, paths, nr * sizeof(*paths));
+		files->nr += nr;
+		free(paths);
+	}
+	if (files->nr)
+		qsort(files->v, files->nr, sizeof(*files->v), cmp_str);
+	/* nested scopes list a file twice */
+	if (files->nr) {
+		size_t kept = 1;
+		for (size_t i = 1; i < files->nr; i++) {
+			if (!strcmp(files->v[i], files->v[kept - 1]))
+				free(files->v[i]);
+			else
+				files->v[kept++] = files->v[i];
+		}
+		files->nr = kept;
+	}
+out:
+	strv_release(&dirs);
+	return error;
+}
+
+/*
+ * Scan one file of tree for refs to set.  A file that is not C text (a
+ * NUL byte) has none.  *exists tells whether tree has the file.
+ */
+static int scan_file(struct watch_refs *refs, struct buf *text, bool *exists,
+		     struct tree_repo *repo, const struct tree_oid *tree,
+		     const char *path, const struct watch_set *set,
+		     struct err *err)
+{
+	int error;
+
+	if ((error = tree_read_file(text, exists, NULL, repo, tree, path,
+				    err)) < 0 ||
+	    !*exists)
+		return error;
+	error = watch_scan_refs(refs, set, path, text->ptr, text->len, err);
+	if (error == ERR_PARSE) {
+		err_release(err);
+		*exists = false;
+		return 0;
+	}
+	return error;
+}
+
+/* ---- unconverted callers ---- */
+
+/*
+ * A removed symbol breaks every use; a changed one too, unless it is a
+ * tag whose member list changed (see audit_result.unconverted).
+ */
+static bool breaks_uses(const struct watch_delta *d)
+{
+	const char *n;
+
+	if (d->change == WATCH_ADDED)
+		return false;
+	if (d->change == WATCH_REMOVED)
+		return true;
+	n = d->old->name;
+	return !(d->old->kind == WATCH_TYPE && d->new->kind == WATCH_TYPE &&
+		 (starts_with(n, "struct ") || starts_with(n, "union ") ||
+		  starts_with(n, "enum ")));
+}
+
+struct run {
+	struct audit_result *out;
+	struct tree_repo *repo;
+	struct tree_oid base, head; /* trees */
+	const char *const *watched;
+	size_t nw;
+	const struct audit_opts *opts;
+	struct watch_set breaks; /* removed and changed symbols */
+	struct watch_set all;    /* every export, before and after */
+	struct sites absent;
+};
+
+/*
+ * Refs in file path of the result that use a broken symbol in a
+ * statement the target had as it is (somewhere in the same file).
+ */
+static int unconverted_in(struct run *r, struct sites *out, const char *path,
+			  struct err *err)
+{
+	struct watch_refs refs;
+	struct buf text = BUF_INIT, old = BUF_INIT;
+	struct lines tl = { 0 }, ol = { 0 };
+	bool exists, any = false;
+	int error;
+
+	watch_refs_init(&refs);
+	if ((error = scan_file(&refs, &text, &exists, r->repo, &r->head, path,
+			       &r->breaks, err)) < 0 ||
+	    !exists)
+		goto out;
+	r->out->nr_files_scanned++;
+	for (size_t i = 0; i < refs.nr && !any; i++)
+		any = refs.v[i].kind != WATCH_REF_DECL;
+	if (!any)
+		goto out;
+	/* a file the series creates has no caller it could leave alone */
+	if ((error = tree_read_file(&old, &exists, NULL, r->repo, &r->base,
+				    path, err)) < 0 ||
+	    !exists)
+		goto out;
+	lines_init(&tl, text.ptr, text.len);
+	lines_init(&ol, old.ptr, old.len);
+	for (size_t i = 0; i < refs.nr; i++) {
+		const struct watch_ref *ref = &refs.v[i];
+		size_t first = ref->line - 1, at;
+		struct audit_site *s;
+
+		if (ref->kind == WATCH_REF_DECL || first >= tl.nr)
+			continue;
+		if (!block_in(&at, &ol, &tl, first, stmt_last(&tl, first)))
+			continue;
+		s = sites_add(out, path, ref->line, ref->func, ref->name,
+			      ref->kind, line_at(&tl, first));
+		s->base_line = at;
+	}
+out:
+	lines_release(&tl);
+	lines_release(&ol);
+	buf_release(&text);
+	buf_release(&old);
+	watch_refs_release(&refs);
+	return error;
+}
+
+static int find_unconverted(struct run *r, struct err *err)
+{
+	struct strv files = { 0 };
+	struct sites out = { 0 };
+	int error;
+
+	if ((error = list_scope(&files, r->repo, &r->head, r->watched, r->nw,
+				r->opts, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < files.nr; i++) {
+		if (is_watched(r->watched, r->nw, files.v[i]))
+			continue;
+		if ((error = unconverted_in(r, &out, files.v[i], err)) < 0)
+			goto out;
+	}
+out:
+	r->out->unconverted = out.v;
+	r->out->nr_unconverted = out.nr;
+	strv_release(&files);
+	return error;
+}
+
+/* ---- hunks ---- */
+
+/* One side of a hunk as text, and where its lines come from. */
+struct side {
+	struct buf text;
+	struct lines lines;
+	size_t *hunk_line; /* index in the hunk of each line */
+	bool *changed;     /* a '-' (old side) or '+' (new side) line */
+	size_t nr, alloc;
+};
+
+static void side_build(struct side *s, const struct patch_hunk *h, char kind)
+{
+	size_t alloc2 = 0;
+
+	memset(s, 0, sizeof(*s));
+	buf_init(&s->text, 0);
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		const struct patch_line *pl = &h->lines[i];
+		if (pl->kind != ' ' && pl->kind != kind)
+			continue;
+		ALLOC_GROW(s->hunk_line, s->nr + 1, s->alloc);
+		ALLOC_GROW(s->changed, s->nr + 1, alloc2);
+		s->hunk_line[s->nr] = i;
+		s->changed[s->nr] = pl->kind == kind;
+		s->nr++;
+		buf_addspan(&s->text, pl->text);
+		buf_addc(&s->text, '\n');
+	}
+	lines_init(&s->lines, s->text.ptr, s->text.len);
+}
+
+static void side_release(struct side *s)
+{
+	buf_release(&s->text);
+	lines_release(&s->lines);
+	free(s->hunk_line);
+	free(s->changed);
+}
+
+/* Whether a line of the statement at line first of s is changed. */
+static bool stmt_changed(const struct side *s, size_t first)
+{
+	size_t last = stmt_last(&s->lines, first);
+
+	for (size_t i = first; i <= last && i < s->nr; i++)
+		if (s->changed[i])
+			return true;
+	return false;
+}
+
+/* The name before the first '(' of a line, or NULL. */
+static char *name_before_paren(struct span s)
+{
+	const char *p = memchr(s.ptr, '(', s.len), *e;
+
+	if (!p)
+		return NULL;
+	while (p > s.ptr && isspace((unsigned char)p[-1]))
+		p--;
+	e = p;
+	while (p > s.ptr && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+		p--;
+	if (p == e || isdigit((unsigned char)*p))
+		return NULL;
+	return xstrndup(p, (size_t)(e - p));
+}
+
+/*
+ * The function around line i of hunk h (its old side), the way git finds
+ * a hunk header: the nearest line above that starts with a letter or '_'
+ * and is not a prototype or a label; the hunk's section when the hunk
+ * holds none.  NULL at file scope or when unknown.
+ */
+static char *hunk_func(const struct patch_hunk *h, size_t i)
+{
+	while (i-- > 0) {
+		const struct patch_line *pl = &h->lines[i];
+		struct span t = pl->text, tr;
+		if (pl->kind == '+' || !t.len)
+			continue;
+		if (t.ptr[0] == '}')
+			return NULL;
+		if (!isalpha((unsigned char)t.ptr[0]) && t.ptr[0] != '_')
+			continue;
+		tr = span_trim(t);
+		if (tr.ptr[tr.len - 1] == ';' || tr.ptr[tr.len - 1] == ':')
+			continue;
+		return name_before_paren(t);
+	}
+	return h->section.len ? name_before_paren(h->section) : NULL;
+}
+
+/* Whether text (of path) defines function name. */
+static int defines(bool *yes, const char *path, const struct buf *text,
+		   const char *name, struct err *err)
+{
+	struct watch_set set;
+	struct watch_refs refs;
+	int error;
+
+	*yes = false;
+	watch_set_init(&set);
+	watch_refs_init(&refs);
+	watch_set_add(&set, name, WATCH_FUNCTION);
+	error = watch_scan_refs(&refs, &set, path, text->ptr, text->len, err);
+	for (size_t i = 0; !error && i < refs.nr && !*yes; i++)
+		*yes = refs.v[i].kind == WATCH_REF_DECL && refs.v[i].func &&
+		       !strcmp(refs.v[i].func, name);
+	if (error == ERR_PARSE) {
+		err_release(err);
+		error = 0;
+	}
+	watch_refs_release(&refs);
+	watch_set_release(&set);
+	return error;
+}
+
+/* The target's copy of the file a caller hunk reads, loaded once. */
+struct target_file {
+	const char *path;
+	bool loaded, exists;
+	struct buf text;
+};
+
+/*
+ * A use of a broken symbol that hunk h converts, at line first of its old
+ * side: an absent site when the target lacks the file or the function.
+ */
+static int check_absent(struct run *r, struct target_file *tf,
+			const struct patch_hunk *h, const struct side *old,
+			const struct watch_ref *ref, struct err *err)
+{
+	size_t first = ref->line - 1, hl = old->hunk_line[first];
+	size_t newline = h->new_start;
+	char *func = hunk_func(h, hl);
+	bool absent = false;
+	int error = 0;
+
+	if (!tf->loaded) {
+		tf->loaded = true;
+		if ((error = tree_read_file(&tf->text, &tf->exists, NULL,
+					    r->repo, &r->base, tf->path,
+					    err)) < 0)
+			goto out;
+	}
+	if (!tf->exists) {
+		absent = true;
+	} else if (func) {
+		bool defined;
+		if ((error = defines(&defined, tf->path, &tf->text, func,
+				     err)) < 0)
+			goto out;
+		absent = !defined;
+	}
+	if (!absent)
+		goto out;
+	for (size_t i = 0; i < hl; i++)
+		if (h->lines[i].kind != '-')
+			newline++;
+	sites_add(&r->absent, tf->path, newline, func, ref->name, ref->kind,
+		  line_at(&old->lines, first));
+out:
+	free(func);
+	return error;
+}
+
+/*
+ * One hunk of a file that is not watched: whether it changes a statement
+ * using an export (the symbol), and the absent sites it converts.
+ */
+static int audit_hunk(char **symbol, struct run *r, struct target_file *tf,
+		      const struct patch_hunk *h, struct err *err)
+{
+	struct side sides[2];
+	int error = 0;
+
+	*symbol = NULL;
+	side_build(&sides[0], h, '-');
+	side_build(&sides[1], h, '+');
+	for (int k = 0; k < 2 && !error; k++) {
+		const struct side *s = &sides[k];
+		struct watch_refs refs;
+
+		watch_refs_init(&refs);
+		error = watch_scan_refs(&refs, &r->all, tf->path, s->text.ptr,
+					s->text.len, err);
+		if (error == ERR_PARSE) {
+			err_release(err);
+			error = 0;
+		}
+		for (size_t i = 0; !error && i < refs.nr; i++) {
+			const struct watch_ref *ref = &refs.v[i];
+			size_t len = strlen(ref->name);
+
+			if (!stmt_changed(s, ref->line - 1))
+				continue;
+			if (!*symbol)
+				*symbol = xstrdup(ref->name);
+			if (k == 0 && watch_set_find(&r->breaks, ref->name, len))
+				error = check_absent(r, tf, h, s, ref, err);
+		}
+		watch_refs_release(&refs);
+	}
+	side_release(&sides[0]);
+	side_release(&sides[1]);
+	return error;
+}
+
+static void add_hunk(struct audit_patch *ap, size_t *alloc, size_t file,
+		     size_t hunk, const char *path, bool watched, char *symbol)
+{
+	struct audit_hunk *ah;
+
+	ALLOC_GROW(ap->hunks, ap->nr_hunks + 1, *alloc);
+	ah = &ap->hunks[ap->nr_hunks++];
+	ah->file = file;
+	ah->hunk = hunk;
+	ah->path = xstrdup(path);
+	ah->watched = watched;
+	ah->symbol = symbol;
+}
+
+static int audit_patch(struct run *r, struct audit_patch *ap,
+		       const struct patch *p, struct err *err)
+{
+	size_t alloc = 0;
+	int error = 0;
+
+	for (size_t j = 0; j < p->nr_files && !error; j++) {
+		const struct patch_file *f = &p->files[j];
+		const char *path = patch_file_path(f);
+		bool watched = is_watched(r->watched, r->nw, f->old_path) ||
+			       is_watched(r->watched, r->nw, f->new_path);
+		struct target_file tf = { f->old_path ? f->old_path : path,
+					  false, false, BUF_INIT };
+
+		for (size_t k = 0; k < f->nr_hunks && !error; k++) {
+			char *symbol = NULL;
+
+			if (watched) {
+				ap->touches_watched = true;
+				add_hunk(ap, &alloc, j, k, path, true, NULL);
+				continue;
+			}
+			error = audit_hunk(&symbol, r, &tf, &f->hunks[k], err);
+			if (symbol) {
+				ap->touches_caller = true;
+				add_hunk(ap, &alloc, j, k, path, false, symbol);
+			}
+		}
+		buf_release(&tf.text);
+	}
+	return error;
+}
+
+/* ---- audit_run ---- */
+
+static void fill_changes(struct audit_result *out, const struct watch_diff *d)
+{
+	out->changes = xcalloc(d->nr ? d->nr : 1, sizeof(*out->changes));
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct watch_delta *x = &d->v[i];
+		const struct watch_symbol *s = x->new ? x->new : x->old;
+		struct audit_change *c = &out->changes[out->nr_changes++];
+
+		c->name = xstrdup(x->old ? x->old->name : x->new->name);
+		c->kind = s->kind;
+		c->change = x->change;
+		c->old_sig = x->old && x->old->signature
+				     ? xstrdup(x->old->signature)
+				     : NULL;
+		c->new_sig = x->new && x->new->signature
+				     ? xstrdup(x->new->signature)
+				     : NULL;
+	}
+}
+
+int audit_run(struct audit_result *out, struct tree_repo *repo,
+	      const struct series_version *v, const struct carry_result *cr,
+	      const struct audit_opts *opts, struct err *err)
+{
+	struct run r;
+	struct watch_exports old_ex, new_ex;
+	struct watch_diff diff;
+	struct strv have = { 0 };
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	memset(&r, 0, sizeof(r));
+	r.out = out;
+	r.repo = repo;
+	r.opts = opts;
+	r.watched = watched_files(opts, &r.nw);
+	watch_exports_init(&old_ex);
+	watch_exports_init(&new_ex);
+	watch_diff_init(&diff);
+	watch_set_init(&r.breaks);
+	watch_set_init(&r.all);
+	if ((error = tree_commit_tree(&r.base, repo, &cr->base, err)) < 0 ||
+	    (error = tree_commit_tree(&r.head, repo, &cr->head, err)) < 0)
+		goto out;
+	if ((error = load_exports(&old_ex, &have, repo, &r.base, r.watched,
+				  r.nw, err)) < 0) {
+		err_prefix(err, "%s", cr->target ? cr->target : "target");
+		goto out;
+	}
+	if ((error = load_exports(&new_ex, NULL, repo, &r.head, r.watched,
+				  r.nw, err)) < 0) {
+		err_prefix(err, "%s", cr->branch ? cr->branch : "result");
+		goto out;
+	}
+	out->watched = have.v;
+	out->nr_watched = have.nr;
+	have = (struct strv){ 0 };
+	watch_diff_exports(&diff, &old_ex, &new_ex);
+	fill_changes(out, &diff);
+	for (size_t i = 0; i < diff.nr; i++)
+		if (breaks_uses(&diff.v[i]))
+			watch_set_add(&r.breaks, diff.v[i].old->name,
+				      diff.v[i].old->kind);
+	watch_set_add_exports(&r.all, &old_ex);
+	watch_set_add_exports(&r.all, &new_ex);
+	if (r.breaks.nr && (error = find_unconverted(&r, err)) < 0)
+		goto out;
+	out->patches = xcalloc(v->nr ? v->nr : 1, sizeof(*out->patches));
+	out->nr_patches = v->nr;
+	for (size_t i = 0; i < v->nr; i++)
+		if ((error = audit_patch(&r, &out->patches[i],
+					 &v->items[i].patch, err)) < 0)
+			goto out;
+out:
+	out->absent = r.absent.v;
+	out->nr_absent = r.absent.nr;
+	strv_release(&have);
+	watch_set_release(&r.breaks);
+	watch_set_release(&r.all);
+	watch_diff_release(&diff);
+	watch_exports_release(&old_ex);
+	watch_exports_release(&new_ex);
+	if (error < 0)
+		audit_result_release(out);
+	return error;
+}
+
+/* ---- the reference map ---- */
+
+int audit_callers(struct audit_site **sites, size_t *nr,
+		  struct tree_repo *repo, const struct tree_oid *commit,
+		  const char *const *symbols, size_t nr_symbols,
+		  const struct audit_opts *opts, struct err *err)
+{
+	struct tree_oid tree;
+	struct watch_exports ex;
+	struct watch_set set;
+	struct strv have = { 0 }, files = { 0 };
+	struct sites out = { 0 };
+	struct buf text = BUF_INIT;
+	size_t nw;
+	const char *const *watched = watched_files(opts, &nw);
+	int error;
+
+	*sites = NULL;
+	*nr = 0;
+	watch_exports_init(&ex);
+	watch_set_init(&set);
+	if ((error = tree_commit_tree(&tree, repo, commit, err)) < 0)
+		goto out;
+	if (!nr_symbols) {
+		if ((error = load_exports(&ex, &have, repo, &tree, watched, nw,
+					  err)) < 0)
+			goto out;
+		if (!have.nr) {
+			error = err_set(err, ERR_NOTFOUND,
+					"'%s'%s: not in the tree", watched[0],
+					nw > 1 ? " and the other watched files"
+					       : "");
+			err_hint(err, "name the symbols, or the files to "
+				      "watch with --watch");
+			goto out;
+		}
+		watch_set_add_exports(&set, &ex);
+	}
+	for (size_t i = 0; i < nr_symbols; i++) {
+		const struct watch_symbol *s = watch_exports_find(&ex,
+								  symbols[i]);
+		watch_set_add(&set, symbols[i], s ? s->kind : WATCH_ANY);
+	}
+	if ((error = list_scope(&files, repo, &tree, watched, nw, opts,
+				err)) < 0)
+		goto out;
+	for (size_t i = 0; i < files.nr; i++) {
+		struct watch_refs refs;
+		struct lines l = { 0 };
+		bool exists;
+
+		watch_refs_init(&refs);
+		error = scan_file(&refs, &text, &exists, repo, &tree,
+				  files.v[i], &set, err);
+		if (!error && exists && refs.nr)
+			lines_init(&l, text.ptr, text.len);
+		for (size_t j = 0; !error && exists && j < refs.nr; j++) {
+			const struct watch_ref *ref = &refs.v[j];
+			if (ref->kind == WATCH_REF_DECL)
+				continue;
+			sites_add(&out, files.v[i], ref->line, ref->func,
+				  ref->name, ref->kind,
+				  line_at(&l, ref->line - 1));
+		}
+		lines_release(&l);
+		watch_refs_release(&refs);
+		if (error < 0)
+			goto out;
+	}
+out:
+	if (error < 0) {
+		audit_sites_free(out.v, out.nr);
+	} else {
+		*sites = out.v;
+		*nr = out.nr;
+	}
+	buf_release(&text);
+	strv_release(&files);
+	strv_release(&have);
+	watch_set_release(&set);
+	watch_exports_release(&ex);
+	return error;
+}

@@ -1,0 +1,402 @@
+#include "check.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "fs.h"
+#include "job.h"
+
+void check_report_release(struct check_report *r)
+{
+	for (size_t s = 0; s < r->nr_series; s++) {
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			struct check_cell *c = check_cell(r, s, t);
+			free(c->error);
+			carry_result_release(&c->carry);
+			audit_result_release(&c->audit);
+		}
+		free(r->series[s].name);
+		series_version_release(&r->series[s].v);
+		audit_opts_release(&r->series[s].audit);
+	}
+	for (size_t t = 0; t < r->nr_targets; t++)
+		free(r->targets[t]);
+	free(r->targets);
+	free(r->series);
+	free(r->cells);
+	free(r->root);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool is_series(const char *root, const char *name)
+{
+	char *c = xstrfmt("%s/series/%s.conf", root, name);
+	char *p = xstrfmt("%s/patches/%s", root, name);
+	bool yes = fs_is_file(c) || fs_is_dir(p);
+	free(c);
+	free(p);
+	return yes;
+}
+
+static bool is_target(const char *root, const char *name)
+{
+	char *c = xstrfmt("%s/kernels/%s.conf", root, name);
+	bool yes = fs_is_file(c);
+	free(c);
+	return yes;
+}
+
+static long find_series(const struct check_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->nr_series; i++)
+		if (!strcmp(r->series[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+static int add_series(struct check_report *r, size_t *alloc,
+		      const char *name, const char *version, struct err *err)
+{
+	struct check_series *cs;
+	int error;
+
+	ALLOC_GROW(r->series, r->nr_series + 1, *alloc);
+	cs = &r->series[r->nr_series];
+	memset(cs, 0, sizeof(*cs));
+	cs->stacks_on = -1;
+	if ((error = series_load_version(&cs->v, r->root, name, version, err)) <
+	    0) {
+		series_version_release(&cs->v);
+		return error;
+	}
+	if ((error = audit_opts_load(&cs->audit, r->root, name, err)) < 0) {
+		series_version_release(&cs->v);
+		return error;
+	}
+	cs->name = xstrdup(name);
+	r->nr_series++;
+	return 0;
+}
+
+/* series.stacks-on of NAME, or NULL */
+static char *stacks_on(const char *root, const char *name)
+{
+	char *path = xstrfmt("%s/series/%s.conf", root, name);
+	struct conf *c = NULL;
+	struct err err = ERR_INIT;
+	char *v = NULL;
+
+	if (fs_is_file(path) && conf_open(&c, path, false, &err) == 0)
+		v = conf_get_or(c, "series.stacks-on", NULL);
+	conf_free(c);
+	err_release(&err);
+	free(path);
+	return v;
+}
+
+/* Bring in the series each selected one stacks on, base first. */
+static int resolve_stacks(struct check_report *r, size_t *alloc,
+			  struct err *err)
+{
+	for (size_t i = 0; i < r->nr_series; i++) {
+		char *base = stacks_on(r->root, r->series[i].name);
+		long b;
+		int error;
+
+		if (!base)
+			continue;
+		if (!strcmp(base, r->series[i].name)) {
+			free(base);
+			return err_set(err, ERR_PARSE,
+				       "series/%s.conf: a series cannot stack "
+				       "on itself",
+				       r->series[i].name);
+		}
+		b = find_series(r, base);
+		if (b < 0) {
+			/* the same version name when the base has it */
+			const char *v = r->series[i].v.version;
+			char **vs = NULL;
+			size_t nv = 0;
+			bool same = false;
+			struct err e2 = ERR_INIT;
+
+			series_list_versions(r->root, base, &vs, &nv, &e2);
+			for (size_t k = 0; k < nv && !same; k++)
+				same = !strcmp(vs[k], v);
+			series_free_list(vs, nv);
+			err_release(&e2);
+			error = add_series(r, alloc, base, same ? v : NULL, err);
+			if (error < 0) {
+				err_prefix(err, "series '%s' stacks on '%s'",
+					   r->series[i].name, base);
+				free(base);
+				return error;
+			}
+			b = (long)r->nr_series - 1;
+		}
+		r->series[i].stacks_on = b;
+		free(base);
+	}
+	/* order: every base before what stacks on it (bases were appended
+	 * after; a stable pass moves each base in front) */
+	for (size_t pass = 0; pass < r->nr_series; pass++) {
+		bool moved = false;
+		for (size_t i = 0; i < r->nr_series; i++) {
+			long b = r->series[i].stacks_on;
+			if (b > (long)i) {
+				struct check_series tmp = r->series[b];
+				memmove(&r->series[i + 1], &r->series[i],
+					((size_t)b - i) * sizeof(tmp));
+				r->series[i] = tmp;
+				for (size_t k = 0; k < r->nr_series; k++) {
+					long *so = &r->series[k].stacks_on;
+					if (*so == b)
+						*so = (long)i;
+					else if (*so >= (long)i && *so < b)
+						(*so)++;
+				}
+				moved = true;
+			}
+		}
+		if (!moved)
+			break;
+		if (pass + 1 == r->nr_series)
+			return err_set(err, ERR_PARSE,
+				       "series stack on each other in a loop");
+	}
+	return 0;
+}
+
+struct worker {
+	struct check_report *r;
+	const struct check_opts *opts;
+	pthread_mutex_t *lock;
+	size_t *next;
+};
+
+struct patch_progress {
+	const struct check_opts *opts;
+	pthread_mutex_t *lock;
+	const char *target, *series;
+};
+
+static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
+{
+	struct patch_progress *p = vctx;
+
+	if (!p->opts->progress || !p->opts->progress->fn)
+		return;
+	pthread_mutex_lock(p->lock);
+	p->opts->progress->fn(p->opts->progress->ctx, p->target, p->series, i,
+			      nr);
+	pthread_mutex_unlock(p->lock);
+}
+
+struct stage_ctx {
+	const struct check_opts *opts;
+	pthread_mutex_t *lock;
+};
+
+static void on_stage(void *vctx, const char *target, const char *what)
+{
+	struct stage_ctx *c = vctx;
+
+	if (!c->opts->progress || !c->opts->progress->stage)
+		return;
+	pthread_mutex_lock(c->lock);
+	c->opts->progress->stage(c->opts->progress->ctx, target, what);
+	pthread_mutex_unlock(c->lock);
+}
+
+static void cell_failed(struct check_cell *c, const struct err *err)
+{
+	c->ok = false;
+	c->error = xstrdup(err->msg.len ? err->msg.ptr : "failed");
+	c->error_code = err->code;
+}
+
+static void run_target(struct check_report *r, size_t t,
+		       const struct check_opts *opts, pthread_mutex_t *lock)
+{
+	struct job j;
+	struct err err = ERR_INIT;
+	struct stage_ctx sc = { opts, lock };
+	struct target_progress tp = { on_stage, &sc };
+	int error;
+
+	error = job_open(&j, r->root, r->targets[t], &tp, &err);
+	for (size_t s = 0; s < r->nr_series; s++) {
+		struct check_cell *c = check_cell(r, s, t);
+		struct check_series *cs = &r->series[s];
+		struct patch_progress pp = { opts, lock, r->targets[t],
+					     cs->name };
+		struct carry_opts co = opts->carry;
+		const struct tree_oid *base = &j.base;
+
+		if (error < 0) {
+			cell_failed(c, &err);
+			continue;
+		}
+		if (cs->stacks_on >= 0) {
+			struct check_cell *bc =
+				check_cell(r, (size_t)cs->stacks_on, t);
+			if (!bc->ok) {
+				struct err e2 = ERR_INIT;
+				err_set(&e2, ERR_CONFLICT,
+					"not carried: '%s' it stacks on did "
+					"not run",
+					r->series[cs->stacks_on].name);
+				cell_failed(c, &e2);
+				err_release(&e2);
+				continue;
+			}
+			base = &bc->carry.head;
+		}
+		co.progress = on_patch;
+		co.ctx = &pp;
+		if (job_carry_from(&c->carry, &j, base, &cs->v, &co,
+				   opts->refresh, &err) < 0 ||
+		    audit_run(&c->audit, j.repo, &cs->v, &c->carry, &cs->audit,
+			      &err) < 0) {
+			cell_failed(c, &err);
+			err_release(&err);
+			continue;
+		}
+		c->ok = true;
+	}
+	job_close(&j);
+	err_release(&err);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (;;) {
+		size_t t;
+		pthread_mutex_lock(w->lock);
+		t = (*w->next)++;
+		pthread_mutex_unlock(w->lock);
+		if (t >= w->r->nr_targets)
+			return NULL;
+		run_target(w->r, t, w->opts, w->lock);
+	}
+}
+
+int check_run(struct check_report *r, const char *root, char *const *specs,
+	      size_t nr_specs, const struct check_opts *opts,
+	      struct err *err)
+{
+	size_t salloc = 0, talloc = 0, next = 0, jobs;
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec t0, t1;
+	int error = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(r, 0, sizeof(*r));
+	r->root = xstrdup(root);
+	for (size_t i = 0; i < nr_specs; i++) {
+		char *name = NULL, *version = NULL;
+		bool at = strchr(specs[i], '@') != NULL;
+
+		if (!at && is_target(root, specs[i])) {
+			ALLOC_GROW(r->targets, r->nr_targets + 1, talloc);
+			r->targets[r->nr_targets++] = xstrdup(specs[i]);
+			continue;
+		}
+		if ((error = series_parse_spec(specs[i], &name, &version, err)) < 0)
+			return error;
+		if (!is_series(root, name)) {
+			error = err_set(err, ERR_NOTFOUND,
+					"'%s' names neither a series nor a "
+					"target",
+					specs[i]);
+			err_hint(err, "'kcarry list' shows the series, 'kcarry "
+				      "kernels' the targets");
+		} else if (find_series(r, name) < 0)
+			error = add_series(r, &salloc, name, version, err);
+		free(name);
+		free(version);
+		if (error < 0)
+			return error;
+	}
+	if (!r->nr_series) {
+		char **names = NULL;
+		size_t n = 0;
+		if ((error = series_list_names(root, &names, &n, err)) < 0)
+			return error;
+		for (size_t i = 0; i < n && !error; i++) {
+			char **vs = NULL;
+			size_t nv = 0;
+			struct err e2 = ERR_INIT;
+			if (series_list_versions(root, names[i], &vs, &nv, &e2) == 0 &&
+			    find_series(r, names[i]) < 0)
+				error = add_series(r, &salloc, names[i], NULL, err);
+			series_free_list(vs, nv);
+			err_release(&e2);
+		}
+		series_free_list(names, n);
+		if (error < 0)
+			return error;
+		if (!r->nr_series) {
+			err_set(err, ERR_NOTFOUND, "no series with a stored "
+				"version in this workspace");
+			err_hint(err, "'kcarry import NAME SOURCE' adds one");
+			return ERR_NOTFOUND;
+		}
+	}
+	if (!r->nr_targets) {
+		if ((error = target_list(root, &r->targets, &r->nr_targets,
+					 err)) < 0)
+			return error;
+		if (!r->nr_targets) {
+			err_set(err, ERR_NOTFOUND, "no target in this workspace");
+			err_hint(err, "add kernels/NAME.conf");
+			return ERR_NOTFOUND;
+		}
+	}
+	if ((error = resolve_stacks(r, &salloc, err)) < 0)
+		return error;
+	r->cells = xcalloc(r->nr_series * r->nr_targets, sizeof(*r->cells));
+	jobs = opts->jobs ? opts->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1)
+		jobs = 1;
+	if (jobs > r->nr_targets)
+		jobs = r->nr_targets;
+	{
+		pthread_t *th = xcalloc(jobs, sizeof(*th));
+		struct worker w = { r, opts, &lock, &next };
+		size_t started = 0;
+
+		for (size_t i = 1; i < jobs; i++)
+			if (pthread_create(&th[i], NULL, worker_main, &w) == 0)
+				started = i;
+			else
+				break;
+		worker_main(&w);
+		for (size_t i = 1; i <= started; i++)
+			pthread_join(th[i], NULL);
+		free(th);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+		     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return 0;
+}
+
+int check_exit_code(const struct check_report *r)
+{
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+			if (!c->ok || c->carry.nr_failed || c->carry.risk ||
+			    c->audit.nr_unconverted)
+				return 1;
+		}
+	return 0;
+}

@@ -1,0 +1,1413 @@
+#include "report_ci.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mail.h"
+
+/* ---- shared ------------------------------------------------------------ */
+
+/* Outcome names for machines: no spaces (as report.c's JSON). */
+static const char *outcome_id(enum apply_outcome o)
+{
+	switch (o) {
+	case OUTCOME_ALREADY:
+		return "already-applied";
+	case OUTCOME_PARTIAL:
+		return "partial";
+	default:
+		return apply_outcome_name(o);
+	}
+}
+
+/* carry.c marks a patch it did not try as skipped with outcome conflict. */
+static const char *patch_outcome_id(const struct carry_patch *cp)
+{
+	return cp->skipped ? "not-tried" : outcome_id(cp->outcome);
+}
+
+static bool patch_failed(const struct carry_patch *cp)
+{
+	return !cp->skipped && (cp->outcome == OUTCOME_CONFLICT ||
+				cp->outcome == OUTCOME_PARTIAL);
+}
+
+static const char *item_subject(const struct series_item *it)
+{
+	return it->patch.subject ? it->patch.subject : it->file;
+}
+
+static const char *patch_subject(const struct carry_patch *cp)
+{
+	return cp->item ? item_subject(cp->item) : "(unknown patch)";
+}
+
+static const char *patch_file(const struct carry_patch *cp)
+{
+	return cp->item ? cp->item->file : "(unknown)";
+}
+
+/* The audit flags of patch i, or NULL when the audit has none. */
+static const struct audit_patch *audit_patch_of(const struct check_cell *c,
+						size_t i)
+{
+	if (!c->ok || i >= c->audit.nr_patches)
+		return NULL;
+	return &c->audit.patches[i];
+}
+
+static size_t conflicting_hunks(const struct carry_patch *cp)
+{
+	size_t n = 0;
+
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++)
+			n += cp->files[f].hunks[h].rule == RULE_CONFLICT;
+	return n;
+}
+
+static size_t risky_hunks(const struct carry_patch *cp)
+{
+	size_t n = 0;
+
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++)
+			n += cp->files[f].hunks[h].risk;
+	return n;
+}
+
+static bool has_file_error(const struct carry_patch *cp)
+{
+	for (size_t f = 0; f < cp->nr_files; f++)
+		if (cp->files[f].error)
+			return true;
+	return false;
+}
+
+/*
+ * A failed patch is a conflict unless all its hunks were placed and it
+ * failed only because a placement risk counts as failure (--strict).
+ */
+static bool failed_by_risk_only(const struct carry_patch *cp)
+{
+	return cp->outcome == OUTCOME_CONFLICT && cp->risk &&
+	       !conflicting_hunks(cp) && !has_file_error(cp);
+}
+
+/* "fs/btrfs/x.c hunk 2: offset at line 120 (offset +3) RISK: reason" */
+static void describe_hunk(struct buf *b, const struct carry_file *cf,
+			  size_t h)
+{
+	const struct apply_hunk_result *hr = &cf->hunks[h];
+
+	buf_addf(b, "%s hunk %zu: %s", cf->path, h + 1,
+		 apply_rule_name(hr->rule));
+	if (hr->line)
+		buf_addf(b, " %s line %lu",
+			 hr->rule == RULE_CONFLICT ? "near" : "at", hr->line);
+	if (hr->offset)
+		buf_addf(b, " (offset %+ld)", hr->offset);
+	if (hr->fuzz)
+		buf_addf(b, " (fuzz %u)", hr->fuzz);
+	if (hr->risk) {
+		buf_adds(b, " RISK");
+		if (hr->func && hr->found_func)
+			buf_addf(b, " (in %s(), header names %s())",
+				 hr->found_func, hr->func);
+	}
+	if (hr->reason)
+		buf_addf(b, ": %s", hr->reason);
+}
+
+static bool hunk_matters(const struct apply_hunk_result *hr)
+{
+	return hr->rule == RULE_CONFLICT || hr->risk;
+}
+
+static void describe_site(struct buf *b, const struct audit_site *s)
+{
+	buf_addf(b, "%s:%zu", s->path, s->line);
+	if (s->func)
+		buf_addf(b, " %s()", s->func);
+	buf_addf(b, ": %s of %s", watch_ref_kind_name(s->kind), s->symbol);
+	if (s->text && *s->text)
+		buf_addf(b, ": %s", s->text);
+}
+
+static void describe_change(struct buf *b, const struct audit_change *c)
+{
+	buf_addf(b, "%s %s %s", watch_kind_name(c->kind), c->name,
+		 watch_change_name(c->change));
+	if (c->old_sig && c->new_sig)
+		buf_addf(b, ": %s -> %s", c->old_sig, c->new_sig);
+	else if (c->old_sig || c->new_sig)
+		buf_addf(b, ": %s", c->old_sig ? c->old_sig : c->new_sig);
+}
+
+static int write_out(FILE *out, const char *data, size_t len,
+		     const char *what, struct err *err)
+{
+	if (len && fwrite(data, 1, len, out) != len)
+		goto fail;
+	if (fflush(out) == EOF || ferror(out))
+		goto fail;
+	return 0;
+fail:
+	return err_set(err, ERR_IO, "cannot write the %s report: %s", what,
+		       strerror(errno ? errno : EIO));
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+/* jansson takes UTF-8 only: anything else gets U+FFFD where invalid. */
+static json_t *jstrn(const char *s, size_t len)
+{
+	struct buf u = BUF_INIT;
+	json_t *j;
+
+	if ((j = json_stringn(s, len)))
+		return j;
+	mail_to_utf8(&u, s, len, "UTF-8");
+	j = json_stringn(u.ptr, u.len);
+	buf_release(&u);
+	return j ? j : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? jstrn(s, strlen(s)) : json_null();
+}
+
+/* Library names with spaces ("enum constant") as ids ("enum-constant"). */
+static json_t *jid(const char *s)
+{
+	char *d = xstrdup(s);
+	json_t *j;
+
+	for (char *p = d; *p; p++)
+		if (*p == ' ')
+			*p = '-';
+	j = json_string(d);
+	free(d);
+	return j;
+}
+
+static json_t *joid(const struct tree_oid *oid)
+{
+	char hex[41];
+
+	if (tree_oid_is_zero(oid))
+		return json_null();
+	tree_oid_hex(hex, oid);
+	return json_string(hex);
+}
+
+static json_t *hunk_json(const struct apply_hunk_result *h, size_t i)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "index", json_integer((json_int_t)i + 1));
+	json_object_set_new(o, "rule", json_string(apply_rule_name(h->rule)));
+	json_object_set_new(o, "line", json_integer((json_int_t)h->line));
+	json_object_set_new(o, "offset", json_integer(h->offset));
+	json_object_set_new(o, "fuzz", json_integer(h->fuzz));
+	json_object_set_new(o, "risk", json_boolean(h->risk));
+	json_object_set_new(o, "function", jstr(h->func));
+	json_object_set_new(o, "found_function", jstr(h->found_func));
+	json_object_set_new(o, "reason", jstr(h->reason));
+	return o;
+}
+
+static json_t *file_json(const struct carry_file *cf)
+{
+	json_t *o = json_object(), *hunks = json_array();
+
+	json_object_set_new(o, "path", jstr(cf->path));
+	json_object_set_new(o, "outcome", json_string(outcome_id(cf->outcome)));
+	json_object_set_new(o, "risk", json_boolean(cf->risk));
+	json_object_set_new(o, "error", jstr(cf->error));
+	for (size_t h = 0; h < cf->nr_hunks; h++)
+		json_array_append_new(hunks, hunk_json(&cf->hunks[h], h));
+	json_object_set_new(o, "hunks", hunks);
+	json_object_set_new(o, "rej", cf->rej.len
+					      ? jstrn(cf->rej.ptr, cf->rej.len)
+					      : json_null());
+	return o;
+}
+
+static json_t *patch_json(const struct check_cell *c, size_t i)
+{
+	const struct carry_patch *cp = &c->carry.patches[i];
+	const struct audit_patch *ap = audit_patch_of(c, i);
+	json_t *o = json_object(), *deps = json_array(), *files = json_array(),
+	       *watched = json_object();
+
+	json_object_set_new(o, "index", json_integer((json_int_t)i + 1));
+	json_object_set_new(o, "file", jstr(patch_file(cp)));
+	json_object_set_new(o, "subject",
+			    jstr(cp->item ? cp->item->patch.subject : NULL));
+	json_object_set_new(o, "outcome", json_string(patch_outcome_id(cp)));
+	json_object_set_new(o, "risk", json_boolean(cp->risk));
+	json_object_set_new(o, "resolved", json_boolean(cp->resolved));
+	json_object_set_new(o, "committed", json_boolean(cp->committed));
+	json_object_set_new(o, "commit", cp->committed ? joid(&cp->commit)
+						       : json_null());
+	for (size_t d = 0; d < cp->nr_depends; d++)
+		json_array_append_new(deps,
+				      json_integer((json_int_t)cp->depends[d]));
+	json_object_set_new(o, "depends_on", deps);
+	json_object_set_new(watched, "file",
+			    json_boolean(ap && ap->touches_watched));
+	json_object_set_new(watched, "caller",
+			    json_boolean(ap && ap->touches_caller));
+	json_object_set_new(o, "watched", watched);
+	for (size_t f = 0; f < cp->nr_files; f++)
+		json_array_append_new(files, file_json(&cp->files[f]));
+	json_object_set_new(o, "files", files);
+	return o;
+}
+
+static json_t *site_json(const struct audit_site *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "path", jstr(s->path));
+	json_object_set_new(o, "line", json_integer((json_int_t)s->line));
+	json_object_set_new(o, "function", jstr(s->func));
+	json_object_set_new(o, "symbol", jstr(s->symbol));
+	json_object_set_new(o, "kind", jid(watch_ref_kind_name(s->kind)));
+	json_object_set_new(o, "text", jstr(s->text));
+	return o;
+}
+
+static json_t *audit_json(const struct audit_result *a)
+{
+	json_t *o = json_object(), *watched = json_array(),
+	       *changes = json_array(), *unconv = json_array(),
+	       *absent = json_array();
+
+	for (size_t i = 0; i < a->nr_watched; i++)
+		json_array_append_new(watched, jstr(a->watched[i]));
+	json_object_set_new(o, "watched", watched);
+	for (size_t i = 0; i < a->nr_changes; i++) {
+		const struct audit_change *c = &a->changes[i];
+		json_t *co = json_object();
+
+		json_object_set_new(co, "name", jstr(c->name));
+		json_object_set_new(co, "kind", jid(watch_kind_name(c->kind)));
+		json_object_set_new(co, "change",
+				    json_string(watch_change_name(c->change)));
+		json_object_set_new(co, "old", jstr(c->old_sig));
+		json_object_set_new(co, "new", jstr(c->new_sig));
+		json_array_append_new(changes, co);
+	}
+	json_object_set_new(o, "changes", changes);
+	for (size_t i = 0; i < a->nr_unconverted; i++)
+		json_array_append_new(unconv, site_json(&a->unconverted[i]));
+	json_object_set_new(o, "unconverted", unconv);
+	for (size_t i = 0; i < a->nr_absent; i++)
+		json_array_append_new(absent, site_json(&a->absent[i]));
+	json_object_set_new(o, "absent", absent);
+	json_object_set_new(o, "files_scanned",
+			    json_integer((json_int_t)a->nr_files_scanned));
+	return o;
+}
+
+static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
+{
+	const struct check_cell *c = check_cell(r, s, t);
+	const struct carry_result *cr = &c->carry;
+	json_t *o = json_object(), *counts = json_object(),
+	       *patches = json_array();
+
+	json_object_set_new(o, "series", jstr(r->series[s].name));
+	json_object_set_new(o, "version", jstr(r->series[s].v.version));
+	json_object_set_new(o, "target", jstr(r->targets[t]));
+	json_object_set_new(o, "ok", json_boolean(c->ok));
+	json_object_set_new(o, "error",
+			    c->ok ? json_null()
+				  : jstr(c->error ? c->error : "unknown error"));
+	json_object_set_new(o, "outcome", c->ok ? json_string(outcome_id(
+							  cr->worst))
+						: json_null());
+	json_object_set_new(o, "risk", json_boolean(cr->risk));
+	for (int k = OUTCOME_CLEAN; k <= OUTCOME_CONFLICT; k++)
+		json_object_set_new(counts, outcome_id((enum apply_outcome)k),
+				    json_integer((json_int_t)cr->counts[k]));
+	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "placement_risks",
+			    json_integer((json_int_t)cr->nr_risk));
+	json_object_set_new(o, "failed",
+			    json_integer((json_int_t)cr->nr_failed));
+	json_object_set_new(o, "branch", jstr(cr->branch));
+	json_object_set_new(o, "base", joid(&cr->base));
+	json_object_set_new(o, "head", joid(&cr->head));
+	for (size_t i = 0; i < cr->nr; i++)
+		json_array_append_new(patches, patch_json(c, i));
+	json_object_set_new(o, "patches", patches);
+	json_object_set_new(o, "audit",
+			    c->ok ? audit_json(&c->audit) : json_null());
+	return o;
+}
+
+int report_check_json(FILE *out, const struct check_report *r,
+		      struct err *err)
+{
+	json_t *doc = json_object(), *series = json_array(),
+	       *targets = json_array(), *cells = json_array();
+	char *text;
+	int error;
+
+	json_object_set_new(doc, "schema", json_string(REPORT_CHECK_SCHEMA));
+	json_object_set_new(doc, "seconds", json_real(r->seconds));
+	for (size_t s = 0; s < r->nr_series; s++) {
+		const struct check_series *cs = &r->series[s];
+		json_t *so = json_object();
+		bool stacks = cs->stacks_on >= 0 &&
+			      (size_t)cs->stacks_on < r->nr_series;
+
+		json_object_set_new(so, "name", jstr(cs->name));
+		json_object_set_new(so, "version", jstr(cs->v.version));
+		json_object_set_new(so, "stacks_on",
+				    stacks ? jstr(r->series[cs->stacks_on].name)
+					   : json_null());
+		json_object_set_new(so, "patches",
+				    json_integer((json_int_t)cs->v.nr));
+		json_array_append_new(series, so);
+	}
+	json_object_set_new(doc, "series", series);
+	for (size_t t = 0; t < r->nr_targets; t++)
+		json_array_append_new(targets, jstr(r->targets[t]));
+	json_object_set_new(doc, "targets", targets);
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++)
+			json_array_append_new(cells, cell_json(r, s, t));
+	json_object_set_new(doc, "cells", cells);
+
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				       JSON_REAL_PRECISION(9));
+	json_decref(doc);
+	if (!text)
+		BUG("jansson cannot serialise the check report");
+	error = write_out(out, text, strlen(text), "JSON", err);
+	free(text);
+	if (!error)
+		error = write_out(out, "\n", 1, "JSON", err);
+	return error;
+}
+
+/* ---- JUnit XML -------------------------------------------------------- */
+
+/*
+ * Escape for XML 1.0 text or attribute values: valid UTF-8 (U+FFFD for
+ * bad bytes), and U+FFFD for the characters XML 1.0 does not allow at all
+ * (C0 controls other than tab, LF, CR; U+FFFE, U+FFFF).  In attributes,
+ * tab, LF and CR become references so that parsers do not fold them.
+ */
+static void xml_addn(struct buf *b, const char *s, size_t len, bool attr)
+{
+	static const char repl[] = "\xef\xbf\xbd";
+	struct buf u = BUF_INIT;
+	const unsigned char *p;
+
+	mail_to_utf8(&u, s, len, "UTF-8");
+	p = (const unsigned char *)u.ptr;
+	for (size_t i = 0; i < u.len; i++) {
+		switch (p[i]) {
+		case '&':
+			buf_adds(b, "&amp;");
+			continue;
+		case '<':
+			buf_adds(b, "&lt;");
+			continue;
+		case '>':
+			buf_adds(b, "&gt;");
+			continue;
+		case '"':
+			buf_adds(b, "&quot;");
+			continue;
+		case '\r':
+			buf_adds(b, "&#13;");
+			continue;
+		case '\n':
+		case '\t':
+			if (attr)
+				buf_addf(b, "&#%d;", p[i]);
+			else
+				buf_addc(b, (char)p[i]);
+			continue;
+		}
+		if (p[i] < 0x20) {
+			buf_adds(b, repl);
+		} else if (p[i] == 0xef && i + 2 < u.len && p[i + 1] == 0xbf &&
+			   (p[i + 2] == 0xbe || p[i + 2] == 0xbf)) {
+			buf_adds(b, repl);
+			i += 2;
+		} else {
+			buf_addc(b, (char)p[i]);
+		}
+	}
+	buf_release(&u);
+}
+
+static void xml_add(struct buf *b, const char *s, bool attr)
+{
+	xml_addn(b, s, strlen(s), attr);
+}
+
+static void xml_attr(struct buf *b, const char *name, const char *value)
+{
+	buf_addf(b, " %s=\"", name);
+	xml_add(b, value, true);
+	buf_addc(b, '"');
+}
+
+struct junit_suite {
+	struct buf body;
+	const char *classname;
+	size_t tests, failures, errors, skipped;
+};
+
+struct junit_case {
+	const char *name;
+	const char *child; /* "failure", "error", "skipped", or NULL: passed */
+	const char *type;  /* of a failure or an error */
+	const char *message;
+	const char *text;  /* the child's content */
+	const char *out;   /* system-out, or NULL */
+};
+
+static void junit_case(struct junit_suite *js, const struct junit_case *c)
+{
+	struct buf *b = &js->body;
+
+	js->tests++;
+	buf_adds(b, "    <testcase");
+	xml_attr(b, "classname", js->classname);
+	xml_attr(b, "name", c->name);
+	buf_adds(b, " time=\"0\"");
+	if (!c->child && !c->out) {
+		buf_adds(b, "/>\n");
+		return;
+	}
+	buf_adds(b, ">\n");
+	if (c->child) {
+		if (!strcmp(c->child, "failure"))
+			js->failures++;
+		else if (!strcmp(c->child, "error"))
+			js->errors++;
+		else
+			js->skipped++;
+		buf_addf(b, "      <%s", c->child);
+		if (c->message)
+			xml_attr(b, "message", c->message);
+		if (c->type)
+			xml_attr(b, "type", c->type);
+		if (c->text && *c->text) {
+			buf_addc(b, '>');
+			xml_add(b, c->text, false);
+			buf_addf(b, "</%s>\n", c->child);
+		} else {
+			buf_adds(b, "/>\n");
+		}
+	}
+	if (c->out) {
+		buf_adds(b, "      <system-out>");
+		xml_add(b, c->out, false);
+		buf_adds(b, "</system-out>\n");
+	}
+	buf_adds(b, "    </testcase>\n");
+}
+
+/* Everything known about patch i on one cell, for people reading CI. */
+static void patch_details(struct buf *b, const struct check_cell *c,
+			  size_t i, const char *target)
+{
+	const struct carry_patch *cp = &c->carry.patches[i];
+	const struct audit_patch *ap = audit_patch_of(c, i);
+
+	buf_addf(b, "%s: %s on %s%s\n", patch_file(cp),
+		 cp->skipped ? "not tried" : apply_outcome_name(cp->outcome),
+		 target, cp->resolved ? " (recorded resolution replayed)" : "");
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		buf_addf(b, "%s: %s%s\n", cf->path,
+			 apply_outcome_name(cf->outcome),
+			 cf->risk ? ", placement risk" : "");
+		if (cf->error)
+			buf_addf(b, "  %s\n", cf->error);
+		for (size_t h = 0; h < cf->nr_hunks; h++) {
+			buf_adds(b, "  ");
+			describe_hunk(b, cf, h);
+			buf_addc(b, '\n');
+		}
+	}
+	if (cp->nr_depends) {
+		buf_adds(b, "touches lines of failed patches:");
+		for (size_t d = 0; d < cp->nr_depends; d++)
+			buf_addf(b, " %04zu", cp->depends[d]);
+		buf_addc(b, '\n');
+	}
+	if (ap && ap->touches_watched)
+		buf_adds(b, "watch: changes a watched file\n");
+	if (ap && ap->touches_caller)
+		buf_adds(b, "watch: changes a line that uses a watched symbol\n");
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		if (!cf->rej.len)
+			continue;
+		buf_addf(b, "\n%s.rej:\n", cf->path);
+		buf_add(b, cf->rej.ptr, cf->rej.len);
+		if (cf->rej.ptr[cf->rej.len - 1] != '\n')
+			buf_addc(b, '\n');
+	}
+}
+
+static void junit_patch(struct junit_suite *js, const struct check_cell *c,
+			size_t i, const char *target)
+{
+	const struct carry_patch *cp = &c->carry.patches[i];
+	struct buf name = BUF_INIT, msg = BUF_INIT, text = BUF_INIT;
+	struct junit_case jc = { NULL };
+
+	buf_addf(&name, "%04zu %s", i + 1, patch_subject(cp));
+	jc.name = name.ptr;
+	if (cp->skipped) {
+		jc.child = "skipped";
+		jc.message = "not tried";
+	} else if (cp->outcome == OUTCOME_ALREADY) {
+		jc.child = "skipped";
+		jc.message = "already applied";
+	} else if (patch_failed(cp) || cp->risk) {
+		size_t n;
+
+		jc.child = "failure";
+		if (!patch_failed(cp) || failed_by_risk_only(cp)) {
+			n = risky_hunks(cp);
+			jc.type = "placement-risk";
+			buf_addf(&msg, "%zu hunk%s outside the function %s "
+				       "header names",
+				 n, n == 1 ? " lands" : "s land",
+				 n == 1 ? "its" : "their");
+		} else {
+			n = conflicting_hunks(cp);
+			jc.type = "conflict";
+			buf_addf(&msg, "%s: %zu hunk%s %s not apply",
+				 apply_outcome_name(cp->outcome), n,
+				 n == 1 ? "" : "s", n == 1 ? "does" : "do");
+			if (has_file_error(cp))
+				buf_adds(&msg, ", files could not be handled");
+		}
+		jc.message = msg.ptr;
+		patch_details(&text, c, i, target);
+		jc.text = text.ptr;
+	} else if (cp->outcome != OUTCOME_CLEAN || cp->resolved) {
+		patch_details(&text, c, i, target);
+		jc.out = text.ptr;
+	}
+	junit_case(js, &jc);
+	buf_release(&name);
+	buf_release(&msg);
+	buf_release(&text);
+}
+
+static void junit_changes(struct buf *b, const struct audit_result *a)
+{
+	if (!a->nr_changes)
+		return;
+	buf_adds(b, "changed symbols:\n");
+	for (size_t i = 0; i < a->nr_changes; i++) {
+		buf_adds(b, "  ");
+		describe_change(b, &a->changes[i]);
+		buf_addc(b, '\n');
+	}
+}
+
+static void junit_sites(struct junit_suite *js, const struct audit_result *a,
+			bool absent, const char *target)
+{
+	const struct audit_site *sites = absent ? a->absent : a->unconverted;
+	size_t nr = absent ? a->nr_absent : a->nr_unconverted;
+	struct buf msg = BUF_INIT, text = BUF_INIT;
+	struct junit_case jc = { NULL };
+
+	jc.name = absent ? "watch: absent callers" : "watch: unconverted callers";
+	if (!absent)
+		junit_changes(&text, a);
+	if (nr) {
+		jc.child = "failure";
+		jc.type = absent ? "absent-callers" : "unconverted-callers";
+		if (absent)
+			buf_addf(&msg, "%zu caller%s the series converts %s "
+				       "missing from %s",
+				 nr, nr == 1 ? "" : "s", nr == 1 ? "is" : "are",
+				 target);
+		else
+			buf_addf(&msg, "%zu site%s still use%s a changed or "
+				       "removed symbol",
+				 nr, nr == 1 ? "" : "s", nr == 1 ? "s" : "");
+		jc.message = msg.ptr;
+		buf_addf(&text, "%s:\n", absent ? "absent callers"
+						 : "unconverted callers");
+		for (size_t i = 0; i < nr; i++) {
+			buf_adds(&text, "  ");
+			describe_site(&text, &sites[i]);
+			buf_addc(&text, '\n');
+		}
+		jc.text = text.ptr;
+	} else if (text.len) {
+		jc.out = text.ptr;
+	}
+	junit_case(js, &jc);
+	buf_release(&msg);
+	buf_release(&text);
+}
+
+/* Jenkins splits a classname at its last dot: keep dots for our parts. */
+static void add_class_part(struct buf *b, const char *s)
+{
+	for (; *s; s++)
+		buf_addc(b, *s == '.' ? '_' : *s);
+}
+
+static void junit_cell(struct buf *doc, size_t totals[3],
+		       const struct check_report *r, size_t s, size_t t)
+{
+	const struct check_cell *c = check_cell(r, s, t);
+	const struct check_series *cs = &r->series[s];
+	const char *target = r->targets[t];
+	struct junit_suite js = { BUF_INIT };
+	struct buf cls = BUF_INIT, name = BUF_INIT, tmp = BUF_INIT;
+	char hex[41];
+
+	add_class_part(&cls, cs->name);
+	buf_addc(&cls, '.');
+	add_class_part(&cls, cs->v.version);
+	buf_addc(&cls, '.');
+	add_class_part(&cls, target);
+	js.classname = cls.ptr;
+
+	if (!c->ok) {
+		const char *why = c->error ? c->error : "unknown error";
+		struct junit_case jc = { NULL, "error", "check", why, why };
+
+		for (size_t i = 0; i < cs->v.nr; i++) {
+			buf_reset(&tmp);
+			buf_addf(&tmp, "%04zu %s", i + 1,
+				 item_subject(&cs->v.items[i]));
+			jc.name = tmp.ptr;
+			junit_case(&js, &jc);
+		}
+		if (!cs->v.nr) {
+			jc.name = "carry";
+			junit_case(&js, &jc);
+		}
+	} else {
+		for (size_t i = 0; i < c->carry.nr; i++)
+			junit_patch(&js, c, i, target);
+		junit_sites(&js, &c->audit, false, target);
+		junit_sites(&js, &c->audit, true, target);
+	}
+
+	if (r->nr_series > 1)
+		buf_addf(&name, "%s@%s on %s", cs->name, cs->v.version, target);
+	else
+		buf_adds(&name, target);
+	buf_adds(doc, "  <testsuite");
+	xml_attr(doc, "name", name.ptr);
+	buf_addf(doc, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+		      "skipped=\"%zu\">\n",
+		 js.tests, js.failures, js.errors, js.skipped);
+	buf_adds(doc, "    <properties>\n");
+	buf_adds(doc, "      <property name=\"series\"");
+	xml_attr(doc, "value", cs->name);
+	buf_adds(doc, "/>\n      <property name=\"version\"");
+	xml_attr(doc, "value", cs->v.version);
+	buf_adds(doc, "/>\n      <property name=\"target\"");
+	xml_attr(doc, "value", target);
+	buf_adds(doc, "/>\n");
+	if (c->carry.branch) {
+		buf_adds(doc, "      <property name=\"branch\"");
+		xml_attr(doc, "value", c->carry.branch);
+		buf_adds(doc, "/>\n");
+	}
+	if (!tree_oid_is_zero(&c->carry.base)) {
+		tree_oid_hex(hex, &c->carry.base);
+		buf_addf(doc, "      <property name=\"base\" value=\"%s\"/>\n",
+			 hex);
+	}
+	if (!tree_oid_is_zero(&c->carry.head)) {
+		tree_oid_hex(hex, &c->carry.head);
+		buf_addf(doc, "      <property name=\"head\" value=\"%s\"/>\n",
+			 hex);
+	}
+	buf_adds(doc, "    </properties>\n");
+	buf_add(doc, js.body.ptr, js.body.len);
+	buf_adds(doc, "  </testsuite>\n");
+	totals[0] += js.tests;
+	totals[1] += js.failures;
+	totals[2] += js.errors;
+	buf_release(&js.body);
+	buf_release(&cls);
+	buf_release(&name);
+	buf_release(&tmp);
+}
+
+int report_check_junit(FILE *out, const struct check_report *r,
+		       struct err *err)
+{
+	struct buf suites = BUF_INIT, doc = BUF_INIT;
+	size_t totals[3] = { 0, 0, 0 };
+	long long ms = r->seconds > 0 ? (long long)(r->seconds * 1000 + 0.5)
+				      : 0;
+	int error;
+
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++)
+			junit_cell(&suites, totals, r, s, t);
+	/*
+	 * No "skipped" here: the Jenkins schema allows it on testsuite only.
+	 * The time is written by hand to stay '.' in any locale.
+	 */
+	buf_addf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		       "<testsuites name=\"kcarry check\" tests=\"%zu\" "
+		       "failures=\"%zu\" errors=\"%zu\" time=\"%lld.%03lld\">\n",
+		 totals[0], totals[1], totals[2], ms / 1000, ms % 1000);
+	buf_add(&doc, suites.ptr, suites.len);
+	buf_adds(&doc, "</testsuites>\n");
+	error = write_out(out, doc.ptr, doc.len, "JUnit", err);
+	buf_release(&suites);
+	buf_release(&doc);
+	return error;
+}
+
+/* ---- Markdown --------------------------------------------------------- */
+
+/*
+ * Text that Markdown must show as it is: punctuation that means something
+ * to CommonMark/GFM is backslash-escaped ('|' too, for table cells), line
+ * breaks and tabs become spaces, other control characters U+FFFD.
+ */
+static void md_add(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r' || *s == '\t')
+			buf_addc(b, ' ');
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			buf_adds(b, "\xef\xbf\xbd");
+		else if (strchr("\\`*_[]<>|#~!&", *s))
+			buf_addf(b, "\\%c", *s);
+		else
+			buf_addc(b, *s);
+	}
+}
+
+static size_t longest_backtick_run(const char *s, size_t len)
+{
+	size_t best = 0, run = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+/* An inline code span that holds any text. */
+static void md_code(struct buf *b, const char *s)
+{
+	size_t n = longest_backtick_run(s, strlen(s)) + 1;
+	bool pad = *s == '`' || (*s && s[strlen(s) - 1] == '`');
+
+	for (size_t i = 0; i < n; i++)
+		buf_addc(b, '`');
+	if (pad)
+		buf_addc(b, ' ');
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r' || *s == '\t')
+			buf_addc(b, ' ');
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			buf_adds(b, "\xef\xbf\xbd");
+		else
+			buf_addc(b, *s);
+	}
+	if (pad)
+		buf_addc(b, ' ');
+	for (size_t i = 0; i < n; i++)
+		buf_addc(b, '`');
+}
+
+/* For HTML elements such as <summary>. */
+static void html_add(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '&')
+			buf_adds(b, "&amp;");
+		else if (*s == '<')
+			buf_adds(b, "&lt;");
+		else if (*s == '>')
+			buf_adds(b, "&gt;");
+		else if (*s == '"')
+			buf_adds(b, "&quot;");
+		else if (*s == '\n' || *s == '\r')
+			buf_addc(b, ' ');
+		else
+			buf_addc(b, *s);
+	}
+}
+
+static void md_fenced(struct buf *b, const char *lang, const char *s,
+		      size_t len)
+{
+	size_t n = longest_backtick_run(s, len) + 1;
+
+	if (n < 3)
+		n = 3;
+	for (size_t i = 0; i < n; i++)
+		buf_addc(b, '`');
+	buf_addf(b, "%s\n", lang);
+	buf_add(b, s, len);
+	if (len && s[len - 1] != '\n')
+		buf_addc(b, '\n');
+	for (size_t i = 0; i < n; i++)
+		buf_addc(b, '`');
+	buf_addc(b, '\n');
+}
+
+static void md_table_cell(struct buf *b, const struct check_cell *c, size_t i)
+{
+	const struct carry_patch *cp;
+
+	if (i >= c->carry.nr) {
+		buf_adds(b, c->ok ? "-" : "error");
+		return;
+	}
+	cp = &c->carry.patches[i];
+	if (cp->skipped) {
+		buf_adds(b, "not tried");
+		return;
+	}
+	if (patch_failed(cp) || cp->risk)
+		buf_adds(b, "**");
+	buf_adds(b, apply_outcome_name(cp->outcome));
+	if (cp->risk)
+		buf_adds(b, ", risk");
+	if (patch_failed(cp) || cp->risk)
+		buf_adds(b, "**");
+	if (cp->resolved)
+		buf_adds(b, " (resolved)");
+}
+
+static void md_table(struct buf *b, const struct check_report *r, size_t s)
+{
+	const struct check_series *cs = &r->series[s];
+
+	buf_adds(b, "| Patch |");
+	for (size_t t = 0; t < r->nr_targets; t++) {
+		buf_addc(b, ' ');
+		md_add(b, r->targets[t]);
+		buf_adds(b, " |");
+	}
+	buf_adds(b, "\n| --- |");
+	for (size_t t = 0; t < r->nr_targets; t++)
+		buf_adds(b, " --- |");
+	buf_addc(b, '\n');
+	for (size_t i = 0; i < cs->v.nr; i++) {
+		buf_addf(b, "| %04zu ", i + 1);
+		md_add(b, item_subject(&cs->v.items[i]));
+		buf_adds(b, " |");
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			buf_addc(b, ' ');
+			md_table_cell(b, check_cell(r, s, t), i);
+			buf_adds(b, " |");
+		}
+		buf_addc(b, '\n');
+	}
+	buf_addc(b, '\n');
+}
+
+static void md_patch_failure(struct buf *b, const struct check_cell *c,
+			     size_t i)
+{
+	const struct carry_patch *cp = &c->carry.patches[i];
+	struct buf line = BUF_INIT;
+
+	buf_addf(&line, "%04zu %s: %s%s", i + 1, patch_subject(cp),
+		 apply_outcome_name(cp->outcome),
+		 cp->risk ? ", placement risk" : "");
+	buf_adds(b, "<details><summary>");
+	html_add(b, line.ptr);
+	buf_adds(b, "</summary>\n\n");
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		if (cf->error) {
+			buf_adds(b, "- ");
+			md_code(b, cf->path);
+			buf_adds(b, ": ");
+			md_add(b, cf->error);
+			buf_addc(b, '\n');
+		}
+		for (size_t h = 0; h < cf->nr_hunks; h++) {
+			if (!hunk_matters(&cf->hunks[h]))
+				continue;
+			buf_reset(&line);
+			describe_hunk(&line, cf, h);
+			buf_adds(b, "- ");
+			md_add(b, line.ptr);
+			buf_addc(b, '\n');
+		}
+	}
+	if (cp->nr_depends) {
+		buf_adds(b, "- touches lines of failed patch");
+		buf_adds(b, cp->nr_depends > 1 ? "es" : "");
+		for (size_t d = 0; d < cp->nr_depends; d++)
+			buf_addf(b, " %04zu", cp->depends[d]);
+		buf_addc(b, '\n');
+	}
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		if (!cf->rej.len)
+			continue;
+		buf_adds(b, "\n");
+		md_code(b, cf->path);
+		buf_adds(b, ".rej:\n\n");
+		md_fenced(b, "diff", cf->rej.ptr, cf->rej.len);
+	}
+	buf_adds(b, "\n</details>\n\n");
+	buf_release(&line);
+}
+
+static void md_sites(struct buf *b, const char *title,
+		     const struct audit_site *sites, size_t nr)
+{
+	struct buf loc = BUF_INIT;
+
+	if (!nr)
+		return;
+	buf_addf(b, "%s:\n\n", title);
+	for (size_t i = 0; i < nr; i++) {
+		const struct audit_site *st = &sites[i];
+
+		buf_reset(&loc);
+		buf_addf(&loc, "%s:%zu", st->path, st->line);
+		buf_adds(b, "- ");
+		md_code(b, loc.ptr);
+		if (st->func) {
+			buf_reset(&loc);
+			buf_addf(&loc, "%s()", st->func);
+			buf_addc(b, ' ');
+			md_code(b, loc.ptr);
+		}
+		buf_addf(b, ": %s of ", watch_ref_kind_name(st->kind));
+		md_code(b, st->symbol);
+		if (st->text && *st->text) {
+			buf_adds(b, ": ");
+			md_code(b, st->text);
+		}
+		buf_addc(b, '\n');
+	}
+	buf_addc(b, '\n');
+	buf_release(&loc);
+}
+
+static void md_watch(struct buf *b, const struct audit_result *a)
+{
+	if (!a->nr_changes && !a->nr_unconverted && !a->nr_absent)
+		return;
+	buf_adds(b, "Watch findings");
+	for (size_t i = 0; i < a->nr_watched; i++) {
+		buf_adds(b, i ? ", " : " (");
+		md_code(b, a->watched[i]);
+	}
+	buf_adds(b, a->nr_watched ? "):\n\n" : ":\n\n");
+	for (size_t i = 0; i < a->nr_changes; i++) {
+		const struct audit_change *ch = &a->changes[i];
+
+		buf_adds(b, "- ");
+		md_code(b, ch->name);
+		buf_addf(b, " (%s) %s", watch_kind_name(ch->kind),
+			 watch_change_name(ch->change));
+		if (ch->old_sig && ch->new_sig) {
+			buf_adds(b, ": ");
+			md_code(b, ch->old_sig);
+			buf_adds(b, " -> ");
+			md_code(b, ch->new_sig);
+		} else if (ch->old_sig || ch->new_sig) {
+			buf_adds(b, ": ");
+			md_code(b, ch->old_sig ? ch->old_sig : ch->new_sig);
+		}
+		buf_addc(b, '\n');
+	}
+	if (a->nr_changes)
+		buf_addc(b, '\n');
+	md_sites(b, "Unconverted callers", a->unconverted, a->nr_unconverted);
+	md_sites(b, "Callers the series converts that are absent here",
+		 a->absent, a->nr_absent);
+}
+
+static bool cell_has_findings(const struct check_cell *c)
+{
+	if (!c->ok)
+		return true;
+	for (size_t i = 0; i < c->carry.nr; i++)
+		if (patch_failed(&c->carry.patches[i]) ||
+		    c->carry.patches[i].risk)
+			return true;
+	return c->audit.nr_changes || c->audit.nr_unconverted ||
+	       c->audit.nr_absent;
+}
+
+struct md_totals {
+	size_t outcomes[OUTCOME_CONFLICT + 1];
+	size_t not_tried, risks, unconverted, absent, errors;
+};
+
+static void md_count(struct md_totals *tot, const struct check_cell *c)
+{
+	if (!c->ok) {
+		tot->errors++;
+		return;
+	}
+	for (size_t i = 0; i < c->carry.nr; i++) {
+		const struct carry_patch *cp = &c->carry.patches[i];
+
+		if (cp->skipped)
+			tot->not_tried++;
+		else
+			tot->outcomes[cp->outcome]++;
+		tot->risks += cp->risk;
+	}
+	tot->unconverted += c->audit.nr_unconverted;
+	tot->absent += c->audit.nr_absent;
+}
+
+static void md_totals(struct buf *b, const struct md_totals *tot)
+{
+	bool first = true;
+
+	buf_adds(b, "**Totals:**");
+	for (int o = OUTCOME_CLEAN; o <= OUTCOME_CONFLICT; o++) {
+		if (!tot->outcomes[o])
+			continue;
+		buf_addf(b, "%s %zu %s", first ? "" : ",", tot->outcomes[o],
+			 apply_outcome_name((enum apply_outcome)o));
+		first = false;
+	}
+	if (tot->not_tried) {
+		buf_addf(b, "%s %zu not tried", first ? "" : ",",
+			 tot->not_tried);
+		first = false;
+	}
+	if (first)
+		buf_adds(b, " no patches");
+	buf_addf(b, "; %zu placement risk%s; %zu unconverted caller%s; "
+		    "%zu absent caller%s",
+		 tot->risks, tot->risks == 1 ? "" : "s", tot->unconverted,
+		 tot->unconverted == 1 ? "" : "s", tot->absent,
+		 tot->absent == 1 ? "" : "s");
+	if (tot->errors)
+		buf_addf(b, "; %zu cell%s could not run", tot->errors,
+			 tot->errors == 1 ? "" : "s");
+	buf_adds(b, ".\n");
+}
+
+int report_check_markdown(FILE *out, const struct check_report *r,
+			  struct err *err)
+{
+	struct buf b = BUF_INIT;
+	struct md_totals tot;
+	bool findings = false;
+	int error;
+
+	memset(&tot, 0, sizeof(tot));
+	buf_addf(&b, "## kcarry check: %zu series on %zu target%s\n\n",
+		 r->nr_series, r->nr_targets, r->nr_targets == 1 ? "" : "s");
+	for (size_t s = 0; s < r->nr_series; s++) {
+		const struct check_series *cs = &r->series[s];
+
+		buf_adds(&b, "### ");
+		md_add(&b, cs->name);
+		buf_addc(&b, '@');
+		md_add(&b, cs->v.version);
+		if (cs->stacks_on >= 0 && (size_t)cs->stacks_on < r->nr_series) {
+			buf_adds(&b, " (on top of ");
+			md_add(&b, r->series[cs->stacks_on].name);
+			buf_addc(&b, ')');
+		}
+		buf_adds(&b, "\n\n");
+		md_table(&b, r, s);
+		for (size_t t = 0; t < r->nr_targets; t++)
+			md_count(&tot, check_cell(r, s, t));
+	}
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+			const struct check_series *cs = &r->series[s];
+
+			if (!cell_has_findings(c))
+				continue;
+			if (!findings)
+				buf_adds(&b, "### Failures and findings\n\n");
+			findings = true;
+			buf_adds(&b, "#### ");
+			md_add(&b, r->targets[t]);
+			buf_adds(&b, ": ");
+			md_add(&b, cs->name);
+			buf_addc(&b, '@');
+			md_add(&b, cs->v.version);
+			buf_adds(&b, "\n\n");
+			if (!c->ok) {
+				buf_adds(&b, "Could not run: ");
+				md_add(&b, c->error ? c->error
+						    : "unknown error");
+				buf_adds(&b, "\n\n");
+				continue;
+			}
+			for (size_t i = 0; i < c->carry.nr; i++)
+				if (patch_failed(&c->carry.patches[i]) ||
+				    c->carry.patches[i].risk)
+					md_patch_failure(&b, c, i);
+			md_watch(&b, &c->audit);
+		}
+	md_totals(&b, &tot);
+	error = write_out(out, b.ptr, b.len, "Markdown", err);
+	buf_release(&b);
+	return error;
+}
+
+/* ---- email ------------------------------------------------------------ */
+
+/* RFC 2822 date in UTC; by hand, for names that no locale changes. */
+static void add_rfc2822_date(struct buf *b, long long epoch)
+{
+	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed",
+					    "Thu", "Fri", "Sat" };
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr",
+					      "May", "Jun", "Jul", "Aug",
+					      "Sep", "Oct", "Nov", "Dec" };
+	time_t t = (time_t)epoch;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm)) {
+		t = 0;
+		gmtime_r(&t, &tm);
+	}
+	buf_addf(b, "%s, %02d %s %04d %02d:%02d:%02d +0000", days[tm.tm_wday],
+		 tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec);
+}
+
+/* One dot-atom part of a Message-ID: no '..', no dot at either end. */
+static void add_msgid_part(struct buf *b, const char *s)
+{
+	size_t start = b->len;
+
+	for (; *s; s++) {
+		char c = *s;
+		bool dot_ok = b->len > start && b->ptr[b->len - 1] != '.' &&
+			      s[1];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("-_+=", c))
+			buf_addc(b, c);
+		else
+			buf_addc(b, c == '.' && dot_ok ? '.' : '-');
+	}
+	if (b->len == start)
+		buf_addc(b, '_');
+}
+
+/* A display name that needs quoting in an address (RFC 5322 specials). */
+static bool needs_quotes(const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p >= 0x80)
+			return false; /* encoded as a whole by RFC 2047 */
+	return strpbrk(name, "()<>[]:;@\\,.\"") != NULL;
+}
+
+static void author_address(struct buf *b, const struct patch *p)
+{
+	if (!p->author_name || !*p->author_name) {
+		buf_adds(b, p->author_email);
+		return;
+	}
+	if (needs_quotes(p->author_name)) {
+		buf_addc(b, '"');
+		for (const char *s = p->author_name; *s; s++) {
+			if (*s == '"' || *s == '\\')
+				buf_addc(b, '\\');
+			buf_addc(b, *s);
+		}
+		buf_addc(b, '"');
+	} else {
+		buf_adds(b, p->author_name);
+	}
+	buf_addf(b, " <%s>", p->author_email);
+}
+
+static void add_header(struct buf *b, const char *name, const char *value)
+{
+	buf_addf(b, "%s: ", name);
+	mail_encode_header(b, value);
+	buf_addc(b, '\n');
+}
+
+/* mboxrd: every line that starts with ">*From " gets one more '>'. */
+static void add_mboxrd(struct buf *b, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(s + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - s) + 1 : len, j = i;
+
+		while (j < end && s[j] == '>')
+			j++;
+		if (end - j >= 5 && !memcmp(s + j, "From ", 5))
+			buf_addc(b, '>');
+		buf_add(b, s + i, end - i);
+		i = end;
+	}
+	if (len && s[len - 1] != '\n')
+		buf_addc(b, '\n');
+}
+
+struct email_ctx {
+	const struct check_report *r;
+	const struct report_email_opts *opts;
+	long long date;
+};
+
+static void email_body(struct buf *b, const struct check_report *r,
+		       size_t s, size_t t, size_t i)
+{
+	const struct check_series *cs = &r->series[s];
+	const struct check_cell *c = check_cell(r, s, t);
+	const struct carry_patch *cp = &c->carry.patches[i];
+	const char *target = r->targets[t];
+
+	buf_addf(b, "The patch below does not apply to the %s tree.\n"
+		    "If someone wants it applied there, please resolve it "
+		    "and send a backport.\n\n"
+		    "To reproduce the conflict and resubmit, you may use the "
+		    "following commands:\n\n"
+		    "  kcarry apply %s@%s %s\n"
+		    "  kcarry resolve %s@%s %s %04zu\n"
+		    "  # edit, then\n"
+		    "  kcarry refresh %s@%s %s\n\n"
+		    "Possible dependencies:\n",
+		 target, cs->name, cs->v.version, target, cs->name,
+		 cs->v.version, target, i + 1, cs->name, cs->v.version, target);
+	for (size_t d = 0; d < cp->nr_depends; d++) {
+		size_t n = cp->depends[d];
+
+		buf_addf(b, "  %04zu", n);
+		if (n >= 1 && n <= c->carry.nr)
+			buf_addf(b, " %s",
+				 patch_subject(&c->carry.patches[n - 1]));
+		buf_addc(b, '\n');
+	}
+	if (!cp->nr_depends)
+		buf_adds(b, "  none known\n");
+	buf_adds(b, "\nConflicting hunks:\n\n");
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		if (cf->error)
+			buf_addf(b, "  %s: %s\n", cf->path, cf->error);
+		for (size_t h = 0; h < cf->nr_hunks; h++) {
+			if (!hunk_matters(&cf->hunks[h]))
+				continue;
+			buf_adds(b, "  ");
+			describe_hunk(b, cf, h);
+			buf_addc(b, '\n');
+		}
+	}
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		if (!cf->rej.len)
+			continue;
+		buf_addf(b, "\n%s.rej:\n", cf->path);
+		buf_add(b, cf->rej.ptr, cf->rej.len);
+		if (cf->rej.ptr[cf->rej.len - 1] != '\n')
+			buf_addc(b, '\n');
+	}
+	buf_adds(b, "\n------------------ original patch ------------------\n");
+	if (cp->item)
+		buf_add(b, cp->item->text.ptr, cp->item->text.len);
+}
+
+static void email_one(struct buf *b, const struct email_ctx *ec, size_t s,
+		      size_t t, size_t i)
+{
+	const struct check_report *r = ec->r;
+	const struct check_series *cs = &r->series[s];
+	const struct carry_patch *cp = &check_cell(r, s, t)->carry.patches[i];
+	struct buf v = BUF_INIT, body = BUF_INIT;
+
+	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
+	add_header(b, "From", ec->opts && ec->opts->from
+				      ? ec->opts->from
+				      : "kcarry <kcarry@localhost>");
+	if (ec->opts && ec->opts->to)
+		buf_adds(&v, ec->opts->to);
+	else if (cp->item && cp->item->patch.author_email)
+		author_address(&v, &cp->item->patch);
+	if (v.len)
+		add_header(b, "To", v.ptr);
+	buf_reset(&v);
+	buf_addf(&v, "FAILED: patch \"%s\" failed to apply to %s tree",
+		 patch_subject(cp), r->targets[t]);
+	add_header(b, "Subject", v.ptr);
+	buf_adds(b, "Date: ");
+	add_rfc2822_date(b, ec->date);
+	buf_adds(b, "\nMessage-ID: <kcarry.");
+	add_msgid_part(b, cs->name);
+	buf_addc(b, '.');
+	add_msgid_part(b, cs->v.version);
+	buf_addc(b, '.');
+	add_msgid_part(b, r->targets[t]);
+	buf_addf(b, ".%04zu@localhost>\n", i + 1);
+	buf_adds(b, "MIME-Version: 1.0\n"
+		    "Content-Type: text/plain; charset=UTF-8\n"
+		    "Content-Transfer-Encoding: 8bit\n\n");
+	email_body(&body, r, s, t, i);
+	add_mboxrd(b, body.ptr, body.len);
+	buf_addc(b, '\n');
+	buf_release(&v);
+	buf_release(&body);
+}
+
+int report_check_email(FILE *out, const struct check_report *r,
+		       const struct report_email_opts *opts, struct err *err)
+{
+	struct email_ctx ec = { r, opts, opts ? opts->date : 0 };
+	struct buf b = BUF_INIT;
+	int error;
+
+	if (!ec.date)
+		ec.date = (long long)time(NULL);
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+
+			if (!c->ok && !c->carry.nr)
+				continue;
+			for (size_t i = 0; i < c->carry.nr; i++)
+				if (patch_failed(&c->carry.patches[i]))
+					email_one(&b, &ec, s, t, i);
+		}
+	error = write_out(out, b.ptr, b.len, "email", err);
+	buf_release(&b);
+	return error;
+}
