@@ -12,7 +12,7 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PKGS := libgit2 libcurl zlib jansson libarchive
+PKGS := libgit2 libcurl zlib jansson libarchive libcrypto
 CC ?= cc
 OPT ?= -O2
 CFLAGS ?= $(OPT) -g

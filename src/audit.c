@@ -77,6 +77,23 @@ static void normalise_path(char *p)
 		p[0] = '\0';
 }
 
+static void add_path(char ***v, size_t *nr, const char *path)
+{
+	*v = xrealloc(*v, (*nr + 1) * sizeof(**v));
+	(*v)[*nr] = xstrdup(path);
+	normalise_path((*v)[(*nr)++]);
+}
+
+void audit_opts_add_watch(struct audit_opts *o, const char *path)
+{
+	add_path(&o->watch, &o->nr_watch, path);
+}
+
+void audit_opts_add_scope(struct audit_opts *o, const char *dir)
+{
+	add_path(&o->scope, &o->nr_scope, dir);
+}
+
 int audit_opts_load(struct audit_opts *o, const char *root, const char *name,
 		    struct err *err)
 {
@@ -188,8 +205,8 @@ struct sites {
 
 static struct audit_site *sites_add(struct sites *s, const char *path,
 				    size_t line, const char *func,
-				    const char *symbol, enum watch_ref_kind kind,
-				    struct span text)
+				    const char *symbol,
+				    enum watch_ref_kind kind, struct span text)
 {
 	struct audit_site *site;
 
@@ -209,7 +226,7 @@ static struct audit_site *sites_add(struct sites *s, const char *path,
 
 struct lines {
 	const char *text;
-	size_t *start; /* start[i]: offset of line i (0-based); start[nr]: end */
+	size_t *start; /* offset of line i (0-based); start[nr]: the end */
 	size_t nr;
 };
 
@@ -376,10 +393,11 @@ static int load_exports(struct watch_exports *ex, struct strv *have,
 	size_t n = 0;
 	int error = 0;
 
+	for (size_t i = 0; i < nw; i++)
+		buf_init(&texts[i], 0);
 	for (size_t i = 0; i < nw; i++) {
 		bool exists;
 
-		buf_init(&texts[i], 0);
 		if ((error = tree_read_file(&texts[i], &exists, NULL, repo,
 					    tree, watched[i], err)) < 0)
 			goto out;
@@ -657,13 +675,13 @@ static char *name_before_paren(struct span s)
 
 /*
  * The function around line i of hunk h (its old side), the way git finds
- * a hunk header: the nearest line above that starts with a letter or '_'
- * and is not a prototype or a label; the hunk's section when the hunk
- * holds none.  NULL at file scope or when unknown.
+ * a hunk header: the nearest line at or above it that starts with a
+ * letter or '_' and is not a prototype or a label; the hunk's section when
+ * the hunk holds none.  NULL at file scope or when unknown.
  */
 static char *hunk_func(const struct patch_hunk *h, size_t i)
 {
-	while (i-- > 0) {
+	for (i++; i-- > 0;) {
 		const struct patch_line *pl = &h->lines[i];
 		struct span t = pl->text, tr;
 		if (pl->kind == '+' || !t.len)
@@ -786,7 +804,8 @@ static int audit_hunk(char **symbol, struct run *r, struct target_file *tf,
 				continue;
 			if (!*symbol)
 				*symbol = xstrdup(ref->name);
-			if (k == 0 && watch_set_find(&r->breaks, ref->name, len))
+			if (k == 0 &&
+			    watch_set_find(&r->breaks, ref->name, len))
 				error = check_absent(r, tf, h, s, ref, err);
 		}
 		watch_refs_release(&refs);

@@ -81,6 +81,9 @@ struct audit_result {
 };
 
 void audit_opts_release(struct audit_opts *o);
+/* Add a watched file or a scope folder ("./fs/btrfs/" is "fs/btrfs"). */
+void audit_opts_add_watch(struct audit_opts *o, const char *path);
+void audit_opts_add_scope(struct audit_opts *o, const char *dir);
 /* watch.file and watch.scope of series/NAME.conf (defaults when unset). */
 int audit_opts_load(struct audit_opts *o, const char *root, const char *name,
 		    struct err *err);

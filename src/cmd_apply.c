@@ -102,6 +102,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	struct carry_result *results = NULL;
 	size_t nres = 0;
 	char *root = NULL;
+	bool failed = false;
 	int rc = EXIT_DONE;
 
 	series_version_init(&v, NULL, NULL);
@@ -122,7 +123,8 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 
 		if ((error = job_open(&j, root, cli.targets[i], &tp, &err)) < 0) {
 			job_close(&j);
-			goto fail;
+			failed = true;
+			break;
 		}
 		co.progress = on_patch;
 		co.ctx = &pc;
@@ -131,8 +133,10 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 		if (!error)
 			nres++;
 		job_close(&j);
-		if (error < 0)
-			goto fail;
+		if (error < 0) {
+			failed = true;
+			break;
+		}
 	}
 	{
 		struct report_opts ro = { opts->color_out, opts->verbosity };
@@ -154,6 +158,9 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	for (size_t i = 0; i < nres; i++)
 		if (results[i].nr_failed || results[i].risk)
 			rc = EXIT_NOT_DONE;
+	/* the targets done before a failing one are reported first */
+	if (failed)
+		goto fail;
 	goto out;
 fail:
 	rc = err_report(&err, opts);

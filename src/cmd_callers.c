@@ -16,7 +16,7 @@ struct callers_cli {
 	const char *target;
 	const char **symbols;
 	size_t nr_symbols;
-	struct audit_opts audit; /* watch and scope borrow argv */
+	struct audit_opts audit;
 	bool json;
 };
 
@@ -29,11 +29,7 @@ static void on_target(void *vctx, const char *target, const char *what)
 static int parse_args(struct callers_cli *c, int argc, char **argv,
 		      struct err *err)
 {
-	size_t n = (size_t)argc;
-
-	c->symbols = xcalloc(n, sizeof(char *));
-	c->audit.watch = xcalloc(n, sizeof(char *));
-	c->audit.scope = xcalloc(n, sizeof(char *));
+	c->symbols = xcalloc((size_t)argc, sizeof(char *));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--json")) {
@@ -44,11 +40,12 @@ static int parse_args(struct callers_cli *c, int argc, char **argv,
 					       "%s needs a %s", a,
 					       a[2] == 'w' ? "file" : "folder");
 			if (a[2] == 'w')
-				c->audit.watch[c->audit.nr_watch++] = argv[i];
+				audit_opts_add_watch(&c->audit, argv[i]);
 			else
-				c->audit.scope[c->audit.nr_scope++] = argv[i];
+				audit_opts_add_scope(&c->audit, argv[i]);
 		} else if (a[0] == '-' && a[1]) {
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+			return err_set(err, ERR_USAGE, "unknown option '%s'",
+				       a);
 		} else if (!c->target) {
 			c->target = a;
 		} else {
@@ -74,11 +71,12 @@ static void print_json(const char *target, const struct tree_oid *commit,
 	for (size_t i = 0; i < nr; i++) {
 		json_t *o = json_object();
 		json_object_set_new(o, "path", json_string(s[i].path));
-		json_object_set_new(o, "line", json_integer((json_int_t)s[i].line));
+		json_object_set_new(o, "line",
+				    json_integer((json_int_t)s[i].line));
 		json_object_set_new(o, "function", s[i].func
 				    ? json_string(s[i].func) : json_null());
-		json_object_set_new(o, "kind",
-				    json_string(watch_ref_kind_name(s[i].kind)));
+		json_object_set_new(
+			o, "kind", json_string(watch_ref_kind_name(s[i].kind)));
 		json_object_set_new(o, "symbol", json_string(s[i].symbol));
 		json_object_set_new(o, "text", json_string(s[i].text));
 		json_array_append_new(refs, o);
@@ -142,8 +140,7 @@ out:
 		job_close(&j);
 	audit_sites_free(sites, nr);
 	free(cli.symbols);
-	free(cli.audit.watch);
-	free(cli.audit.scope);
+	audit_opts_release(&cli.audit);
 	free(root);
 	err_release(&err);
 	return rc;

@@ -10,14 +10,25 @@
 #include "fs.h"
 #include "series.h"
 
-static void print_version(const char *name, const char *version,
-			  const struct conf *c, bool stored)
+static void print_version(const char *root, const char *name,
+			  const char *version, const struct conf *c, bool stored)
 {
 	struct buf key = BUF_INIT;
 	char *patches, *kind, *source;
 
 	buf_addf(&key, "version.%s.patches", version);
-	patches = c ? conf_get_or(c, key.ptr, "-") : xstrdup("-");
+	patches = c ? conf_get_or(c, key.ptr, NULL) : NULL;
+	if (!patches && stored) {
+		/* provenance not recorded (a copied store): count the patches */
+		struct series_version v;
+		struct err err = ERR_INIT;
+		if (series_load_version(&v, root, name, version, &err) == 0)
+			patches = xstrfmt("%zu", v.nr);
+		series_version_release(&v);
+		err_release(&err);
+	}
+	if (!patches)
+		patches = xstrdup("-");
 	buf_reset(&key);
 	buf_addf(&key, "version.%s.kind", version);
 	kind = c ? conf_get_or(c, key.ptr, NULL) : NULL;
@@ -80,13 +91,13 @@ int cmd_list(int argc, char **argv, const struct options *opts)
 		if (c)
 			conf_subsections(c, "version", &confv, &nc, &e2);
 		for (size_t j = 0; j < ns; j++)
-			print_version(names[i], stored[j], c, true);
+			print_version(root, names[i], stored[j], c, true);
 		for (size_t j = 0; j < nc; j++) {
 			bool seen = false;
 			for (size_t k = 0; k < ns && !seen; k++)
 				seen = !strcmp(stored[k], confv[j]);
 			if (!seen)
-				print_version(names[i], confv[j], c, false);
+				print_version(root, names[i], confv[j], c, false);
 		}
 		if (!ns && !nc)
 			printf("%-24s %-20s %7s\n", names[i], "-", "-");

@@ -155,7 +155,8 @@ static int import_mail(struct import_set *out, char *const *paths,
 						     : path,
 					     id);
 			buf_add(&text, mp->text.ptr, mp->text.len);
-			error = add_patch(c, &text, name, id, 1, err);
+			error = add_patch(c, &text, name, id,
+					  opts->strip_set ? opts->strip : 1, err);
 			buf_release(&text);
 			free(name);
 			if (error < 0)

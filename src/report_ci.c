@@ -150,6 +150,7 @@ static void describe_change(struct buf *b, const struct audit_change *c)
 static int write_out(FILE *out, const char *data, size_t len,
 		     const char *what, struct err *err)
 {
+	errno = 0;
 	if (len && fwrite(data, 1, len, out) != len)
 		goto fail;
 	if (fflush(out) == EOF || ferror(out))
@@ -327,12 +328,15 @@ static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
 	json_object_set_new(o, "version", jstr(r->series[s].v.version));
 	json_object_set_new(o, "target", jstr(r->targets[t]));
 	json_object_set_new(o, "ok", json_boolean(c->ok));
-	json_object_set_new(o, "error",
-			    c->ok ? json_null()
-				  : jstr(c->error ? c->error : "unknown error"));
-	json_object_set_new(o, "outcome", c->ok ? json_string(outcome_id(
-							  cr->worst))
-						: json_null());
+	if (c->ok) {
+		json_object_set_new(o, "error", json_null());
+		json_object_set_new(o, "outcome",
+				    json_string(outcome_id(cr->worst)));
+	} else {
+		json_object_set_new(o, "error", jstr(c->error ? c->error
+							      : "unknown error"));
+		json_object_set_new(o, "outcome", json_null());
+	}
 	json_object_set_new(o, "risk", json_boolean(cr->risk));
 	for (int k = OUTCOME_CLEAN; k <= OUTCOME_CONFLICT; k++)
 		json_object_set_new(counts, outcome_id((enum apply_outcome)k),
@@ -362,7 +366,9 @@ int report_check_json(FILE *out, const struct check_report *r,
 	int error;
 
 	json_object_set_new(doc, "schema", json_string(REPORT_CHECK_SCHEMA));
-	json_object_set_new(doc, "seconds", json_real(r->seconds));
+	/* NaN would make jansson drop the field */
+	json_object_set_new(doc, "seconds",
+			    json_real(r->seconds > 0 ? r->seconds : 0));
 	for (size_t s = 0; s < r->nr_series; s++) {
 		const struct check_series *cs = &r->series[s];
 		json_t *so = json_object();
@@ -555,7 +561,8 @@ static void patch_details(struct buf *b, const struct check_cell *c,
 	if (ap && ap->touches_watched)
 		buf_adds(b, "watch: changes a watched file\n");
 	if (ap && ap->touches_caller)
-		buf_adds(b, "watch: changes a line that uses a watched symbol\n");
+		buf_adds(b, "watch: changes a line that uses a watched "
+			    "symbol\n");
 	for (size_t f = 0; f < cp->nr_files; f++) {
 		const struct carry_file *cf = &cp->files[f];
 
@@ -636,7 +643,8 @@ static void junit_sites(struct junit_suite *js, const struct audit_result *a,
 	struct buf msg = BUF_INIT, text = BUF_INIT;
 	struct junit_case jc = { NULL };
 
-	jc.name = absent ? "watch: absent callers" : "watch: unconverted callers";
+	jc.name = absent ? "watch: absent callers"
+			 : "watch: unconverted callers";
 	if (!absent)
 		junit_changes(&text, a);
 	if (nr) {
@@ -776,7 +784,8 @@ int report_check_junit(FILE *out, const struct check_report *r,
 	 */
 	buf_addf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		       "<testsuites name=\"kcarry check\" tests=\"%zu\" "
-		       "failures=\"%zu\" errors=\"%zu\" time=\"%lld.%03lld\">\n",
+		       "failures=\"%zu\" errors=\"%zu\" "
+		       "time=\"%lld.%03lld\">\n",
 		 totals[0], totals[1], totals[2], ms / 1000, ms % 1000);
 	buf_add(&doc, suites.ptr, suites.len);
 	buf_adds(&doc, "</testsuites>\n");
@@ -1137,7 +1146,8 @@ int report_check_markdown(FILE *out, const struct check_report *r,
 		md_add(&b, cs->name);
 		buf_addc(&b, '@');
 		md_add(&b, cs->v.version);
-		if (cs->stacks_on >= 0 && (size_t)cs->stacks_on < r->nr_series) {
+		if (cs->stacks_on >= 0 &&
+		    (size_t)cs->stacks_on < r->nr_series) {
 			buf_adds(&b, " (on top of ");
 			md_add(&b, r->series[cs->stacks_on].name);
 			buf_addc(&b, ')');

@@ -73,6 +73,13 @@ int target_load(struct target *t, const char *root, const char *name,
 		     err);
 	conf_free(c);
 	cache = target_cache_dir();
+	if (t->tarball && !starts_with(t->tarball, "apt:") &&
+	    !is_url(t->tarball) && t->tarball[0] != '/') {
+		/* a relative path is relative to the workspace, like url */
+		char *abs = fs_join(root, t->tarball);
+		free(t->tarball);
+		t->tarball = abs;
+	}
 	if (t->tarball) {
 		char *key = sanitize(starts_with(t->tarball, "apt:")
 					     ? t->tarball

@@ -45,6 +45,8 @@ EOT
 printf '0001-rt.patch\n' >src/debian/patches-rt/series
 tar -C src -cJf srv/linux_6.1.1-1.debian.tar.xz debian
 size=$(stat -c %s srv/linux_6.1.1-1.debian.tar.xz)
+sha=$(sha256sum srv/linux_6.1.1-1.debian.tar.xz | cut -d' ' -f1)
+cp srv/linux_6.1.1-1.debian.tar.xz srv/linux_6.1.2-1.debian.tar.xz
 
 port_file=$TEST_TMP/port
 python3 - "$TEST_TMP/srv" "$port_file" <<'EOT' &
@@ -74,7 +76,9 @@ for a; do spec=\$a; done
 case "\$spec" in
 linux=6.1.1-1)
 	echo "'http://127.0.0.1:$port/linux_6.1.1-1.dsc' linux_6.1.1-1.dsc 100 SHA256:00"
-	echo "'http://127.0.0.1:$port/linux_6.1.1-1.debian.tar.xz' linux_6.1.1-1.debian.tar.xz $size SHA256:00" ;;
+	echo "'http://127.0.0.1:$port/linux_6.1.1-1.debian.tar.xz' linux_6.1.1-1.debian.tar.xz $size SHA256:$sha" ;;
+linux=6.1.2-1)
+	echo "'http://127.0.0.1:$port/linux_6.1.2-1.debian.tar.xz' linux_6.1.2-1.debian.tar.xz $size SHA256:0000$sha" ;;
 *) echo "E: Unable to find a source package for \$spec" >&2; exit 100 ;;
 esac
 EOT
@@ -98,6 +102,11 @@ stdout_has "^imported deb-rt@6.1.1-1: 1 patch in"
 # the version defaults to the package version
 expect_exit 0 kcarry -C ws import deb2 apt:linux=6.1.1-1
 stdout_has "^imported deb2@6.1.1-1: 2 patches"
+
+# a download whose checksum is not apt's is refused and not kept
+expect_exit 3 kcarry -C ws import deb@6.1.2-1 apt:linux=6.1.2-1
+stderr_has "^error: 'http://127.0.0.1:[0-9]+/linux_6.1.2-1.debian.tar.xz' does not have the size and SHA-256 apt gives for it"
+[ ! -e .cache/debian/linux_6.1.2-1.debian.tar.xz ] || fail "bad download kept"
 
 expect_exit 2 kcarry -C ws import deb@9 apt:linux=9.9-9
 expect_stderr <<'EOT'

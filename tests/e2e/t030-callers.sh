@@ -137,7 +137,7 @@ stdout_has '^fs/other/user\.c:3: user: call btrfs_queue_work$'
 stderr_has '^T: 4 references \(2 calls, 2 uses\) in 3 files$'
 
 # other watched files
-expect_exit 0 kcarry -C ws callers --watch fs/btrfs/inode.c T
+expect_exit 0 kcarry -C ws callers --watch ./fs/btrfs/inode.c T
 expect_stdout </dev/null
 stderr_has '^T: 0 references'
 expect_exit 2 kcarry -C ws callers --watch fs/xfs/xfs_buf.h T

@@ -677,6 +677,12 @@ static void opts_read_watch_file_and_scope(void **state)
 	assert_int_equal(o.nr_scope, 2);
 	assert_string_equal(o.scope[0], "fs/btrfs");
 	assert_string_equal(o.scope[1], "include/trace/events");
+	audit_opts_add_watch(&o, "./fs/btrfs/disk-io.h");
+	audit_opts_add_scope(&o, "./");
+	assert_int_equal(o.nr_watch, 3);
+	assert_string_equal(o.watch[2], "fs/btrfs/disk-io.h");
+	assert_int_equal(o.nr_scope, 3);
+	assert_string_equal(o.scope[2], "");
 	audit_opts_release(&o);
 	free(root);
 	err_release(&err);

@@ -62,7 +62,7 @@ static void add_appends_bytes_including_nul(void **state)
 }
 
 /*
- * BUG: src/buf.c buf_add() grows (realloc) before copying, so data that
+ * BUG: src/buf.c:104 buf_add() grows (realloc) before copying, so data that
  * points into b itself is read after it was freed (ASan: heap-use-after-
  * free).  The memmove() says overlap was meant to work; no caller in src/
  * does this today.  Copy a pointer's offset before buf_grow, or document

@@ -483,7 +483,7 @@ static void set_all_with_no_values_removes_the_key(void **state)
 }
 
 /*
- * BUG: src/conf.c:140 conf_set_all appends each value with
+ * BUG: src/conf.c:136 conf_set_all appends each value with
  * git_config_set_multivar(key, "^$", value); "^$" does match an empty value
  * written just before, so a second empty value replaces the first instead
  * of being appended: set_all {"a", "", ""} stores "a|" (2 values, not 3).

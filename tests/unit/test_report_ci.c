@@ -432,7 +432,8 @@ static int run(const char *fmt, ...)
 }
 
 /* First line of a command's stdout. */
-static char *capture(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *capture(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 static char *capture(const char *fmt, ...)
 {
 	struct buf cmd = BUF_INIT, out = BUF_INIT;
@@ -698,7 +699,8 @@ static void json_validates_against_documented_schema(void **state)
 static void json_schema_rejects_unknown_outcome_and_field(void **state)
 {
 	struct fixture *fx = *state;
-	char *path, *text = run_report(fx, report_check_json, "bad.json", &path);
+	char *path;
+	char *text = run_report(fx, report_check_json, "bad.json", &path);
 	json_t *doc = json_loads(text, 0, NULL), *cell;
 	struct err err = ERR_INIT;
 	char *bad;
@@ -728,6 +730,44 @@ static void json_schema_rejects_unknown_outcome_and_field(void **state)
 	err_release(&err);
 	free(path);
 	free(text);
+}
+
+/* The example in docs/check-json-schema.md is a valid report too. */
+static void json_documented_example_validates(void **state)
+{
+	struct fixture *fx = *state;
+	char *doc = fs_join(unit_fixtures(), "../../docs/check-json-schema.md");
+	char *path = fs_join(fx->dir, "example.json");
+	struct buf md = BUF_INIT;
+	struct err err = ERR_INIT;
+	const char *start, *end;
+	json_t *example;
+	int rc;
+
+	if (fs_read_file(&md, doc, 0, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	start = strstr(md.ptr, "```json\n");
+	assert_non_null(start);
+	start += strlen("```json\n");
+	end = strstr(start, "\n```\n");
+	assert_non_null(end);
+	example = json_loadb(start, (size_t)(end - start), 0, NULL);
+	assert_non_null(example);
+	assert_string_equal(json_string_value(json_object_get(example,
+							      "schema")),
+			    REPORT_CHECK_SCHEMA);
+	json_decref(example);
+	assert_int_equal(fs_write_atomic(path, start, (size_t)(end - start),
+					 &err),
+			 0);
+	rc = validate_json(fx, path);
+	buf_release(&md);
+	err_release(&err);
+	free(doc);
+	free(path);
+	if (rc < 0)
+		skip();
+	assert_valid(fx, rc);
 }
 
 /* ---- JUnit -------------------------------------------------------------- */
@@ -780,7 +820,8 @@ static void junit_xsd_rejects_what_jenkins_would_not_read(void **state)
 static void junit_maps_outcomes_to_failure_skipped_error(void **state)
 {
 	struct fixture *fx = *state;
-	char *path, *text = run_report(fx, report_check_junit, "map.xml", &path);
+	char *path;
+	char *text = run_report(fx, report_check_junit, "map.xml", &path);
 	char *v;
 
 	assert_contains(text, "<testsuites name=\"kcarry check\" tests=\"14\" "
@@ -861,7 +902,8 @@ static void junit_maps_outcomes_to_failure_skipped_error(void **state)
 static void junit_escapes_markup_and_control_characters(void **state)
 {
 	struct fixture *fx = *state;
-	char *path, *text = run_report(fx, report_check_junit, "esc.xml", &path);
+	char *path;
+	char *text = run_report(fx, report_check_junit, "esc.xml", &path);
 	char *v;
 
 	assert_contains(text, "name=\"0001 btrfs: use &lt;linux/foo.h&gt; "
@@ -1015,7 +1057,8 @@ static void email_one_message_per_failing_patch_and_target(void **state)
 	struct fixture *fx = *state;
 	char *text = run_report(fx, email_report, "failed.mbox", NULL);
 
-	assert_true(starts_with(text, "From kcarry Thu Jan  1 00:00:00 1970\n"));
+	assert_true(
+		starts_with(text, "From kcarry Thu Jan  1 00:00:00 1970\n"));
 	/* 0001 and 0002 of btrfs-wq on 6.6, 0001 of ext4-fix on 6.1 */
 	assert_int_equal(count(text, "From kcarry Thu Jan  1 00:00:00 1970\n"),
 			 3);
@@ -1150,7 +1193,7 @@ static void email_uses_from_and_to_options(void **state)
 	free(buf);
 }
 
-/* ---- all formats ---------------------------------------------------------- */
+/* ---- all formats ------------------------------------------------------ */
 
 static void write_failure_is_an_io_error(void **state)
 {
@@ -1234,6 +1277,7 @@ int main(void)
 		cmocka_unit_test(json_has_every_field),
 		cmocka_unit_test(json_validates_against_documented_schema),
 		cmocka_unit_test(json_schema_rejects_unknown_outcome_and_field),
+		cmocka_unit_test(json_documented_example_validates),
 		cmocka_unit_test(junit_validates_against_jenkins_xsd),
 		cmocka_unit_test(junit_xsd_rejects_what_jenkins_would_not_read),
 		cmocka_unit_test(junit_maps_outcomes_to_failure_skipped_error),

@@ -385,7 +385,7 @@ static void version_cmp_is_natural_order(void **state)
 }
 
 /*
- * BUG (ordering): src/series.c:99 series_version_cmp uses strverscmp, so a
+ * BUG (ordering): src/series.c:96 series_version_cmp uses strverscmp, so a
  * Debian pre-release or backport version "6.1.170-3~deb11u1" sorts after
  * "6.1.170-3" (a longer string wins), where dpkg puts '~' before anything,
  * even the end.  series_load_version(NULL) then takes the ~ version as the
