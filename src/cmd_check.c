@@ -73,7 +73,6 @@ static int parse_args(struct check_cli *c, int argc, char **argv,
 {
 	c->specs = xcalloc((size_t)argc, sizeof(char *));
 	c->co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
-	c->co.refresh = true;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = NULL;
@@ -110,6 +109,8 @@ static int parse_args(struct check_cli *c, int argc, char **argv,
 			c->co.carry.apply.no_3way = true;
 		else if (!strcmp(a, "--strict"))
 			c->co.carry.strict = true;
+		else if (!strcmp(a, "--refresh"))
+			c->co.refresh = true;
 		else if (!strcmp(a, "--no-refresh"))
 			c->co.refresh = false;
 		else if (!strcmp(a, "--fuzz") || !strcmp(a, "-F") ||

@@ -4,690 +4,725 @@
 
 #include "carry.h"
 
-/* ---- fixture: a throw-away repository per test -----------------------------
- */
+/* ---- fixture: a throw-away repository per test ------------------------ */
 
 struct fixture {
-  char *dir;       /* temporary folder */
-  char *repo_path; /* dir/repo, a work tree at tag 'base' */
-  struct tree_repo *repo;
-  struct tree_oid base; /* commit of tag 'base' */
+	char *dir;            /* temporary folder */
+	char *repo_path;      /* dir/repo, a work tree at tag 'base' */
+	struct tree_repo *repo;
+	struct tree_oid base; /* commit of tag 'base' */
 };
 
-static const char *tmpdir(void) {
-  const char *tmp = getenv("TMPDIR");
+static const char *tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
 
-  return tmp && *tmp ? tmp : "/tmp";
+	return tmp && *tmp ? tmp : "/tmp";
 }
 
 static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int run(const char *fmt, ...) {
-  struct buf cmd = BUF_INIT;
-  va_list ap;
-  int rc;
+static int run(const char *fmt, ...)
+{
+	struct buf cmd = BUF_INIT;
+	va_list ap;
+	int rc;
 
-  va_start(ap, fmt);
-  buf_vaddf(&cmd, fmt, ap);
-  va_end(ap);
-  buf_adds(&cmd, " >/dev/null 2>&1");
-  rc = system(cmd.ptr);
-  buf_release(&cmd);
-  return rc;
+	va_start(ap, fmt);
+	buf_vaddf(&cmd, fmt, ap);
+	va_end(ap);
+	buf_adds(&cmd, " >/dev/null 2>&1");
+	rc = system(cmd.ptr);
+	buf_release(&cmd);
+	return rc;
 }
 
 static char *capture(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+	__attribute__((format(printf, 1, 2)));
 
-static char *capture(const char *fmt, ...) {
-  struct buf cmd = BUF_INIT, out = BUF_INIT;
-  char chunk[4096];
-  va_list ap;
-  FILE *f;
-  size_t n;
+static char *capture(const char *fmt, ...)
+{
+	struct buf cmd = BUF_INIT, out = BUF_INIT;
+	char chunk[4096];
+	va_list ap;
+	FILE *f;
+	size_t n;
 
-  va_start(ap, fmt);
-  buf_vaddf(&cmd, fmt, ap);
-  va_end(ap);
-  f = popen(cmd.ptr, "r");
-  assert_non_null(f);
-  while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-    buf_add(&out, chunk, n);
-  assert_int_equal(pclose(f), 0);
-  buf_release(&cmd);
-  buf_rtrim(&out);
-  return buf_detach(&out, NULL);
+	va_start(ap, fmt);
+	buf_vaddf(&cmd, fmt, ap);
+	va_end(ap);
+	f = popen(cmd.ptr, "r");
+	assert_non_null(f);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&out, chunk, n);
+	assert_int_equal(pclose(f), 0);
+	buf_release(&cmd);
+	buf_rtrim(&out);
+	return buf_detach(&out, NULL);
 }
 
 /* The group's state is HOME for git and libgit2, a folder of its own. */
-static int group_setup(void **state) {
-  struct err err = ERR_INIT;
-  char *home = xstrfmt("%s/kcarry-test-carry-home-XXXXXX", tmpdir());
-  int rc;
+static int group_setup(void **state)
+{
+	struct err err = ERR_INIT;
+	char *home = xstrfmt("%s/kcarry-test-carry-home-XXXXXX", tmpdir());
+	int rc;
 
-  if (!mkdtemp(home)) {
-    free(home);
-    return -1;
-  }
-  /* libgit2 looks HOME up when it starts: set it first. */
-  setenv("HOME", home, 1);
-  setenv("XDG_CONFIG_HOME", home, 1);
-  setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-  setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-  setenv("GIT_AUTHOR_NAME", "Base Author", 1);
-  setenv("GIT_AUTHOR_EMAIL", "base@example.org", 1);
-  setenv("GIT_COMMITTER_NAME", "Base Author", 1);
-  setenv("GIT_COMMITTER_EMAIL", "base@example.org", 1);
-  rc = tree_global_init(&err);
-  err_release(&err);
-  *state = home;
-  return rc;
+	if (!mkdtemp(home)) {
+		free(home);
+		return -1;
+	}
+	/* libgit2 looks HOME up when it starts: set it first. */
+	setenv("HOME", home, 1);
+	setenv("XDG_CONFIG_HOME", home, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	setenv("GIT_AUTHOR_NAME", "Base Author", 1);
+	setenv("GIT_AUTHOR_EMAIL", "base@example.org", 1);
+	setenv("GIT_COMMITTER_NAME", "Base Author", 1);
+	setenv("GIT_COMMITTER_EMAIL", "base@example.org", 1);
+	rc = tree_global_init(&err);
+	err_release(&err);
+	*state = home;
+	return rc;
 }
 
-static int group_teardown(void **state) {
-  struct err err = ERR_INIT;
-  char *home = *state;
-  int rc = fs_remove_tree(home, &err);
+static int group_teardown(void **state)
+{
+	struct err err = ERR_INIT;
+	char *home = *state;
+	int rc = fs_remove_tree(home, &err);
 
-  tree_global_shutdown();
-  err_release(&err);
-  free(home);
-  return rc;
+	tree_global_shutdown();
+	err_release(&err);
+	free(home);
+	return rc;
 }
 
 #define GIT "git -c init.defaultBranch=main -c core.autocrlf=false "
 
 /* Files of 20 numbered lines ("a01".."a20") in fs/btrfs, tagged 'base'. */
-static int setup(void **state) {
-  static const char script[] =
-      GIT "init -q repo && cd repo && mkdir -p fs/btrfs && "
-          "seq -f 'a%02g' 1 20 > fs/btrfs/a.c && "
-          "seq -f 'b%02g' 1 20 > fs/btrfs/b.c && "
-          "seq -f 'c%02g' 1 20 > fs/btrfs/c.c && " GIT "add . && " GIT
-          "commit -qm base && " GIT "tag base";
-  struct fixture *fx;
-  struct err err = ERR_INIT;
+static int setup(void **state)
+{
+	static const char script[] =
+		GIT "init -q repo && cd repo && mkdir -p fs/btrfs && "
+		"seq -f 'a%02g' 1 20 > fs/btrfs/a.c && "
+		"seq -f 'b%02g' 1 20 > fs/btrfs/b.c && "
+		"seq -f 'c%02g' 1 20 > fs/btrfs/c.c && "
+		GIT "add . && " GIT "commit -qm base && " GIT "tag base";
+	struct fixture *fx;
+	struct err err = ERR_INIT;
 
-  if (run("git --version") != 0)
-    return -1;
-  fx = xcalloc(1, sizeof(*fx));
-  fx->dir = xstrfmt("%s/kcarry-test-carry-XXXXXX", tmpdir());
-  if (!mkdtemp(fx->dir) || run("cd '%s' && %s", fx->dir, script) != 0)
-    return -1;
-  fx->repo_path = fs_join(fx->dir, "repo");
-  if (tree_open(&fx->repo, fx->repo_path, &err) < 0 ||
-      tree_resolve(&fx->base, fx->repo, "base", &err) < 0) {
-    fprintf(stderr, "%s\n", err.msg.ptr);
-    err_release(&err);
-    return -1;
-  }
-  err_release(&err);
-  *state = fx;
-  return 0;
+	if (run("git --version") != 0)
+		return -1;
+	fx = xcalloc(1, sizeof(*fx));
+	fx->dir = xstrfmt("%s/kcarry-test-carry-XXXXXX", tmpdir());
+	if (!mkdtemp(fx->dir) || run("cd '%s' && %s", fx->dir, script) != 0)
+		return -1;
+	fx->repo_path = fs_join(fx->dir, "repo");
+	if (tree_open(&fx->repo, fx->repo_path, &err) < 0 ||
+	    tree_resolve(&fx->base, fx->repo, "base", &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg.ptr);
+		err_release(&err);
+		return -1;
+	}
+	err_release(&err);
+	*state = fx;
+	return 0;
 }
 
-static int teardown(void **state) {
-  struct fixture *fx = *state;
-  struct err err = ERR_INIT;
-  int rc;
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	int rc;
 
-  tree_close(fx->repo);
-  rc = fs_remove_tree(fx->dir, &err);
-  err_release(&err);
-  free(fx->repo_path);
-  free(fx->dir);
-  free(fx);
-  return rc;
+	tree_close(fx->repo);
+	rc = fs_remove_tree(fx->dir, &err);
+	err_release(&err);
+	free(fx->repo_path);
+	free(fx->dir);
+	free(fx);
+	return rc;
 }
 
-/* ---- patches --------------------------------------------------------------
- */
+/* ---- patches ---------------------------------------------------------- */
 
 /* Ann changes a05 (clean on base). */
-static const char p_clean_a[] = "From: Ann Author <ann@example.org>\n"
-                                "Date: Tue, 2 Nov 2021 14:49:16 +0200\n"
-                                "Subject: [PATCH 1/3] btrfs: change a05\n"
-                                "\n"
-                                "a05 needed a change.\n"
-                                "\n"
-                                "Signed-off-by: Ann Author <ann@example.org>\n"
-                                "---\n"
-                                "diff --git a/fs/btrfs/a.c b/fs/btrfs/a.c\n"
-                                "--- a/fs/btrfs/a.c\n"
-                                "+++ b/fs/btrfs/a.c\n"
-                                "@@ -2,7 +2,7 @@\n"
-                                " a02\n a03\n a04\n"
-                                "-a05\n"
-                                "+a05 changed\n"
-                                " a06\n a07\n a08\n";
+static const char p_clean_a[] =
+	"From: Ann Author <ann@example.org>\n"
+	"Date: Tue, 2 Nov 2021 14:49:16 +0200\n"
+	"Subject: [PATCH 1/3] btrfs: change a05\n"
+	"\n"
+	"a05 needed a change.\n"
+	"\n"
+	"Signed-off-by: Ann Author <ann@example.org>\n"
+	"---\n"
+	"diff --git a/fs/btrfs/a.c b/fs/btrfs/a.c\n"
+	"--- a/fs/btrfs/a.c\n"
+	"+++ b/fs/btrfs/a.c\n"
+	"@@ -2,7 +2,7 @@\n"
+	" a02\n a03\n a04\n"
+	"-a05\n"
+	"+a05 changed\n"
+	" a06\n a07\n a08\n";
 
 /* Ben changes b10, which this tree has otherwise: a conflict. */
-static const char p_conflict_b[] = "From: Ben Builder <ben@example.org>\n"
-                                   "Date: Wed, 3 Nov 2021 09:30:00 -0500\n"
-                                   "Subject: [PATCH 2/3] btrfs: change b10\n"
-                                   "\n"
-                                   "---\n"
-                                   "diff --git a/fs/btrfs/b.c b/fs/btrfs/b.c\n"
-                                   "--- a/fs/btrfs/b.c\n"
-                                   "+++ b/fs/btrfs/b.c\n"
-                                   "@@ -7,7 +7,7 @@\n"
-                                   " b07\n b08\n b09\n"
-                                   "-b10 as the upstream tree has it\n"
-                                   "+b10 fixed upstream\n"
-                                   " b11\n b12\n b13\n";
+static const char p_conflict_b[] =
+	"From: Ben Builder <ben@example.org>\n"
+	"Date: Wed, 3 Nov 2021 09:30:00 -0500\n"
+	"Subject: [PATCH 2/3] btrfs: change b10\n"
+	"\n"
+	"---\n"
+	"diff --git a/fs/btrfs/b.c b/fs/btrfs/b.c\n"
+	"--- a/fs/btrfs/b.c\n"
+	"+++ b/fs/btrfs/b.c\n"
+	"@@ -7,7 +7,7 @@\n"
+	" b07\n b08\n b09\n"
+	"-b10 as the upstream tree has it\n"
+	"+b10 fixed upstream\n"
+	" b11\n b12\n b13\n";
 
 /* Cee changes b12, next to b10: applies, but touches what 2 touched. */
-static const char p_overlap_b[] = "From: Cee Coder <cee@example.org>\n"
-                                  "Date: Thu, 4 Nov 2021 10:00:00 +0000\n"
-                                  "Subject: [PATCH 3/3] btrfs: change b12\n"
-                                  "\n"
-                                  "---\n"
-                                  "diff --git a/fs/btrfs/b.c b/fs/btrfs/b.c\n"
-                                  "--- a/fs/btrfs/b.c\n"
-                                  "+++ b/fs/btrfs/b.c\n"
-                                  "@@ -9,7 +9,7 @@\n"
-                                  " b09\n b10\n b11\n"
-                                  "-b12\n"
-                                  "+b12 changed\n"
-                                  " b13\n b14\n b15\n";
+static const char p_overlap_b[] =
+	"From: Cee Coder <cee@example.org>\n"
+	"Date: Thu, 4 Nov 2021 10:00:00 +0000\n"
+	"Subject: [PATCH 3/3] btrfs: change b12\n"
+	"\n"
+	"---\n"
+	"diff --git a/fs/btrfs/b.c b/fs/btrfs/b.c\n"
+	"--- a/fs/btrfs/b.c\n"
+	"+++ b/fs/btrfs/b.c\n"
+	"@@ -9,7 +9,7 @@\n"
+	" b09\n b10\n b11\n"
+	"-b12\n"
+	"+b12 changed\n"
+	" b13\n b14\n b15\n";
 
 /* A new file, and c.c far from everything else. */
 static const char p_clean_c[] =
-    "From: Cee Coder <cee@example.org>\n"
-    "Date: Fri, 5 Nov 2021 11:00:00 +0100\n"
-    "Subject: [PATCH] btrfs: add d.c and change c18\n"
-    "\n"
-    "Two in one.\n"
-    "---\n"
-    "diff --git a/fs/btrfs/c.c b/fs/btrfs/c.c\n"
-    "--- a/fs/btrfs/c.c\n"
-    "+++ b/fs/btrfs/c.c\n"
-    "@@ -15,6 +15,6 @@\n"
-    " c15\n c16\n c17\n"
-    "-c18\n"
-    "+c18 changed\n"
-    " c19\n c20\n"
-    "diff --git a/fs/btrfs/d.c b/fs/btrfs/d.c\n"
-    "new file mode 100644\n"
-    "--- /dev/null\n"
-    "+++ b/fs/btrfs/d.c\n"
-    "@@ -0,0 +1,2 @@\n"
-    "+d01\n"
-    "+d02\n";
+	"From: Cee Coder <cee@example.org>\n"
+	"Date: Fri, 5 Nov 2021 11:00:00 +0100\n"
+	"Subject: [PATCH] btrfs: add d.c and change c18\n"
+	"\n"
+	"Two in one.\n"
+	"---\n"
+	"diff --git a/fs/btrfs/c.c b/fs/btrfs/c.c\n"
+	"--- a/fs/btrfs/c.c\n"
+	"+++ b/fs/btrfs/c.c\n"
+	"@@ -15,6 +15,6 @@\n"
+	" c15\n c16\n c17\n"
+	"-c18\n"
+	"+c18 changed\n"
+	" c19\n c20\n"
+	"diff --git a/fs/btrfs/d.c b/fs/btrfs/d.c\n"
+	"new file mode 100644\n"
+	"--- /dev/null\n"
+	"+++ b/fs/btrfs/d.c\n"
+	"@@ -0,0 +1,2 @@\n"
+	"+d01\n"
+	"+d02\n";
 
-static void parse_text(struct patch *p, const char *text) {
-  struct err err = ERR_INIT;
+static void parse_text(struct patch *p, const char *text)
+{
+	struct err err = ERR_INIT;
 
-  patch_init(p);
-  if (patch_parse(p, text, strlen(text), NULL, &err) < 0)
-    fail_msg("%s", err.msg.ptr);
-  err_release(&err);
+	patch_init(p);
+	if (patch_parse(p, text, strlen(text), NULL, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	err_release(&err);
 }
 
 /* A version of the given patch texts, as series_version_add builds it. */
 static void make_version(struct series_version *v, const char *version,
-                         const char *const *texts, size_t nr) {
-  series_version_init(v, "btrfs", version);
-  for (size_t i = 0; i < nr; i++) {
-    struct buf b = BUF_INIT;
-    struct patch p;
+			 const char *const *texts, size_t nr)
+{
+	series_version_init(v, "btrfs", version);
+	for (size_t i = 0; i < nr; i++) {
+		struct buf b = BUF_INIT;
+		struct patch p;
 
-    parse_text(&p, texts[i]);
-    buf_adds(&b, texts[i]);
-    series_version_add(v, &p, &b, "test");
-    patch_release(&p);
-    buf_release(&b);
-  }
+		parse_text(&p, texts[i]);
+		buf_adds(&b, texts[i]);
+		series_version_add(v, &p, &b, "test");
+		patch_release(&p);
+		buf_release(&b);
+	}
 }
 
 static void carry_ok(struct carry_result *res, const struct fixture *fx,
-                     const struct series_version *v, const char *target,
-                     const struct carry_opts *opts) {
-  struct err err = ERR_INIT;
+		     const struct series_version *v, const char *target,
+		     const struct carry_opts *opts)
+{
+	struct err err = ERR_INIT;
 
-  if (carry_series(res, fx->repo, &fx->base, v, target, opts, &err) < 0)
-    fail_msg("%s", err.msg.ptr);
-  err_release(&err);
+	if (carry_series(res, fx->repo, &fx->base, v, target, opts, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	err_release(&err);
 }
 
-static void default_opts(struct carry_opts *o) {
-  static const struct apply_opts apply = APPLY_OPTS_INIT;
+static void default_opts(struct carry_opts *o)
+{
+	static const struct apply_opts apply = APPLY_OPTS_INIT;
 
-  memset(o, 0, sizeof(*o));
-  o->apply = apply;
+	memset(o, 0, sizeof(*o));
+	o->apply = apply;
 }
 
-static void assert_oid(const struct tree_oid *oid, const char *hex) {
-  char got[41];
+static void assert_oid(const struct tree_oid *oid, const char *hex)
+{
+	char got[41];
 
-  tree_oid_hex(got, oid);
-  assert_string_equal(got, hex);
+	tree_oid_hex(got, oid);
+	assert_string_equal(got, hex);
 }
 
 /* `git rev-parse rev` in the fixture's repository; caller frees. */
-static char *rev(const struct fixture *fx, const char *r) {
-  return capture("git -C '%s' rev-parse --verify -q '%s'", fx->repo_path, r);
+static char *rev(const struct fixture *fx, const char *r)
+{
+	return capture("git -C '%s' rev-parse --verify -q '%s'", fx->repo_path,
+		       r);
 }
 
-static char *show(const struct fixture *fx, const char *what) {
-  return capture("git -C '%s' show '%s'", fx->repo_path, what);
+static char *show(const struct fixture *fx, const char *what)
+{
+	return capture("git -C '%s' show '%s'", fx->repo_path, what);
 }
 
-/* ---- carrying -------------------------------------------------------------
- */
+/* ---- carrying --------------------------------------------------------- */
 
-static void clean_series_becomes_commits_on_a_branch(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a, p_overlap_b, p_clean_c};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  char *head, *log, *file;
+static void clean_series_becomes_commits_on_a_branch(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a, p_overlap_b,
+					     p_clean_c };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	char *head, *log, *file;
 
-  default_opts(&opts);
-  make_version(&v, "v1", texts, 3);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_string_equal(res.branch, "refs/heads/kcarry/btrfs/v1/6.1");
-  assert_string_equal(res.series, "btrfs");
-  assert_string_equal(res.version, "v1");
-  assert_string_equal(res.target, "6.1");
-  assert_int_equal(res.nr, 3);
-  assert_int_equal(res.counts[OUTCOME_CLEAN], 3);
-  assert_int_equal(res.worst, OUTCOME_CLEAN);
-  assert_int_equal(res.nr_failed, 0);
-  assert_false(res.risk);
-  for (size_t i = 0; i < 3; i++) {
-    assert_ptr_equal(res.patches[i].item, &v.items[i]);
-    assert_true(res.patches[i].committed);
-    assert_false(res.patches[i].skipped);
-    assert_int_equal(res.patches[i].nr_depends, 0);
-    assert_int_equal(res.patches[i].outcome, OUTCOME_CLEAN);
-  }
-  assert_int_equal(res.patches[2].nr_files, 2);
-  assert_string_equal(res.patches[2].files[1].path, "fs/btrfs/d.c");
+	default_opts(&opts);
+	make_version(&v, "v1", texts, 3);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_string_equal(res.branch, "refs/heads/kcarry/btrfs/v1/6.1");
+	assert_string_equal(res.series, "btrfs");
+	assert_string_equal(res.version, "v1");
+	assert_string_equal(res.target, "6.1");
+	assert_int_equal(res.nr, 3);
+	assert_int_equal(res.counts[OUTCOME_CLEAN], 3);
+	assert_int_equal(res.worst, OUTCOME_CLEAN);
+	assert_int_equal(res.nr_failed, 0);
+	assert_false(res.risk);
+	for (size_t i = 0; i < 3; i++) {
+		assert_ptr_equal(res.patches[i].item, &v.items[i]);
+		assert_true(res.patches[i].committed);
+		assert_false(res.patches[i].skipped);
+		assert_int_equal(res.patches[i].nr_depends, 0);
+		assert_int_equal(res.patches[i].outcome, OUTCOME_CLEAN);
+	}
+	assert_int_equal(res.patches[2].nr_files, 2);
+	assert_string_equal(res.patches[2].files[1].path, "fs/btrfs/d.c");
 
-  /* The branch is the last commit; the commits chain back to base. */
-  head = rev(fx, res.branch);
-  assert_oid(&res.head, head);
-  assert_oid(&res.patches[2].commit, head);
-  free(head);
-  log = capture("git -C '%s' log --reverse --format='%%an <%%ae> "
-                "%%ad|%%cn <%%ce> %%cd|%%s' --date=raw base..%s",
-                fx->repo_path, res.branch);
-  assert_string_equal(
-      log, "Ann Author <ann@example.org> 1635857356 +0200|"
-           "kcarry <kcarry@localhost> 1635857356 +0200|"
-           "btrfs: change a05\n"
-           "Cee Coder <cee@example.org> 1636020000 +0000|"
-           "kcarry <kcarry@localhost> 1636020000 +0000|btrfs: change b12\n"
-           "Cee Coder <cee@example.org> 1636106400 +0100|"
-           "kcarry <kcarry@localhost> 1636106400 +0100|"
-           "btrfs: add d.c and change c18");
-  free(log);
-  log = capture("git -C '%s' log -1 --format=%%B %s~2", fx->repo_path,
-                res.branch);
-  assert_string_equal(log, "btrfs: change a05\n\na05 needed a change.\n\n"
-                           "Signed-off-by: Ann Author <ann@example.org>");
-  free(log);
-  log = capture("git -C '%s' rev-parse %s~3", fx->repo_path, res.branch);
-  assert_oid(&fx->base, log);
-  free(log);
+	/* The branch is the last commit; the commits chain back to base. */
+	head = rev(fx, res.branch);
+	assert_oid(&res.head, head);
+	assert_oid(&res.patches[2].commit, head);
+	free(head);
+	log = capture("git -C '%s' log --reverse --format='%%an <%%ae> "
+		      "%%ad|%%cn <%%ce> %%cd|%%s' --date=raw base..%s",
+		      fx->repo_path, res.branch);
+	assert_string_equal(
+		log,
+		"Ann Author <ann@example.org> 1635857356 +0200|"
+		"kcarry <kcarry@localhost> 1635857356 +0200|"
+		"btrfs: change a05\n"
+		"Cee Coder <cee@example.org> 1636020000 +0000|"
+		"kcarry <kcarry@localhost> 1636020000 +0000|btrfs: change b12\n"
+		"Cee Coder <cee@example.org> 1636106400 +0100|"
+		"kcarry <kcarry@localhost> 1636106400 +0100|"
+		"btrfs: add d.c and change c18");
+	free(log);
+	log = capture("git -C '%s' log -1 --format=%%B %s~2", fx->repo_path,
+		      res.branch);
+	assert_string_equal(log, "btrfs: change a05\n\na05 needed a change.\n\n"
+				 "Signed-off-by: Ann Author <ann@example.org>");
+	free(log);
+	log = capture("git -C '%s' rev-parse %s~3", fx->repo_path, res.branch);
+	assert_oid(&fx->base, log);
+	free(log);
 
-  /* The trees hold the patched files. */
-  file = show(fx, "refs/heads/kcarry/btrfs/v1/6.1:fs/btrfs/d.c");
-  assert_string_equal(file, "d01\nd02");
-  free(file);
-  file = capture("git -C '%s' diff --stat base %s | tail -1", fx->repo_path,
-                 res.branch);
-  assert_string_equal(file, " 4 files changed, 5 insertions(+), "
-                            "3 deletions(-)");
-  free(file);
+	/* The trees hold the patched files. */
+	file = show(fx, "refs/heads/kcarry/btrfs/v1/6.1:fs/btrfs/d.c");
+	assert_string_equal(file, "d01\nd02");
+	free(file);
+	file = capture("git -C '%s' diff --stat base %s | tail -1",
+		       fx->repo_path, res.branch);
+	assert_string_equal(file, " 4 files changed, 5 insertions(+), "
+				  "3 deletions(-)");
+	free(file);
 
-  /* No work tree, index or HEAD was touched. */
-  file = capture("git -C '%s' status --porcelain", fx->repo_path);
-  assert_string_equal(file, "");
-  free(file);
-  file = capture("git -C '%s' symbolic-ref HEAD", fx->repo_path);
-  assert_string_equal(file, "refs/heads/main");
-  free(file);
-  head = rev(fx, "main");
-  assert_oid(&fx->base, head);
-  free(head);
+	/* No work tree, index or HEAD was touched. */
+	file = capture("git -C '%s' status --porcelain", fx->repo_path);
+	assert_string_equal(file, "");
+	free(file);
+	file = capture("git -C '%s' symbolic-ref HEAD", fx->repo_path);
+	assert_string_equal(file, "refs/heads/main");
+	free(file);
+	head = rev(fx, "main");
+	assert_oid(&fx->base, head);
+	free(head);
 
-  carry_result_release(&res);
-  series_version_release(&v);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-static void conflict_is_not_committed_and_overlap_depends_on_it(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a, p_conflict_b, p_overlap_b};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  const struct carry_patch *cp;
-  char *head, *log;
+static void conflict_is_not_committed_and_overlap_depends_on_it(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a, p_conflict_b,
+					     p_overlap_b };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	const struct carry_patch *cp;
+	char *head, *log;
 
-  default_opts(&opts);
-  make_version(&v, "v1", texts, 3);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_int_equal(res.nr_failed, 1);
-  assert_int_equal(res.worst, OUTCOME_CONFLICT);
-  assert_int_equal(res.counts[OUTCOME_CLEAN], 2);
-  assert_int_equal(res.counts[OUTCOME_CONFLICT], 1);
+	default_opts(&opts);
+	make_version(&v, "v1", texts, 3);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_int_equal(res.nr_failed, 1);
+	assert_int_equal(res.worst, OUTCOME_CONFLICT);
+	assert_int_equal(res.counts[OUTCOME_CLEAN], 2);
+	assert_int_equal(res.counts[OUTCOME_CONFLICT], 1);
 
-  cp = &res.patches[1];
-  assert_int_equal(cp->outcome, OUTCOME_CONFLICT);
-  assert_true(carry_patch_failed(cp));
-  assert_false(cp->committed);
-  assert_true(tree_oid_is_zero(&cp->commit));
-  assert_int_equal(cp->nr_files, 1);
-  assert_string_equal(cp->files[0].path, "fs/btrfs/b.c");
-  assert_int_equal(cp->files[0].outcome, OUTCOME_CONFLICT);
-  assert_int_equal(cp->files[0].nr_hunks, 1);
-  assert_int_equal(cp->files[0].hunks[0].rule, RULE_CONFLICT);
-  assert_non_null(
-      strstr(cp->files[0].rej.ptr, "-b10 as the upstream tree has it\n"));
-  assert_int_equal(strlen(cp->fingerprint), 40);
+	cp = &res.patches[1];
+	assert_int_equal(cp->outcome, OUTCOME_CONFLICT);
+	assert_true(carry_patch_failed(cp));
+	assert_false(cp->committed);
+	assert_true(tree_oid_is_zero(&cp->commit));
+	assert_int_equal(cp->nr_files, 1);
+	assert_string_equal(cp->files[0].path, "fs/btrfs/b.c");
+	assert_int_equal(cp->files[0].outcome, OUTCOME_CONFLICT);
+	assert_int_equal(cp->files[0].nr_hunks, 1);
+	assert_int_equal(cp->files[0].hunks[0].rule, RULE_CONFLICT);
+	assert_non_null(strstr(cp->files[0].rej.ptr,
+			       "-b10 as the upstream tree has it\n"));
+	assert_int_equal(strlen(cp->fingerprint), 40);
 
-  /* The later patch applied, but it touches the failed one's lines. */
-  cp = &res.patches[2];
-  assert_true(cp->committed);
-  assert_int_equal(cp->nr_depends, 1);
-  assert_int_equal(cp->depends[0], 2);
-  assert_int_equal(res.patches[0].nr_depends, 0);
+	/* The later patch applied, but it touches the failed one's lines. */
+	cp = &res.patches[2];
+	assert_true(cp->committed);
+	assert_int_equal(cp->nr_depends, 1);
+	assert_int_equal(cp->depends[0], 2);
+	assert_int_equal(res.patches[0].nr_depends, 0);
 
-  /* Two commits on the branch; b10 as base had it. */
-  log = capture("git -C '%s' log --reverse --format=%%s base..%s",
-                fx->repo_path, res.branch);
-  assert_string_equal(log, "btrfs: change a05\nbtrfs: change b12");
-  free(log);
-  head = rev(fx, res.branch);
-  assert_oid(&res.patches[2].commit, head);
-  free(head);
-  log = capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n '10p;12p'",
-                fx->repo_path, res.branch);
-  assert_string_equal(log, "b10\nb12 changed");
-  free(log);
-  carry_result_release(&res);
-  series_version_release(&v);
+	/* Two commits on the branch; b10 as base had it. */
+	log = capture("git -C '%s' log --reverse --format=%%s base..%s",
+		      fx->repo_path, res.branch);
+	assert_string_equal(log, "btrfs: change a05\nbtrfs: change b12");
+	free(log);
+	head = rev(fx, res.branch);
+	assert_oid(&res.patches[2].commit, head);
+	free(head);
+	log = capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n '10p;12p'",
+		      fx->repo_path, res.branch);
+	assert_string_equal(log, "b10\nb12 changed");
+	free(log);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-static void already_applied_patch_is_not_committed(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a, p_clean_a};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  char *log;
+static void already_applied_patch_is_not_committed(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a, p_clean_a };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	char *log;
 
-  default_opts(&opts);
-  make_version(&v, "v1", texts, 2);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_true(res.patches[0].committed);
-  assert_int_equal(res.patches[1].outcome, OUTCOME_ALREADY);
-  assert_false(res.patches[1].committed);
-  assert_false(carry_patch_failed(&res.patches[1]));
-  assert_int_equal(res.patches[1].files[0].hunks[0].rule, RULE_ALREADY);
-  assert_int_equal(res.counts[OUTCOME_ALREADY], 1);
-  assert_int_equal(res.nr_failed, 0);
-  assert_int_equal(res.worst, OUTCOME_ALREADY);
-  log = rev(fx, res.branch);
-  assert_oid(&res.head, log);
-  free(log);
-  log = capture("git -C '%s' rev-list --count base..%s", fx->repo_path,
-                res.branch);
-  assert_string_equal(log, "1");
-  free(log);
-  carry_result_release(&res);
-  series_version_release(&v);
+	default_opts(&opts);
+	make_version(&v, "v1", texts, 2);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_true(res.patches[0].committed);
+	assert_int_equal(res.patches[1].outcome, OUTCOME_ALREADY);
+	assert_false(res.patches[1].committed);
+	assert_false(carry_patch_failed(&res.patches[1]));
+	assert_int_equal(res.patches[1].files[0].hunks[0].rule, RULE_ALREADY);
+	assert_int_equal(res.counts[OUTCOME_ALREADY], 1);
+	assert_int_equal(res.nr_failed, 0);
+	assert_int_equal(res.worst, OUTCOME_ALREADY);
+	log = rev(fx, res.branch);
+	assert_oid(&res.head, log);
+	free(log);
+	log = capture("git -C '%s' rev-list --count base..%s", fx->repo_path,
+		      res.branch);
+	assert_string_equal(log, "1");
+	free(log);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-static void until_stops_before_the_given_patch(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a, p_overlap_b, p_clean_c};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  char *head;
+static void until_stops_before_the_given_patch(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a, p_overlap_b,
+					     p_clean_c };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	char *head;
 
-  default_opts(&opts);
-  opts.until = 2;
-  make_version(&v, "v1", texts, 3);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_true(res.patches[0].committed);
-  for (size_t i = 1; i < 3; i++) {
-    assert_true(res.patches[i].skipped);
-    assert_false(res.patches[i].committed);
-    assert_int_equal(res.patches[i].nr_files, 0);
-  }
-  assert_int_equal(res.counts[OUTCOME_CLEAN], 1);
-  assert_int_equal(res.nr_failed, 0);
-  head = rev(fx, res.branch);
-  assert_oid(&res.patches[0].commit, head);
-  assert_oid(&res.head, head);
-  free(head);
-  carry_result_release(&res);
-  series_version_release(&v);
+	default_opts(&opts);
+	opts.until = 2;
+	make_version(&v, "v1", texts, 3);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_true(res.patches[0].committed);
+	for (size_t i = 1; i < 3; i++) {
+		assert_true(res.patches[i].skipped);
+		assert_false(res.patches[i].committed);
+		assert_int_equal(res.patches[i].nr_files, 0);
+	}
+	assert_int_equal(res.counts[OUTCOME_CLEAN], 1);
+	assert_int_equal(res.nr_failed, 0);
+	head = rev(fx, res.branch);
+	assert_oid(&res.patches[0].commit, head);
+	assert_oid(&res.head, head);
+	free(head);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-static void stop_skips_everything_after_a_conflict(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a, p_conflict_b, p_clean_c};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
+static void stop_skips_everything_after_a_conflict(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a, p_conflict_b,
+					     p_clean_c };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
 
-  default_opts(&opts);
-  opts.stop = true;
-  make_version(&v, "v1", texts, 3);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_true(res.patches[0].committed);
-  assert_false(res.patches[1].skipped);
-  assert_int_equal(res.patches[1].outcome, OUTCOME_CONFLICT);
-  assert_true(res.patches[2].skipped);
-  assert_false(res.patches[2].committed);
-  assert_int_equal(res.nr_failed, 1);
-  carry_result_release(&res);
-  series_version_release(&v);
+	default_opts(&opts);
+	opts.stop = true;
+	make_version(&v, "v1", texts, 3);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_true(res.patches[0].committed);
+	assert_false(res.patches[1].skipped);
+	assert_int_equal(res.patches[1].outcome, OUTCOME_CONFLICT);
+	assert_true(res.patches[2].skipped);
+	assert_false(res.patches[2].committed);
+	assert_int_equal(res.nr_failed, 1);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-static void no_ref_computes_without_moving_a_branch(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  struct tree_oid oid;
-  struct err err = ERR_INIT;
+static void no_ref_computes_without_moving_a_branch(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	struct tree_oid oid;
+	struct err err = ERR_INIT;
 
-  default_opts(&opts);
-  opts.no_ref = true;
-  make_version(&v, "v1", texts, 1);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_true(res.patches[0].committed);
-  assert_false(tree_oid_is_zero(&res.head));
-  assert_int_equal(tree_get_ref(&oid, fx->repo, res.branch, &err),
-                   ERR_NOTFOUND);
-  err_release(&err);
-  carry_result_release(&res);
-  series_version_release(&v);
+	default_opts(&opts);
+	opts.no_ref = true;
+	make_version(&v, "v1", texts, 1);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_true(res.patches[0].committed);
+	assert_false(tree_oid_is_zero(&res.head));
+	assert_int_equal(tree_get_ref(&oid, fx->repo, res.branch, &err),
+			 ERR_NOTFOUND);
+	err_release(&err);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-static void carrying_again_gives_the_same_commits(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a, p_overlap_b};
-  struct series_version v;
-  struct carry_result a, b;
-  struct carry_opts opts;
+static void carrying_again_gives_the_same_commits(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a, p_overlap_b };
+	struct series_version v;
+	struct carry_result a, b;
+	struct carry_opts opts;
 
-  default_opts(&opts);
-  make_version(&v, "v1", texts, 2);
-  carry_ok(&a, fx, &v, "6.1", &opts);
-  carry_ok(&b, fx, &v, "6.1", &opts);
-  /* Author and committer dates come from the patch: ids are stable. */
-  assert_memory_equal(a.head.id, b.head.id, 20);
-  carry_result_release(&a);
-  carry_result_release(&b);
-  series_version_release(&v);
+	default_opts(&opts);
+	make_version(&v, "v1", texts, 2);
+	carry_ok(&a, fx, &v, "6.1", &opts);
+	carry_ok(&b, fx, &v, "6.1", &opts);
+	/* Author and committer dates come from the patch: ids are stable. */
+	assert_memory_equal(a.head.id, b.head.id, 20);
+	carry_result_release(&a);
+	carry_result_release(&b);
+	series_version_release(&v);
 }
 
-static void empty_version_points_the_branch_at_base(void **state) {
-  const struct fixture *fx = *state;
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  char *head;
+static void empty_version_points_the_branch_at_base(void **state)
+{
+	const struct fixture *fx = *state;
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	char *head;
 
-  default_opts(&opts);
-  make_version(&v, "v1", NULL, 0);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_int_equal(res.nr, 0);
-  assert_memory_equal(res.head.id, fx->base.id, 20);
-  head = rev(fx, res.branch);
-  assert_oid(&fx->base, head);
-  free(head);
-  carry_result_release(&res);
-  series_version_release(&v);
+	default_opts(&opts);
+	make_version(&v, "v1", NULL, 0);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_int_equal(res.nr, 0);
+	assert_memory_equal(res.head.id, fx->base.id, 20);
+	head = rev(fx, res.branch);
+	assert_oid(&fx->base, head);
+	free(head);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
 struct progress_log {
-  struct buf b;
+	struct buf b;
 };
 
-static void note_progress(void *ctx, size_t i, size_t nr, const char *subject) {
-  struct progress_log *log = ctx;
+static void note_progress(void *ctx, size_t i, size_t nr, const char *subject)
+{
+	struct progress_log *log = ctx;
 
-  buf_addf(&log->b, "%zu/%zu %s\n", i, nr, subject);
+	buf_addf(&log->b, "%zu/%zu %s\n", i, nr, subject);
 }
 
-static void progress_is_called_before_each_patch(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a, p_overlap_b};
-  struct progress_log log = {BUF_INIT};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
+static void progress_is_called_before_each_patch(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a, p_overlap_b };
+	struct progress_log log = { BUF_INIT };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
 
-  default_opts(&opts);
-  opts.progress = note_progress;
-  opts.ctx = &log;
-  make_version(&v, "v1", texts, 2);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_string_equal(log.b.ptr, "0/2 btrfs: change a05\n"
-                                 "1/2 btrfs: change b12\n");
-  buf_release(&log.b);
-  carry_result_release(&res);
-  series_version_release(&v);
+	default_opts(&opts);
+	opts.progress = note_progress;
+	opts.ctx = &log;
+	make_version(&v, "v1", texts, 2);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_string_equal(log.b.ptr, "0/2 btrfs: change a05\n"
+				       "1/2 btrfs: change b12\n");
+	buf_release(&log.b);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
 /* Hands p_conflict_b rewritten for this tree when asked for want. */
 struct replay {
-  const char *want;
-  int calls;
+	const char *want;
+	int calls;
 };
 
 static int resolve_b10(void *ctx, const char *fingerprint, struct patch *out,
-                       struct err *err) {
-  static const char resolved[] = "From: Ben Builder <ben@example.org>\n"
-                                 "Subject: [PATCH] btrfs: change b10\n"
-                                 "\n"
-                                 "---\n"
-                                 "--- a/fs/btrfs/b.c\n"
-                                 "+++ b/fs/btrfs/b.c\n"
-                                 "@@ -9,3 +9,3 @@\n"
-                                 " b09\n"
-                                 "-b10\n"
-                                 "+b10 fixed upstream\n"
-                                 " b11\n";
-  struct replay *r = ctx;
+		       struct err *err)
+{
+	static const char resolved[] =
+		"From: Ben Builder <ben@example.org>\n"
+		"Subject: [PATCH] btrfs: change b10\n"
+		"\n"
+		"---\n"
+		"--- a/fs/btrfs/b.c\n"
+		"+++ b/fs/btrfs/b.c\n"
+		"@@ -9,3 +9,3 @@\n"
+		" b09\n"
+		"-b10\n"
+		"+b10 fixed upstream\n"
+		" b11\n";
+	struct replay *r = ctx;
 
-  r->calls++;
-  if (!r->want || strcmp(fingerprint, r->want))
-    return ERR_NOTFOUND;
-  return patch_parse(out, resolved, strlen(resolved), NULL, err);
+	r->calls++;
+	if (!r->want || strcmp(fingerprint, r->want))
+		return ERR_NOTFOUND;
+	return patch_parse(out, resolved, strlen(resolved), NULL, err);
 }
 
-static void recorded_resolution_is_replayed(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_conflict_b};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  struct replay r = {NULL, 0};
-  char fp[41], *line;
+static void recorded_resolution_is_replayed(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_conflict_b };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	struct replay r = { NULL, 0 };
+	char fp[41], *line;
 
-  default_opts(&opts);
-  opts.resolution = resolve_b10;
-  opts.resolution_ctx = &r;
-  make_version(&v, "v1", texts, 1);
-  /* Unknown to the store: a conflict, and its fingerprint. */
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_int_equal(r.calls, 1);
-  assert_false(res.patches[0].resolved);
-  assert_int_equal(res.patches[0].outcome, OUTCOME_CONFLICT);
-  memcpy(fp, res.patches[0].fingerprint, sizeof(fp));
-  carry_result_release(&res);
+	default_opts(&opts);
+	opts.resolution = resolve_b10;
+	opts.resolution_ctx = &r;
+	make_version(&v, "v1", texts, 1);
+	/* Unknown to the store: a conflict, and its fingerprint. */
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_int_equal(r.calls, 1);
+	assert_false(res.patches[0].resolved);
+	assert_int_equal(res.patches[0].outcome, OUTCOME_CONFLICT);
+	memcpy(fp, res.patches[0].fingerprint, sizeof(fp));
+	carry_result_release(&res);
 
-  r.want = fp;
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  assert_true(res.patches[0].resolved);
-  assert_true(res.patches[0].committed);
-  assert_int_equal(res.patches[0].outcome, OUTCOME_CLEAN);
-  line = capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n 10p", fx->repo_path,
-                 res.branch);
-  assert_string_equal(line, "b10 fixed upstream");
-  free(line);
-  /* The commit keeps the series' own metadata. */
-  line = capture("git -C '%s' log -1 --format='%%an|%%s' %s", fx->repo_path,
-                 res.branch);
-  assert_string_equal(line, "Ben Builder|btrfs: change b10");
-  free(line);
-  carry_result_release(&res);
-  series_version_release(&v);
+	r.want = fp;
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_true(res.patches[0].resolved);
+	assert_true(res.patches[0].committed);
+	assert_int_equal(res.patches[0].outcome, OUTCOME_CLEAN);
+	line = capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n 10p",
+		       fx->repo_path, res.branch);
+	assert_string_equal(line, "b10 fixed upstream");
+	free(line);
+	/* The commit keeps the series' own metadata. */
+	line = capture("git -C '%s' log -1 --format='%%an|%%s' %s",
+		       fx->repo_path, res.branch);
+	assert_string_equal(line, "Ben Builder|btrfs: change b10");
+	free(line);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-static void tilde_in_version_makes_a_valid_branch(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_clean_a};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  char *head;
+static void tilde_in_version_makes_a_valid_branch(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_clean_a };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	char *head;
 
-  default_opts(&opts);
-  make_version(&v, "6.12.100-1~deb12u1", texts, 1);
-  carry_ok(&res, fx, &v, "6.12", &opts);
-  assert_string_equal(res.branch,
-                      "refs/heads/kcarry/btrfs/6.12.100-1_deb12u1/6.12");
-  assert_string_equal(res.version, "6.12.100-1~deb12u1");
-  head = rev(fx, "kcarry/btrfs/6.12.100-1_deb12u1/6.12");
-  assert_oid(&res.head, head);
-  free(head);
-  carry_result_release(&res);
-  series_version_release(&v);
+	default_opts(&opts);
+	make_version(&v, "6.12.100-1~deb12u1", texts, 1);
+	carry_ok(&res, fx, &v, "6.12", &opts);
+	assert_string_equal(res.branch,
+			    "refs/heads/kcarry/btrfs/6.12.100-1_deb12u1/6.12");
+	assert_string_equal(res.version, "6.12.100-1~deb12u1");
+	head = rev(fx, "kcarry/btrfs/6.12.100-1_deb12u1/6.12");
+	assert_oid(&res.head, head);
+	free(head);
+	carry_result_release(&res);
+	series_version_release(&v);
 }
 
-/* ---- names and fingerprints -----------------------------------------------
- */
+/* ---- names and fingerprints ------------------------------------------- */
 
-static void branch_name_replaces_characters_refs_refuse(void **state) {
-  static const struct {
-    const char *version, *target, *want;
-  } cases[] = {
-      {"v3", "6.1", "refs/heads/kcarry/btrfs/v3/6.1"},
-      {"6.12.100-1~deb12u1", "6.12",
-       "refs/heads/kcarry/btrfs/6.12.100-1_deb12u1/6.12"},
-      {"a:b^c?d*e[f\\g h", "t~1",
-       "refs/heads/kcarry/btrfs/a_b_c_d_e_f_g_h/t_1"},
-  };
+static void branch_name_replaces_characters_refs_refuse(void **state)
+{
+	static const struct {
+		const char *version, *target, *want;
+	} cases[] = {
+		{ "v3", "6.1", "refs/heads/kcarry/btrfs/v3/6.1" },
+		{ "6.12.100-1~deb12u1", "6.12",
+		  "refs/heads/kcarry/btrfs/6.12.100-1_deb12u1/6.12" },
+		{ "a:b^c?d*e[f\\g h", "t~1",
+		  "refs/heads/kcarry/btrfs/a_b_c_d_e_f_g_h/t_1" },
+	};
 
-  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-    char *name = carry_branch_name("btrfs", cases[i].version, cases[i].target);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *name = carry_branch_name("btrfs", cases[i].version,
+					       cases[i].target);
 
-    assert_string_equal(name, cases[i].want);
-    assert_int_equal(run("git check-ref-format '%s'", name), 0);
-    free(name);
-  }
+		assert_string_equal(name, cases[i].want);
+		assert_int_equal(run("git check-ref-format '%s'", name), 0);
+		free(name);
+	}
 }
 
 /*
@@ -697,102 +732,114 @@ static void branch_name_replaces_characters_refs_refuse(void **state) {
  * carry_series then fails in tree_set_ref after all the work.  Expected:
  * every version series_parse_spec accepts gives a valid ref name.
  */
-static void branch_name_is_valid_for_every_accepted_version(void **state) {
-  static const char *const versions[] = {"1..2", "v1.lock"};
+static void branch_name_is_valid_for_every_accepted_version(void **state)
+{
+	static const char *const versions[] = { "1..2", "v1.lock" };
 
-  skip();
-  for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
-    char *name = carry_branch_name("btrfs", versions[i], "6.1");
+	skip();
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		char *name = carry_branch_name("btrfs", versions[i], "6.1");
 
-    assert_int_equal(run("git check-ref-format '%s'", name), 0);
-    free(name);
-  }
+		assert_int_equal(run("git check-ref-format '%s'", name), 0);
+		free(name);
+	}
 }
 
-static void fingerprint_ignores_line_numbers(void **state) {
-  const struct fixture *fx = *state;
-  static const char header[] = "@@ -7,7 +7,7 @@";
-  const char *at = strstr(p_conflict_b, header);
-  struct buf moved = BUF_INIT;
-  struct patch a, b;
-  struct tree_oid tree;
-  struct err err = ERR_INIT;
-  char fa[41], fb[41];
+static void fingerprint_ignores_line_numbers(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char header[] = "@@ -7,7 +7,7 @@";
+	const char *at = strstr(p_conflict_b, header);
+	struct buf moved = BUF_INIT;
+	struct patch a, b;
+	struct tree_oid tree;
+	struct err err = ERR_INIT;
+	char fa[41], fb[41];
 
-  /* The same change, stated 30 lines further down. */
-  assert_non_null(at);
-  buf_add(&moved, p_conflict_b, (size_t)(at - p_conflict_b));
-  buf_adds(&moved, "@@ -37,7 +38,7 @@");
-  buf_adds(&moved, at + strlen(header));
-  parse_text(&a, p_conflict_b);
-  parse_text(&b, moved.ptr);
-  assert_int_equal(b.files[0].hunks[0].old_start, 37);
-  assert_int_equal(tree_commit_tree(&tree, fx->repo, &fx->base, &err), 0);
-  assert_int_equal(carry_fingerprint(fa, fx->repo, &tree, &a, &err), 0);
-  assert_int_equal(carry_fingerprint(fb, fx->repo, &tree, &b, &err), 0);
-  assert_string_equal(fa, fb);
-  assert_int_equal(strspn(fa, "0123456789abcdef"), 40);
-  patch_release(&a);
-  patch_release(&b);
-  buf_release(&moved);
-  err_release(&err);
+	/* The same change, stated 30 lines further down. */
+	assert_non_null(at);
+	buf_add(&moved, p_conflict_b, (size_t)(at - p_conflict_b));
+	buf_adds(&moved, "@@ -37,7 +38,7 @@");
+	buf_adds(&moved, at + strlen(header));
+	parse_text(&a, p_conflict_b);
+	parse_text(&b, moved.ptr);
+	assert_int_equal(b.files[0].hunks[0].old_start, 37);
+	assert_int_equal(tree_commit_tree(&tree, fx->repo, &fx->base, &err), 0);
+	assert_int_equal(carry_fingerprint(fa, fx->repo, &tree, &a, &err), 0);
+	assert_int_equal(carry_fingerprint(fb, fx->repo, &tree, &b, &err), 0);
+	assert_string_equal(fa, fb);
+	assert_int_equal(strspn(fa, "0123456789abcdef"), 40);
+	patch_release(&a);
+	patch_release(&b);
+	buf_release(&moved);
+	err_release(&err);
 }
 
-static void fingerprint_changes_with_the_tree_or_the_change(void **state) {
-  const struct fixture *fx = *state;
-  static const char *const texts[] = {p_overlap_b};
-  struct series_version v;
-  struct carry_result res;
-  struct carry_opts opts;
-  struct patch a, other;
-  struct tree_oid base_tree, new_tree;
-  struct err err = ERR_INIT;
-  char f1[41], f2[41], f3[41], f4[41];
+static void fingerprint_changes_with_the_tree_or_the_change(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_overlap_b };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+	struct patch a, other;
+	struct tree_oid base_tree, new_tree;
+	struct err err = ERR_INIT;
+	char f1[41], f2[41], f3[41], f4[41];
 
-  default_opts(&opts);
-  make_version(&v, "v1", texts, 1);
-  carry_ok(&res, fx, &v, "6.1", &opts);
-  parse_text(&a, p_conflict_b);
-  parse_text(&other, p_overlap_b);
-  assert_int_equal(tree_commit_tree(&base_tree, fx->repo, &fx->base, &err), 0);
-  assert_int_equal(tree_commit_tree(&new_tree, fx->repo, &res.head, &err), 0);
-  assert_int_equal(carry_fingerprint(f1, fx->repo, &base_tree, &a, &err), 0);
-  assert_int_equal(carry_fingerprint(f2, fx->repo, &base_tree, &a, &err), 0);
-  assert_int_equal(carry_fingerprint(f3, fx->repo, &new_tree, &a, &err), 0);
-  assert_int_equal(carry_fingerprint(f4, fx->repo, &base_tree, &other, &err),
-                   0);
-  assert_string_equal(f1, f2);     /* stable */
-  assert_string_not_equal(f1, f3); /* b.c is another blob there */
-  assert_string_not_equal(f1, f4); /* another change */
-  /* carry_series records the fingerprint the patch met. */
-  assert_string_equal(res.patches[0].fingerprint, f4);
-  patch_release(&a);
-  patch_release(&other);
-  carry_result_release(&res);
-  series_version_release(&v);
-  err_release(&err);
+	default_opts(&opts);
+	make_version(&v, "v1", texts, 1);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	parse_text(&a, p_conflict_b);
+	parse_text(&other, p_overlap_b);
+	assert_int_equal(tree_commit_tree(&base_tree, fx->repo, &fx->base,
+					  &err),
+			 0);
+	assert_int_equal(tree_commit_tree(&new_tree, fx->repo, &res.head, &err),
+			 0);
+	assert_int_equal(carry_fingerprint(f1, fx->repo, &base_tree, &a, &err),
+			 0);
+	assert_int_equal(carry_fingerprint(f2, fx->repo, &base_tree, &a, &err),
+			 0);
+	assert_int_equal(carry_fingerprint(f3, fx->repo, &new_tree, &a, &err),
+			 0);
+	assert_int_equal(carry_fingerprint(f4, fx->repo, &base_tree, &other,
+					   &err),
+			 0);
+	assert_string_equal(f1, f2);     /* stable */
+	assert_string_not_equal(f1, f3); /* b.c is another blob there */
+	assert_string_not_equal(f1, f4); /* another change */
+	/* carry_series records the fingerprint the patch met. */
+	assert_string_equal(res.patches[0].fingerprint, f4);
+	patch_release(&a);
+	patch_release(&other);
+	carry_result_release(&res);
+	series_version_release(&v);
+	err_release(&err);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      T(clean_series_becomes_commits_on_a_branch),
-      T(conflict_is_not_committed_and_overlap_depends_on_it),
-      T(already_applied_patch_is_not_committed),
-      T(until_stops_before_the_given_patch),
-      T(stop_skips_everything_after_a_conflict),
-      T(no_ref_computes_without_moving_a_branch),
-      T(carrying_again_gives_the_same_commits),
-      T(empty_version_points_the_branch_at_base),
-      T(progress_is_called_before_each_patch),
-      T(recorded_resolution_is_replayed),
-      T(tilde_in_version_makes_a_valid_branch),
-      cmocka_unit_test(branch_name_replaces_characters_refs_refuse),
-      cmocka_unit_test(branch_name_is_valid_for_every_accepted_version),
-      T(fingerprint_ignores_line_numbers),
-      T(fingerprint_changes_with_the_tree_or_the_change),
-  };
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(clean_series_becomes_commits_on_a_branch),
+		T(conflict_is_not_committed_and_overlap_depends_on_it),
+		T(already_applied_patch_is_not_committed),
+		T(until_stops_before_the_given_patch),
+		T(stop_skips_everything_after_a_conflict),
+		T(no_ref_computes_without_moving_a_branch),
+		T(carrying_again_gives_the_same_commits),
+		T(empty_version_points_the_branch_at_base),
+		T(progress_is_called_before_each_patch),
+		T(recorded_resolution_is_replayed),
+		T(tilde_in_version_makes_a_valid_branch),
+		cmocka_unit_test(branch_name_replaces_characters_refs_refuse),
+		cmocka_unit_test(
+			branch_name_is_valid_for_every_accepted_version),
+		T(fingerprint_ignores_line_numbers),
+		T(fingerprint_changes_with_the_tree_or_the_change),
+	};
 
-  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
