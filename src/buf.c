@@ -99,10 +99,18 @@ void buf_grow(struct buf *b, size_t extra)
 
 void buf_add(struct buf *b, const void *data, size_t len)
 {
+	const char *d = data;
+
 	if (!len)
 		return;
-	buf_grow(b, len);
-	memmove(b->ptr + b->len, data, len);
+	if (b->alloc && d >= b->ptr && d < b->ptr + b->alloc) {
+		/* adding our own bytes: buf_grow may move them */
+		size_t off = (size_t)(d - b->ptr);
+		buf_grow(b, len);
+		d = b->ptr + off;
+	} else
+		buf_grow(b, len);
+	memmove(b->ptr + b->len, d, len);
 	b->len += len;
 	b->ptr[b->len] = '\0';
 }

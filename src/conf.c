@@ -132,8 +132,8 @@ int conf_set_all(struct conf *c, const char *key, char *const *vals,
 		return err_set(err, ERR_IO, "cannot write '%s' in '%s': %s",
 			       key, c->path, git_text());
 	for (size_t i = 0; i < nr; i++) {
-		/* "^$" matches no existing value: always appends */
-		if (git_config_set_multivar(c->cfg, key, "^$", vals[i]) < 0)
+		/* "a^" matches no value at all: every call appends */
+		if (git_config_set_multivar(c->cfg, key, "a^", vals[i]) < 0)
 			return err_set(err, ERR_IO,
 				       "cannot write '%s' in '%s': %s", key,
 				       c->path, git_text());

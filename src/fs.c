@@ -97,9 +97,12 @@ out:
 
 int fs_mkdirs(const char *path, struct err *err)
 {
-	char *p = xstrdup(path), *s;
+	char *p, *s;
 	int error = 0;
 
+	if (!*path)
+		return err_set(err, ERR_USAGE, "an empty path is no directory");
+	p = xstrdup(path);
 	for (s = p + 1;; s++) {
 		char c = *s;
 		if (c != '/' && c != '\0')

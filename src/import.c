@@ -206,15 +206,45 @@ static int import_series_text(struct import_candidate *c, struct span series,
 			struct span rest = { sp, line.len - (size_t)(sp - line.ptr) };
 			name.len = (size_t)(sp - line.ptr);
 			rest = span_trim(rest);
-			if (span_starts_with(rest, "-p") && rest.len > 2)
-				strip = atoi(rest.ptr + 2);
-			else if (rest.len && !span_starts_with(rest, "-R")) {
-				error = err_set(err, ERR_PARSE,
-						"%s:%zu: unknown option '%.*s'",
-						series_name, lineno,
-						(int)rest.len, rest.ptr);
-				break;
+			/* quilt options: -pN (or -p N) and -R, in any order */
+			while (rest.len && !error) {
+				const char *e = rest.ptr;
+				struct span opt;
+				while (e < rest.ptr + rest.len && *e != ' ' &&
+				       *e != '\t')
+					e++;
+				opt.ptr = rest.ptr;
+				opt.len = (size_t)(e - rest.ptr);
+				rest.ptr = e;
+				rest.len -= opt.len;
+				rest = span_trim(rest);
+				if (span_eq(opt, "-p") && rest.len &&
+				    rest.ptr[0] >= '0' && rest.ptr[0] <= '9') {
+					strip = atoi(rest.ptr);
+					while (rest.len && rest.ptr[0] >= '0' &&
+					       rest.ptr[0] <= '9') {
+						rest.ptr++;
+						rest.len--;
+					}
+					rest = span_trim(rest);
+				} else if (span_starts_with(opt, "-p") &&
+					   opt.len > 2 && opt.ptr[2] >= '0' &&
+					   opt.ptr[2] <= '9')
+					strip = atoi(opt.ptr + 2);
+				else if (span_eq(opt, "-R"))
+					error = err_set(err, ERR_PARSE,
+							"%s:%zu: reversed patches "
+							"(-R) are not supported",
+							series_name, lineno);
+				else
+					error = err_set(err, ERR_PARSE,
+							"%s:%zu: unknown option "
+							"'%.*s'",
+							series_name, lineno,
+							(int)opt.len, opt.ptr);
 			}
+			if (error)
+				break;
 		}
 		file = span_dup(name);
 		if (file[0] == '/' || !strcmp(file, "..") ||

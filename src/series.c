@@ -90,11 +90,58 @@ void series_version_add(struct series_version *v, struct patch *p,
 	buf_swap(&it->text, text);
 }
 
+/* dpkg's order of one character in a non-digit run: '~' first, then the
+ * end of the run, then letters, then everything else. */
+static int order(int c)
+{
+	if (isdigit(c))
+		return 0;
+	if (isalpha(c))
+		return c;
+	if (c == '~')
+		return -1;
+	if (c)
+		return c + 256;
+	return 0;
+}
+
+/*
+ * Debian's version order (dpkg's verrevcmp): digit runs compare as
+ * numbers, the rest character by character with '~' before anything, so
+ * v2 < v10 and 6.1.170-3~deb11u1 < 6.1.170-3 < 6.1.176-1.
+ */
 int series_version_cmp(const char *a, const char *b)
 {
-	if (*a == 'v' && *b == 'v')
-		return strverscmp(a + 1, b + 1);
-	return strverscmp(a, b);
+	while (*a || *b) {
+		int first_diff = 0;
+
+		while ((*a && !isdigit((unsigned char)*a)) ||
+		       (*b && !isdigit((unsigned char)*b))) {
+			int ac = order((unsigned char)*a);
+			int bc = order((unsigned char)*b);
+			if (ac != bc)
+				return ac - bc;
+			a++;
+			b++;
+		}
+		while (*a == '0')
+			a++;
+		while (*b == '0')
+			b++;
+		while (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			if (!first_diff)
+				first_diff = *a - *b;
+			a++;
+			b++;
+		}
+		if (isdigit((unsigned char)*a))
+			return 1;
+		if (isdigit((unsigned char)*b))
+			return -1;
+		if (first_diff)
+			return first_diff;
+	}
+	return 0;
 }
 
 static int cmp_versions(const void *a, const void *b)
@@ -383,8 +430,10 @@ int series_read_resolution(struct patch *out, const char *root,
 	int error;
 
 	if (!fs_is_file(path)) {
+		error = err_set(err, ERR_NOTFOUND, "no resolution %s recorded",
+				fingerprint);
 		free(path);
-		return ERR_NOTFOUND;
+		return error;
 	}
 	po.name = path;
 	if ((error = fs_read_file(&text, path, MAX_PATCH_FILE, err)) == 0)

@@ -89,16 +89,16 @@ int target_load(struct target *t, const char *root, const char *name,
 		t->kind = TARGET_TARBALL;
 		t->repo_path = xstrfmt("%s/%s.git", cache, key);
 		free(key);
-	} else if (t->url && is_url(t->url) && !starts_with(t->url, "file://")) {
+	} else if (t->url && is_url(t->url)) {
+		/* any URL, file:// included, is cloned once into the cache */
 		char *key = sanitize(t->url);
 		t->kind = TARGET_REMOTE;
 		t->repo_path = xstrfmt("%s/%s.git", cache, key);
 		free(key);
 	} else if (t->url) {
-		const char *p = starts_with(t->url, "file://") ? t->url + 7
-							       : t->url;
 		t->kind = TARGET_LOCAL;
-		t->repo_path = p[0] == '/' ? xstrdup(p) : fs_join(root, p);
+		t->repo_path = t->url[0] == '/' ? xstrdup(t->url)
+						: fs_join(root, t->url);
 	} else {
 		error = err_set(err, ERR_PARSE,
 				"%s: neither kernel.url nor kernel.tarball "

@@ -191,12 +191,38 @@ int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 	if (!strstr(range, ".."))
 		return err_set(err, ERR_USAGE,
 			       "'%s' is not a range (expected A..B)", range);
-	if (git_revwalk_new(&walk, r->repo) < 0 ||
-	    git_revwalk_push_range(walk, range) < 0) {
-		error = err_set(err, ERR_NOTFOUND,
-				"cannot resolve range '%s' in '%s': %s", range,
-				r->path, git_text());
-		goto out;
+	{
+		/* resolve both ends ourselves: libgit2 1.5's push_range leaks
+		 * when the right end does not resolve */
+		const char *dots = strstr(range, "..");
+		char *left = xstrndup(range, (size_t)(dots - range));
+		const char *right = dots + 2;
+		struct tree_oid a, b;
+		git_oid ga, gb;
+		struct err e2 = ERR_INIT;
+		bool ok = *left && *right && !strchr(right, '.') &&
+			  tree_resolve(&a, r, left, &e2) == 0 &&
+			  tree_resolve(&b, r, right, &e2) == 0;
+
+		free(left);
+		if (!ok) {
+			error = err_set(err, ERR_NOTFOUND,
+					"cannot resolve range '%s' in '%s': %s",
+					range, r->path,
+					e2.msg.len ? e2.msg.ptr : "not A..B");
+			err_release(&e2);
+			goto out;
+		}
+		err_release(&e2);
+		to_git(&ga, &a);
+		to_git(&gb, &b);
+		if (git_revwalk_new(&walk, r->repo) < 0 ||
+		    git_revwalk_push(walk, &gb) < 0 ||
+		    git_revwalk_hide(walk, &ga) < 0) {
+			error = err_set(err, ERR_IO, "cannot walk '%s': %s",
+					range, git_text());
+			goto out;
+		}
 	}
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 	while ((rc = git_revwalk_next(&oid, walk)) == 0) {

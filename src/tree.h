@@ -33,10 +33,7 @@ int tree_merge_file(struct buf *out, bool *conflicts, struct span base,
 		    const struct tree_merge_labels *labels, struct err *err);
 
 int tree_open(struct tree_repo **out, const char *path, struct err *err);
-/* Closing drops objects not yet flushed: set a ref or flush first. */
 void tree_close(struct tree_repo *r);
-/* Write the objects created since the last flush as one pack. */
-int tree_flush(struct tree_repo *r, struct err *err);
 const char *tree_path(const struct tree_repo *r);
 
 /*

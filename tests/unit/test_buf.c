@@ -62,7 +62,7 @@ static void add_appends_bytes_including_nul(void **state)
 }
 
 /*
- * BUG: src/buf.c:104 buf_add() grows (realloc) before copying, so data that
+ * Fixed: src/buf.c:104 buf_add() grows (realloc) before copying, so data that
  * points into b itself is read after it was freed (ASan: heap-use-after-
  * free).  The memmove() says overlap was meant to work; no caller in src/
  * does this today.  Copy a pointer's offset before buf_grow, or document
@@ -72,7 +72,7 @@ static void add_from_own_bytes_survives_reallocation(void **state)
 {
 	struct buf b = BUF_INIT;
 
-	skip();
+	/* fixed: see the comment above */
 	buf_adds(&b, "0123456789");
 	for (int i = 0; i < 10; i++)
 		buf_add(&b, b.ptr, b.len);
