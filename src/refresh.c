@@ -54,12 +54,65 @@ static void insert_note(struct buf *text, const struct buf *note)
 	buf_release(&out);
 }
 
+/*
+ * The refreshed patch: the item's header and message with the diff the
+ * commit really made (from the blobs of the files the patch names, so no
+ * walk of a 78,000-file tree per patch).
+ */
+static int format_refreshed(struct buf *out, struct tree_repo *repo,
+			    const struct tree_oid *parent,
+			    const struct carry_patch *cp, struct err *err)
+{
+	const struct patch *orig = &cp->item->patch;
+	const char **paths = xcalloc(orig->nr_files * 2 + 1, sizeof(char *));
+	struct buf diff = BUF_INIT;
+	struct patch np;
+	struct patch_parse_opts po = { 0 };
+	char hex[41];
+	size_t n = 0;
+	int error;
+
+	patch_init(&np);
+	for (size_t f = 0; f < orig->nr_files; f++) {
+		if (orig->files[f].old_path)
+			paths[n++] = orig->files[f].old_path;
+		if (orig->files[f].new_path)
+			paths[n++] = orig->files[f].new_path;
+	}
+	if ((error = tree_diff_paths(&diff, repo, parent, &cp->commit, paths, n,
+				     err)) < 0)
+		goto out;
+	if (diff.len) {
+		po.name = cp->item->file;
+		if ((error = patch_parse(&np, diff.ptr, diff.len, &po, err)) < 0)
+			goto out;
+	}
+	tree_oid_hex(hex, &cp->commit);
+	np.commit = xstrdup(hex);
+	np.author_name = orig->author_name ? xstrdup(orig->author_name) : NULL;
+	np.author_email = orig->author_email ? xstrdup(orig->author_email)
+					     : NULL;
+	np.date = orig->date ? xstrdup(orig->date) : NULL;
+	np.subject = xstrdup(orig->subject && *orig->subject ? orig->subject
+							     : cp->item->file);
+	buf_reset(&np.message);
+	buf_add(&np.message, orig->message.ptr, orig->message.len);
+	buf_reset(out);
+	patch_format(out, &np, NULL);
+out:
+	patch_release(&np);
+	buf_release(&diff);
+	free(paths);
+	return error;
+}
+
 int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 		  const struct carry_result *res, struct err *err)
 {
 	struct series_target_file *files = xcalloc(res->nr + 1, sizeof(*files));
 	struct buf *texts = xcalloc(res->nr + 1, sizeof(*texts));
 	struct buf series = BUF_INIT, note = BUF_INIT;
+	struct tree_oid parent = res->base;
 	size_t n = 0;
 	int error = 0;
 
@@ -75,9 +128,10 @@ int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 			continue;
 		}
 		buf_init(&texts[n], 0);
-		if ((error = tree_format_commit(&texts[n], repo, &cp->commit,
-						err)) < 0)
+		if ((error = format_refreshed(&texts[n], repo, &parent, cp,
+					      err)) < 0)
 			break;
+		parent = cp->commit;
 		buf_reset(&note);
 		refresh_note(&note, cp, res->target);
 		insert_note(&texts[n], &note);

@@ -159,6 +159,86 @@ static int format_commit(struct buf *out, git_commit *commit,
 	return 0;
 }
 
+/* The blob at path in commit's tree, or NULL; *mode gets its mode. */
+static int blob_at(git_blob **blob, unsigned *mode, struct tree_repo *r,
+		   const git_oid *commit, const char *path, struct err *err)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	int rc, error = 0;
+
+	*blob = NULL;
+	*mode = 0;
+	if (git_commit_lookup(&c, r->repo, commit) < 0 ||
+	    git_commit_tree(&t, c) < 0) {
+		error = err_set(err, ERR_IO, "cannot read commit: %s",
+				git_text());
+		goto out;
+	}
+	rc = git_tree_entry_bypath(&e, t, path);
+	if (rc == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+		*mode = (unsigned)git_tree_entry_filemode(e);
+		if (git_blob_lookup(blob, r->repo, git_tree_entry_id(e)) < 0)
+			error = err_set(err, ERR_IO, "cannot read '%s': %s",
+					path, git_text());
+	} else if (rc < 0 && rc != GIT_ENOTFOUND)
+		error = err_set(err, ERR_IO, "cannot read '%s': %s", path,
+				git_text());
+out:
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	git_commit_free(c);
+	return error;
+}
+
+int tree_diff_paths(struct buf *out, struct tree_repo *r,
+		    const struct tree_oid *old_commit,
+		    const struct tree_oid *new_commit,
+		    const char *const *paths, size_t nr, struct err *err)
+{
+	git_oid oc, nc;
+	int error = 0;
+
+	to_git(&oc, old_commit);
+	to_git(&nc, new_commit);
+	buf_reset(out);
+	for (size_t i = 0; i < nr && !error; i++) {
+		git_blob *a = NULL, *b = NULL;
+		git_patch *patch = NULL;
+		git_buf text = GIT_BUF_INIT;
+		git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+		unsigned ma, mb;
+		bool dup = false;
+
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = !strcmp(paths[k], paths[i]);
+		if (dup)
+			continue;
+		if ((error = blob_at(&a, &ma, r, &oc, paths[i], err)) < 0 ||
+		    (error = blob_at(&b, &mb, r, &nc, paths[i], err)) < 0)
+			goto next;
+		if ((!a && !b) || (a && b && ma == mb &&
+				   git_oid_equal(git_blob_id(a), git_blob_id(b))))
+			goto next;
+		o.flags |= GIT_DIFF_SHOW_BINARY;
+		if (git_patch_from_blobs(&patch, a, a ? paths[i] : NULL, b,
+					 b ? paths[i] : NULL, &o) < 0 ||
+		    git_patch_to_buf(&text, patch) < 0) {
+			error = err_set(err, ERR_IO, "cannot diff '%s': %s",
+					paths[i], git_text());
+			goto next;
+		}
+		buf_add(out, text.ptr, text.size);
+	next:
+		git_buf_dispose(&text);
+		git_patch_free(patch);
+		git_blob_free(a);
+		git_blob_free(b);
+	}
+	return error;
+}
+
 int tree_format_commit(struct buf *out, struct tree_repo *r,
 		       const struct tree_oid *commit, struct err *err)
 {

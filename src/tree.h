@@ -49,6 +49,15 @@ struct tree_commit_patch {
 	struct buf text; /* git format-patch form */
 };
 
+/*
+ * The unified diff (git form: "diff --git", index lines) of the given
+ * paths between two commits, from their blobs alone: no tree walk.
+ */
+int tree_diff_paths(struct buf *out, struct tree_repo *r,
+		    const struct tree_oid *old_commit,
+		    const struct tree_oid *new_commit,
+		    const char *const *paths, size_t nr, struct err *err);
+
 /* One commit as git format-patch text. */
 int tree_format_commit(struct buf *out, struct tree_repo *r,
 		       const struct tree_oid *commit, struct err *err);
