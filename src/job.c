@@ -1,7 +1,9 @@
 #include "job.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "fs.h"
 #include "refresh.h"
 
 int job_open(struct job *j, const char *root, const char *target,
@@ -58,8 +60,17 @@ int job_carry_from(struct carry_result *res, struct job *j,
 
 	co.apply.load_blob = load_blob;
 	co.apply.ctx = j->repo;
-	co.resolution = find_resolution;
-	co.resolution_ctx = &rc;
+	{
+		/* fingerprints cost a tree lookup per file: only when there
+		 * is a recorded resolution to find */
+		char *dir = xstrfmt("%s/patches/%s/.resolutions", j->root,
+				    v->name);
+		if (fs_is_dir(dir)) {
+			co.resolution = find_resolution;
+			co.resolution_ctx = &rc;
+		}
+		free(dir);
+	}
 	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
 	if (!error && refresh && !co.no_ref) {
 		size_t written;

@@ -84,6 +84,10 @@ grep -q uncommitted tgt/fs/btrfs/async-thread.c || fail "worktree touched"
 [ "$(git -C tgt log -1 --format=%ad --date=raw kcarry/wq/v1/old)" = "1383789600 +0800" ] ||
 	fail "author date not kept"
 
+# every object kcarry wrote is sound (ids match contents, trees valid)
+git -C tgt fsck --strict --no-progress >"$TEST_TMP/fsck" 2>&1 ||
+	{ cat "$TEST_TMP/fsck"; fail "git fsck"; }
+
 # refreshed series: what applied, exactly, with a note
 cat ws/patches/wq/v1/old/series >"$TEST_TMP/s"
 cat >"$TEST_TMP/want" <<'EOT'
