@@ -927,7 +927,7 @@ static size_t count_in_target(const struct engine *e, const struct line *l)
  * lines ("if (ret)", "return ret;") prove nothing and are skipped.
  */
 static long additions_present(const struct engine *e, size_t k, size_t start,
-			      size_t end)
+			      size_t end, size_t *significant_lines)
 {
 	const struct pat *p = &e->pats[k];
 	const struct patch_hunk *h = p->h;
@@ -969,6 +969,8 @@ static long additions_present(const struct engine *e, size_t k, size_t start,
 		}
 		if (distinct && !moved) {
 			runs++;
+			for (j = 0; significant_lines && j < run.nr; j++)
+				*significant_lines += significant(&run.v[j]);
 			for (pos = lo; pos + run.nr <= hi && !found; pos++) {
 				if (pos + run.nr > start && pos < end)
 					continue;
@@ -1031,18 +1033,32 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 	r->fuzz = f;
 	set_found_func(e, k, c->pos);
 	if (!c->post) {
+		size_t sig = 0;
 		long at = additions_present(e, k, c->pos + p->lead,
-					    c->pos + p->pre.nr - p->trail);
+					    c->pos + p->pre.nr - p->trail, &sig);
 
-		if (at >= 0 && f) {
+		/*
+		 * Fuzzed, or a whole block (two or more significant lines,
+		 * one unique in the file) right beside an exact match: the
+		 * change is there already (an upstreamed patch whose context
+		 * happens to match next to it).  A lone "if (ret)" found
+		 * nearby is no evidence.
+		 */
+		if (at >= 0 && (f || sig >= 2)) {
 			/* the context drifted and what the hunk adds is
 			 * right there: applied already, not to be added twice */
 			r->rule = RULE_ALREADY;
 			r->risk = true;
-			add_reason(r, "the added lines are already present at "
-				   "line %ld; fuzz %u would add them again at "
-				   "line %zu",
-				   at + 1, f, c->pos + p->lead + 1);
+			if (f)
+				add_reason(r, "the added lines are already "
+					   "present at line %ld; fuzz %u would "
+					   "add them again at line %zu",
+					   at + 1, f, c->pos + p->lead + 1);
+			else
+				add_reason(r, "the added lines are already "
+					   "present at line %ld; the context "
+					   "match would add them again at line %zu",
+					   at + 1, c->pos + p->lead + 1);
 			e->min_pos = c->pos + p->pre.nr - p->trail;
 			e->last_offset = r->offset;
 			return;
@@ -1291,7 +1307,7 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	*done = true;
 	if (merged.len == ours.len && !memcmp(merged.ptr, ours.ptr, ours.len)) {
 		r->rule = RULE_ALREADY;
-	} else if ((at = additions_present(e, k, rg.start, rg.end)) >= 0) {
+	} else if ((at = additions_present(e, k, rg.start, rg.end, NULL)) >= 0) {
 		r->rule = RULE_ALREADY;
 		r->risk = true;
 		add_reason(r, "the added lines are already present at line "

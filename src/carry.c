@@ -333,11 +333,9 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		}
 		if (opts->progress)
 			opts->progress(opts->ctx, i, v->nr, it->patch.subject);
-		if (opts->resolution) {
-			if ((error = carry_fingerprint(cp->fingerprint, repo,
-						       &tree, &it->patch, err)) < 0)
-				return error;
-		}
+		if ((error = carry_fingerprint(cp->fingerprint, repo, &tree,
+					       &it->patch, err)) < 0)
+			return error;
 		if (opts->resolution) {
 			int rc = opts->resolution(opts->resolution_ctx,
 						  cp->fingerprint, &replay, err);

@@ -564,6 +564,22 @@ static void added_lines_already_there_are_not_added_twice(void **state)
 	DONE(c, res);
 }
 
+/* Debian's 6.1 ODROID-M1 thermal patch on 6.12, where upstream has the
+ * same &tsadc block: the preimage matches exactly right after it, and GNU
+ * patch adds the block a second time. */
+static void added_block_beside_an_exact_match_is_already_applied(void **state)
+{
+	CASE(c, res, "already-block-beside-exact", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "the added lines are already present at line 26"));
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
 static void applied_hunk_with_drifted_context_is_not_applied_twice(void **state)
 {
 	CASE(c, res, "already-applied-drifted", NULL);
@@ -1006,6 +1022,7 @@ static const struct cross {
 	{ "drift-inside-hunk", GNU_FAILED, OTHER, OUTCOME_3WAY },
 	{ "drift-conflict", GNU_FAILED, OTHER, OUTCOME_CONFLICT },
 	{ "already-present-drifted", GNU_FUZZ, RISK, OUTCOME_ALREADY },
+	{ "already-block-beside-exact", GNU_OFFSET, RISK, OUTCOME_ALREADY },
 	{ "already-applied-drifted", GNU_REVERSED, OTHER, OUTCOME_ALREADY },
 	{ "defines-existing-function", GNU_REVERSED, OTHER, OUTCOME_3WAY },
 };
@@ -1205,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(removed_lines_missing_are_named),
 		cmocka_unit_test(added_lines_already_there_are_not_added_twice),
 		cmocka_unit_test(applied_hunk_with_drifted_context_is_not_applied_twice),
+		cmocka_unit_test(added_block_beside_an_exact_match_is_already_applied),
 		cmocka_unit_test(adding_a_function_the_target_defines_is_a_risk),
 		cmocka_unit_test(three_way_with_blob_merges_drifted_context),
 		cmocka_unit_test(three_way_at_hunk_level_merges_drifted_context),
