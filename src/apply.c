@@ -1266,6 +1266,79 @@ static void pat_text(struct buf *b, const struct lines *l)
 	join_lines(b, l, 0, l->nr);
 }
 
+/*
+ * When the merge conflicts only because context lines around the change
+ * drifted: a hunk with one block of changed lines whose removed lines
+ * (one of them significant) stand verbatim exactly once in the whole
+ * file, inside the located region, with a context line beside them, gets
+ * those lines replaced, as a careful person would.  Fills merged with the
+ * new region text.
+ */
+static bool replace_removed_block(struct engine *e, const struct pat *p,
+				  const struct region *rg, struct buf *merged,
+				  size_t *at)
+{
+	const struct patch_hunk *h = p->h;
+	struct lines minus = { NULL, 0, 0 }, plus = { NULL, 0, 0 };
+	size_t first = h->nr_lines, last = 0, i, found = 0, pos = 0;
+	bool sig = false, ok = false;
+
+	for (i = 0; i < h->nr_lines; i++)
+		if (h->lines[i].kind != ' ') {
+			if (first == h->nr_lines)
+				first = i;
+			last = i;
+		}
+	if (first == h->nr_lines)
+		return false;
+	for (i = first; i <= last; i++) {
+		const struct patch_line *l = &h->lines[i];
+		if (l->kind == ' ')
+			goto out; /* two change blocks */
+		lines_add(l->kind == '-' ? &minus : &plus, l->text.ptr,
+			  l->text.len, !l->no_eol);
+	}
+	for (i = 0; i < minus.nr; i++)
+		sig |= significant(&minus.v[i]);
+	if (!minus.nr || !sig || minus.nr > e->t.nr)
+		goto out;
+	for (i = 0; i + minus.nr <= e->t.nr && found < 2; i++) {
+		size_t j;
+		for (j = 0; j < minus.nr; j++)
+			if (!line_eq(&minus.v[j], &e->t.v[i + j]))
+				break;
+		if (j == minus.nr) {
+			found++;
+			pos = i;
+		}
+	}
+	if (found != 1 || pos < rg->start || pos + minus.nr > rg->end ||
+	    pos < e->min_pos)
+		goto out;
+	/* a context line of the hunk beside the block, as in the target */
+	if (!((first > 0 && pos > 0 &&
+	       h->lines[first - 1].kind == ' ' &&
+	       h->lines[first - 1].text.len == e->t.v[pos - 1].len &&
+	       !memcmp(h->lines[first - 1].text.ptr, e->t.v[pos - 1].ptr,
+		       e->t.v[pos - 1].len)) ||
+	      (last + 1 < h->nr_lines && pos + minus.nr < e->t.nr &&
+	       h->lines[last + 1].kind == ' ' &&
+	       h->lines[last + 1].text.len == e->t.v[pos + minus.nr].len &&
+	       !memcmp(h->lines[last + 1].text.ptr, e->t.v[pos + minus.nr].ptr,
+		       e->t.v[pos + minus.nr].len))))
+		goto out;
+	buf_reset(merged);
+	join_lines(merged, &e->t, rg->start, pos);
+	join_lines(merged, &plus, 0, plus.nr);
+	join_lines(merged, &e->t, pos + minus.nr, rg->end);
+	*at = pos;
+	ok = true;
+out:
+	lines_release(&minus);
+	lines_release(&plus);
+	return ok;
+}
+
 static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 		     bool *tried)
 {
@@ -1295,6 +1368,25 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	r->offset = (long)rg.start - p->stated;
 	r->fuzz = 0;
 	set_found_func(e, k, rg.start);
+	if (conflicts && !outside) {
+		size_t at_line;
+		struct buf repl = BUF_INIT;
+		if (replace_removed_block(e, p, &rg, &repl, &at_line)) {
+			*done = true;
+			r->rule = RULE_3WAY_HUNK;
+			add_reason(r, "the removed lines stand unchanged at "
+				   "line %zu; only their context differs",
+				   at_line + 1);
+			set_place(e, k, rg.start, rg.end, &repl);
+			check_definitions(e, k);
+			buf_release(&repl);
+			e->min_pos = rg.end;
+			e->last_offset = (long)rg.end -
+					 (p->stated + (long)p->pre.nr);
+			goto out;
+		}
+		buf_release(&repl);
+	}
 	if (conflicts) {
 		add_reason(r, "3-way merge with the hunk conflicts at lines %zu-%zu",
 			   rg.start + 1, rg.end);

@@ -580,6 +580,22 @@ static void added_block_beside_an_exact_match_is_already_applied(void **state)
 	DONE(c, res);
 }
 
+/* Debian's 6.1 yama patch on 6.12: the context line after the change
+ * differs (security_add_hooks takes &yama_lsmid), so neither fuzz 2 nor
+ * the hunk merge can place it; the removed line is unique and unchanged. */
+static void removed_lines_found_when_their_context_drifted(void **state)
+{
+	CASE(c, res, "removed-lines-context-drifted", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_3WAY);
+	assert_int_equal(res.hunks[0].rule, RULE_3WAY_HUNK);
+	assert_false(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "the removed lines stand unchanged at line 15"));
+	assert_out(&res, &c.expect);
+	DONE(c, res);
+}
+
 static void applied_hunk_with_drifted_context_is_not_applied_twice(void **state)
 {
 	CASE(c, res, "already-applied-drifted", NULL);
@@ -1020,6 +1036,7 @@ static const struct cross {
 	{ "partial", GNU_REVERSED, OTHER, OUTCOME_PARTIAL },
 	{ "conflict-rej", GNU_FAILED, OTHER, OUTCOME_CONFLICT },
 	{ "drift-inside-hunk", GNU_FAILED, OTHER, OUTCOME_3WAY },
+	{ "removed-lines-context-drifted", GNU_FAILED, OTHER, OUTCOME_3WAY },
 	{ "drift-conflict", GNU_FAILED, OTHER, OUTCOME_CONFLICT },
 	{ "already-present-drifted", GNU_FUZZ, RISK, OUTCOME_ALREADY },
 	{ "already-block-beside-exact", GNU_OFFSET, RISK, OUTCOME_ALREADY },
@@ -1223,6 +1240,7 @@ int main(void)
 		cmocka_unit_test(added_lines_already_there_are_not_added_twice),
 		cmocka_unit_test(applied_hunk_with_drifted_context_is_not_applied_twice),
 		cmocka_unit_test(added_block_beside_an_exact_match_is_already_applied),
+		cmocka_unit_test(removed_lines_found_when_their_context_drifted),
 		cmocka_unit_test(adding_a_function_the_target_defines_is_a_risk),
 		cmocka_unit_test(three_way_with_blob_merges_drifted_context),
 		cmocka_unit_test(three_way_at_hunk_level_merges_drifted_context),
