@@ -166,6 +166,34 @@ pristine_tree() {
 	echo "$dir"
 }
 
+# base_repo PKG VER -> a bare repository owned by the benchmarks holding
+# only the commit kcarry imported the tarball of PKG=VER as (refs/heads/base),
+# fetched once from kcarry's cached tree repository.  Scratch repositories
+# borrow its objects, so what other users of the cache write into kcarry's
+# repository (branches, merge results) cannot change a benchmark's result.
+base_repo() {
+	local pkg=$1 ver=$2 trees dir want
+	trees=$(tree_repo "$pkg" "$ver")
+	dir=$BWORK/base-$(basename "$trees")
+	want=$(git --git-dir="$trees" rev-parse refs/heads/kcarry-base) ||
+		die "no kcarry-base in $trees"
+	if [ "$(git --git-dir="$dir" rev-parse -q --verify refs/heads/base 2>/dev/null)" != "$want" ]; then
+		note "copying the $pkg=$ver tree out of kcarry's cache (once)"
+		rm -rf "$dir"
+		git init -q --bare "$dir"
+		git --git-dir="$dir" fetch -q --no-tags "$trees" \
+			refs/heads/kcarry-base:refs/heads/base || die "cannot fetch from $trees"
+	fi
+	echo "$dir"
+}
+
+# scratch_repo DIR UPSTREAM: an empty bare repository at DIR borrowing
+# UPSTREAM's objects (writes stay in DIR).
+scratch_repo() {
+	git init -q --bare "$1"
+	echo "$2/objects" >"$1/objects/info/alternates"
+}
+
 # The entries of a quilt series file (comments and blank lines dropped,
 # options after the name dropped).
 series_entries() {

@@ -641,7 +641,7 @@ int tree_file_id(char hex[41], bool *exists, struct tree_repo *r,
 	int rc, error = 0;
 
 	*exists = false;
-	strcpy(hex, "none");
+	memcpy(hex, "none", 5);
 	to_git(&o, tree);
 	if (git_tree_lookup(&t, r->repo, &o) < 0)
 		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
