@@ -1019,6 +1019,49 @@ static const struct cand *more_fuzz(struct engine *e, size_t k, bool post,
 	return NULL;
 }
 
+/*
+ * A fuzzed insertion whose dropped context stands intact a few lines away
+ * (the target has something between the hunk's leading and trailing
+ * context): the lines could belong right after the leading context or
+ * right before the trailing context, and fuzz chose one of them.  Returns
+ * the target line of the dropped context, or -1.
+ */
+static long dropped_context_nearby(const struct engine *e,
+				   const struct pat *p, const struct cand *c,
+				   unsigned f)
+{
+	const size_t window = 40;
+	struct level lv;
+	size_t n = e->t.nr, i, j, lo, hi;
+
+	if (p->pre.nr > p->lead + p->trail || !make_level(p, f, &lv))
+		return -1;
+	if (lv.pfx) {
+		size_t at = c->pos;
+		lo = at > window ? at - window : 0;
+		for (i = at; i-- > lo;) {
+			for (j = 0; j < lv.pfx && i + j < n; j++)
+				if (!line_eq(&p->pre.v[j], &e->t.v[i + j]))
+					break;
+			if (j == lv.pfx)
+				return (long)i;
+		}
+	}
+	if (lv.sfx) {
+		size_t first = p->pre.nr - lv.sfx;
+		size_t at = c->pos + first;
+		hi = at + window < n ? at + window : n;
+		for (i = at + 1; i + lv.sfx <= hi; i++) {
+			for (j = 0; j < lv.sfx; j++)
+				if (!line_eq(&p->pre.v[first + j], &e->t.v[i + j]))
+					break;
+			if (j == lv.sfx)
+				return (long)i;
+		}
+	}
+	return -1;
+}
+
 static void accept(struct engine *e, size_t k, const struct cand *c,
 		   unsigned f, unsigned maxf, long exp, const struct cands *pre,
 		   const struct cands *post)
@@ -1065,6 +1108,16 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 		}
 		/* with the whole context matching (exact or offset), added
 		 * lines found nearby too are ordinary ("if (ret)"): no risk */
+	}
+	if (!c->post && f) {
+		long d = dropped_context_nearby(e, p, c, f);
+		if (d >= 0) {
+			r->risk = true;
+			add_reason(r, "the context fuzz %u dropped stands at line "
+				   "%ld, apart from the rest: the lines may "
+				   "belong there",
+				   f, d + 1);
+		}
 	}
 	if (c->post) {
 		r->rule = RULE_ALREADY;
