@@ -1590,7 +1590,10 @@ static int place_hunk(struct engine *e, size_t k)
 				 o->pos + 1);
 			break;
 		}
-		if (p->func && !best->in_func) {
+		/* the postimage (alone at this fuzz level), with the
+		 * preimage nowhere: already applied wherever it stands;
+		 * accept() flags it when outside the named function */
+		if (p->func && !best->in_func && !(best->post && !pre.nr)) {
 			if (func_state < 0)
 				func_state = pat_func_def(e, p) >= 0;
 			if (func_state) {
