@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mail.h"
+
 static const char *outcome_color(enum apply_outcome o)
 {
 	switch (o) {
@@ -119,8 +121,7 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 	fputc('\n', out);
 }
 
-/* Outcome names for machines: no spaces. */
-static const char *outcome_id(enum apply_outcome o)
+const char *report_outcome_id(enum apply_outcome o)
 {
 	switch (o) {
 	case OUTCOME_ALREADY:
@@ -132,12 +133,26 @@ static const char *outcome_id(enum apply_outcome o)
 	}
 }
 
-static json_t *str_or_null(const char *s)
+json_t *report_json_strn(const char *s, size_t len)
 {
-	return s ? json_string(s) : json_null();
+	struct buf u = BUF_INIT;
+	json_t *j;
+
+	if ((j = json_stringn(s, len)))
+		return j;
+	/* not UTF-8 (a path or a reason quoting Latin-1 code): U+FFFD */
+	mail_to_utf8(&u, s, len, "UTF-8");
+	j = json_stringn(u.ptr, u.len);
+	buf_release(&u);
+	return j ? j : json_null();
 }
 
-static json_t *hunk_json(const struct apply_hunk_result *h, size_t i)
+json_t *report_json_str(const char *s)
+{
+	return s ? report_json_strn(s, strlen(s)) : json_null();
+}
+
+json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 {
 	json_t *o = json_object();
 
@@ -147,9 +162,9 @@ static json_t *hunk_json(const struct apply_hunk_result *h, size_t i)
 	json_object_set_new(o, "offset", json_integer(h->offset));
 	json_object_set_new(o, "fuzz", json_integer(h->fuzz));
 	json_object_set_new(o, "risk", json_boolean(h->risk));
-	json_object_set_new(o, "function", str_or_null(h->func));
-	json_object_set_new(o, "found_function", str_or_null(h->found_func));
-	json_object_set_new(o, "reason", str_or_null(h->reason));
+	json_object_set_new(o, "function", report_json_str(h->func));
+	json_object_set_new(o, "found_function", report_json_str(h->found_func));
+	json_object_set_new(o, "reason", report_json_str(h->reason));
 	return o;
 }
 
@@ -168,10 +183,10 @@ static json_t *result_json(const struct carry_result *res)
 	tree_oid_hex(hex, &res->head);
 	json_object_set_new(o, "head", json_string(hex));
 	json_object_set_new(o, "outcome",
-			    json_string(outcome_id(res->worst)));
+			    json_string(report_outcome_id(res->worst)));
 	json_object_set_new(o, "risk", json_boolean(res->risk));
 	for (int c = OUTCOME_CLEAN; c <= OUTCOME_CONFLICT; c++)
-		json_object_set_new(counts, outcome_id((enum apply_outcome)c),
+		json_object_set_new(counts, report_outcome_id((enum apply_outcome)c),
 				    json_integer((json_int_t)res->counts[c]));
 	json_object_set_new(o, "counts", counts);
 	for (size_t i = 0; i < res->nr; i++) {
@@ -182,11 +197,11 @@ static json_t *result_json(const struct carry_result *res)
 		json_object_set_new(p, "index", json_integer((json_int_t)i + 1));
 		json_object_set_new(p, "file", json_string(cp->item->file));
 		json_object_set_new(p, "subject",
-				    str_or_null(cp->item->patch.subject));
+				    report_json_str(cp->item->patch.subject));
 		json_object_set_new(p, "outcome",
 				    json_string(cp->skipped
 							? "not-tried"
-							: outcome_id(cp->outcome)));
+							: report_outcome_id(cp->outcome)));
 		json_object_set_new(p, "risk", json_boolean(cp->risk));
 		json_object_set_new(p, "resolved", json_boolean(cp->resolved));
 		json_object_set_new(p, "committed", json_boolean(cp->committed));
@@ -205,12 +220,12 @@ static json_t *result_json(const struct carry_result *res)
 			json_object_set_new(fo, "path", json_string(cf->path));
 			json_object_set_new(
 				fo, "outcome",
-				json_string(outcome_id(cf->outcome)));
+				json_string(report_outcome_id(cf->outcome)));
 			json_object_set_new(fo, "risk", json_boolean(cf->risk));
-			json_object_set_new(fo, "error", str_or_null(cf->error));
+			json_object_set_new(fo, "error", report_json_str(cf->error));
 			for (size_t h = 0; h < cf->nr_hunks; h++)
 				json_array_append_new(hunks,
-						      hunk_json(&cf->hunks[h], h));
+						      report_json_hunk(&cf->hunks[h], h));
 			json_object_set_new(fo, "hunks", hunks);
 			json_array_append_new(files, fo);
 		}

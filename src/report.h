@@ -18,6 +18,16 @@ struct report_opts {
 	int verbosity;
 };
 
+/* Shared with report_ci.c: JSON pieces that both schemas use. */
+typedef struct json_t json_t;
+/* Outcome names for machines, without spaces: "already-applied". */
+const char *report_outcome_id(enum apply_outcome o);
+/* A JSON string (NULL: null); bytes that are not UTF-8 become U+FFFD. */
+json_t *report_json_str(const char *s);
+json_t *report_json_strn(const char *s, size_t len);
+/* One hunk result as in docs/json-schema.md. */
+json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i);
+
 /* Text: one line per patch, details for anything not clean. */
 void report_apply_text(FILE *out, const struct carry_result *res,
 		       const struct report_opts *opts);

@@ -1,3 +1,4 @@
+#include "report.h"
 #include "report_ci.h"
 
 #include <errno.h>
@@ -10,23 +11,10 @@
 
 /* ---- shared ------------------------------------------------------------ */
 
-/* Outcome names for machines: no spaces (as report.c's JSON). */
-static const char *outcome_id(enum apply_outcome o)
-{
-	switch (o) {
-	case OUTCOME_ALREADY:
-		return "already-applied";
-	case OUTCOME_PARTIAL:
-		return "partial";
-	default:
-		return apply_outcome_name(o);
-	}
-}
-
 /* carry.c marks a patch it did not try as skipped with outcome conflict. */
 static const char *patch_outcome_id(const struct carry_patch *cp)
 {
-	return cp->skipped ? "not-tried" : outcome_id(cp->outcome);
+	return cp->skipped ? "not-tried" : report_outcome_id(cp->outcome);
 }
 
 static bool patch_failed(const struct carry_patch *cp)
@@ -164,24 +152,6 @@ fail:
 /* ---- JSON ------------------------------------------------------------- */
 
 /* jansson takes UTF-8 only: anything else gets U+FFFD where invalid. */
-static json_t *jstrn(const char *s, size_t len)
-{
-	struct buf u = BUF_INIT;
-	json_t *j;
-
-	if ((j = json_stringn(s, len)))
-		return j;
-	mail_to_utf8(&u, s, len, "UTF-8");
-	j = json_stringn(u.ptr, u.len);
-	buf_release(&u);
-	return j ? j : json_null();
-}
-
-static json_t *jstr(const char *s)
-{
-	return s ? jstrn(s, strlen(s)) : json_null();
-}
-
 /* Library names with spaces ("enum constant") as ids ("enum-constant"). */
 static json_t *jid(const char *s)
 {
@@ -206,35 +176,20 @@ static json_t *joid(const struct tree_oid *oid)
 	return json_string(hex);
 }
 
-static json_t *hunk_json(const struct apply_hunk_result *h, size_t i)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "index", json_integer((json_int_t)i + 1));
-	json_object_set_new(o, "rule", json_string(apply_rule_name(h->rule)));
-	json_object_set_new(o, "line", json_integer((json_int_t)h->line));
-	json_object_set_new(o, "offset", json_integer(h->offset));
-	json_object_set_new(o, "fuzz", json_integer(h->fuzz));
-	json_object_set_new(o, "risk", json_boolean(h->risk));
-	json_object_set_new(o, "function", jstr(h->func));
-	json_object_set_new(o, "found_function", jstr(h->found_func));
-	json_object_set_new(o, "reason", jstr(h->reason));
-	return o;
-}
 
 static json_t *file_json(const struct carry_file *cf)
 {
 	json_t *o = json_object(), *hunks = json_array();
 
-	json_object_set_new(o, "path", jstr(cf->path));
-	json_object_set_new(o, "outcome", json_string(outcome_id(cf->outcome)));
+	json_object_set_new(o, "path", report_json_str(cf->path));
+	json_object_set_new(o, "outcome", json_string(report_outcome_id(cf->outcome)));
 	json_object_set_new(o, "risk", json_boolean(cf->risk));
-	json_object_set_new(o, "error", jstr(cf->error));
+	json_object_set_new(o, "error", report_json_str(cf->error));
 	for (size_t h = 0; h < cf->nr_hunks; h++)
-		json_array_append_new(hunks, hunk_json(&cf->hunks[h], h));
+		json_array_append_new(hunks, report_json_hunk(&cf->hunks[h], h));
 	json_object_set_new(o, "hunks", hunks);
 	json_object_set_new(o, "rej", cf->rej.len
-					      ? jstrn(cf->rej.ptr, cf->rej.len)
+					      ? report_json_strn(cf->rej.ptr, cf->rej.len)
 					      : json_null());
 	return o;
 }
@@ -247,9 +202,9 @@ static json_t *patch_json(const struct check_cell *c, size_t i)
 	       *watched = json_object();
 
 	json_object_set_new(o, "index", json_integer((json_int_t)i + 1));
-	json_object_set_new(o, "file", jstr(patch_file(cp)));
+	json_object_set_new(o, "file", report_json_str(patch_file(cp)));
 	json_object_set_new(o, "subject",
-			    jstr(cp->item ? cp->item->patch.subject : NULL));
+			    report_json_str(cp->item ? cp->item->patch.subject : NULL));
 	json_object_set_new(o, "outcome", json_string(patch_outcome_id(cp)));
 	json_object_set_new(o, "risk", json_boolean(cp->risk));
 	json_object_set_new(o, "resolved", json_boolean(cp->resolved));
@@ -275,12 +230,12 @@ static json_t *site_json(const struct audit_site *s)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "path", jstr(s->path));
+	json_object_set_new(o, "path", report_json_str(s->path));
 	json_object_set_new(o, "line", json_integer((json_int_t)s->line));
-	json_object_set_new(o, "function", jstr(s->func));
-	json_object_set_new(o, "symbol", jstr(s->symbol));
+	json_object_set_new(o, "function", report_json_str(s->func));
+	json_object_set_new(o, "symbol", report_json_str(s->symbol));
 	json_object_set_new(o, "kind", jid(watch_ref_kind_name(s->kind)));
-	json_object_set_new(o, "text", jstr(s->text));
+	json_object_set_new(o, "text", report_json_str(s->text));
 	return o;
 }
 
@@ -291,18 +246,18 @@ static json_t *audit_json(const struct audit_result *a)
 	       *absent = json_array();
 
 	for (size_t i = 0; i < a->nr_watched; i++)
-		json_array_append_new(watched, jstr(a->watched[i]));
+		json_array_append_new(watched, report_json_str(a->watched[i]));
 	json_object_set_new(o, "watched", watched);
 	for (size_t i = 0; i < a->nr_changes; i++) {
 		const struct audit_change *c = &a->changes[i];
 		json_t *co = json_object();
 
-		json_object_set_new(co, "name", jstr(c->name));
+		json_object_set_new(co, "name", report_json_str(c->name));
 		json_object_set_new(co, "kind", jid(watch_kind_name(c->kind)));
 		json_object_set_new(co, "change",
 				    json_string(watch_change_name(c->change)));
-		json_object_set_new(co, "old", jstr(c->old_sig));
-		json_object_set_new(co, "new", jstr(c->new_sig));
+		json_object_set_new(co, "old", report_json_str(c->old_sig));
+		json_object_set_new(co, "new", report_json_str(c->new_sig));
 		json_array_append_new(changes, co);
 	}
 	json_object_set_new(o, "changes", changes);
@@ -324,29 +279,29 @@ static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
 	json_t *o = json_object(), *counts = json_object(),
 	       *patches = json_array();
 
-	json_object_set_new(o, "series", jstr(r->series[s].name));
-	json_object_set_new(o, "version", jstr(r->series[s].v.version));
-	json_object_set_new(o, "target", jstr(r->targets[t]));
+	json_object_set_new(o, "series", report_json_str(r->series[s].name));
+	json_object_set_new(o, "version", report_json_str(r->series[s].v.version));
+	json_object_set_new(o, "target", report_json_str(r->targets[t]));
 	json_object_set_new(o, "ok", json_boolean(c->ok));
 	if (c->ok) {
 		json_object_set_new(o, "error", json_null());
 		json_object_set_new(o, "outcome",
-				    json_string(outcome_id(cr->worst)));
+				    json_string(report_outcome_id(cr->worst)));
 	} else {
-		json_object_set_new(o, "error", jstr(c->error ? c->error
+		json_object_set_new(o, "error", report_json_str(c->error ? c->error
 							      : "unknown error"));
 		json_object_set_new(o, "outcome", json_null());
 	}
 	json_object_set_new(o, "risk", json_boolean(cr->risk));
 	for (int k = OUTCOME_CLEAN; k <= OUTCOME_CONFLICT; k++)
-		json_object_set_new(counts, outcome_id((enum apply_outcome)k),
+		json_object_set_new(counts, report_outcome_id((enum apply_outcome)k),
 				    json_integer((json_int_t)cr->counts[k]));
 	json_object_set_new(o, "counts", counts);
 	json_object_set_new(o, "placement_risks",
 			    json_integer((json_int_t)cr->nr_risk));
 	json_object_set_new(o, "failed",
 			    json_integer((json_int_t)cr->nr_failed));
-	json_object_set_new(o, "branch", jstr(cr->branch));
+	json_object_set_new(o, "branch", report_json_str(cr->branch));
 	json_object_set_new(o, "base", joid(&cr->base));
 	json_object_set_new(o, "head", joid(&cr->head));
 	for (size_t i = 0; i < cr->nr; i++)
@@ -375,10 +330,10 @@ int report_check_json(FILE *out, const struct check_report *r,
 		bool stacks = cs->stacks_on >= 0 &&
 			      (size_t)cs->stacks_on < r->nr_series;
 
-		json_object_set_new(so, "name", jstr(cs->name));
-		json_object_set_new(so, "version", jstr(cs->v.version));
+		json_object_set_new(so, "name", report_json_str(cs->name));
+		json_object_set_new(so, "version", report_json_str(cs->v.version));
 		json_object_set_new(so, "stacks_on",
-				    stacks ? jstr(r->series[cs->stacks_on].name)
+				    stacks ? report_json_str(r->series[cs->stacks_on].name)
 					   : json_null());
 		json_object_set_new(so, "patches",
 				    json_integer((json_int_t)cs->v.nr));
@@ -386,7 +341,7 @@ int report_check_json(FILE *out, const struct check_report *r,
 	}
 	json_object_set_new(doc, "series", series);
 	for (size_t t = 0; t < r->nr_targets; t++)
-		json_array_append_new(targets, jstr(r->targets[t]));
+		json_array_append_new(targets, report_json_str(r->targets[t]));
 	json_object_set_new(doc, "targets", targets);
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++)
