@@ -113,3 +113,54 @@ c_lines() {
 		i=$((i + 1))
 	done
 }
+
+# four_patch_series: repositories 'up' (a series of four commits on
+# fs/btrfs/async-thread.c after tag base: an exact fix, one that lands
+# at an offset, one that conflicts, one already in the target) and 'tgt'
+# (the target: five extra lines, line 51 differs, the last fix present).
+four_patch_series() {
+# upstream: where the series was written
+make_repo up fs/btrfs/async-thread.c "$(c_lines 60 w)
+"
+commit_file up fs/btrfs/async-thread.c "$(c_lines 10 w)
+	exact_fix();
+$(c_lines 60 w | tail -n 50)
+" "btrfs: exact fix"
+commit_file up fs/btrfs/async-thread.c "$(c_lines 10 w)
+	exact_fix();
+$(c_lines 40 w | tail -n 30)
+	offset_fix();
+$(c_lines 60 w | tail -n 20)
+" "btrfs: offset fix"
+commit_file up fs/btrfs/async-thread.c "$(c_lines 10 w)
+	exact_fix();
+$(c_lines 40 w | tail -n 30)
+	offset_fix();
+$(c_lines 50 w | tail -n 10)
+	w_line_51_changed();
+$(c_lines 60 w | tail -n 9)
+" "btrfs: conflicting fix"
+commit_file up fs/btrfs/async-thread.c "$(c_lines 10 w)
+	exact_fix();
+$(c_lines 40 w | tail -n 30)
+	offset_fix();
+$(c_lines 50 w | tail -n 10)
+	w_line_51_changed();
+$(c_lines 60 w | tail -n 9)
+	already_there();
+" "btrfs: already upstream"
+
+# the target: 5 extra lines in the middle, line 51 differs, and the
+# last fix is already there
+make_repo tgt fs/btrfs/async-thread.c "$(c_lines 20 w)
+	target_only_1();
+	target_only_2();
+	target_only_3();
+	target_only_4();
+	target_only_5();
+$(c_lines 50 w | tail -n 30)
+	w_line_51_target();
+$(c_lines 60 w | tail -n 9)
+	already_there();
+"
+}
