@@ -20,46 +20,7 @@ static const char *tmpdir(void)
 	return tmp && *tmp ? tmp : "/tmp";
 }
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int run(const char *fmt, ...)
-{
-	struct buf cmd = BUF_INIT;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	buf_vaddf(&cmd, fmt, ap);
-	va_end(ap);
-	buf_adds(&cmd, " >/dev/null 2>&1");
-	rc = system(cmd.ptr);
-	buf_release(&cmd);
-	return rc;
-}
-
-static char *capture(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static char *capture(const char *fmt, ...)
-{
-	struct buf cmd = BUF_INIT, out = BUF_INIT;
-	char chunk[4096];
-	va_list ap;
-	FILE *f;
-	size_t n;
-
-	va_start(ap, fmt);
-	buf_vaddf(&cmd, fmt, ap);
-	va_end(ap);
-	f = popen(cmd.ptr, "r");
-	assert_non_null(f);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&out, chunk, n);
-	assert_int_equal(pclose(f), 0);
-	buf_release(&cmd);
-	buf_rtrim(&out);
-	return buf_detach(&out, NULL);
-}
 
 /* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
@@ -113,11 +74,11 @@ static int setup(void **state)
 	struct fixture *fx;
 	struct err err = ERR_INIT;
 
-	if (run("git --version") != 0)
+	if (unit_run("git --version") != 0)
 		return -1;
 	fx = xcalloc(1, sizeof(*fx));
 	fx->dir = xstrfmt("%s/kcarry-test-carry-XXXXXX", tmpdir());
-	if (!mkdtemp(fx->dir) || run("cd '%s' && %s", fx->dir, script) != 0)
+	if (!mkdtemp(fx->dir) || unit_run("cd '%s' && %s", fx->dir, script) != 0)
 		return -1;
 	fx->repo_path = fs_join(fx->dir, "repo");
 	if (tree_open(&fx->repo, fx->repo_path, &err) < 0 ||
@@ -280,13 +241,13 @@ static void assert_oid(const struct tree_oid *oid, const char *hex)
 /* `git rev-parse rev` in the fixture's repository; caller frees. */
 static char *rev(const struct fixture *fx, const char *r)
 {
-	return capture("git -C '%s' rev-parse --verify -q '%s'", fx->repo_path,
+	return unit_capture("git -C '%s' rev-parse --verify -q '%s'", fx->repo_path,
 		       r);
 }
 
 static char *show(const struct fixture *fx, const char *what)
 {
-	return capture("git -C '%s' show '%s'", fx->repo_path, what);
+	return unit_capture("git -C '%s' show '%s'", fx->repo_path, what);
 }
 
 /* ---- carrying --------------------------------------------------------- */
@@ -328,7 +289,7 @@ static void clean_series_becomes_commits_on_a_branch(void **state)
 	assert_oid(&res.head, head);
 	assert_oid(&res.patches[2].commit, head);
 	free(head);
-	log = capture("git -C '%s' log --reverse --format='%%an <%%ae> "
+	log = unit_capture("git -C '%s' log --reverse --format='%%an <%%ae> "
 		      "%%ad|%%cn <%%ce> %%cd|%%s' --date=raw base..%s",
 		      fx->repo_path, res.branch);
 	assert_string_equal(
@@ -342,12 +303,12 @@ static void clean_series_becomes_commits_on_a_branch(void **state)
 		"kcarry <kcarry@localhost> 1636106400 +0100|"
 		"btrfs: add d.c and change c18");
 	free(log);
-	log = capture("git -C '%s' log -1 --format=%%B %s~2", fx->repo_path,
+	log = unit_capture("git -C '%s' log -1 --format=%%B %s~2", fx->repo_path,
 		      res.branch);
 	assert_string_equal(log, "btrfs: change a05\n\na05 needed a change.\n\n"
 				 "Signed-off-by: Ann Author <ann@example.org>");
 	free(log);
-	log = capture("git -C '%s' rev-parse %s~3", fx->repo_path, res.branch);
+	log = unit_capture("git -C '%s' rev-parse %s~3", fx->repo_path, res.branch);
 	assert_oid(&fx->base, log);
 	free(log);
 
@@ -355,17 +316,17 @@ static void clean_series_becomes_commits_on_a_branch(void **state)
 	file = show(fx, "refs/heads/kcarry/btrfs/v1/6.1:fs/btrfs/d.c");
 	assert_string_equal(file, "d01\nd02");
 	free(file);
-	file = capture("git -C '%s' diff --stat base %s | tail -1",
+	file = unit_capture("git -C '%s' diff --stat base %s | tail -1",
 		       fx->repo_path, res.branch);
 	assert_string_equal(file, " 4 files changed, 5 insertions(+), "
 				  "3 deletions(-)");
 	free(file);
 
 	/* No work tree, index or HEAD was touched. */
-	file = capture("git -C '%s' status --porcelain", fx->repo_path);
+	file = unit_capture("git -C '%s' status --porcelain", fx->repo_path);
 	assert_string_equal(file, "");
 	free(file);
-	file = capture("git -C '%s' symbolic-ref HEAD", fx->repo_path);
+	file = unit_capture("git -C '%s' symbolic-ref HEAD", fx->repo_path);
 	assert_string_equal(file, "refs/heads/main");
 	free(file);
 	head = rev(fx, "main");
@@ -417,14 +378,14 @@ static void conflict_is_not_committed_and_overlap_depends_on_it(void **state)
 	assert_int_equal(res.patches[0].nr_depends, 0);
 
 	/* Two commits on the branch; b10 as base had it. */
-	log = capture("git -C '%s' log --reverse --format=%%s base..%s",
+	log = unit_capture("git -C '%s' log --reverse --format=%%s base..%s",
 		      fx->repo_path, res.branch);
 	assert_string_equal(log, "btrfs: change a05\nbtrfs: change b12");
 	free(log);
 	head = rev(fx, res.branch);
 	assert_oid(&res.patches[2].commit, head);
 	free(head);
-	log = capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n '10p;12p'",
+	log = unit_capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n '10p;12p'",
 		      fx->repo_path, res.branch);
 	assert_string_equal(log, "b10\nb12 changed");
 	free(log);
@@ -455,7 +416,7 @@ static void already_applied_patch_is_not_committed(void **state)
 	log = rev(fx, res.branch);
 	assert_oid(&res.head, log);
 	free(log);
-	log = capture("git -C '%s' rev-list --count base..%s", fx->repo_path,
+	log = unit_capture("git -C '%s' rev-list --count base..%s", fx->repo_path,
 		      res.branch);
 	assert_string_equal(log, "1");
 	free(log);
@@ -666,12 +627,12 @@ static void recorded_resolution_is_replayed(void **state)
 	assert_true(res.patches[0].resolved);
 	assert_true(res.patches[0].committed);
 	assert_int_equal(res.patches[0].outcome, OUTCOME_CLEAN);
-	line = capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n 10p",
+	line = unit_capture("git -C '%s' show %s:fs/btrfs/b.c | sed -n 10p",
 		       fx->repo_path, res.branch);
 	assert_string_equal(line, "b10 fixed upstream");
 	free(line);
 	/* The commit keeps the series' own metadata. */
-	line = capture("git -C '%s' log -1 --format='%%an|%%s' %s",
+	line = unit_capture("git -C '%s' log -1 --format='%%an|%%s' %s",
 		       fx->repo_path, res.branch);
 	assert_string_equal(line, "Ben Builder|btrfs: change b10");
 	free(line);
@@ -720,7 +681,7 @@ static void branch_name_replaces_characters_refs_refuse(void **state)
 					       cases[i].target);
 
 		assert_string_equal(name, cases[i].want);
-		assert_int_equal(run("git check-ref-format '%s'", name), 0);
+		assert_int_equal(unit_run("git check-ref-format '%s'", name), 0);
 		free(name);
 	}
 }
@@ -740,7 +701,7 @@ static void branch_name_is_valid_for_every_accepted_version(void **state)
 	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
 		char *name = carry_branch_name("btrfs", versions[i], "6.1");
 
-		assert_int_equal(run("git check-ref-format '%s'", name), 0);
+		assert_int_equal(unit_run("git check-ref-format '%s'", name), 0);
 		free(name);
 	}
 }

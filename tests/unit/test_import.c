@@ -101,22 +101,6 @@ static void put(const struct fixture *fx, const char *rel, const char *text)
 	err_release(&err);
 }
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int run(const char *fmt, ...)
-{
-	struct buf cmd = BUF_INIT;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	buf_vaddf(&cmd, fmt, ap);
-	va_end(ap);
-	buf_adds(&cmd, " >/dev/null 2>&1");
-	rc = system(cmd.ptr);
-	buf_release(&cmd);
-	return rc;
-}
 
 /* Import sources (paths relative to fx->dir); fails the test on error. */
 static void import_ok(struct import_set *set, const struct fixture *fx,
@@ -282,9 +266,9 @@ static void make_repo(const struct fixture *fx)
 		GIT "commit -qm 'btrfs: add c' && "
 		GIT "format-patch -q -o ../formatted base";
 
-	if (run("git --version") != 0)
+	if (unit_run("git --version") != 0)
 		skip();
-	assert_int_equal(run("cd '%s' && %s", fx->dir, script), 0);
+	assert_int_equal(unit_run("cd '%s' && %s", fx->dir, script), 0);
 }
 
 static void assert_files(const struct series_version *v, const char *expect)

@@ -923,46 +923,7 @@ static void slug_follows_git(void **state)
 
 /* ---- against git --------------------------------------------------------- */
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int run(const char *fmt, ...)
-{
-	struct buf cmd = BUF_INIT;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	buf_vaddf(&cmd, fmt, ap);
-	va_end(ap);
-	buf_adds(&cmd, " >/dev/null 2>&1");
-	rc = system(cmd.ptr);
-	buf_release(&cmd);
-	return rc;
-}
-
-static char *capture(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static char *capture(const char *fmt, ...)
-{
-	struct buf cmd = BUF_INIT, out = BUF_INIT;
-	char chunk[4096];
-	va_list ap;
-	FILE *f;
-	size_t n;
-
-	va_start(ap, fmt);
-	buf_vaddf(&cmd, fmt, ap);
-	va_end(ap);
-	f = popen(cmd.ptr, "r");
-	assert_non_null(f);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&out, chunk, n);
-	assert_int_equal(pclose(f), 0);
-	buf_release(&cmd);
-	buf_rtrim(&out);
-	return buf_detach(&out, NULL);
-}
 
 #define GIT "git -c user.name=T -c user.email=t@example.org " \
 	    "-c init.defaultBranch=main -c core.autocrlf=false "
@@ -1006,7 +967,7 @@ static void make_repo(const char *dir)
 		GIT "commit -qam 'btrfs: no newline at end of Makefile'; "
 		GIT "format-patch -q -M -o patches base";
 
-	assert_int_equal(run("set -e; cd '%s'; %s", dir, script), 0);
+	assert_int_equal(unit_run("set -e; cd '%s'; %s", dir, script), 0);
 }
 
 static void git_format_patch_round_trips_through_git_am(void **state)
@@ -1016,7 +977,7 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 	struct err err = ERR_INIT;
 	size_t nr = 0;
 
-	if (run("git --version") != 0)
+	if (unit_run("git --version") != 0)
 		skip();
 	/* The user's git configuration must not change what git writes. */
 	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
@@ -1026,7 +987,7 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 	dir = mkdtemp(tmpl);
 	assert_non_null(dir);
 	make_repo(dir);
-	assert_int_equal(run("cd '%s' && mkdir formatted && "
+	assert_int_equal(unit_run("cd '%s' && mkdir formatted && "
 			     "git clone -q . copy && git clone -q . copy2 && "
 			     "git -C copy checkout -q base && "
 			     "git -C copy2 checkout -q base",
@@ -1052,14 +1013,14 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 		assert_true(span_same(a.diff, diff_of(text.ptr)));
 
 		/* Metadata is what git log says. */
-		subject = capture("cd '%s' && git log -1 --format=%%s %s", dir,
+		subject = unit_capture("cd '%s' && git log -1 --format=%%s %s", dir,
 				  a.commit);
-		body = capture("cd '%s' && git log -1 --format=%%b %s", dir,
+		body = unit_capture("cd '%s' && git log -1 --format=%%b %s", dir,
 			       a.commit);
-		author = capture("cd '%s' && git log -1 --format='%%an <%%ae>' "
+		author = unit_capture("cd '%s' && git log -1 --format='%%an <%%ae>' "
 				 "%s",
 				 dir, a.commit);
-		date = capture("cd '%s' && git log -1 --format=%%aD %s", dir,
+		date = unit_capture("cd '%s' && git log -1 --format=%%aD %s", dir,
 			       a.commit);
 		assert_string_equal(a.subject, subject);
 		assert_true(!strncmp(a.message.ptr, body, strlen(body)));
@@ -1103,26 +1064,26 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 		patch_release(&b);
 	}
 	/* git am and git apply both make the same tree as the commits. */
-	assert_int_equal(run("cd '%s/copy' && " GIT
+	assert_int_equal(unit_run("cd '%s/copy' && " GIT
 			     "am -q ../formatted/*.patch",
 			     dir),
 			 0);
-	assert_int_equal(run("cd '%s/copy2' && for f in ../formatted/*; do "
+	assert_int_equal(unit_run("cd '%s/copy2' && for f in ../formatted/*; do "
 			     "git apply --index \"$f\" || exit 1; done",
 			     dir),
 			 0);
-	want = capture("cd '%s' && git rev-parse 'HEAD^{tree}'", dir);
-	got = capture("cd '%s/copy' && git rev-parse 'HEAD^{tree}'", dir);
+	want = unit_capture("cd '%s' && git rev-parse 'HEAD^{tree}'", dir);
+	got = unit_capture("cd '%s/copy' && git rev-parse 'HEAD^{tree}'", dir);
 	assert_string_equal(got, want);
 	free(got);
-	got = capture("cd '%s/copy2' && git write-tree", dir);
+	got = unit_capture("cd '%s/copy2' && git write-tree", dir);
 	assert_string_equal(got, want);
 	free(want);
 	free(got);
 	/* Authors, dates and messages survive git am too. */
 #define LOG "git log --format='%%an%%n%%ae%%n%%aD%%n%%B' base.."
-	want = capture("cd '%s' && " LOG, dir);
-	got = capture("cd '%s/copy' && " LOG, dir);
+	want = unit_capture("cd '%s' && " LOG, dir);
+	got = unit_capture("cd '%s/copy' && " LOG, dir);
 #undef LOG
 	assert_string_equal(got, want);
 	free(want);

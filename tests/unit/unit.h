@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,49 @@ static inline void unit_read_fixture(struct buf *out, const char *rel)
 		fail_msg("%s", err.msg.ptr);
 	free(path);
 	err_release(&err);
+}
+
+
+/* Run a shell command (output discarded); its system() status. */
+static inline int unit_run(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static inline int unit_run(const char *fmt, ...)
+{
+	struct buf cmd = BUF_INIT;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	buf_vaddf(&cmd, fmt, ap);
+	va_end(ap);
+	buf_adds(&cmd, " >/dev/null 2>&1");
+	rc = system(cmd.ptr);
+	buf_release(&cmd);
+	return rc;
+}
+
+/* Run a shell command that must succeed; its stdout, right-trimmed. */
+static inline char *unit_capture(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static inline char *unit_capture(const char *fmt, ...)
+{
+	struct buf cmd = BUF_INIT, out = BUF_INIT;
+	char chunk[4096];
+	va_list ap;
+	FILE *f;
+	size_t n;
+
+	va_start(ap, fmt);
+	buf_vaddf(&cmd, fmt, ap);
+	va_end(ap);
+	f = popen(cmd.ptr, "r");
+	assert_non_null(f);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&out, chunk, n);
+	assert_int_equal(pclose(f), 0);
+	buf_release(&cmd);
+	buf_rtrim(&out);
+	return buf_detach(&out, NULL);
 }
 
 #endif
