@@ -333,7 +333,10 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		}
 		if (opts->progress)
 			opts->progress(opts->ctx, i, v->nr, it->patch.subject);
-		if ((error = carry_fingerprint(cp->fingerprint, repo, &tree,
+		/* the fingerprint walks the tree for every file the patch
+		 * names: only to find a resolution, or below for a failure */
+		if (opts->resolution &&
+		    (error = carry_fingerprint(cp->fingerprint, repo, &tree,
 					       &it->patch, err)) < 0)
 			return error;
 		if (opts->resolution) {
@@ -388,6 +391,10 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 			res->nr_risk++;
 		}
 		if (carry_patch_failed(cp)) {
+			if (!cp->fingerprint[0] &&
+			    (error = carry_fingerprint(cp->fingerprint, repo,
+						       &before, &it->patch, err)) < 0)
+				return error;
 			res->nr_failed++;
 			if (opts->stop)
 				stopped = true;

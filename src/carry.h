@@ -29,7 +29,9 @@ struct carry_patch {
 	bool committed;
 	bool skipped;   /* not tried (after --stop) */
 	bool resolved;  /* a recorded resolution was replayed */
-	char fingerprint[41]; /* of the conflict this patch meets here */
+	/* of the tree state this patch meets: set for failed patches, and
+	 * for all when carry_opts.resolution is set; else "" */
+	char fingerprint[41];
 	struct tree_oid commit;
 	struct carry_file *files;
 	size_t nr_files;

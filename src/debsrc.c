@@ -227,7 +227,6 @@ int debsrc_fetch(char **path, const struct debsrc_file *f,
 	char *cache = debsrc_cache_dir();
 	char *dir = fs_join(cache, "debian");
 	char *p = fs_join(dir, f->name);
-	struct buf b = BUF_INIT;
 	int error;
 
 	*path = NULL;
@@ -251,7 +250,6 @@ int debsrc_fetch(char **path, const struct debsrc_file *f,
 	*path = p;
 	p = NULL;
 out:
-	buf_release(&b);
 	free(p);
 	free(dir);
 	free(cache);

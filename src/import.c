@@ -87,11 +87,6 @@ static int add_patch(struct import_candidate *c, struct buf *text,
 	return 0;
 }
 
-static char *absolute_source(const char *path)
-{
-	return fs_absolute(path);
-}
-
 static int import_mail(struct import_set *out, char *const *paths,
 		       size_t nr_paths, const struct import_opts *opts,
 		       struct err *err)
@@ -99,7 +94,7 @@ static int import_mail(struct import_set *out, char *const *paths,
 	struct mail_list ml = { 0 };
 	struct mail_series_list sl = { 0 };
 	const char *path = paths[0];
-	char *abs = absolute_source(path);
+	char *abs = fs_absolute(path);
 	int error = 0;
 
 	for (size_t i = 0; i < nr_paths && !error; i++)

@@ -747,8 +747,13 @@ static void fingerprint_changes_with_the_tree_or_the_change(void **state)
 	struct tree_oid base_tree, new_tree;
 	struct err err = ERR_INIT;
 	char f1[41], f2[41], f3[41], f4[41];
+	struct replay none = { NULL, 0 };
 
 	default_opts(&opts);
+	/* an applied patch's fingerprint is computed when resolutions are
+	 * looked up (a failed one's always) */
+	opts.resolution = resolve_b10;
+	opts.resolution_ctx = &none;
 	make_version(&v, "v1", texts, 1);
 	carry_ok(&res, fx, &v, "6.1", &opts);
 	parse_text(&a, p_conflict_b);
