@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mail.h"
+#include "name.h"
 
 void carry_result_release(struct carry_result *res)
 {
@@ -32,39 +33,17 @@ void carry_result_release(struct carry_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-/* One ref-name component git accepts: [A-Za-z0-9._+-], no "..", no
- * leading '.', no ".lock" or '.' at the end (git check-ref-format). */
-static void add_ref_component(struct buf *b, const char *s)
-{
-	size_t start = b->len;
-
-	for (; *s; s++) {
-		char c = *s;
-		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
-		    !(c >= '0' && c <= '9') && !strchr("._+-", c))
-			c = '_';
-		if (c == '.' && (b->len == start || b->ptr[b->len - 1] == '.'))
-			c = '_';
-		buf_addc(b, c);
-	}
-	if (b->len == start)
-		buf_addc(b, '_');
-	if (b->ptr[b->len - 1] == '.' ||
-	    (b->len - start >= 5 && !strcmp(b->ptr + b->len - 5, ".lock")))
-		buf_addc(b, '_');
-}
-
 char *carry_branch_name(const char *series, const char *version,
 			const char *target)
 {
 	struct buf b = BUF_INIT;
 
 	buf_adds(&b, "refs/heads/kcarry/");
-	add_ref_component(&b, series);
+	name_ref_component(&b, series);
 	buf_addc(&b, '/');
-	add_ref_component(&b, version);
+	name_ref_component(&b, version);
 	buf_addc(&b, '/');
-	add_ref_component(&b, target);
+	name_ref_component(&b, target);
 	return buf_detach(&b, NULL);
 }
 

@@ -9,11 +9,13 @@
 #include "conf.h"
 #include "fs.h"
 #include "job.h"
+#include "name.h"
 
 void check_report_release(struct check_report *r)
 {
 	for (size_t s = 0; s < r->nr_series; s++) {
-		for (size_t t = 0; t < r->nr_targets; t++) {
+		/* cells exist once the selection was complete */
+		for (size_t t = 0; r->cells && t < r->nr_targets; t++) {
 			struct check_cell *c = check_cell(r, s, t);
 			free(c->error);
 			carry_result_release(&c->carry);
@@ -44,8 +46,13 @@ static bool is_series(const char *root, const char *name)
 
 static bool is_target(const char *root, const char *name)
 {
-	char *c = xstrfmt("%s/kernels/%s.conf", root, name);
-	bool yes = fs_is_file(c);
+	char *c;
+	bool yes;
+
+	if (!name_valid(NAME_TARGET, name))
+		return false;
+	c = xstrfmt("%s/kernels/%s.conf", root, name);
+	yes = fs_is_file(c);
 	free(c);
 	return yes;
 }
@@ -109,6 +116,18 @@ static int resolve_stacks(struct check_report *r, size_t *alloc,
 
 		if (!base)
 			continue;
+		/* a workspace shared through git may carry any text here:
+		 * it becomes a path only as a known series' name */
+		if ((error = name_check(NAME_SERIES, base, err)) < 0 ||
+		    (!is_series(r->root, base) &&
+		     (error = err_set(err, ERR_NOTFOUND,
+				      "no series '%s' in this workspace",
+				      base)) < 0)) {
+			err_prefix(err, "series/%s.conf: stacks-on",
+				   r->series[i].name);
+			free(base);
+			return error;
+		}
 		if (!strcmp(base, r->series[i].name)) {
 			free(base);
 			return err_set(err, ERR_PARSE,

@@ -2,7 +2,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <openssl/evp.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -167,38 +166,6 @@ char *debsrc_cache_dir(void)
 	return xstrfmt("%s/.cache/kcarry", e && *e ? e : "/tmp");
 }
 
-/* SHA-256 of a file as lower-case hex (OpenSSL's libcrypto). */
-static int file_sha256(char hex[65], const char *path, struct err *err)
-{
-	FILE *fp = fopen(path, "rb");
-	EVP_MD_CTX *ctx;
-	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
-	unsigned int mdlen = 0;
-	size_t n;
-	int error = 0;
-
-	if (!fp)
-		return err_set(err, ERR_IO, "cannot open '%s': %s", path,
-			       strerror(errno));
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		error = err_set(err, ERR_IO, "cannot start SHA-256");
-		goto out;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		EVP_DigestUpdate(ctx, chunk, n);
-	if (ferror(fp) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1) {
-		error = err_set(err, ERR_IO, "cannot read '%s'", path);
-		goto out;
-	}
-	for (unsigned i = 0; i < mdlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-out:
-	EVP_MD_CTX_free(ctx);
-	fclose(fp);
-	return error;
-}
-
 /* The file has the size and (when apt gave one) the SHA-256 apt says. */
 static bool file_matches(const char *path, const struct debsrc_file *f)
 {
@@ -215,7 +182,7 @@ static bool file_matches(const char *path, const struct debsrc_file *f)
 	fclose(fp);
 	ok = sz == f->size;
 	if (ok && f->sha256)
-		ok = file_sha256(hex, path, &err) == 0 &&
+		ok = fs_sha256_file(hex, path, &err) == 0 &&
 		     !strcasecmp(hex, f->sha256);
 	err_release(&err);
 	return ok;

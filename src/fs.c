@@ -1,6 +1,7 @@
 #include "fs.h"
 
 #include <dirent.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -222,4 +223,67 @@ char *fs_absolute(const char *path)
 	r = fs_join(cwd, path);
 	free(cwd);
 	return r;
+}
+
+int fs_sha256_file(char hex[65], const char *path, struct err *err)
+{
+	FILE *fp = fopen(path, "rb");
+	EVP_MD_CTX *ctx;
+	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
+	unsigned int mdlen = 0;
+	size_t n;
+	int error = 0;
+
+	hex[0] = '\0';
+	if (!fp)
+		return err_set(err, ERR_IO, "cannot open '%s': %s", path,
+			       strerror(errno));
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		error = err_set(err, ERR_IO, "cannot start SHA-256");
+		goto out;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		EVP_DigestUpdate(ctx, chunk, n);
+	if (ferror(fp) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1) {
+		error = err_set(err, ERR_IO, "cannot read '%s'", path);
+		goto out;
+	}
+	for (unsigned i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+out:
+	EVP_MD_CTX_free(ctx);
+	fclose(fp);
+	return error;
+}
+
+char *fs_normalise(const char *path)
+{
+	char *abs = fs_absolute(path);
+	struct buf b = BUF_INIT;
+	const char *p = abs;
+
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		e = p + strcspn(p, "/");
+		n = (size_t)(e - p);
+		if (n == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(b.ptr, '/');
+			buf_truncate(&b, slash ? (size_t)(slash - b.ptr) : 0);
+		} else if (n) {
+			buf_addc(&b, '/');
+			buf_add(&b, p, n);
+		}
+		p = e;
+	}
+	if (!b.len)
+		buf_addc(&b, '/');
+	free(abs);
+	return buf_detach(&b, NULL);
 }

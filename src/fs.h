@@ -21,8 +21,15 @@ int fs_remove_tree(const char *path, struct err *err);
 /* Sorted names of a directory's entries (without . and ..). */
 int fs_list_dir(const char *path, char ***names, size_t *nr, struct err *err);
 void fs_free_list(char **names, size_t nr);
+/* SHA-256 of a file's bytes as lower-case hex (libcrypto). */
+int fs_sha256_file(char hex[65], const char *path, struct err *err);
 /* Join two path parts with one slash; returns a new string. */
 char *fs_join(const char *a, const char *b);
+/*
+ * Absolute form of path with ".", ".." and repeated slashes resolved in
+ * the text alone (no symlink is followed; need not exist); a new string.
+ */
+char *fs_normalise(const char *path);
 /* Absolute form of path (need not exist); returns a new string. */
 char *fs_absolute(const char *path);
 

@@ -55,12 +55,15 @@ static const struct command commands[] = {
 	  "Print the patches of a version (newest by default): number, subject,\n"
 	  "author, files touched, then a diffstat of the whole version.\n" },
 	{ "kernels", cmd_kernels, "list the target trees and their state",
-	  "kcarry kernels [--prepare]",
+	  "kcarry kernels [--prepare]\n"
+	  "   or: kcarry kernels --path TARGET",
 	  "One line per kernels/TARGET.conf: kind (local repository, remote\n"
 	  "git URL, tarball), state (ready, or fetched on first use) and source.\n"
 	  "\n"
 	  "options:\n"
-	  "  --prepare   clone, download or import every tree now\n" },
+	  "  --prepare      clone, download or import every tree now\n"
+	  "  --path TARGET  print the path of TARGET's repository (where its\n"
+	  "                 kcarry branches are), for scripts\n" },
 	{ "apply", cmd_apply, "apply a series version to targets",
 	  "kcarry apply [options] NAME[@VERSION] TARGET...",
 	  "Apply every patch of the version (newest by default) to each\n"

@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "cursor.h"
 #include "fs.h"
+#include "name.h"
 
 #define SERIES_FILE "series"
 #define ORIGINS_FILE "origins"
@@ -309,6 +310,13 @@ int series_write_version(enum series_write_result *res, const char *root,
 	bool exists;
 	int error = 0;
 
+	if ((error = name_check(NAME_SERIES, v->name, err)) < 0 ||
+	    (error = name_check(NAME_VERSION, v->version, err)) < 0) {
+		free(tmp);
+		free(vdir);
+		free(sdir);
+		return error;
+	}
 	version_files(&files, &nr, v);
 	exists = fs_is_dir(vdir);
 	if (exists && dir_matches(vdir, files, nr)) {
@@ -372,11 +380,16 @@ int series_write_target(const char *root, const char *name,
 			const struct series_target_file *files, size_t nr,
 			struct err *err)
 {
-	char *vdir = xstrfmt("%s/patches/%s/%s", root, name, version);
-	char *tdir = fs_join(vdir, target);
-	char *tmp = xstrfmt("%s/.tmp-%s-%ld", vdir, target, (long)getpid());
+	char *vdir, *tdir, *tmp;
 	int error;
 
+	if ((error = name_check(NAME_SERIES, name, err)) < 0 ||
+	    (error = name_check(NAME_VERSION, version, err)) < 0 ||
+	    (error = name_check(NAME_TARGET, target, err)) < 0)
+		return error;
+	vdir = xstrfmt("%s/patches/%s/%s", root, name, version);
+	tdir = fs_join(vdir, target);
+	tmp = xstrfmt("%s/.tmp-%s-%ld", vdir, target, (long)getpid());
 	if (!fs_is_dir(vdir)) {
 		error = err_set(err, ERR_NOTFOUND, "no stored version %s@%s",
 				name, version);
@@ -480,7 +493,7 @@ int series_list_versions(const char *root, const char *name,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		char *series = xstrfmt("%s/%s/%s", dir, names[i], SERIES_FILE);
-		if (names[i][0] != '.' && fs_is_file(series))
+		if (name_valid(NAME_VERSION, names[i]) && fs_is_file(series))
 			names[k++] = names[i];
 		else
 			free(names[i]);
@@ -544,6 +557,12 @@ int series_list_names(const char *root, char ***names, size_t *nr,
 			if (!found)
 				continue;
 			name = xstrdup(s);
+		}
+		/* a file or folder whose name is not a series name is not
+		 * a series: it never becomes a path or a ref */
+		if (!name_valid(NAME_SERIES, name)) {
+			free(name);
+			continue;
 		}
 		for (size_t j = 0; j < n && !seen; j++)
 			seen = !strcmp(out[j], name);
@@ -684,30 +703,17 @@ int series_parse_spec(const char *spec, char **name, char **version,
 		      struct err *err)
 {
 	const char *at = strchr(spec, '@');
-	size_t n = at ? (size_t)(at - spec) : strlen(spec);
+	char *n = at ? xstrndup(spec, (size_t)(at - spec)) : xstrdup(spec);
+	int error;
 
 	*name = NULL;
 	*version = NULL;
-	if (!n)
-		return err_set(err, ERR_USAGE, "'%s': empty series name", spec);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)spec[i];
-		if (!isalnum(c) && c != '-' && c != '_' && c != '.')
-			return err_set(err, ERR_USAGE,
-				       "'%s': a series name takes letters, "
-				       "digits, '-', '_' and '.'",
-				       spec);
+	if ((error = name_check(NAME_SERIES, n, err)) < 0 ||
+	    (at && (error = name_check(NAME_VERSION, at + 1, err)) < 0)) {
+		free(n);
+		return error;
 	}
-	if (spec[0] == '.')
-		return err_set(err, ERR_USAGE, "'%s': a series name cannot "
-			       "start with '.'", spec);
-	if (at) {
-		const char *v = at + 1;
-		if (!*v || strchr(v, '/') || strchr(v, '@') || v[0] == '.')
-			return err_set(err, ERR_USAGE,
-				       "'%s': bad version after '@'", spec);
-	}
-	*name = xstrndup(spec, n);
+	*name = n;
 	if (at)
 		*version = xstrdup(at + 1);
 	return 0;

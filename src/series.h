@@ -102,7 +102,10 @@ int series_list_names(const char *root, char ***names, size_t *nr,
 		      struct err *err);
 void series_free_list(char **list, size_t nr);
 
-/* Parse "NAME[@VERSION]"; *version is NULL when absent.  New strings. */
+/*
+ * Parse "NAME[@VERSION]"; *version is NULL when absent.  New strings.
+ * Both parts must be valid names (name.h), else ERR_USAGE.
+ */
 int series_parse_spec(const char *spec, char **name, char **version,
 		      struct err *err);
 

@@ -2,12 +2,15 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf.h"
 #include "debsrc.h"
 #include "fetch.h"
 #include "fs.h"
+#include "name.h"
 #include "series.h"
 
 #define BASE_REF "refs/heads/kcarry-base"
@@ -34,6 +37,44 @@ static bool is_url(const char *s)
 	return strstr(s, "://") != NULL;
 }
 
+/*
+ * A URL in one spelling: scheme and host lower-cased, a fragment
+ * dropped.  The rest stays as given (paths are case-sensitive).
+ */
+static char *normalise_url(const char *url)
+{
+	const char *sep = strstr(url, "://");
+	const char *host = sep + 3, *end = host + strcspn(host, "/?#");
+	const char *hash = strchr(end, '#');
+	struct buf b = BUF_INIT;
+
+	for (const char *p = url; p < end; p++)
+		buf_addc(&b, (char)tolower((unsigned char)*p));
+	buf_add(&b, end, hash ? (size_t)(hash - end) : strlen(end));
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * The cache folder name of a source: a readable stem and a hash of the
+ * normalised source, so that two sources with the same file name (a path
+ * and a URL, two hosts) never share a cached tree.
+ */
+static char *cache_key(const char *stem, const char *normalised)
+{
+	char hex[41], *s = sanitize(stem), *key;
+
+	tree_hash(hex, normalised, strlen(normalised));
+	key = xstrfmt("%s-%.16s", s, hex);
+	free(s);
+	return key;
+}
+
+static const char *base_name(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+	return slash && slash[1] ? slash + 1 : s;
+}
+
 void target_release(struct target *t)
 {
 	free(t->name);
@@ -42,6 +83,7 @@ void target_release(struct target *t)
 	free(t->ref);
 	free(t->tarball);
 	free(t->repo_path);
+	free(t->source);
 	free(t->build_command);
 	conf_free_list(t->build_config, t->nr_build_config);
 	memset(t, 0, sizeof(*t));
@@ -55,6 +97,10 @@ int target_load(struct target *t, const char *root, const char *name,
 	int error;
 
 	memset(t, 0, sizeof(*t));
+	if ((error = name_check(NAME_TARGET, name, err)) < 0) {
+		err_hint(err, "'kcarry kernels' lists the targets");
+		return error;
+	}
 	t->name = xstrdup(name);
 	t->conf_path = xstrfmt("%s/kernels/%s.conf", root, name);
 	if (!fs_is_file(t->conf_path)) {
@@ -81,17 +127,25 @@ int target_load(struct target *t, const char *root, const char *name,
 		t->tarball = abs;
 	}
 	if (t->tarball) {
-		char *key = sanitize(starts_with(t->tarball, "apt:")
-					     ? t->tarball
-					     : strrchr(t->tarball, '/')
-						       ? strrchr(t->tarball, '/') + 1
-						       : t->tarball);
+		char *key;
+		if (starts_with(t->tarball, "apt:"))
+			t->source = xstrdup(t->tarball);
+		else if (is_url(t->tarball))
+			t->source = normalise_url(t->tarball);
+		else
+			t->source = fs_normalise(t->tarball);
+		key = cache_key(starts_with(t->tarball, "apt:")
+					? t->tarball
+					: base_name(t->source),
+				t->source);
 		t->kind = TARGET_TARBALL;
 		t->repo_path = xstrfmt("%s/%s.git", cache, key);
 		free(key);
 	} else if (t->url && is_url(t->url)) {
 		/* any URL, file:// included, is cloned once into the cache */
-		char *key = sanitize(t->url);
+		char *key;
+		t->source = normalise_url(t->url);
+		key = cache_key(base_name(t->source), t->source);
 		t->kind = TARGET_REMOTE;
 		t->repo_path = xstrfmt("%s/%s.git", cache, key);
 		free(key);
@@ -135,9 +189,14 @@ int target_list(const char *root, char ***names, size_t *nr,
 	for (size_t i = 0; i < n; i++) {
 		if (all[i][0] != '.' && ends_with(all[i], ".conf")) {
 			all[i][strlen(all[i]) - 5] = '\0';
-			all[k++] = all[i];
-		} else
-			free(all[i]);
+			/* a file whose name is no target name is no target:
+			 * it never becomes a path */
+			if (name_valid(NAME_TARGET, all[i])) {
+				all[k++] = all[i];
+				continue;
+			}
+		}
+		free(all[i]);
 	}
 	if (k)
 		qsort(all, k, sizeof(*all), cmp_names);
@@ -232,9 +291,10 @@ static int local_tarball(char **path, struct target *t,
 	}
 	if (is_url(t->tarball)) {
 		char *cache = debsrc_cache_dir();
-		const char *base = strrchr(t->tarball, '/') + 1;
+		char *key = cache_key(base_name(t->source), t->source);
 		char *dir = fs_join(cache, "tarballs");
-		char *p = fs_join(dir, *base ? base : "tarball");
+		char *p = fs_join(dir, key);
+		free(key);
 		free(cache);
 		if (!fs_is_file(p)) {
 			say(progress, t, "downloading the tarball");
@@ -254,6 +314,97 @@ static int local_tarball(char **path, struct target *t,
 			       "exist", t->conf_path, t->tarball);
 	*path = fs_absolute(t->tarball);
 	return 0;
+}
+
+/*
+ * What the cached tree was imported from, in the repository's config:
+ * the normalised source and the tarball's SHA-256, plus the size and
+ * mtime of a local file so that a changed file is noticed cheaply.
+ */
+static int record_tarball(const struct target *t, const char *tarball,
+			  struct err *err)
+{
+	char *cfg = fs_join(t->repo_path, "config");
+	struct conf *c = NULL;
+	char hex[65], num[32];
+	struct stat st;
+	int error;
+
+	if ((error = fs_sha256_file(hex, tarball, err)) < 0 ||
+	    (error = conf_open(&c, cfg, true, err)) < 0)
+		goto out;
+	if ((error = conf_set(c, "kcarry.source", t->source, err)) < 0 ||
+	    (error = conf_set(c, "kcarry.sha256", hex, err)) < 0)
+		goto out;
+	if (!starts_with(t->tarball, "apt:") && !is_url(t->tarball) &&
+	    stat(tarball, &st) == 0) {
+		snprintf(num, sizeof(num), "%lld", (long long)st.st_size);
+		if ((error = conf_set(c, "kcarry.size", num, err)) < 0)
+			goto out;
+		snprintf(num, sizeof(num), "%lld.%09ld",
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		error = conf_set(c, "kcarry.mtime", num, err);
+	}
+out:
+	conf_free(c);
+	free(cfg);
+	return error;
+}
+
+/*
+ * A local tarball replaced since it was imported: its size or mtime moved
+ * and its SHA-256 differs from the recorded one.  The tree must then be
+ * imported again; using the old one would give a wrong tree silently.
+ */
+static bool tarball_changed(const struct target *t,
+			    const struct target_progress *progress)
+{
+	char *cfg, *size, *mtime, *sha, hex[65], now[64];
+	struct conf *c = NULL;
+	struct err err = ERR_INIT;
+	struct stat st;
+	bool changed = false;
+
+	if (starts_with(t->tarball, "apt:") || is_url(t->tarball) ||
+	    stat(t->tarball, &st) < 0)
+		return false;
+	cfg = fs_join(t->repo_path, "config");
+	if (conf_open(&c, cfg, false, &err) < 0) {
+		free(cfg);
+		err_release(&err);
+		return false;
+	}
+	size = conf_get_or(c, "kcarry.size", NULL);
+	mtime = conf_get_or(c, "kcarry.mtime", NULL);
+	sha = conf_get_or(c, "kcarry.sha256", NULL);
+	snprintf(now, sizeof(now), "%lld.%09ld", (long long)st.st_mtim.tv_sec,
+		 st.st_mtim.tv_nsec);
+	if (!sha || !size || !mtime ||
+	    strtoll(size, NULL, 10) != (long long)st.st_size ||
+	    strcmp(mtime, now)) {
+		changed = fs_sha256_file(hex, t->tarball, &err) < 0 || !sha ||
+			  strcmp(hex, sha);
+		if (changed)
+			say(progress, t, "the tarball changed since it was "
+					 "imported: importing it again");
+		else {
+			/* the same bytes (touched, copied): remember the
+			 * new stamp so the next run does not hash again */
+			char num[32];
+			snprintf(num, sizeof(num), "%lld",
+				 (long long)st.st_size);
+			if (conf_set(c, "kcarry.size", num, &err) < 0 ||
+			    conf_set(c, "kcarry.mtime", now, &err) < 0)
+				err_release(&err);
+		}
+	}
+	free(size);
+	free(mtime);
+	free(sha);
+	conf_free(c);
+	free(cfg);
+	err_release(&err);
+	return changed;
 }
 
 int target_prepare(struct tree_repo **repo, struct tree_oid *base,
@@ -296,7 +447,8 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 		if ((error = fs_mkdirs(cache, err)) < 0 ||
 		    (error = tree_init_bare(&r, t->repo_path, err)) < 0)
 			goto out;
-		if (tree_get_ref(base, r, BASE_REF, err) == 0)
+		if (tree_get_ref(base, r, BASE_REF, err) == 0 &&
+		    !tarball_changed(t, progress))
 			break;
 		if ((error = local_tarball(&tarball, t, progress, err)) < 0)
 			goto out;
@@ -308,6 +460,8 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 						    msg, NULL, err);
 			free(msg);
 		}
+		if (!error)
+			error = record_tarball(t, tarball, err);
 		break;
 	}
 out:

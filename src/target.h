@@ -20,6 +20,9 @@ struct target {
 	char *ref;     /* ref or tag in that repository */
 	char *tarball; /* path, URL or apt:PKG=VERSION (TARBALL) */
 	char *repo_path; /* the repository kcarry reads and writes */
+	/* the normalised tarball path or URL, or remote URL, that keys the
+	 * cache folder (TARBALL, REMOTE) */
+	char *source;
 	char *build_command;
 	char **build_config;
 	size_t nr_build_config;

@@ -533,6 +533,39 @@ static void absolute_puts_relative_paths_under_cwd(void **state)
 	free(cwd);
 }
 
+static void normalise_resolves_dots_in_the_text(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "/a/b/../c", "/a/c" },     { "/a/./b//c/", "/a/b/c" },
+		{ "/../..", "/" },           { "/a/b/../../..", "/" },
+		{ "/ws/../t.tar.xz", "/t.tar.xz" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *n = fs_normalise(cases[i].in);
+
+		assert_string_equal(n, cases[i].want);
+		free(n);
+	}
+}
+
+static void sha256_of_a_file_is_its_digest(void **state)
+{
+	const struct fixture *fx = *state;
+	char *path = fs_join(fx->dir, "abc");
+	struct err err = ERR_INIT;
+	char hex[65];
+
+	assert_int_equal(fs_write_atomic(path, "abc", 3, &err), 0);
+	assert_int_equal(fs_sha256_file(hex, path, &err), 0);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223"
+				 "b00361a396177a9cb410ff61f20015ad");
+	free(path);
+	err_release(&err);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -564,6 +597,8 @@ int main(void)
 		T(join_puts_one_slash_between),
 		T(absolute_keeps_absolute_paths),
 		T(absolute_puts_relative_paths_under_cwd),
+		T(normalise_resolves_dots_in_the_text),
+		T(sha256_of_a_file_is_its_digest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
