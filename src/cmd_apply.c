@@ -102,6 +102,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	struct carry_result *results = NULL;
 	size_t nres = 0;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	bool failed = false;
 	int rc = EXIT_DONE;
 
@@ -111,6 +112,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0 ||
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
 		goto fail;
 	results = xcalloc(cli.nr_targets, sizeof(*results));
@@ -173,6 +175,7 @@ out:
 	free(cli.name);
 	free(cli.version);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -195,6 +195,7 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	struct check_progress cp = { on_progress, on_stage, &ps };
 	struct err err = ERR_INIT;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	int rc;
 
 	if (parse_args(&cli, argc, argv, &err) < 0) {
@@ -204,6 +205,7 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    check_run(&r, root, cli.specs, cli.nr_specs, &cli.co, &err) < 0)
 		goto fail;
 	if (ps.nr)
@@ -245,6 +247,7 @@ out:
 	check_report_release(&r);
 	free(cli.specs);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -117,6 +117,13 @@ static int store(struct import_candidate *c, const char *root,
 		       name, version, c->sv.nr, c->sv.nr == 1 ? "" : "es",
 		       name, version);
 		break;
+	case SERIES_REPAIRED:
+		printf("%s@%s is unchanged: %zu patch%s in patches/%s/%s; its "
+		       "provenance in series/%s.conf was incomplete and is "
+		       "recorded again\n",
+		       name, version, c->sv.nr, c->sv.nr == 1 ? "" : "es",
+		       name, version, name);
+		break;
 	case SERIES_REPLACED:
 		printf("replaced %s@%s: %zu patch%s in patches/%s/%s\n", name,
 		       version, c->sv.nr, c->sv.nr == 1 ? "" : "es", name,
@@ -139,6 +146,7 @@ int cmd_import(int argc, char **argv, const struct options *opts)
 	struct fetch_progress progress = { on_progress, NULL };
 	struct buf found = BUF_INIT;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	int rc = EXIT_DONE, error;
 
 	if ((error = parse_args(&cli, argc, argv, opts, &err)) < 0) {
@@ -147,7 +155,9 @@ int cmd_import(int argc, char **argv, const struct options *opts)
 	}
 	if (opts->progress)
 		cli.io.progress = &progress;
-	if ((error = workspace_find(&root, opts, &err)) < 0)
+	if ((error = workspace_find(&root, opts, &err)) < 0 ||
+	    (!cli.dry_run &&
+	     (error = workspace_lock(&wl, root, opts, &err)) < 0))
 		goto fail;
 	if (cli.io.git_repo)
 		error = import_git(&set, &cli.io, &err);
@@ -212,6 +222,7 @@ out:
 	free(cli.name);
 	free(cli.version);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -12,6 +12,39 @@
 #include "fs.h"
 #include "tree.h"
 
+static void on_workspace_busy(void *ctx, const char *path, long holder)
+{
+	const struct options *opts = ctx;
+
+	if (holder > 0)
+		note(opts, "waiting for another kcarry (pid %ld) writing this "
+			   "workspace",
+		     holder);
+	else
+		note(opts, "waiting for another kcarry writing this workspace");
+}
+
+int workspace_lock(struct lock *l, const char *root,
+		   const struct options *opts, struct err *err)
+{
+	struct lock_wait w = { on_workspace_busy, (void *)opts };
+	char *dir = fs_join(root, ".kcarry"), *path = fs_join(dir, "lock");
+	char **removed = NULL;
+	size_t nr = 0;
+	int error;
+
+	if ((error = fs_mkdirs(dir, err)) == 0 &&
+	    (error = lock_take(l, path, &w, err)) == 0 &&
+	    (error = lock_clear_stale(&removed, &nr, root, err)) == 0)
+		for (size_t i = 0; i < nr; i++)
+			note(opts, "removed %s, left by an interrupted kcarry",
+			     removed[i]);
+	fs_free_list(removed, nr);
+	free(path);
+	free(dir);
+	return error;
+}
+
 static int cmd_help(int argc, char **argv, const struct options *opts);
 static int cmd_version(int argc, char **argv, const struct options *opts);
 

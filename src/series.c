@@ -254,7 +254,8 @@ static int write_conf(const char *root, const struct series_version *v,
 	int error;
 
 	if ((error = fs_mkdirs(dir, err)) < 0 ||
-	    (error = conf_open(&c, path, true, err)) < 0)
+	    (error = conf_open(&c, path, true, err)) < 0 ||
+	    (error = conf_begin(c, err)) < 0)
 		goto out;
 	existing = conf_get_or(c, "series.name", NULL);
 	if (!existing && (error = conf_set(c, "series.name", v->name, err)) < 0)
@@ -282,19 +283,68 @@ static int write_conf(const char *root, const struct series_version *v,
 	}
 	SETV("cover", prov->cover_subject);
 	SETV("base-commit", prov->base_commit);
+	/* the thread's root (cover letter, else first patch): what a fetch
+	 * downloads again; each patch's own Message-ID is in 'origins' */
+	if (prov->nr_msgids)
+		SETV("msgid", prov->msgids[0]);
 #undef SETV
-	if (prov->nr_msgids) {
-		buf_reset(&key);
-		buf_addf(&key, "version.%s.msgid", v->version);
-		error = conf_set_all(c, key.ptr, prov->msgids, prov->nr_msgids,
-				     err);
-	}
+	error = conf_commit(c, err);
 out:
 	conf_free(c);
 	buf_release(&key);
 	free(path);
 	free(dir);
 	return error;
+}
+
+/*
+ * The provenance of v is recorded completely?  Every key prov has must be
+ * there, and the patch count right; a different source is not a defect
+ * (the same content imported from elsewhere keeps its first record).
+ */
+static bool conf_matches(const char *root, const struct series_version *v,
+			 const struct series_provenance *prov)
+{
+	char *path = xstrfmt("%s/series/%s.conf", root, v->name);
+	struct conf *c = NULL;
+	struct err err = ERR_INIT;
+	struct buf key = BUF_INIT;
+	char n[32];
+	const struct {
+		const char *key, *want; /* want NULL: need not be there */
+	} keys[] = {
+		{ "kind", prov->kind },
+		{ "source", prov->source },
+		{ "imported", "" },
+		{ "patches", n },
+		{ "cover", prov->cover_subject },
+		{ "base-commit", prov->base_commit },
+		{ "msgid", prov->nr_msgids ? prov->msgids[0] : NULL },
+	};
+	bool same = false;
+
+	snprintf(n, sizeof(n), "%zu", v->nr);
+	if (!fs_is_file(path) || conf_open(&c, path, false, &err) < 0)
+		goto out;
+	same = true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && same; i++) {
+		char *got;
+
+		if (!keys[i].want)
+			continue;
+		buf_reset(&key);
+		buf_addf(&key, "version.%s.%s", v->version, keys[i].key);
+		got = conf_get_or(c, key.ptr, NULL);
+		/* a wrong count is a defect; another source is not */
+		same = got && (keys[i].want != n || !strcmp(got, n));
+		free(got);
+	}
+out:
+	conf_free(c);
+	err_release(&err);
+	buf_release(&key);
+	free(path);
+	return same;
 }
 
 int series_write_version(enum series_write_result *res, const char *root,
@@ -321,6 +371,12 @@ int series_write_version(enum series_write_result *res, const char *root,
 	exists = fs_is_dir(vdir);
 	if (exists && dir_matches(vdir, files, nr)) {
 		*res = SERIES_UNCHANGED;
+		/* an import interrupted between the folder and the .conf
+		 * (killed, disk full) is completed by importing again */
+		if (!conf_matches(root, v, prov)) {
+			*res = SERIES_REPAIRED;
+			error = write_conf(root, v, prov, err);
+		}
 		goto out;
 	}
 	if (exists && !force) {

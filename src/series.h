@@ -29,7 +29,7 @@ struct series_version {
 struct series_provenance {
 	const char *kind;   /* "mbox", "quilt", "git", "apt" */
 	const char *source; /* path, URL, "apt:linux=6.1.170-3", repo range */
-	char **msgids;
+	char **msgids; /* the thread's root first (the cover letter) */
 	size_t nr_msgids;
 	const char *base_commit;
 	const char *cover_subject;
@@ -50,6 +50,7 @@ enum series_write_result {
 	SERIES_WRITTEN,
 	SERIES_UNCHANGED,  /* identical content already stored */
 	SERIES_REPLACED,   /* different content replaced (force) */
+	SERIES_REPAIRED,   /* same content; its provenance was rewritten */
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "debsrc.h"
@@ -86,7 +87,9 @@ void target_release(struct target *t)
 	free(t->source);
 	free(t->build_command);
 	conf_free_list(t->build_config, t->nr_build_config);
+	lock_release(&t->lock);
 	memset(t, 0, sizeof(*t));
+	t->lock.fd = -1;
 }
 
 int target_load(struct target *t, const char *root, const char *name,
@@ -97,6 +100,7 @@ int target_load(struct target *t, const char *root, const char *name,
 	int error;
 
 	memset(t, 0, sizeof(*t));
+	t->lock.fd = -1;
 	if ((error = name_check(NAME_TARGET, name, err)) < 0) {
 		err_hint(err, "'kcarry kernels' lists the targets");
 		return error;
@@ -316,6 +320,56 @@ static int local_tarball(char **path, struct target *t,
 	return 0;
 }
 
+struct lock_note {
+	const struct target_progress *progress;
+	const struct target *t;
+};
+
+static void on_lock_busy(void *vctx, const char *path, long holder)
+{
+	struct lock_note *n = vctx;
+	char *what;
+
+	if (holder == (long)getpid())
+		return; /* another target of this run shares the repository */
+	what = holder > 0 ? xstrfmt("waiting for another kcarry (pid %ld) "
+				    "using this tree",
+				    holder)
+			  : xstrdup("waiting for another kcarry using this "
+				    "tree");
+	say(n->progress, n->t, what);
+	free(what);
+}
+
+static int take_lock(struct target *t, const char *path,
+		     const struct target_progress *progress, struct err *err)
+{
+	struct lock_note n = { progress, t };
+	struct lock_wait w = { on_lock_busy, &n };
+
+	if (t->lock.fd >= 0)
+		return 0;
+	return lock_take(&t->lock, path, &w, err);
+}
+
+/* With the lock held, ref locks of kcarry branches are leftovers. */
+static int clear_repo(const struct target *t, struct tree_repo *r,
+		      const struct target_progress *progress, struct err *err)
+{
+	char **removed = NULL;
+	size_t nr = 0;
+	int error = lock_clear_repo(&removed, &nr, tree_git_dir(r), err);
+
+	for (size_t i = 0; i < nr; i++) {
+		char *what = xstrfmt("removed %s, left by an interrupted "
+				     "kcarry", removed[i]);
+		say(progress, t, what);
+		free(what);
+	}
+	fs_free_list(removed, nr);
+	return error;
+}
+
 /*
  * What the cached tree was imported from, in the repository's config:
  * the normalised source and the tarball's SHA-256, plus the size and
@@ -416,10 +470,26 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 	int error = 0;
 
 	*repo = NULL;
+	if (t->kind != TARGET_LOCAL) {
+		char *lp = xstrfmt("%s.kcarry-lock", t->repo_path);
+		cache = target_cache_dir();
+		if ((error = fs_mkdirs(cache, err)) == 0)
+			error = take_lock(t, lp, progress, err);
+		free(lp);
+		if (error)
+			goto out;
+	}
 	switch (t->kind) {
 	case TARGET_LOCAL:
 		if ((error = tree_open(&r, t->repo_path, err)) < 0)
 			goto out;
+		{
+			char *lp = fs_join(tree_git_dir(r), "kcarry.lock");
+			error = take_lock(t, lp, progress, err);
+			free(lp);
+			if (error)
+				goto out;
+		}
 		error = tree_resolve(base, r, t->ref, err);
 		break;
 	case TARGET_REMOTE:
@@ -432,9 +502,6 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 			if ((error = tree_fetch(r, err)) < 0)
 				goto out;
 		} else {
-			cache = target_cache_dir();
-			if ((error = fs_mkdirs(cache, err)) < 0)
-				goto out;
 			say(progress, t, "cloning (once; later runs reuse it)");
 			if ((error = tree_clone_bare(&r, t->url, t->repo_path,
 						     err)) < 0)
@@ -443,9 +510,7 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 		error = tree_resolve(base, r, t->ref, err);
 		break;
 	case TARGET_TARBALL:
-		cache = target_cache_dir();
-		if ((error = fs_mkdirs(cache, err)) < 0 ||
-		    (error = tree_init_bare(&r, t->repo_path, err)) < 0)
+		if ((error = tree_init_bare(&r, t->repo_path, err)) < 0)
 			goto out;
 		if (tree_get_ref(base, r, BASE_REF, err) == 0 &&
 		    !tarball_changed(t, progress))
@@ -464,10 +529,13 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 			error = record_tarball(t, tarball, err);
 		break;
 	}
+	if (!error)
+		error = clear_repo(t, r, progress, err);
 out:
-	if (error)
+	if (error) {
 		tree_close(r);
-	else
+		lock_release(&t->lock);
+	} else
 		*repo = r;
 	free(tarball);
 	free(cache);

@@ -8,6 +8,7 @@
 #ifndef KCARRY_TARGET_H
 #define KCARRY_TARGET_H
 
+#include "lock.h"
 #include "tree.h"
 
 enum target_kind { TARGET_LOCAL, TARGET_REMOTE, TARGET_TARBALL };
@@ -23,6 +24,7 @@ struct target {
 	/* the normalised tarball path or URL, or remote URL, that keys the
 	 * cache folder (TARBALL, REMOTE) */
 	char *source;
+	struct lock lock; /* held from target_prepare to target_release */
 	char *build_command;
 	char **build_config;
 	size_t nr_build_config;
@@ -46,7 +48,10 @@ bool target_ready(const struct target *t, char **detail);
 
 /*
  * Make the tree available (clone, download, import as needed) and open
- * its repository; *base gets the commit the series is applied to.
+ * its repository; *base gets the commit the series is applied to.  The
+ * repository's kcarry lock is taken (another kcarry using the same tree
+ * waits, told through progress) and held until target_release; ref locks
+ * an interrupted kcarry left on kcarry's branches are then cleared.
  */
 int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 		   struct target *t, const struct target_progress *progress,

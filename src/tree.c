@@ -190,9 +190,9 @@ void tree_close(struct tree_repo *r)
 	free(r);
 }
 
-const char *tree_path(const struct tree_repo *r)
+const char *tree_git_dir(const struct tree_repo *r)
 {
-	return r->path;
+	return git_repository_path(r->repo);
 }
 
 int tree_read_blob_by_id(struct buf *out, struct tree_repo *r,
@@ -737,11 +737,39 @@ out:
 	return error;
 }
 
+/*
+ * An identity as git writes it: without the characters a commit header
+ * cannot hold ('<', '>', newlines), surrounding blanks and quotes
+ * dropped, as git's ident code strips "crud".  "Eve <Ops>" is "Eve Ops".
+ */
+static char *clean_ident(const char *s, const char *def)
+{
+	struct buf b = BUF_INIT;
+
+	for (; s && *s; s++)
+		if (!strchr("<>\n\r", *s))
+			buf_addc(&b, *s);
+	while (b.len && strchr(" \t.,:;\"'", b.ptr[b.len - 1]))
+		buf_truncate(&b, b.len - 1);
+	{
+		size_t k = 0;
+		while (k < b.len && strchr(" \t.,:;\"'", b.ptr[k]))
+			k++;
+		if (k) {
+			memmove(b.ptr, b.ptr + k, b.len - k);
+			buf_truncate(&b, b.len - k);
+		}
+	}
+	if (!b.len)
+		buf_adds(&b, def);
+	return buf_detach(&b, NULL);
+}
+
 static int make_sig(git_signature **sig, const struct tree_person *p,
 		    struct err *err)
 {
-	const char *name = p && p->name && *p->name ? p->name : "kcarry";
-	const char *email = p && p->email && *p->email ? p->email : "kcarry@localhost";
+	char *name = clean_ident(p ? p->name : NULL, "kcarry");
+	char *email = clean_ident(p ? p->email : NULL, "kcarry@localhost");
 	int rc;
 
 	if (p && p->when)
@@ -750,9 +778,11 @@ static int make_sig(git_signature **sig, const struct tree_person *p,
 	else
 		rc = git_signature_now(sig, name, email);
 	if (rc < 0)
-		return err_set(err, ERR_PARSE, "bad identity '%s <%s>': %s",
-			       name, email, git_text());
-	return 0;
+		err_set(err, ERR_PARSE, "bad identity '%s <%s>': %s", name,
+			email, git_text());
+	free(name);
+	free(email);
+	return rc < 0 ? ERR_PARSE : 0;
 }
 
 int tree_commit(struct tree_oid *out, struct tree_repo *r,

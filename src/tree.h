@@ -34,7 +34,8 @@ int tree_merge_file(struct buf *out, bool *conflicts, struct span base,
 
 int tree_open(struct tree_repo **out, const char *path, struct err *err);
 void tree_close(struct tree_repo *r);
-const char *tree_path(const struct tree_repo *r);
+/* The repository's git directory ("/x/linux/.git/", or the bare one). */
+const char *tree_git_dir(const struct tree_repo *r);
 
 /*
  * Read the blob whose (possibly abbreviated, at least 7 hex digits) id is

@@ -1096,9 +1096,51 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 	err_release(&err);
 }
 
+/* git's verify_path with core.protectHFS and core.protectNTFS */
+static void path_refused_as_git_verify_path_does(void **state)
+{
+	static const struct {
+		const char *path;
+		unsigned mode;
+		const char *why; /* NULL: accepted */
+	} cases[] = {
+		{ "fs/btrfs/a.c", 0, NULL },
+		{ ".gitignore", 0, NULL },
+		{ "a.git/x", 0, NULL },
+		{ "git~2/x", 0, NULL },
+		{ ".gitmodules", 0100644, NULL },
+		{ ".git", 0, "is inside .git" },
+		{ "x/.GiT/y", 0, "is inside .git" },
+		{ ".git /x", 0, "is inside .git" },
+		{ ".git. . ./x", 0, "is inside .git" },
+		{ "GIT~1/x", 0, "is inside .git" },
+		{ ".g\xe2\x80\x8cit/x", 0, "is inside .git" },
+		{ "\xef\xbb\xbf.git", 0, "is inside .git" },
+		{ ".gi\xe2\x81\xaft", 0, "is inside .git" },
+		{ ".gitmodules", 0120000, "is a .gitmodules symlink" },
+		{ "a//b", 0, "has an empty component" },
+		{ "a/./b", 0, "has a '.' component" },
+		{ "a/../b", 0, "escapes the tree" },
+		{ "dir/", 0, "ends with '/'" },
+		{ "/etc/passwd", 0, "is absolute" },
+		{ "", 0, "is empty" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *why = patch_path_refused(cases[i].path,
+						     cases[i].mode);
+		if (!cases[i].why && why)
+			fail_msg("'%s' refused: %s", cases[i].path, why);
+		if (cases[i].why && (!why || strcmp(why, cases[i].why)))
+			fail_msg("'%s': got %s, want %s", cases[i].path,
+				 why ? why : "accepted", cases[i].why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(path_refused_as_git_verify_path_does),
 		cmocka_unit_test(git_new_file_is_an_add),
 		cmocka_unit_test(git_deleted_file_is_a_delete),
 		cmocka_unit_test(git_mode_change_has_no_hunks),
