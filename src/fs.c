@@ -13,16 +13,33 @@
 int fs_read_file(struct buf *out, const char *path, size_t limit,
 		 struct err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
 			       "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
 		close(fd);
-		return err_set(err, ERR_IO, "'%s' is a directory", path);
+		return err_set(err, ERR_IO, "cannot read '%s': %s", path,
+			       strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* a folder, FIFO or device where a file belongs: bad input,
+		 * and reading one could block or never end */
+		close(fd);
+		return err_set(err, ERR_PARSE, "'%s' is %s", path,
+			       S_ISDIR(st.st_mode) ? "a folder, not a file"
+						   : "not a regular file");
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		int e = errno;
+		close(fd);
+		return err_set(err, ERR_IO, "cannot read '%s': %s", path,
+			       strerror(e));
 	}
 	if (limit && st.st_size > 0 && (size_t)st.st_size > limit) {
 		close(fd);

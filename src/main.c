@@ -373,6 +373,37 @@ static bool want_color(enum color_mode m, int fd)
 	return isatty(fd) && term && strcmp(term, "dumb");
 }
 
+/*
+ * One global option at argv[*i]: 1 when taken (*i moved past its value),
+ * 0 when it is not a global option, -1 on a usage error (printed).
+ */
+static int global_option(struct options *opts, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+		opts->verbosity = -1;
+	else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+		opts->verbosity++;
+	else if (!strcmp(a, "-vv"))
+		opts->verbosity += 2;
+	else if (!strcmp(a, "--color") || !strcmp(a, "--color=always"))
+		opts->color = COLOR_ALWAYS;
+	else if (!strcmp(a, "--color=never") || !strcmp(a, "--no-color"))
+		opts->color = COLOR_NEVER;
+	else if (!strcmp(a, "--color=auto"))
+		opts->color = COLOR_AUTO;
+	else if (!strcmp(a, "-C")) {
+		if (++*i >= argc) {
+			fprintf(stderr, "error: -C needs a directory\n");
+			return -1;
+		}
+		opts->workdir = argv[*i];
+	} else
+		return 0;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts = { 0 };
@@ -382,31 +413,17 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
+		int g;
+
 		if (!strcmp(a, "--version"))
 			return cmd_version(0, NULL, &opts);
 		if (is_help(a)) {
 			print_main_usage(stdout);
 			return EXIT_DONE;
 		}
-		if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-			opts.verbosity = -1;
-		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-			opts.verbosity++;
-		else if (!strcmp(a, "-vv"))
-			opts.verbosity += 2;
-		else if (!strcmp(a, "--color") || !strcmp(a, "--color=always"))
-			opts.color = COLOR_ALWAYS;
-		else if (!strcmp(a, "--color=never") || !strcmp(a, "--no-color"))
-			opts.color = COLOR_NEVER;
-		else if (!strcmp(a, "--color=auto"))
-			opts.color = COLOR_AUTO;
-		else if (!strcmp(a, "-C")) {
-			if (++i >= argc) {
-				fprintf(stderr, "error: -C needs a directory\n");
-				return EXIT_USAGE;
-			}
-			opts.workdir = argv[i];
-		} else {
+		if ((g = global_option(&opts, argc, argv, &i)) < 0)
+			return EXIT_USAGE;
+		if (!g) {
 			fprintf(stderr, "error: unknown option '%s'\n", a);
 			print_main_usage(stderr);
 			return EXIT_USAGE;
@@ -422,6 +439,26 @@ int main(int argc, char **argv)
 			argv[i]);
 		fprintf(stderr, "hint: 'kcarry help' lists the commands\n");
 		return EXIT_USAGE;
+	}
+	{
+		/* global options may follow the command too ('check -v'),
+		 * up to a "--" */
+		int w = i + 1;
+		for (int k = i + 1; k < argc; k++) {
+			int g = 0;
+			if (!strcmp(argv[k], "--")) {
+				while (k < argc)
+					argv[w++] = argv[k++];
+				break;
+			}
+			if (argv[k][0] == '-' &&
+			    (g = global_option(&opts, argc, argv, &k)) < 0)
+				return EXIT_USAGE;
+			if (!g)
+				argv[w++] = argv[k];
+		}
+		argc = w;
+		argv[argc] = NULL;
 	}
 	opts.color_out = want_color(opts.color, 1);
 	opts.color_err = want_color(opts.color, 2);

@@ -1641,6 +1641,41 @@ static bool is_mbox_line(struct span l, struct span *id)
 	return false;
 }
 
+/*
+ * A header holds no control characters (RFC 5322), but an encoded word
+ * can decode to one ("=?utf-8?q?=1B[2J?="): each becomes U+FFFD, so that
+ * no report, terminal or commit carries an escape sequence.  A tab is a
+ * space.
+ */
+static void clean_header_text(char **s)
+{
+	struct buf b = BUF_INIT;
+	bool dirty = false;
+
+	if (!*s)
+		return;
+	for (const unsigned char *p = (const unsigned char *)*s; *p; p++) {
+		if (*p == '\t') {
+			buf_addc(&b, ' ');
+			dirty = true;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			buf_adds(&b, "\xef\xbf\xbd");
+			dirty = true;
+		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			/* C1 controls (U+0080-U+009F): CSI is one of them */
+			buf_adds(&b, "\xef\xbf\xbd");
+			p++;
+			dirty = true;
+		} else
+			buf_addc(&b, (char)*p);
+	}
+	if (dirty) {
+		free(*s);
+		*s = buf_detach(&b, NULL);
+	} else
+		buf_release(&b);
+}
+
 int patch_parse(struct patch *p, const char *text, size_t len,
 		const struct patch_parse_opts *opts, struct err *err)
 {
@@ -1696,6 +1731,9 @@ int patch_parse(struct patch *p, const char *text, size_t len,
 		buf_addc(&p->message, '\n');
 	convert_message(p, charset);
 	find_trailers(p);
+	clean_header_text(&p->subject);
+	clean_header_text(&p->author_name);
+	clean_header_text(&p->author_email);
 	if (!found) {
 		error = err_set(err, ERR_PARSE, "%s: no diff found", ps.name);
 		goto fail;

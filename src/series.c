@@ -641,6 +641,121 @@ done:
 	return error;
 }
 
+void series_quilt_release(struct series_quilt *q)
+{
+	for (size_t i = 0; i < q->nr; i++)
+		free(q->items[i].file);
+	free(q->items);
+	memset(q, 0, sizeof(*q));
+}
+
+/* The next blank-separated word of *rest (advanced past it). */
+static struct span next_word(struct span *rest)
+{
+	struct span w;
+	size_t n = 0;
+
+	*rest = span_trim(*rest);
+	while (n < rest->len && rest->ptr[n] != ' ' && rest->ptr[n] != '\t')
+		n++;
+	w.ptr = rest->ptr;
+	w.len = n;
+	rest->ptr += n;
+	rest->len -= n;
+	return w;
+}
+
+/* A strip count: 1 to 2 digits, at most 64. */
+static bool strip_count(struct span s, int *out)
+{
+	int v = 0;
+
+	if (!s.len || s.len > 2)
+		return false;
+	for (size_t i = 0; i < s.len; i++) {
+		if (s.ptr[i] < '0' || s.ptr[i] > '9')
+			return false;
+		v = v * 10 + (s.ptr[i] - '0');
+	}
+	if (v > 64)
+		return false;
+	*out = v;
+	return true;
+}
+
+int series_quilt_parse(struct series_quilt *out, struct span text,
+		       const char *name, int default_strip, struct err *err)
+{
+	struct cursor cur;
+	struct span line;
+
+	memset(out, 0, sizeof(*out));
+	cursor_init(&cur, text.ptr, text.len);
+	while (cursor_next(&cur, &line, NULL)) {
+		size_t lineno = cur.lineno - 1;
+		const char *hash = memchr(line.ptr, '#', line.len);
+		struct span rest, file;
+		struct series_quilt_entry *e;
+		int strip = default_strip;
+		char *f;
+
+		if (hash)
+			line.len = (size_t)(hash - line.ptr);
+		rest = span_trim(line);
+		if (!rest.len)
+			continue;
+		file = next_word(&rest);
+		for (;;) {
+			struct span opt = next_word(&rest);
+			if (!opt.len)
+				break;
+			if (span_eq(opt, "-R")) {
+				err_set(err, ERR_PARSE,
+					"%s:%zu: reversed patches (-R) are not "
+					"supported",
+					name, lineno);
+				goto fail;
+			}
+			if (span_eq(opt, "-p"))
+				opt = next_word(&rest);
+			else if (span_starts_with(opt, "-p")) {
+				opt.ptr += 2;
+				opt.len -= 2;
+			} else {
+				err_set(err, ERR_PARSE,
+					"%s:%zu: unknown option '%.*s'", name,
+					lineno, (int)opt.len, opt.ptr);
+				goto fail;
+			}
+			if (!strip_count(opt, &strip)) {
+				err_set(err, ERR_PARSE,
+					"%s:%zu: -p takes 0 to 64 path "
+					"components",
+					name, lineno);
+				goto fail;
+			}
+		}
+		f = span_dup(file);
+		if (f[0] == '/' || !strcmp(f, "..") || starts_with(f, "../") ||
+		    strstr(f, "/../") || ends_with(f, "/..")) {
+			err_set(err, ERR_PARSE,
+				"%s:%zu: '%s' escapes the patch directory", name,
+				lineno, f);
+			free(f);
+			goto fail;
+		}
+		ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+		e = &out->items[out->nr++];
+		e->file = f;
+		e->strip = strip;
+		e->lineno = lineno;
+	}
+	return 0;
+fail:
+	series_quilt_release(out);
+	return ERR_PARSE;
+}
+
 int series_load_version(struct series_version *v, const char *root,
 			const char *name, const char *version,
 			struct err *err)
@@ -649,8 +764,7 @@ int series_load_version(struct series_version *v, const char *root,
 	size_t nv = 0;
 	char *vdir = NULL, *path = NULL;
 	struct buf data = BUF_INIT, origins = BUF_INIT, text = BUF_INIT;
-	struct cursor c;
-	struct span line;
+	struct series_quilt q = { 0 };
 	int error;
 
 	series_version_init(v, name, NULL);
@@ -685,40 +799,22 @@ int series_load_version(struct series_version *v, const char *root,
 	if (fs_is_file(path) &&
 	    (error = fs_read_file(&v->cover, path, 0, err)) < 0)
 		goto out;
-	cursor_init(&c, data.ptr, data.len);
-	while (cursor_next(&c, &line, NULL)) {
+	free(path);
+	path = fs_join(vdir, SERIES_FILE);
+	if ((error = series_quilt_parse(&q, (struct span){ data.ptr, data.len },
+					path, 1, err)) < 0)
+		goto out;
+	for (size_t k = 0; k < q.nr; k++) {
 		struct patch p;
 		struct patch_parse_opts popts = { 0 };
-		char *file, *origin = NULL;
+		char *file = q.items[k].file, *origin = NULL;
 		const char *o;
 
-		line = span_trim(line);
-		if (!line.len || line.ptr[0] == '#')
-			continue;
-		/* quilt series lines: "NAME [-pN]" */
-		{
-			const char *sp = memchr(line.ptr, ' ', line.len);
-			struct span rest = SPAN_NULL;
-			if (sp) {
-				rest.ptr = sp;
-				rest.len = line.len - (size_t)(sp - line.ptr);
-				rest = span_trim(rest);
-				line.len = (size_t)(sp - line.ptr);
-			}
-			popts.strip = 1;
-			if (rest.len > 2 && span_starts_with(rest, "-p")) {
-				popts.strip = atoi(rest.ptr + 2);
-				popts.strip_set = true;
-			}
-		}
-		file = span_dup(line);
 		free(path);
 		path = fs_join(vdir, file);
 		if ((error = fs_read_file(&text, path, MAX_PATCH_FILE, err)) <
-		    0) {
-			free(file);
+		    0)
 			goto out;
-		}
 		/* origins: "FILE\tORIGIN\n" lines */
 		for (o = origins.ptr; o && *o; o = strchr(o, '\n') ? strchr(o, '\n') + 1 : NULL) {
 			size_t fl = strlen(file);
@@ -730,22 +826,23 @@ int series_load_version(struct series_version *v, const char *root,
 			}
 		}
 		popts.name = path;
+		popts.strip = q.items[k].strip;
 		popts.strip_set = true;
 		patch_init(&p);
 		error = patch_parse(&p, text.ptr, text.len, &popts, err);
 		if (error < 0) {
 			patch_release(&p);
-			free(file);
 			free(origin);
 			goto out;
 		}
 		series_version_add(v, &p, &text, origin ? origin : file);
-		v->items[v->nr - 1].strip = popts.strip;
+		v->items[v->nr - 1].strip = q.items[k].strip;
 		free(v->items[v->nr - 1].file);
-		v->items[v->nr - 1].file = file;
+		v->items[v->nr - 1].file = xstrdup(file);
 		free(origin);
 	}
 out:
+	series_quilt_release(&q);
 	buf_release(&data);
 	buf_release(&origins);
 	buf_release(&text);

@@ -90,6 +90,29 @@ int series_write_resolution(const char *root, const char *name,
 			    const char *fingerprint, const char *text,
 			    size_t len, struct err *err);
 
+/* One line of a quilt 'series' file. */
+struct series_quilt_entry {
+	char *file;    /* as listed, relative to the series file's folder */
+	int strip;     /* -pN, or the default */
+	size_t lineno; /* in the series file */
+};
+
+struct series_quilt {
+	struct series_quilt_entry *items;
+	size_t nr, alloc;
+};
+
+/*
+ * Read a quilt 'series' text (the one reader of the format): one
+ * "NAME [-pN | -p N]" per line; '#' starts a comment; blank lines are
+ * skipped.  -R (reversed), other options, a strip count over 64 and names
+ * that leave the folder (absolute, "..") are refused with
+ * "name:line: ..." (ERR_PARSE).  default_strip applies without -p.
+ */
+int series_quilt_parse(struct series_quilt *out, struct span text,
+		       const char *name, int default_strip, struct err *err);
+void series_quilt_release(struct series_quilt *q);
+
 /* Load a stored version; version NULL: the newest. */
 int series_load_version(struct series_version *v, const char *root,
 			const char *name, const char *version,

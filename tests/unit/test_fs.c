@@ -175,15 +175,36 @@ static void read_of_missing_file_is_notfound(void **state)
 static void read_of_directory_is_an_error(void **state)
 {
 	const struct fixture *fx = *state;
-	char *msg = xstrfmt("'%s' is a directory", fx->dir);
+	char *msg = xstrfmt("'%s' is a folder, not a file", fx->dir);
 	struct buf b = BUF_INIT;
 	struct err err = ERR_INIT;
 
-	assert_int_equal(fs_read_file(&b, fx->dir, 0, &err), ERR_IO);
+	assert_int_equal(fs_read_file(&b, fx->dir, 0, &err), ERR_PARSE);
 	assert_string_equal(err.msg.ptr, msg);
 	buf_release(&b);
 	err_release(&err);
 	free(msg);
+}
+
+/* Hardening 10: a FIFO named where a file belongs hung the import. */
+static void read_of_fifo_fails_at_once(void **state)
+{
+	const struct fixture *fx = *state;
+	char *p = fs_join(fx->dir, "fifo");
+	char *msg = xstrfmt("'%s' is not a regular file", p);
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(fs_read_file(&b, p, 0, &err), ERR_PARSE);
+	assert_string_equal(err.msg.ptr, msg);
+	err_release(&err);
+	assert_int_equal(fs_read_file(&b, "/dev/zero", 0, &err), ERR_PARSE);
+	assert_string_equal(err.msg.ptr, "'/dev/zero' is not a regular file");
+	buf_release(&b);
+	err_release(&err);
+	free(msg);
+	free(p);
 }
 
 /* ---- atomic writes ---------------------------------------------------- */
@@ -578,6 +599,7 @@ int main(void)
 		T(read_over_the_limit_fails),
 		T(read_of_missing_file_is_notfound),
 		T(read_of_directory_is_an_error),
+		T(read_of_fifo_fails_at_once),
 		T(write_creates_the_file),
 		T(write_replaces_content_and_leaves_no_temp_file),
 		T(write_of_nothing_makes_an_empty_file),
