@@ -89,20 +89,24 @@ static int add_series(struct check_report *r, size_t *alloc,
 	return 0;
 }
 
-/* series.stacks-on of NAME, or NULL */
-static char *stacks_on(const char *root, const char *name)
+/*
+ * series.stacks-on of NAME into *base (NULL when unset).  A .conf that
+ * cannot be read is an error: carrying the series on the bare tree
+ * instead would give a wrong result silently.
+ */
+static int stacks_on(char **base, const char *root, const char *name,
+		     struct err *err)
 {
 	char *path = xstrfmt("%s/series/%s.conf", root, name);
 	struct conf *c = NULL;
-	struct err err = ERR_INIT;
-	char *v = NULL;
+	int error = 0;
 
-	if (fs_is_file(path) && conf_open(&c, path, false, &err) == 0)
-		v = conf_get_or(c, "series.stacks-on", NULL);
+	*base = NULL;
+	if (fs_is_file(path) && (error = conf_open(&c, path, false, err)) == 0)
+		*base = conf_get_or(c, "series.stacks-on", NULL);
 	conf_free(c);
-	err_release(&err);
 	free(path);
-	return v;
+	return error;
 }
 
 /* Bring in the series each selected one stacks on, base first. */
@@ -110,10 +114,13 @@ static int resolve_stacks(struct check_report *r, size_t *alloc,
 			  struct err *err)
 {
 	for (size_t i = 0; i < r->nr_series; i++) {
-		char *base = stacks_on(r->root, r->series[i].name);
+		char *base;
 		long b;
 		int error;
 
+		if ((error = stacks_on(&base, r->root, r->series[i].name,
+				       err)) < 0)
+			return error;
 		if (!base)
 			continue;
 		/* a workspace shared through git may carry any text here:

@@ -304,3 +304,50 @@ char *fs_normalise(const char *path)
 	free(abs);
 	return buf_detach(&b, NULL);
 }
+
+int fs_atomic_open(struct fs_atomic *a, const char *path, struct err *err)
+{
+	a->path = xstrdup(path);
+	a->tmp = xstrfmt("%s.tmp-%ld", path, (long)getpid());
+	a->f = fopen(a->tmp, "w");
+	if (!a->f) {
+		int error = err_set(err, ERR_IO, "cannot create '%s': %s",
+				    a->tmp, strerror(errno));
+		free(a->path);
+		free(a->tmp);
+		a->path = a->tmp = NULL;
+		return error;
+	}
+	return 0;
+}
+
+int fs_atomic_commit(struct fs_atomic *a, struct err *err)
+{
+	int error = 0;
+
+	if (ferror(a->f) | (fclose(a->f) != 0))
+		error = err_set(err, ERR_IO, "cannot write '%s': %s", a->tmp,
+				strerror(errno));
+	else if (rename(a->tmp, a->path) < 0)
+		error = err_set(err, ERR_IO, "cannot write '%s': %s", a->path,
+				strerror(errno));
+	if (error)
+		unlink(a->tmp);
+	a->f = NULL;
+	free(a->path);
+	free(a->tmp);
+	a->path = a->tmp = NULL;
+	return error;
+}
+
+void fs_atomic_abort(struct fs_atomic *a)
+{
+	if (a->f) {
+		fclose(a->f);
+		unlink(a->tmp);
+	}
+	free(a->path);
+	free(a->tmp);
+	a->f = NULL;
+	a->path = a->tmp = NULL;
+}

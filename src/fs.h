@@ -6,6 +6,8 @@
 #ifndef KCARRY_FS_H
 #define KCARRY_FS_H
 
+#include <stdio.h>
+
 #include "err.h"
 
 /* Read a whole file; files larger than limit bytes (0: no limit) fail. */
@@ -14,6 +16,18 @@ int fs_read_file(struct buf *out, const char *path, size_t limit,
 /* Write data to path through a temporary file in the same directory. */
 int fs_write_atomic(const char *path, const void *data, size_t len,
 		    struct err *err);
+/*
+ * A report written to path through PATH.tmp-PID renamed over it at
+ * commit (after a checked fclose), so that a reader never sees half of
+ * it and a failed write leaves the old file.  abort removes the copy.
+ */
+struct fs_atomic {
+	FILE *f;
+	char *path, *tmp;
+};
+int fs_atomic_open(struct fs_atomic *a, const char *path, struct err *err);
+int fs_atomic_commit(struct fs_atomic *a, struct err *err);
+void fs_atomic_abort(struct fs_atomic *a);
 int fs_mkdirs(const char *path, struct err *err);
 bool fs_is_dir(const char *path);
 bool fs_is_file(const char *path);

@@ -119,9 +119,11 @@ int target_load(struct target *t, const char *root, const char *name,
 	t->ref = conf_get_or(c, "kernel.ref", NULL);
 	t->tarball = conf_get_or(c, "kernel.tarball", NULL);
 	t->build_command = conf_get_or(c, "build.command", NULL);
-	conf_get_all(c, "build.config", &t->build_config, &t->nr_build_config,
-		     err);
+	error = conf_get_all(c, "build.config", &t->build_config,
+			     &t->nr_build_config, err);
 	conf_free(c);
+	if (error < 0)
+		return error;
 	cache = target_cache_dir();
 	if (t->tarball && !starts_with(t->tarball, "apt:") &&
 	    !is_url(t->tarball) && t->tarball[0] != '/') {

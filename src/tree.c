@@ -90,11 +90,15 @@ static int wrap_repo(struct tree_repo **out, git_repository *repo,
 	r->repo = repo;
 	r->path = xstrdup(path);
 	if (git_odb_new(&r->fast) < 0 ||
-	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0 ||
-	    git_odb_add_backend(r->fast, loose, 1) < 0)
+	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0)
 		error = err_set(err, ERR_IO, "cannot open the objects of '%s'",
 				path);
-	else
+	else if (git_odb_add_backend(r->fast, loose, 1) < 0) {
+		/* not owned by the odb yet */
+		loose->free(loose);
+		error = err_set(err, ERR_IO, "cannot open the objects of '%s'",
+				path);
+	} else
 		r->loose = loose;
 	free(objdir);
 	if (error) {
@@ -389,7 +393,12 @@ int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 			goto out;
 		}
 	}
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	if (git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) <
+	    0) {
+		error = err_set(err, ERR_IO, "cannot walk '%s': %s", range,
+				git_text());
+		goto out;
+	}
 	while ((rc = git_revwalk_next(&oid, walk)) == 0) {
 		git_commit *commit = NULL;
 		struct tree_commit_patch *p;
@@ -952,8 +961,13 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 	 * would double the import time for objects read back rarely.
 	 */
 	if (git_odb_new(&odb) < 0 ||
-	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0 ||
-	    git_odb_add_backend(odb, loose, 1) < 0) {
+	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0) {
+		error = err_set(err, ERR_IO, "cannot open '%s': %s", objdir,
+				git_text());
+		goto out;
+	}
+	if (git_odb_add_backend(odb, loose, 1) < 0) {
+		loose->free(loose); /* not owned by the odb yet */
 		error = err_set(err, ERR_IO, "cannot open '%s': %s", objdir,
 				git_text());
 		goto out;
