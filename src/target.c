@@ -103,7 +103,7 @@ int target_load(struct target *t, const char *root, const char *name,
 	t->lock.fd = -1;
 	if ((error = name_check(NAME_TARGET, name, err)) < 0) {
 		err_hint(err, "'kcarry kernels' lists the targets");
-		return error;
+		goto out;
 	}
 	t->name = xstrdup(name);
 	t->conf_path = xstrfmt("%s/kernels/%s.conf", root, name);
@@ -111,10 +111,10 @@ int target_load(struct target *t, const char *root, const char *name,
 		error = err_set(err, ERR_NOTFOUND, "no target '%s' (no %s)",
 				name, t->conf_path);
 		err_hint(err, "'kcarry kernels' lists the targets");
-		return error;
+		goto out;
 	}
 	if ((error = conf_open(&c, t->conf_path, false, err)) < 0)
-		return error;
+		goto out;
 	t->url = conf_get_or(c, "kernel.url", NULL);
 	t->ref = conf_get_or(c, "kernel.ref", NULL);
 	t->tarball = conf_get_or(c, "kernel.tarball", NULL);
@@ -123,7 +123,7 @@ int target_load(struct target *t, const char *root, const char *name,
 			     &t->nr_build_config, err);
 	conf_free(c);
 	if (error < 0)
-		return error;
+		goto out;
 	cache = target_cache_dir();
 	if (t->tarball && !starts_with(t->tarball, "apt:") &&
 	    !is_url(t->tarball) && t->tarball[0] != '/') {
@@ -168,7 +168,10 @@ int target_load(struct target *t, const char *root, const char *name,
 	if (!error && t->kind != TARGET_TARBALL && !t->ref)
 		error = err_set(err, ERR_PARSE, "%s: kernel.ref is not set",
 				t->conf_path);
+out:
 	free(cache);
+	if (error < 0)
+		target_release(t); /* the caller has nothing to free */
 	return error;
 }
 

@@ -35,7 +35,7 @@ struct target_progress {
 	void *ctx;
 };
 
-/* kernels/NAME.conf of root. */
+/* kernels/NAME.conf of root; on failure t holds nothing to release. */
 int target_load(struct target *t, const char *root, const char *name,
 		struct err *err);
 void target_release(struct target *t);
