@@ -5,6 +5,7 @@
 
 #include "mail.h"
 #include "name.h"
+#include "strmap.h"
 
 void carry_result_release(struct carry_result *res)
 {
@@ -105,16 +106,15 @@ struct overlay_file {
 };
 
 struct overlay {
-	struct overlay_file *f;
+	struct overlay_file **f; /* pointers: the map borrows their paths */
 	size_t nr, alloc;
+	struct strmap index; /* path -> position in f */
 };
 
 static struct overlay_file *overlay_find(struct overlay *o, const char *path)
 {
-	for (size_t i = 0; i < o->nr; i++)
-		if (!strcmp(o->f[i].path, path))
-			return &o->f[i];
-	return NULL;
+	size_t i = strmap_get(&o->index, path);
+	return i == (size_t)-1 ? NULL : o->f[i];
 }
 
 static struct overlay_file *overlay_get(struct overlay *o, const char *path)
@@ -124,20 +124,22 @@ static struct overlay_file *overlay_get(struct overlay *o, const char *path)
 	if (f)
 		return f;
 	ALLOC_GROW(o->f, o->nr + 1, o->alloc);
-	f = &o->f[o->nr++];
-	memset(f, 0, sizeof(*f));
+	f = o->f[o->nr] = xcalloc(1, sizeof(*f));
 	f->path = xstrdup(path);
 	buf_init(&f->data, 0);
+	strmap_put(&o->index, f->path, o->nr++);
 	return f;
 }
 
 static void overlay_release(struct overlay *o)
 {
 	for (size_t i = 0; i < o->nr; i++) {
-		free(o->f[i].path);
-		buf_release(&o->f[i].data);
+		free(o->f[i]->path);
+		buf_release(&o->f[i]->data);
+		free(o->f[i]);
 	}
 	free(o->f);
+	strmap_release(&o->index);
 }
 
 /* The content of path as the patch has left it so far. */
@@ -178,8 +180,8 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 
 	/* a file cannot be created under a file or symlink of the tree */
 	for (size_t i = 0; i < o->nr && !error; i++) {
-		char *dir = xstrdup(o->f[i].path), *slash;
-		while (!o->f[i].removed && !error &&
+		char *dir = xstrdup(o->f[i]->path), *slash;
+		while (!o->f[i]->removed && !error &&
 		       (slash = strrchr(dir, '/')) != NULL) {
 			struct overlay_file *of;
 			bool exists = false;
@@ -196,10 +198,10 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 			if (exists) {
 				char *why = xstrfmt("cannot create '%s': '%s' "
 						    "is a file in the tree",
-						    o->f[i].path, dir);
+						    o->f[i]->path, dir);
 				for (size_t f = 0; f < cp->nr_files; f++)
 					if (!strcmp(cp->files[f].path,
-						    o->f[i].path))
+						    o->f[i]->path))
 						file_failed(&cp->files[f], why);
 				free(why);
 				cp->outcome = OUTCOME_CONFLICT;
@@ -215,13 +217,13 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 	}
 
 	for (size_t i = 0; i < o->nr && !error; i++) {
-		ch[i].path = o->f[i].path;
-		ch[i].remove = o->f[i].removed;
-		ch[i].mode = o->f[i].mode;
-		if (!o->f[i].removed)
+		ch[i].path = o->f[i]->path;
+		ch[i].remove = o->f[i]->removed;
+		ch[i].mode = o->f[i]->mode;
+		if (!o->f[i]->removed)
 			error = tree_write_blob(&ch[i].blob, repo,
-						o->f[i].data.ptr,
-						o->f[i].data.len, err);
+						o->f[i]->data.ptr,
+						o->f[i]->data.len, err);
 	}
 	if (!error && tree_update(tree, repo, tree, ch, o->nr, &terr) < 0) {
 		struct carry_file *cf = &cp->files[0];
