@@ -390,7 +390,7 @@ static int import_apt(struct import_set *out, const char *source,
 				spec, eq + 1);
 		goto out;
 	}
-	if ((error = debsrc_fetch(&tarball, f, opts->progress, err)) < 0)
+	if ((error = debsrc_fetch(&tarball, f, opts->fetch, err)) < 0)
 		goto out;
 	prefix = xstrfmt("debian/%s/", sub);
 	if ((error = debsrc_read_tar(&t, tarball, prefix, err)) < 0)
