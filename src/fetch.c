@@ -217,9 +217,8 @@ static int record_write(const char *path, const struct cache_record *r,
 		goto out;
 	if ((error = conf_set(c, "http.url", r->url, err)) < 0 ||
 	    (r->etag && (error = conf_set(c, "http.etag", r->etag, err)) < 0) ||
-	    (r->last_modified &&
-	     (error = conf_set(c, "http.last-modified", r->last_modified,
-			       err)) < 0))
+	    (r->last_modified && (error = conf_set(c, "http.last-modified",
+						   r->last_modified, err)) < 0))
 		goto out;
 	if (rename(tmp, rp) < 0)
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", rp,
@@ -360,8 +359,7 @@ static int on_xfer(void *ctx, curl_off_t dltotal, curl_off_t dlnow,
 		return 0;
 	x->last_report = now;
 	x->reported = true;
-	x->progress->bytes(x->progress->ctx, x->what,
-			   (unsigned long long)dlnow,
+	x->progress->bytes(x->progress->ctx, x->what, (unsigned long long)dlnow,
 			   (unsigned long long)dltotal, false);
 	return 0;
 }
@@ -393,12 +391,16 @@ static void describe_status(struct buf *out, long status, const char *reason)
 		long code;
 		const char *text;
 	} known[] = {
-		{ 400, "Bad Request" },	  { 401, "Unauthorized" },
-		{ 403, "Forbidden" },	  { 404, "Not Found" },
-		{ 408, "Request Timeout" }, { 410, "Gone" },
+		{ 400, "Bad Request" },
+		{ 401, "Unauthorized" },
+		{ 403, "Forbidden" },
+		{ 404, "Not Found" },
+		{ 408, "Request Timeout" },
+		{ 410, "Gone" },
 		{ 429, "Too Many Requests" },
 		{ 500, "Internal Server Error" },
-		{ 501, "Not Implemented" }, { 502, "Bad Gateway" },
+		{ 501, "Not Implemented" },
+		{ 502, "Bad Gateway" },
 		{ 503, "Service Unavailable" },
 		{ 504, "Gateway Timeout" },
 	};
@@ -476,7 +478,8 @@ static void set_options(CURL *h, const struct fetch_request *req,
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, l->connect_timeout_ms);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, l->timeout_ms);
 	if (l->low_speed_limit > 0 && l->low_speed_time > 0) {
-		curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, l->low_speed_limit);
+		curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT,
+				 l->low_speed_limit);
 		curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, l->low_speed_time);
 	}
 	if (x->limit)
@@ -513,10 +516,11 @@ static int transfer_error(struct err *err, const struct xfer *x, CURLcode rc,
 		human_size(b, sizeof(b), x->limit);
 		if (cl > 0 && (unsigned long long)cl > x->limit) {
 			human_size(a, sizeof(a), (unsigned long long)cl);
-			error = err_set(err, ERR_IO,
-					"cannot fetch '%s': the server announces "
-					"%s, more than the %s limit",
-					req->url, a, b);
+			error = err_set(
+				err, ERR_IO,
+				"cannot fetch '%s': the server announces "
+				"%s, more than the %s limit",
+				req->url, a, b);
 		} else
 			error = err_set(err, ERR_IO,
 					"cannot fetch '%s': more than the %s "
@@ -532,18 +536,20 @@ static int transfer_error(struct err *err, const struct xfer *x, CURLcode rc,
 		if (strstr(errbuf, "too slow")) {
 			human_size(a, sizeof(a),
 				   (unsigned long long)l->low_speed_limit);
-			error = err_set(err, ERR_IO,
-					"cannot fetch '%s': slower than %s/s for "
-					"%ld s (http.low-speed-limit, "
-					"http.low-speed-time)",
-					req->url, a, l->low_speed_time);
+			error = err_set(
+				err, ERR_IO,
+				"cannot fetch '%s': slower than %s/s for "
+				"%ld s (http.low-speed-limit, "
+				"http.low-speed-time)",
+				req->url, a, l->low_speed_time);
 		} else if (strstr(errbuf, "onnection timed out") ||
 			   strstr(errbuf, "esolving timed out")) {
 			human_ms(a, sizeof(a), l->connect_timeout_ms);
-			error = err_set(err, ERR_IO,
-					"cannot fetch '%s': no connection after "
-					"%s (http.connect-timeout)",
-					req->url, a);
+			error = err_set(
+				err, ERR_IO,
+				"cannot fetch '%s': no connection after "
+				"%s (http.connect-timeout)",
+				req->url, a);
 		} else {
 			human_ms(a, sizeof(a), l->timeout_ms);
 			error = err_set(err, ERR_IO,
@@ -758,7 +764,8 @@ int fetch_url(struct fetch_result *res, const struct fetch_request *req,
 		if (rc == CURLE_OK && x.status >= 200 && x.status < 300) {
 			res->source = FETCH_DOWNLOADED;
 			if (req->verify &&
-			    (error = req->verify(tmp, req->verify_ctx, err)) < 0) {
+			    (error = req->verify(tmp, req->verify_ctx, err)) <
+				    0) {
 				err_prefix(err, "'%s' (HTTP %ld%s%s)", req->url,
 					   x.status,
 					   x.content_type.len ? ", " : "",
@@ -778,26 +785,29 @@ int fetch_url(struct fetch_result *res, const struct fetch_request *req,
 			if (x.status < 400)
 				buf_addf(&why, " (unexpected)");
 		} else
-			buf_adds(&why, errbuf[0] ? errbuf
-						 : curl_easy_strerror(rc));
+			buf_adds(&why,
+				 errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		wait_ms = l->retry_wait_ms;
-		for (unsigned k = 0; k < n && wait_ms < l->retry_max_wait_ms; k++)
+		for (unsigned k = 0; k < n && wait_ms < l->retry_max_wait_ms;
+		     k++)
 			wait_ms *= 2;
 		if (wait_ms > l->retry_max_wait_ms)
 			wait_ms = l->retry_max_wait_ms;
-		if (rc == CURLE_OK && retry_status(x.status) && n < l->retries) {
+		if (rc == CURLE_OK && retry_status(x.status) &&
+		    n < l->retries) {
 			curl_off_t after = 0;
 			curl_easy_getinfo(x.h, CURLINFO_RETRY_AFTER, &after);
 			if (after > 0 && after * 1000 > l->retry_max_wait_ms) {
 				char ra[32];
 				human_ms(ra, sizeof(ra), l->retry_max_wait_ms);
-				error = err_set(err, ERR_IO,
-						"cannot fetch '%s': %s, and the "
-						"server asks to wait %lld s "
-						"(more than http.retry-max-wait, "
-						"%s)",
-						req->url, why.ptr,
-						(long long)after, ra);
+				error = err_set(
+					err, ERR_IO,
+					"cannot fetch '%s': %s, and the "
+					"server asks to wait %lld s "
+					"(more than http.retry-max-wait, "
+					"%s)",
+					req->url, why.ptr, (long long)after,
+					ra);
 				buf_release(&why);
 				xfer_release(&x);
 				break;
@@ -813,8 +823,8 @@ int fetch_url(struct fetch_result *res, const struct fetch_request *req,
 				if (n)
 					err_hint(err, "tried %u times", n + 1);
 			} else
-				error = transfer_error(err, &x, rc, errbuf,
-						       req, o);
+				error = transfer_error(err, &x, rc, errbuf, req,
+						       o);
 			buf_release(&why);
 			xfer_release(&x);
 			break;

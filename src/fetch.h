@@ -23,27 +23,27 @@ struct fetch_progress {
 	void (*bytes)(void *ctx, const char *what, unsigned long long now,
 		      unsigned long long total, bool done);
 	/* A retry after wait_ms; why says what went wrong ("HTTP 503"). */
-	void (*retry)(void *ctx, const char *url, const char *why,
-		      long wait_ms, unsigned attempt, unsigned retries);
+	void (*retry)(void *ctx, const char *url, const char *why, long wait_ms,
+		      unsigned attempt, unsigned retries);
 	void *ctx;
 };
 
 /* Limits of every download; 0 turns a limit off (see fetch_opts_init). */
 struct fetch_limits {
 	long connect_timeout_ms;
-	long timeout_ms;              /* one attempt, from start to end */
-	long low_speed_limit;         /* bytes per second ... */
-	long low_speed_time;          /* ... for this many seconds: abort */
-	unsigned long long max_size;  /* bytes of one body */
-	unsigned retries;             /* after the first attempt */
-	long retry_wait_ms;           /* first backoff, doubled each time */
-	long retry_max_wait_ms;       /* longest wait, Retry-After included */
+	long timeout_ms;	     /* one attempt, from start to end */
+	long low_speed_limit;	     /* bytes per second ... */
+	long low_speed_time;	     /* ... for this many seconds: abort */
+	unsigned long long max_size; /* bytes of one body */
+	unsigned retries;	     /* after the first attempt */
+	long retry_wait_ms;	     /* first backoff, doubled each time */
+	long retry_max_wait_ms;	     /* longest wait, Retry-After included */
 	long max_redirects;
 };
 
 struct fetch_opts {
 	struct fetch_limits limits;
-	bool offline;       /* use the cache only */
+	bool offline;	    /* use the cache only */
 	const char *cainfo; /* CA bundle in place of the system's, or NULL */
 	const struct fetch_progress *progress;
 };
@@ -67,8 +67,8 @@ char *fetch_cache_path(const char *area, const char *url);
 
 struct fetch_request {
 	const char *url;
-	const char *path;   /* where the verified body is kept */
-	bool post;          /* POST with an empty body (public-inbox search) */
+	const char *path; /* where the verified body is kept */
+	bool post;	  /* POST with an empty body (public-inbox search) */
 	unsigned long long max_size; /* a tighter cap than the limits, or 0 */
 	/*
 	 * Checks the downloaded body (the file tmp) before it replaces
@@ -81,12 +81,12 @@ struct fetch_request {
 enum fetch_source {
 	FETCH_DOWNLOADED,   /* a new body is at path */
 	FETCH_NOT_MODIFIED, /* the server said 304: the cached copy stands */
-	FETCH_OFFLINE,      /* offline: the cached copy, unchecked */
+	FETCH_OFFLINE,	    /* offline: the cached copy, unchecked */
 };
 
 struct fetch_result {
 	enum fetch_source source;
-	long status;           /* the last HTTP status, 0 when none */
+	long status;	       /* the last HTTP status, 0 when none */
 	struct buf error_body; /* the first KiB of an error response */
 };
 

@@ -97,17 +97,18 @@ static int parse_url(struct lore_ref *out, const char *url, struct err *err)
 			char *id = strip_brackets(dec);
 			free(dec);
 			if (!lore_valid_msgid(id)) {
-				error = err_set(err, ERR_USAGE,
-						"'%s': '%s' is not a message-id",
-						url, id);
+				error = err_set(
+					err, ERR_USAGE,
+					"'%s': '%s' is not a message-id", url,
+					id);
 				free(id);
 				buf_release(&base);
 				return error;
 			}
 			buf_add(&base, url, (size_t)(seg - url));
 			/* lore's redirectors lead to its /all/ inbox */
-			if (nr_before == 0 && !strncasecmp(host, "patch.msgid.link",
-							   16)) {
+			if (nr_before == 0 &&
+			    !strncasecmp(host, "patch.msgid.link", 16)) {
 				buf_reset(&base);
 				buf_adds(&base, "https://lore.kernel.org/all/");
 			} else if (nr_before == 1 && first &&
@@ -214,13 +215,15 @@ char *lore_server(const char *root, const char *name,
 		if (!url) {
 			char **vs = NULL;
 			size_t nv = 0;
-			if (series_list_versions(root, name, &vs, &nv, &err) == 0 &&
+			if (series_list_versions(root, name, &vs, &nv, &err) ==
+				    0 &&
 			    nv) {
 				char *key = xstrfmt("version.%s.source",
 						    vs[nv - 1]);
 				char *src = conf_get_or(c, key, NULL);
 				struct lore_ref ref;
-				if (src && lore_parse_ref(&ref, src, &err) == 1 &&
+				if (src &&
+				    lore_parse_ref(&ref, src, &err) == 1 &&
 				    ref.base) {
 					url = ref.base;
 					ref.base = NULL;
@@ -277,18 +280,20 @@ int lore_gunzip(struct buf *out, const char *data, size_t len, size_t limit,
 				continue;
 		}
 		if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			error = err_set(err, ERR_PARSE, "%s: not gzip data (%s)",
-					what, zs.msg ? zs.msg : "bad data");
+			error = err_set(err, ERR_PARSE,
+					"%s: not gzip data (%s)", what,
+					zs.msg ? zs.msg : "bad data");
 			break;
 		}
 		if (rc == Z_BUF_ERROR && zs.avail_out) {
-			error = err_set(err, ERR_PARSE, "%s: gzip data cut short",
-					what);
+			error = err_set(err, ERR_PARSE,
+					"%s: gzip data cut short", what);
 			break;
 		}
 	}
 	if (!error && rc != Z_STREAM_END)
-		error = err_set(err, ERR_PARSE, "%s: gzip data cut short", what);
+		error = err_set(err, ERR_PARSE, "%s: gzip data cut short",
+				what);
 	inflateEnd(&zs);
 	return error;
 }
@@ -363,8 +368,9 @@ int lore_fetch_thread(struct lore_thread *t, const char *base,
 	error = fetch_url(&res, &req, o, err);
 	t->source = res.source;
 	if (error == ERR_IO && res.status == 404)
-		err_hint(err, "is <%s> archived at %s? series.list-url, or "
-			      "kcarry.lore in kcarry.conf, names the server",
+		err_hint(err,
+			 "is <%s> archived at %s? series.list-url, or "
+			 "kcarry.lore in kcarry.conf, names the server",
 			 msgid, base);
 	fetch_result_release(&res);
 	if (error < 0)
@@ -449,8 +455,7 @@ static char *find_change_id(const char *text, size_t len)
 }
 
 int lore_series_id_from_version(struct lore_series_id *id,
-				const struct series_version *v,
-				struct err *err)
+				const struct series_version *v, struct err *err)
 {
 	unsigned n = 0;
 	char *end = NULL;
@@ -607,8 +612,8 @@ void lore_match_newer(struct lore_revisions *out, const struct mail_list *l,
 		if (!m->message_id || !m->subject)
 			continue;
 		subject_parse(&si, m->subject);
-		if (si.is_reply || !si.has_patch_tag || si.version <= id->version ||
-		    !si.title) {
+		if (si.is_reply || !si.has_patch_tag ||
+		    si.version <= id->version || !si.title) {
 			subject_info_release(&si);
 			continue;
 		}
@@ -639,8 +644,8 @@ void lore_match_newer(struct lore_revisions *out, const struct mail_list *l,
 			size_t k;
 			ALLOC_GROW(out->items, out->nr + 1, out->alloc);
 			/* kept in version order */
-			for (k = out->nr; k > 0 &&
-					  out->items[k - 1].version > si.version;
+			for (k = out->nr;
+			     k > 0 && out->items[k - 1].version > si.version;
 			     k--)
 				out->items[k] = out->items[k - 1];
 			out->nr++;
@@ -658,8 +663,8 @@ void lore_match_newer(struct lore_revisions *out, const struct mail_list *l,
 }
 
 int lore_find_newer(struct lore_revisions *out, const char *base,
-		    const struct lore_series_id *id,
-		    const struct fetch_opts *o, struct err *err)
+		    const struct lore_series_id *id, const struct fetch_opts *o,
+		    struct err *err)
 {
 	char *query = lore_newer_query(id);
 	struct buf url = BUF_INIT, mbox = BUF_INIT;
@@ -694,11 +699,9 @@ int lore_find_newer(struct lore_revisions *out, const char *base,
 		err_hint(err, "the archive has no search (public-inbox needs "
 			      "indexlevel medium or full)");
 	fetch_result_release(&res);
-	if (error < 0 ||
-	    (error = read_mbox_gz(&mbox, path, &mc, err)) < 0 ||
-	    (mbox.len &&
-	     (error = mail_read_mbox(&l, mbox.ptr, mbox.len, url.ptr, err)) <
-		     0))
+	if (error < 0 || (error = read_mbox_gz(&mbox, path, &mc, err)) < 0 ||
+	    (mbox.len && (error = mail_read_mbox(&l, mbox.ptr, mbox.len,
+						 url.ptr, err)) < 0))
 		goto out;
 	lore_match_newer(out, &l, id);
 out:

@@ -81,12 +81,12 @@ int lore_gunzip(struct buf *out, const char *data, size_t len, size_t limit,
 
 /* What identifies a series across its revisions (b4's rules). */
 struct lore_series_id {
-	char *title;     /* cover letter's (or first patch's) subject, untagged */
-	char *email;     /* who posted it */
-	bool has_cover;  /* email is the cover's sender, not an author */
+	char *title; /* cover letter's (or first patch's) subject, untagged */
+	char *email; /* who posted it */
+	bool has_cover;	 /* email is the cover's sender, not an author */
 	char *change_id; /* b4's "change-id:" of the cover, or NULL */
 	unsigned version;
-	long long date;  /* posted, seconds since the epoch (0: unknown) */
+	long long date; /* posted, seconds since the epoch (0: unknown) */
 };
 
 void lore_series_id_release(struct lore_series_id *id);
@@ -130,7 +130,7 @@ void lore_match_newer(struct lore_revisions *out, const struct mail_list *l,
 		      const struct lore_series_id *id);
 /* Ask base's search (POST ?x=m&q=...) and match the answer. */
 int lore_find_newer(struct lore_revisions *out, const char *base,
-		    const struct lore_series_id *id,
-		    const struct fetch_opts *o, struct err *err);
+		    const struct lore_series_id *id, const struct fetch_opts *o,
+		    struct err *err);
 
 #endif

@@ -24,10 +24,22 @@ int settings_parse_size(unsigned long long *out, const char *s)
 	if (errno || v < 0)
 		return -1;
 	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ULL << 10; end++; break;
-	case 'm': mult = 1ULL << 20; end++; break;
-	case 'g': mult = 1ULL << 30; end++; break;
-	case 't': mult = 1ULL << 40; end++; break;
+	case 'k':
+		mult = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+		mult = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+		mult = 1ULL << 30;
+		end++;
+		break;
+	case 't':
+		mult = 1ULL << 40;
+		end++;
+		break;
 	}
 	if (mult > 1 && *end == 'i')
 		end++;
@@ -91,8 +103,8 @@ static char *lookup(const struct conf *c, const char *key, const char *env,
 static int bad(struct err *err, const char *from, const char *v,
 	       const char *what)
 {
-	int error = err_set(err, ERR_USAGE, "%s: '%s' is not %s", from, v,
-			    what);
+	int error =
+		err_set(err, ERR_USAGE, "%s: '%s' is not %s", from, v, what);
 	err_hint(err, "see kcarry(1), NETWORK");
 	return error;
 }
@@ -123,8 +135,8 @@ static int get_ms(long *out, const struct conf *c, const char *key,
 	return error;
 }
 
-static int get_count(unsigned long *out, const struct conf *c,
-		     const char *key, const char *env, struct err *err)
+static int get_count(unsigned long *out, const struct conf *c, const char *key,
+		     const char *env, struct err *err)
 {
 	const char *from;
 	char *v = lookup(c, key, env, &from), *end;
@@ -199,7 +211,7 @@ int settings_load(struct settings *s, const char *root, struct err *err)
 	s->fetch.cainfo = s->cainfo;
 	n = l->retries;
 	if ((error = get_ms(&l->connect_timeout_ms, c, "http.connect-timeout",
-			   "KCARRY_HTTP_CONNECT_TIMEOUT", err)) < 0 ||
+			    "KCARRY_HTTP_CONNECT_TIMEOUT", err)) < 0 ||
 	    (error = get_ms(&l->timeout_ms, c, "http.timeout",
 			    "KCARRY_HTTP_TIMEOUT", err)) < 0 ||
 	    (error = get_size(&s->tarball.max_bytes, c, "tarball.max-size",
@@ -220,11 +232,13 @@ int settings_load(struct settings *s, const char *root, struct err *err)
 		goto out;
 	l->retries = n > 100 ? 100 : (unsigned)n;
 	{
-		unsigned long long speed = (unsigned long long)l->low_speed_limit;
+		unsigned long long speed =
+			(unsigned long long)l->low_speed_limit;
 		long ms = l->low_speed_time * 1000;
 		unsigned long redirs = (unsigned long)l->max_redirects;
 		if ((error = get_size(&speed, c, "http.low-speed-limit",
-				      "KCARRY_HTTP_LOW_SPEED_LIMIT", err)) < 0 ||
+				      "KCARRY_HTTP_LOW_SPEED_LIMIT", err)) <
+			    0 ||
 		    (error = get_ms(&ms, c, "http.low-speed-time",
 				    "KCARRY_HTTP_LOW_SPEED_TIME", err)) < 0 ||
 		    (error = get_count(&redirs, c, "http.max-redirects",

@@ -14,9 +14,9 @@
 #define SETTINGS_DEFAULT_LORE "https://lore.kernel.org/all/"
 
 struct settings {
-	char *lore;    /* kcarry.lore: public-inbox base URL, ends in '/' */
-	char *cainfo;  /* http.cainfo, or NULL */
-	struct fetch_opts fetch;     /* fetch.cainfo points at cainfo */
+	char *lore;   /* kcarry.lore: public-inbox base URL, ends in '/' */
+	char *cainfo; /* http.cainfo, or NULL */
+	struct fetch_opts fetch; /* fetch.cainfo points at cainfo */
 	struct tree_tarball_limits tarball;
 };
 

@@ -22,8 +22,9 @@ static void cache_path(const char *url, const char *want)
 
 static void cache_path_mirrors_the_url(void **state)
 {
-	cache_path("https://cdn.kernel.org/pub/linux/kernel/v6.x/linux-6.1.tar.xz",
-		   "/c/a/cdn.kernel.org/pub/linux/kernel/v6.x/linux-6.1.tar.xz");
+	cache_path(
+		"https://cdn.kernel.org/pub/linux/kernel/v6.x/linux-6.1.tar.xz",
+		"/c/a/cdn.kernel.org/pub/linux/kernel/v6.x/linux-6.1.tar.xz");
 	cache_path("http://127.0.0.1:8080/btrfs/a@b/t.mbox.gz",
 		   "/c/a/127.0.0.1:8080/btrfs/a@b/t.mbox.gz");
 	/* no way out of the cache, no hidden names */

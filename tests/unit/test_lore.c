@@ -39,8 +39,8 @@ static void message_ids_name_threads(void **state)
 static void file_names_are_not_threads(void **state)
 {
 	static const char *const names[] = {
-		"series.mbox", "dir/a@b.mbox", "./x@y", "a b@c", "@x", "x@",
-		"apt:linux=6.1",
+		"series.mbox", "dir/a@b.mbox", "./x@y",		"a b@c",
+		"@x",	       "x@",	       "apt:linux=6.1",
 	};
 	struct lore_ref r;
 	struct err err = ERR_INIT;
@@ -80,9 +80,9 @@ static void url_without_message_is_refused(void **state)
 	struct lore_ref r;
 	struct err err = ERR_INIT;
 
-	assert_int_equal(lore_parse_ref(&r, "https://lore.kernel.org/all/",
-					&err),
-			 ERR_USAGE);
+	assert_int_equal(
+		lore_parse_ref(&r, "https://lore.kernel.org/all/", &err),
+		ERR_USAGE);
 	assert_string_equal(err.msg.ptr,
 			    "'https://lore.kernel.org/all/' names no message");
 	lore_ref_release(&r);
@@ -115,9 +115,9 @@ static struct lore_series_id make_id(const char *title, const char *email,
 
 static void newer_query_is_b4s(void **state)
 {
-	struct lore_series_id id = make_id(
-		"btrfs: add a \"shrinker\" for extent maps",
-		"fdmanana@kernel.org", true, 1);
+	struct lore_series_id id =
+		make_id("btrfs: add a \"shrinker\" for extent maps",
+			"fdmanana@kernel.org", true, 1);
 	char *q = lore_newer_query(&id);
 
 	assert_string_equal(q, "((s:\"btrfs: add a shrinker for extent maps\" "
@@ -145,8 +145,8 @@ static void titles_compare_without_case_and_blanks(void **state)
 }
 
 #define SEP "From mboxrd@z Thu Jan  1 00:00:00 1970\n"
-#define MSG(from, subj, id, body)                                           \
-	SEP "From: " from "\nSubject: " subj "\nMessage-ID: <" id ">\n"     \
+#define MSG(from, subj, id, body)                                       \
+	SEP "From: " from "\nSubject: " subj "\nMessage-ID: <" id ">\n" \
 	    "Date: Thu, 11 Apr 2024 17:18:54 +0100\n\n" body "\n"
 
 static void search_answer_gives_later_revisions(void **state)
@@ -154,29 +154,29 @@ static void search_answer_gives_later_revisions(void **state)
 	static const char data[] =
 		/* the stored version and older: not later */
 		MSG("F <f@k.org>", "[PATCH 00/11] btrfs: shrink", "v1c@x", "")
-		MSG("F <f@k.org>", "[PATCH v0 1/2] btrfs: shrink", "v0@x", "")
+			MSG("F <f@k.org>", "[PATCH v0 1/2] btrfs: shrink",
+			    "v0@x", "")
 		/* v2: its cover wins over its first patch */
 		MSG("F <f@k.org>", "[PATCH v2 01/15] btrfs: shrink", "v2p1@x",
-		    "")
-		MSG("F <f@k.org>", "[PATCH v2 00/15] btrfs: shrink", "v2c@x",
-		    "")
-		MSG("F <f@k.org>", "[PATCH v2 13/15] btrfs: shrink", "v2p13@x",
-		    "")
-		MSG("R <r@x.org>", "Re: [PATCH v2 00/15] btrfs: shrink",
-		    "re@x", "")
+		    "") MSG("F <f@k.org>", "[PATCH v2 00/15] btrfs: shrink",
+			    "v2c@x", "") MSG("F <f@k.org>",
+					     "[PATCH v2 13/15] btrfs: shrink",
+					     "v2p13@x", "")
+			MSG("R <r@x.org>", "Re: [PATCH v2 00/15] btrfs: shrink",
+			    "re@x", "")
 		/* v3 without a cover: its patch 1 */
 		MSG("F <f@k.org>", "[PATCH v3 1/2] btrfs:  Shrink", "v3p1@x",
 		    "")
 		/* other titles, other senders */
 		MSG("F <f@k.org>", "[PATCH v4 0/3] btrfs: grow", "v4c@x", "")
-		MSG("X <x@y.org>", "[PATCH v6 0/3] btrfs: shrink", "v6c@x", "")
+			MSG("X <x@y.org>", "[PATCH v6 0/3] btrfs: shrink",
+			    "v6c@x", "")
 		/* b4's change-id ties a renamed series */
-		MSG("F <f@k.org>", "[PATCH v5 0/3] btrfs: shrink more",
-		    "v5c@x", "Text.\n\nchange-id: 20240410-shrink\n");
+		MSG("F <f@k.org>", "[PATCH v5 0/3] btrfs: shrink more", "v5c@x",
+		    "Text.\n\nchange-id: 20240410-shrink\n");
 	struct mail_list l = { 0 };
 	struct lore_revisions r;
-	struct lore_series_id id = make_id("btrfs: shrink", "f@k.org", true,
-					   1);
+	struct lore_series_id id = make_id("btrfs: shrink", "f@k.org", true, 1);
 	struct err err = ERR_INIT;
 
 	assert_int_equal(mail_read_mbox(&l, data, strlen(data), "m", &err), 0);

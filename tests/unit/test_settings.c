@@ -51,13 +51,20 @@ static void durations_default_to_seconds(void **state)
 }
 
 static const char *const env_names[] = {
-	"KCARRY_LORE",		    "KCARRY_HTTP_TIMEOUT",
-	"KCARRY_HTTP_MAX_SIZE",	    "KCARRY_OFFLINE",
-	"KCARRY_HTTP_LOW_SPEED_TIME", "KCARRY_TARBALL_MAX_SIZE",
-	"KCARRY_TARBALL_MAX_ENTRIES", "KCARRY_HTTP_RETRIES",
-	"KCARRY_HTTP_CAINFO",	    "KCARRY_HTTP_CONNECT_TIMEOUT",
-	"KCARRY_HTTP_LOW_SPEED_LIMIT", "KCARRY_HTTP_RETRY_WAIT",
-	"KCARRY_HTTP_RETRY_MAX_WAIT", "KCARRY_HTTP_MAX_REDIRECTS",
+	"KCARRY_LORE",
+	"KCARRY_HTTP_TIMEOUT",
+	"KCARRY_HTTP_MAX_SIZE",
+	"KCARRY_OFFLINE",
+	"KCARRY_HTTP_LOW_SPEED_TIME",
+	"KCARRY_TARBALL_MAX_SIZE",
+	"KCARRY_TARBALL_MAX_ENTRIES",
+	"KCARRY_HTTP_RETRIES",
+	"KCARRY_HTTP_CAINFO",
+	"KCARRY_HTTP_CONNECT_TIMEOUT",
+	"KCARRY_HTTP_LOW_SPEED_LIMIT",
+	"KCARRY_HTTP_RETRY_WAIT",
+	"KCARRY_HTTP_RETRY_MAX_WAIT",
+	"KCARRY_HTTP_MAX_REDIRECTS",
 };
 
 static int clean_env(void **state)
@@ -108,12 +115,13 @@ static void drop(char *dir)
 
 static void file_then_environment(void **state)
 {
-	char *ws = workspace_with("[kcarry]\n\tlore = http://127.0.0.1:9/btrfs\n"
-				  "[http]\n\ttimeout = 5m\n\tmax-size = 64M\n"
-				  "\toffline = true\n\tlow-speed-time = 250ms\n"
-				  "\tcainfo = /etc/ca.pem\n"
-				  "[tarball]\n\tmax-size = 1G\n"
-				  "\tmax-entries = 1000\n");
+	char *ws =
+		workspace_with("[kcarry]\n\tlore = http://127.0.0.1:9/btrfs\n"
+			       "[http]\n\ttimeout = 5m\n\tmax-size = 64M\n"
+			       "\toffline = true\n\tlow-speed-time = 250ms\n"
+			       "\tcainfo = /etc/ca.pem\n"
+			       "[tarball]\n\tmax-size = 1G\n"
+			       "\tmax-entries = 1000\n");
 	struct settings s;
 	struct err err = ERR_INIT;
 
@@ -149,8 +157,7 @@ static void bad_value_names_its_key(void **state)
 	struct err err = ERR_INIT;
 
 	assert_int_equal(settings_load(&s, ws, &err), ERR_USAGE);
-	assert_string_equal(err.msg.ptr,
-			    "http.retries: 'many' is not a count");
+	assert_string_equal(err.msg.ptr, "http.retries: 'many' is not a count");
 	settings_release(&s);
 	setenv("KCARRY_HTTP_MAX_SIZE", "huge", 1);
 	assert_int_equal(settings_load(&s, NULL, &err), ERR_USAGE);
