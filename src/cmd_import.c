@@ -480,7 +480,7 @@ out:
 }
 
 /* Later revisions of the newest stored version, listed or imported. */
-static int fetch_newer(const char *root, const char *name,
+static int fetch_newer(const char *root, const char *name, bool every,
 		       const struct settings *st, const struct fetch_cli *fc,
 		       const struct options *opts, struct err *err)
 {
@@ -492,8 +492,17 @@ static int fetch_newer(const char *root, const char *name,
 
 	series_version_init(&v, NULL, NULL);
 	if ((error = series_load_version(&v, root, name, NULL, err)) < 0 ||
-	    (error = lore_series_id_from_version(&id, &v, err)) < 0 ||
-	    (error = lore_find_newer(&revs, base, &id, &st->fetch, err)) < 0)
+	    (error = lore_series_id_from_version(&id, &v, err)) < 0) {
+		/* every series: those not from mail have nothing to look for */
+		if (every && (error == ERR_NOTFOUND || error == ERR_USAGE)) {
+			verbose(opts, "%s: %s", name, err->msg.ptr);
+			err_release(err);
+			err_init(err);
+			error = 0;
+		}
+		goto out;
+	}
+	if ((error = lore_find_newer(&revs, base, &id, &st->fetch, err)) < 0)
 		goto out;
 	if (!revs.nr) {
 		note(opts, "%s@%s is the newest revision at %s", name,
@@ -563,8 +572,8 @@ int cmd_fetch(int argc, char **argv, const struct options *opts)
 				err_set(&err, ERR_USAGE,
 					"--new looks past the newest version: "
 					"give NAME, not NAME@VERSION");
-			} else if (fetch_newer(root, name, &st, &fc, opts,
-					       &err) == 0) {
+			} else if (fetch_newer(root, name, fc.nr_specs == nr && nr,
+					       &st, &fc, opts, &err) == 0) {
 				free(conf);
 				free(name);
 				continue;

@@ -204,6 +204,15 @@ expect_exit 2 kcarry -C ws3 fetch --new deb
 expect_stderr <<'EOT'
 error: deb@6.1.1-1 is not a mail version (vN): there is no later revision to look for
 EOT
+# every series: those from mail are looked up, the others left alone
+expect_exit 0 kcarry -C ws3 fetch --new
+expect_stdout <<'EOT'
+wq@v2 <cover.1565717247.git.osandov@fb.com> [PATCH v2 0/2] Btrfs: workqueue cleanups
+EOT
+expect_stderr <<EOT
+shrinker@v3 is the newest revision at $PI_URL/btrfs/
+hint: 'kcarry fetch --new --import wq' imports it
+EOT
 
 # --offline: the cache serves what was fetched; nothing else
 kill $PI_PID
