@@ -107,8 +107,11 @@ char *fetch_cache_path(const char *area, const char *url)
 	buf_addf(&p, "%s/%s", cache, area);
 	free(cache);
 	s = s ? s + 3 : url;
-	/* host (and port), then each path segment */
+	/* host (and port; never user:password@), then each path segment */
 	end = s + strcspn(s, "/?#");
+	for (const char *at = s; at < end; at++)
+		if (*at == '@')
+			s = at + 1;
 	buf_addc(&p, '/');
 	add_safe_segment(&p, s, (size_t)(end - s));
 	s = end;

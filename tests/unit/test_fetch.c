@@ -31,6 +31,8 @@ static void cache_path_mirrors_the_url(void **state)
 	cache_path("http://h/../../etc/passwd", "/c/a/h/_./_./etc/passwd");
 	cache_path("http://h//x/./.y", "/c/a/h/x/_/_y");
 	cache_path("http://h/a b/%2F", "/c/a/h/a_b/%2F");
+	/* credentials stay out of file names */
+	cache_path("https://me:secret@h:8443/x", "/c/a/h:8443/x");
 }
 
 static void query_and_long_names_are_hashed(void **state)
