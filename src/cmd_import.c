@@ -552,6 +552,8 @@ int cmd_fetch(int argc, char **argv, const struct options *opts)
 	if (!fc.nr_specs) {
 		if (series_list_names(root, &names, &nr, &err) < 0)
 			goto fail;
+		free(fc.specs);
+		fc.specs = xcalloc(nr + 1, sizeof(char *));
 		for (size_t i = 0; i < nr; i++)
 			fc.specs[fc.nr_specs++] = names[i];
 		if (!nr)
