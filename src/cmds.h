@@ -8,6 +8,7 @@
 
 int cmd_init(int argc, char **argv, const struct options *opts);
 int cmd_import(int argc, char **argv, const struct options *opts);
+int cmd_fetch(int argc, char **argv, const struct options *opts);
 int cmd_list(int argc, char **argv, const struct options *opts);
 int cmd_show(int argc, char **argv, const struct options *opts);
 int cmd_kernels(int argc, char **argv, const struct options *opts);

@@ -145,6 +145,15 @@ static int import_mail(struct import_set *out, char *const *paths,
 			c->base_commit = xstrdup(ms->base_commit);
 		if (ms->cover_title)
 			c->cover_subject = xstrdup(ms->cover_title);
+		for (size_t j = 0; j < ms->nr_skipped_trailers; j++) {
+			ALLOC_GROW(out->notes, out->nr_notes + 1,
+				   out->alloc_notes);
+			out->notes[out->nr_notes++] = xstrfmt(
+				"%s: trailer left out, as b4 leaves it out "
+				"(only the sender's own plain address "
+				"counts): %s",
+				c->version, ms->skipped_trailers[j]);
+		}
 		c->msgids = xcalloc(ms->nr_msgids + 1, sizeof(char *));
 		for (size_t j = 0; j < ms->nr_msgids; j++)
 			c->msgids[c->nr_msgids++] = xstrdup(ms->msgids[j]);
@@ -337,7 +346,7 @@ static int import_apt(struct import_set *out, const char *source,
 				spec, eq + 1);
 		goto out;
 	}
-	if ((error = debsrc_fetch(&tarball, f, opts->progress, err)) < 0)
+	if ((error = debsrc_fetch(&tarball, f, opts->fetch, err)) < 0)
 		goto out;
 	prefix = xstrfmt("debian/%s/", sub);
 	if ((error = debsrc_read_tar(&t, tarball, prefix, err)) < 0)

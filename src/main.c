@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "fetch.h"
 #include "fs.h"
 #include "tree.h"
 
@@ -55,6 +56,7 @@ static const struct command commands[] = {
 	  "directory).  An existing workspace is left as it is.\n" },
 	{ "import", cmd_import, "import a version of a series",
 	  "kcarry import [options] NAME[@VERSION] SOURCE...\n"
+	  "   or: kcarry import [options] NAME[@VERSION] MSGID|URL\n"
 	  "   or: kcarry import [options] NAME[@VERSION] --git REPO A..B\n"
 	  "   or: kcarry import [options] NAME[@VERSION] apt:SRCPKG=VERSION",
 	  "Store a series version under patches/NAME/VERSION/ (one patch per file\n"
@@ -68,6 +70,13 @@ static const struct command commands[] = {
 	  "apt:linux-6.12=6.12.100-1~deb12u1); add '/patches-rt' after the\n"
 	  "version for debian/patches-rt.\n"
 	  "\n"
+	  "MSGID (a message-id, with or without <>) or URL (an archive's page\n"
+	  "of a message, https://lore.kernel.org/all/MSGID/) names a mail\n"
+	  "thread: it is downloaded as public-inbox serves it (MSGID/t.mbox.gz)\n"
+	  "into the cache and imported as a local mbox.  A bare MSGID is looked\n"
+	  "up at series.list-url, else kcarry.lore of kcarry.conf, else\n"
+	  "https://lore.kernel.org/all/.  An existing file wins over a MSGID.\n"
+	  "\n"
 	  "VERSION defaults to the version in the subjects ([PATCH v3 ...] is v3)\n"
 	  "or v1; when a source holds several versions the newest is taken and\n"
 	  "named on stderr.\n"
@@ -75,11 +84,48 @@ static const struct command commands[] = {
 	  "options:\n"
 	  "  --git REPO RANGE   import the commits of RANGE (A..B) of REPO\n"
 	  "  --all-versions     import every version a source holds\n"
+	  "  --offline          downloads come from the cache only\n"
 	  "  -p N               strip N leading path components (quilt default 1)\n"
 	  "  --force            replace an existing version whose content differs\n"
 	  "  --dry-run          parse and report, write nothing\n"
 	  "\n"
-	  "Importing the same content again changes nothing (exit 0).\n" },
+	  "Importing the same content again changes nothing (exit 0).\n"
+	  "exit status: 0 stored (or already held); 2 bad arguments, a source\n"
+	  "that does not parse, other content under NAME@VERSION; 3 I/O,\n"
+	  "network (the URL and HTTP status are named), apt.\n" },
+	{ "fetch", cmd_fetch, "fetch threads by message-id, find new revisions",
+	  "kcarry fetch [options] [NAME[@VERSION]...]\n"
+	  "   or: kcarry fetch --new [--import] [options] [NAME...]",
+	  "Without --new: import every version that series/NAME.conf names\n"
+	  "by a message-id ([version \"v4\"] msgid = ...) and that is not stored\n"
+	  "yet; NAME@VERSION fetches that version again (new trailers from\n"
+	  "replies; --force to replace it).  The thread comes from the series'\n"
+	  "archive: series.list-url, else the one its newest version came from,\n"
+	  "else kcarry.lore of kcarry.conf, else https://lore.kernel.org/all/.\n"
+	  "Without NAME, every series.\n"
+	  "\n"
+	  "--new asks the archive's search for later revisions of the newest\n"
+	  "stored version, as 'b4 am -c' does: the same subject without its\n"
+	  "[PATCH vN] tag, from the same sender, with a higher vN (or the same\n"
+	  "b4 change-id); without NAME, every series whose newest version\n"
+	  "is a mail version (vN).  It prints one line per revision found:\n"
+	  "\n"
+	  "  NAME@vN <MSGID> SUBJECT\n"
+	  "\n"
+	  "options:\n"
+	  "  --new        look for later revisions\n"
+	  "  --import     with --new: import them (as vN)\n"
+	  "  --offline    downloads come from the cache only\n"
+	  "  --force      replace a stored version whose content differs\n"
+	  "  --dry-run    fetch and report, store nothing\n"
+	  "\n"
+	  "Downloads are cached (<cache>/lore/) and revalidated; their limits\n"
+	  "(timeouts, size, retries) are set in kcarry.conf [http] or by\n"
+	  "KCARRY_HTTP_* (kcarry(1), NETWORK).\n"
+	  "\n"
+	  "exit status: 0 done (nothing new is not an error); 2 bad arguments,\n"
+	  "an unknown series; 3 network (the URL and HTTP status are named),\n"
+	  "I/O.\n" },
 	{ "list", cmd_list, "list series, versions and patch counts",
 	  "kcarry list",
 	  "One line per series version: name, version, patches, source.\n" },
@@ -467,7 +513,13 @@ int main(int argc, char **argv)
 		return print_command_help(cmd->name);
 	if (tree_global_init(&err) < 0)
 		return err_report(&err, &opts);
+	/* libcurl's global state, before any thread (check) starts */
+	if (fetch_global_init(&err) < 0) {
+		tree_global_shutdown();
+		return err_report(&err, &opts);
+	}
 	rc = cmd->fn(argc - i, argv + i, &opts);
+	fetch_global_shutdown();
 	tree_global_shutdown();
 	fflush(stdout);
 	if (ferror(stdout)) {

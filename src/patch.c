@@ -1828,6 +1828,13 @@ static unsigned digits(unsigned long n)
 	return d;
 }
 
+/* At least one column for any change: as if one column were missing. */
+static unsigned long scale_linear(unsigned long n, size_t width,
+				  unsigned long max_change)
+{
+	return n ? 1 + n * (width - 1) / max_change : 0;
+}
+
 void patch_diffstat(struct buf *out, const struct patch *p)
 {
 	struct stat_entry *e = xcalloc(p->nr_files, sizeof(*e));
@@ -1873,17 +1880,19 @@ void patch_diffstat(struct buf *out, const struct patch *p)
 		buf_addf(out, "%*lu", (int)num_w, a + d);
 		if (a + d) {
 			if (max_change > graph_w) {
-				unsigned long t = 1 + (a + d) * (graph_w - 1) /
-							      max_change;
-				unsigned long sa = a ? 1 + a * (graph_w - 1) /
-								   max_change
-						     : 0;
-				if (sa > t)
-					sa = t;
-				if (d && sa == t && t > 1)
-					sa--;
-				a = sa;
-				d = t - sa;
+				/* git's diff.c: scale the total, then the
+				 * smaller side (deletions when even) */
+				unsigned long t = scale_linear(a + d, graph_w,
+							       max_change);
+				if (t < 2 && a && d)
+					t = 2;
+				if (a < d) {
+					a = scale_linear(a, graph_w, max_change);
+					d = t - a;
+				} else {
+					d = scale_linear(d, graph_w, max_change);
+					a = t - d;
+				}
 			}
 			buf_addc(out, ' ');
 			add_repeat(out, '+', a);

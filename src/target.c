@@ -13,9 +13,9 @@
 #include "fs.h"
 #include "name.h"
 #include "series.h"
+#include "settings.h"
 
 #define BASE_REF "refs/heads/kcarry-base"
-#define MAX_TARBALL (4ULL * 1024 * 1024 * 1024)
 
 char *target_cache_dir(void)
 {
@@ -79,6 +79,7 @@ static const char *base_name(const char *s)
 void target_release(struct target *t)
 {
 	free(t->name);
+	free(t->root);
 	free(t->conf_path);
 	free(t->url);
 	free(t->ref);
@@ -106,6 +107,7 @@ int target_load(struct target *t, const char *root, const char *name,
 		goto out;
 	}
 	t->name = xstrdup(name);
+	t->root = xstrdup(root);
 	t->conf_path = xstrfmt("%s/kernels/%s.conf", root, name);
 	if (!fs_is_file(t->conf_path)) {
 		error = err_set(err, ERR_NOTFOUND, "no target '%s' (no %s)",
@@ -260,8 +262,18 @@ static void say(const struct target_progress *p, const struct target *t,
 		p->fn(p->ctx, t->name, what);
 }
 
-/* The tarball on local disk: downloaded or located as needed. */
+/* fetch's check of a tarball download before it is cached. */
+static int verify_tarball(const char *tmp, void *ctx, struct err *err)
+{
+	return tree_check_tarball(tmp, err);
+}
+
+/*
+ * The tarball on local disk: downloaded (into <cache>/tarballs/HOST/PATH,
+ * revalidated when cached) or located as needed.
+ */
 static int local_tarball(char **path, struct target *t,
+			 const struct settings *set,
 			 const struct target_progress *progress,
 			 struct err *err)
 {
@@ -291,7 +303,7 @@ static int local_tarball(char **path, struct target *t,
 						t->tarball + 4);
 			else {
 				say(progress, t, "downloading the tarball");
-				error = debsrc_fetch(path, f, NULL, err);
+				error = debsrc_fetch(path, f, &set->fetch, err);
 			}
 		}
 		debsrc_release(&d);
@@ -299,19 +311,16 @@ static int local_tarball(char **path, struct target *t,
 		return error;
 	}
 	if (is_url(t->tarball)) {
-		char *cache = debsrc_cache_dir();
-		char *key = cache_key(base_name(t->source), t->source);
-		char *dir = fs_join(cache, "tarballs");
-		char *p = fs_join(dir, key);
-		free(key);
-		free(cache);
-		if (!fs_is_file(p)) {
-			say(progress, t, "downloading the tarball");
-			if ((error = fs_mkdirs(dir, err)) == 0)
-				error = fetch_to_file(p, t->tarball, MAX_TARBALL,
-						      NULL, err);
-		}
-		free(dir);
+		struct fetch_request req = { 0 };
+		struct fetch_result res;
+		char *p = fetch_cache_path("tarballs", t->tarball);
+
+		say(progress, t, "downloading the tarball");
+		req.url = t->tarball;
+		req.path = p;
+		req.verify = verify_tarball;
+		error = fetch_url(&res, &req, &set->fetch, err);
+		fetch_result_release(&res);
 		if (error)
 			free(p);
 		else
@@ -520,14 +529,20 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 		if (tree_get_ref(base, r, BASE_REF, err) == 0 &&
 		    !tarball_changed(t, progress))
 			break;
-		if ((error = local_tarball(&tarball, t, progress, err)) < 0)
-			goto out;
-		say(progress, t, "importing the tarball (once; later runs "
-				 "reuse it)");
 		{
+			struct settings set;
 			char *msg = xstrfmt("Import %s\n", t->tarball);
-			error = tree_import_tarball(base, r, tarball, BASE_REF,
-						    msg, NULL, err);
+			if ((error = settings_load(&set, t->root, err)) == 0 &&
+			    (error = local_tarball(&tarball, t, &set, progress,
+						   err)) == 0) {
+				say(progress, t, "importing the tarball (once; "
+						 "later runs reuse it)");
+				error = tree_import_tarball(base, r, tarball,
+							    BASE_REF, msg,
+							    &set.tarball, NULL,
+							    err);
+			}
+			settings_release(&set);
 			free(msg);
 		}
 		if (!error)

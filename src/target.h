@@ -15,6 +15,7 @@ enum target_kind { TARGET_LOCAL, TARGET_REMOTE, TARGET_TARBALL };
 
 struct target {
 	char *name;
+	char *root;      /* the workspace (its kcarry.conf sets limits) */
 	char *conf_path;
 	enum target_kind kind;
 	char *url;     /* local path or remote URL (LOCAL, REMOTE) */

@@ -947,12 +947,35 @@ static int build_tree(git_oid *out, git_repository *repo,
 
 #define MAX_TAR_FILE (512UL * 1024 * 1024)
 
+int tree_check_tarball(const char *path, struct err *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	int error = 0;
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &ae) != ARCHIVE_OK)
+		error = err_set(err, ERR_PARSE, "not a tar archive (%s)",
+				archive_error_string(a)
+					? archive_error_string(a)
+					: "no entry");
+	archive_read_free(a);
+	return error;
+}
+
 int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 			const char *tarball, const char *refname,
 			const char *message,
+			const struct tree_tarball_limits *limits,
 			const struct tree_import_progress *progress,
 			struct err *err)
 {
+	static const struct tree_tarball_limits defaults = {
+		TREE_TARBALL_MAX_BYTES, TREE_TARBALL_MAX_ENTRIES
+	};
+	unsigned long nr_entries = 0;
 	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
 	struct tar_entry *entries = NULL;
@@ -990,6 +1013,8 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 				archive_error_string(a));
 		goto out;
 	}
+	if (!limits)
+		limits = &defaults;
 	while ((rc = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
 		mode_t type = archive_entry_filetype(ae);
@@ -997,6 +1022,17 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 		const char *slash;
 		la_int64_t size;
 
+		/* every entry counts, so that empty ones cannot flood us */
+		if (limits->max_entries && ++nr_entries > limits->max_entries) {
+			error = err_set(err, ERR_PARSE,
+					"%s: more than %lu entries "
+					"(tarball.max-entries)",
+					tarball, limits->max_entries);
+			err_hint(err, "raise tarball.max-entries in kcarry.conf "
+				      "or KCARRY_TARBALL_MAX_ENTRIES if the "
+				      "tarball is trusted");
+			goto out;
+		}
 		if (type != AE_IFREG && type != AE_IFLNK)
 			continue;
 		/* drop the top directory: linux-6.1.170/Makefile */
@@ -1020,6 +1056,22 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 				error = err_set(err, ERR_PARSE,
 						"%s: member '%s' is too large",
 						tarball, name);
+				goto out;
+			}
+			/* checked from the header, before a byte is read */
+			if (limits->max_bytes &&
+			    bytes + (unsigned long long)size >
+				    limits->max_bytes) {
+				error = err_set(err, ERR_PARSE,
+						"%s: more than %llu bytes once "
+						"uncompressed, at '%s' "
+						"(tarball.max-size)",
+						tarball, limits->max_bytes,
+						name);
+				err_hint(err, "raise tarball.max-size in "
+					      "kcarry.conf or "
+					      "KCARRY_TARBALL_MAX_SIZE if the "
+					      "tarball is trusted");
 				goto out;
 			}
 			buf_grow(&data, (size_t)size);

@@ -148,16 +148,35 @@ struct tree_import_progress {
 };
 
 /*
+ * Limits of a tarball import, so that a compression bomb (600 KB of xz
+ * that inflates to 4 GB) stops early: the uncompressed bytes of all
+ * members, and the number of entries of any type.  0: no limit.
+ */
+struct tree_tarball_limits {
+	unsigned long long max_bytes; /* default 3 GiB (Linux 6.12: 1.4 GB) */
+	unsigned long max_entries;    /* default 500,000 (Linux 6.12: 90,000) */
+};
+#define TREE_TARBALL_MAX_BYTES (3ULL << 30)
+#define TREE_TARBALL_MAX_ENTRIES 500000UL
+
+/*
  * Import a tarball (any compression libarchive reads) as one commit:
  * the first path component is dropped (linux-6.1.170/...), every regular
  * file and symlink becomes a blob, read straight from the stream.  The
- * commit is set on refname.
+ * commit is set on refname.  Beyond a limit (NULL: the defaults) the
+ * import fails with ERR_PARSE before reading further.
  */
 int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 			const char *tarball, const char *refname,
 			const char *message,
+			const struct tree_tarball_limits *limits,
 			const struct tree_import_progress *progress,
 			struct err *err);
+/*
+ * Whether path is a tar archive libarchive can read (any compression):
+ * its first header parses.  Used on a download before it is cached.
+ */
+int tree_check_tarball(const char *path, struct err *err);
 
 /* Clone url (bare, all refs) into path. */
 int tree_clone_bare(struct tree_repo **out, const char *url,

@@ -860,6 +860,48 @@ static void diffstat_summarises_file_operations(void **state)
 	patch_release(&p);
 }
 
+/* A diff of files that add and remove so many lines. */
+static void counted_diff(struct buf *out, const char *path, unsigned adds,
+			 unsigned dels)
+{
+	buf_addf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", path, path,
+		 path, path);
+	buf_addf(out, "@@ -1,%u +1,%u @@\n", dels, adds);
+	for (unsigned i = 0; i < dels; i++)
+		buf_addf(out, "-old %u\n", i);
+	for (unsigned i = 0; i < adds; i++)
+		buf_addf(out, "+new %u\n", i);
+}
+
+static void diffstat_graph_scales_as_git_does(void **state)
+{
+	struct buf text = BUF_INIT, out = BUF_INIT;
+	struct patch p;
+	struct err err = ERR_INIT;
+	struct patch_parse_opts opts = { "stat", 1, true };
+
+	/* the files of a real patch (btrfs, "pass an inode to
+	 * btrfs_add_extent_mapping()") and git format-patch's graph */
+	counted_diff(&text, "fs/btrfs/extent_map.c", 7, 7);
+	counted_diff(&text, "fs/btrfs/extent_map.h", 1, 2);
+	counted_diff(&text, "fs/btrfs/inode.c", 1, 1);
+	counted_diff(&text, "fs/btrfs/tests/extent-map-tests.c", 86, 88);
+	patch_init(&p);
+	assert_int_equal(patch_parse(&p, text.ptr, text.len, &opts, &err), 0);
+	patch_diffstat(&out, &p);
+	assert_string_equal(out.ptr,
+		" fs/btrfs/extent_map.c             |  14 +--\n"
+		" fs/btrfs/extent_map.h             |   3 +-\n"
+		" fs/btrfs/inode.c                  |   2 +-\n"
+		" fs/btrfs/tests/extent-map-tests.c | 174 +++++++++++++++"
+		"---------------\n"
+		" 4 files changed, 95 insertions(+), 98 deletions(-)\n");
+	patch_release(&p);
+	buf_release(&text);
+	buf_release(&out);
+	err_release(&err);
+}
+
 static void format_then_parse_round_trips(void **state)
 {
 	const char *names[] = { "format-patch-trailers.patch",
@@ -1186,6 +1228,7 @@ int main(void)
 		cmocka_unit_test(format_writes_git_am_form),
 		cmocka_unit_test(format_without_metadata_uses_the_name),
 		cmocka_unit_test(diffstat_summarises_file_operations),
+		cmocka_unit_test(diffstat_graph_scales_as_git_does),
 		cmocka_unit_test(format_then_parse_round_trips),
 		cmocka_unit_test(slug_follows_git),
 		cmocka_unit_test(git_format_patch_round_trips_through_git_am),
