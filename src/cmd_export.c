@@ -215,6 +215,11 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 		if (c->eo.onto && !c->eo.git_dir)
 			return err_set(err, ERR_USAGE,
 				       "--onto goes with --git-dir");
+		if (c->eo.into && c->eo.out && f != EXPORT_RPM)
+			return err_set(err, ERR_USAGE,
+				       "-o and --into name the same place for "
+				       "--format %s: give one",
+				       export_format_name(f));
 	}
 	c->eo.text.to = c->to;
 	c->eo.text.nr_to = c->nr_to;
@@ -325,8 +330,9 @@ out:
 }
 
 /*
- * Carry the series as apply does; the branch must hold that result (a
- * branch from other options or inputs would not be what is exported).
+ * Carry the series as apply does; the branch must hold that result's
+ * tree (a branch from other options or inputs would not be what is
+ * exported).
  */
 static int carry(struct carry_result *res, struct job *j,
 		 const struct series_version *v, const struct provenance *pv,
@@ -334,7 +340,7 @@ static int carry(struct carry_result *res, struct job *j,
 		 struct err *err)
 {
 	struct carry_opts co = cli->co;
-	struct tree_oid base = j->base, head;
+	struct tree_oid base = j->base, head, tree;
 	int error;
 
 	if (pv->stacks_on && (error = stack_base(&base, j, j->root,
@@ -355,7 +361,12 @@ static int carry(struct carry_result *res, struct job *j,
 	}
 	if (error < 0)
 		return error;
-	if (memcmp(head.id, res->head.id, sizeof(head.id))) {
+	/* the trees, not the ids: a patch without a date is committed at
+	 * the time it is carried, so its commit id changes every time */
+	if ((error = tree_commit_tree(&head, j->repo, &head, err)) < 0 ||
+	    (error = tree_commit_tree(&tree, j->repo, &res->head, err)) < 0)
+		return error;
+	if (memcmp(head.id, tree.id, sizeof(head.id))) {
 		error = err_set(err, ERR_CONFLICT,
 				"%s does not hold %s@%s as it carries onto %s "
 				"now",
@@ -502,6 +513,16 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	if (export_write(&w, &s, j.repo, &cli.eo, &err) < 0)
 		goto fail;
 	print_result(&s, &w, &cli);
+	if (cli.eo.format == EXPORT_MBOX) {
+		size_t n = 0;
+		for (size_t i = 0; i < s.nr; i++)
+			n += s.patches[i].included && !s.patches[i].upstream[0];
+		if (n)
+			note(opts, "note: %zu of %zu patches name no upstream "
+			     "commit; stable takes a backport with its "
+			     "'commit X upstream.' line",
+			     n, s.nr_included);
+	}
 	goto out;
 fail:
 	rc = err_report(&err, opts);

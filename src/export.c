@@ -465,10 +465,32 @@ out:
 	return error;
 }
 
+char *export_slug(const char *subject)
+{
+	struct buf b = BUF_INIT;
+
+	for (const char *c = subject; *c; c++) {
+		unsigned char u = (unsigned char)*c;
+		if (isalnum(u) && u < 0x80)
+			buf_addc(&b, (char)tolower(u));
+		else if (b.len && b.ptr[b.len - 1] != '-')
+			buf_addc(&b, '-');
+	}
+	if (b.len > 72) {
+		size_t cut = 72;
+		while (cut > 20 && b.ptr[cut] != '-')
+			cut--;
+		buf_truncate(&b, cut);
+	}
+	while (b.len && b.ptr[b.len - 1] == '-')
+		buf_truncate(&b, b.len - 1);
+	return buf_detach(&b, NULL);
+}
+
 static void unique_slug(struct export_series *s, size_t i)
 {
 	struct export_patch *ep = &s->patches[i];
-	char *base = patch_slug(ep->subject);
+	char *base = export_slug(ep->subject);
 	unsigned n = 1;
 
 	if (!*base) {
@@ -1941,7 +1963,7 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 	const char *dir = o->out ? o->out : ".";
 	struct plan p = { 0 };
 	struct buf text = BUF_INIT, cur = BUF_INIT, missing = BUF_INIT;
-	char **names = NULL;
+	char **names = NULL, *slug;
 	size_t nr_names = 0, total = 0, k = 0;
 	int error = 0;
 
@@ -1986,8 +2008,10 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 		buf_reset(&text);
 		export_mbox_patch(&text, s, ep, &to);
 		insert_after_dashes(&text, &missing);
-		plan_add(&p, xstrfmt("%s/%04zu-%s.patch", dir, k, ep->slug),
-			 &text);
+		/* named as git format-patch names them */
+		slug = patch_slug(ep->subject);
+		plan_add(&p, xstrfmt("%s/%04zu-%s.patch", dir, k, slug), &text);
+		free(slug);
 	}
 	error = plan_commit(w, &p, err);
 	w->where = xstrdup(dir);

@@ -42,7 +42,7 @@ struct export_patch {
 	size_t number;     /* 1-based position in the version */
 	const struct carry_patch *cp; /* borrowed from the carry result */
 	const char *file;  /* stored name "0003-btrfs-foo.patch" (borrowed) */
-	char *slug;        /* "btrfs-foo", unique within the series */
+	char *slug;        /* "btrfs-foo" (Debian, SUSE), unique in the series */
 	bool included;     /* committed on the branch with a change */
 	char *why;         /* why not included: "conflict in 6.1", ... */
 
@@ -123,6 +123,13 @@ int export_check_complete(const struct export_series *s, bool allow_partial,
  */
 enum export_upstream export_find_upstream(char hex[41],
 					  const struct patch *p);
+
+/*
+ * A patch file name as distributions make them from a subject:
+ * lower-case, dash-separated, whole words up to 72 characters
+ * ("btrfs-fix-error-propagation-of-split-bios").  A new string.
+ */
+char *export_slug(const char *subject);
 
 /* "6.1.170" from a kernel's top Makefile; NULL when it is none. */
 char *export_kernel_version(const char *makefile, size_t len);

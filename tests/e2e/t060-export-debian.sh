@@ -201,4 +201,21 @@ expect_exit 2 kcarry -C ws export wq 6.1 --format debian --into old
 expect_stderr <<'EOT'
 error: 'old' is not an unpacked 3.0 (quilt) source package (debian/source/format is not '3.0 (quilt)')
 EOT
+
+# usage
+expect_exit 2 kcarry -C ws export wq 6.1
+expect_stderr <<'EOT'
+error: say which --format: debian, rpm, suse, quilt, mbox or git
+usage: kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]
+EOT
+expect_exit 2 kcarry -C ws export wq 6.1 --format debian --into $pkg -o elsewhere
+expect_stderr <<'EOT'
+error: -o and --into name the same place for --format debian: give one
+usage: kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]
+EOT
+expect_exit 2 kcarry -C ws export wq 6.1 --format debian --to stable@vger.kernel.org
+expect_stderr <<'EOT'
+error: --to does not go with --format debian
+usage: kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]
+EOT
 exit 0

@@ -220,6 +220,26 @@ static void a_makefile_of_something_else_is_no_kernel(void **state)
 	assert_null(export_kernel_version(mk, strlen(mk)));
 }
 
+/* ---- file names ----------------------------------------------------------- */
+
+static void slugs_are_lower_case_whole_words(void **state)
+{
+	char *a = export_slug("Btrfs: fix error propagation of split bios");
+	char *b = export_slug("btrfs: pass the extent map tree's inode to "
+			      "clear_em_logging() and other long function "
+			      "names");
+	char *c = export_slug("[RFC] Ça marche: é!");
+
+	assert_string_equal(a, "btrfs-fix-error-propagation-of-split-bios");
+	assert_string_equal(b, "btrfs-pass-the-extent-map-tree-s-inode-to-"
+			       "clear-em-logging-and-other");
+	assert_true(strlen(b) <= 72);
+	assert_string_equal(c, "rfc-a-marche");
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* ---- what the backport adjusted ---------------------------------------- */
 
 static void adjustments_name_file_hunk_and_rule(void **state)
@@ -558,6 +578,7 @@ int main(void)
 		cmocka_unit_test(kernel_version_comes_from_the_makefile),
 		cmocka_unit_test(kernel_release_without_sublevel_is_two_numbers),
 		cmocka_unit_test(a_makefile_of_something_else_is_no_kernel),
+		cmocka_unit_test(slugs_are_lower_case_whole_words),
 		cmocka_unit_test_setup_teardown(
 			adjustments_name_file_hunk_and_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(exact_hunks_need_no_note, setup,
