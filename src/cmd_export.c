@@ -168,7 +168,8 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 					       "--fuzz takes 0 to 3");
 			c->co.apply.fuzz = (unsigned)n;
 		} else if (a[0] == '-' && a[1]) {
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+			return err_set(err, ERR_USAGE, "unknown option '%s'",
+				       a);
 		} else if (!spec) {
 			spec = a;
 		} else if (!c->target) {
@@ -183,7 +184,8 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 		return err_set(err, ERR_USAGE, "%s needs a value", a);
 	}
 	if (!spec || !c->target)
-		return err_set(err, ERR_USAGE, "expected NAME[@VERSION] TARGET");
+		return err_set(err, ERR_USAGE,
+			       "expected NAME[@VERSION] TARGET");
 	if (!c->format_set)
 		return err_set(err, ERR_USAGE,
 			       "say which --format: debian, rpm, suse, quilt, "
@@ -203,7 +205,7 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 			bad = c->nr_to ? "--to" : "--cc";
 		else if ((c->eo.branch || c->eo.git_dir || c->eo.onto) &&
 			 f != EXPORT_GIT)
-			bad = c->eo.branch ? "--branch"
+			bad = c->eo.branch    ? "--branch"
 			      : c->eo.git_dir ? "--git-dir"
 					      : "--onto";
 		else if (c->eo.out && f == EXPORT_GIT)
@@ -226,6 +228,23 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 	c->eo.text.cc = c->cc;
 	c->eo.text.nr_cc = c->nr_cc;
 	return series_parse_spec(spec, &c->name, &c->version, err);
+}
+
+struct progress_ctx {
+	const struct options *opts;
+	const char *target;
+};
+
+static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
+{
+	struct progress_ctx *ctx = vctx;
+
+	if (!ctx->opts->progress)
+		return;
+	fprintf(stderr, "\r\033[K%s: carrying patch %zu/%zu", ctx->target,
+		i + 1, nr);
+	if (i + 1 == nr)
+		fputc('\n', stderr);
 }
 
 static void on_target(void *vctx, const char *target, const char *what)
@@ -341,11 +360,15 @@ static int carry(struct carry_result *res, struct job *j,
 {
 	struct carry_opts co = cli->co;
 	struct tree_oid base = j->base, head, tree;
+	struct progress_ctx pc = { opts, j->target.name };
 	int error;
 
-	if (pv->stacks_on && (error = stack_base(&base, j, j->root,
-						 pv->stacks_on, &co, 0,
-						 err)) < 0)
+	co.progress = on_patch;
+	co.ctx = &pc;
+
+	if (pv->stacks_on &&
+	    (error = stack_base(&base, j, j->root, pv->stacks_on, &co, 0,
+				err)) < 0)
 		return error;
 	co.no_ref = true;
 	if ((error = job_carry_from(res, j, &base, v, &co, false, err)) < 0)
@@ -372,9 +395,10 @@ static int carry(struct carry_result *res, struct job *j,
 				"now",
 				res->branch + strlen("refs/heads/"), v->name,
 				v->version, j->target.name);
-		err_hint(err, "run 'kcarry apply %s@%s %s' with the --fuzz, "
-			      "--no-3way and --strict you give export, then "
-			      "export again",
+		err_hint(err,
+			 "run 'kcarry apply %s@%s %s' with the --fuzz, "
+			 "--no-3way and --strict you give export, then "
+			 "export again",
 			 v->name, v->version, j->target.name);
 	}
 	return error;
@@ -502,12 +526,14 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		if (export_model(&s, j.repo, &res, &mo, &err) < 0)
 			goto fail;
 	}
-	if (export_check_complete(&s, cli.allow_partial, cli.allow_risk,
-				  &err) < 0)
+	if (export_check_complete(&s, cli.allow_partial, cli.allow_risk, &err) <
+	    0)
 		goto fail;
 	if (!s.nr_included) {
-		err_set(&err, ERR_CONFLICT, "%s@%s leaves nothing to export "
-			"on %s", s.name, s.version, s.target);
+		err_set(&err, ERR_CONFLICT,
+			"%s@%s leaves nothing to export "
+			"on %s",
+			s.name, s.version, s.target);
 		goto fail;
 	}
 	if (export_write(&w, &s, j.repo, &cli.eo, &err) < 0)
@@ -518,7 +544,8 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		for (size_t i = 0; i < s.nr; i++)
 			n += s.patches[i].included && !s.patches[i].upstream[0];
 		if (n)
-			note(opts, "note: %zu of %zu patches name no upstream "
+			note(opts,
+			     "note: %zu of %zu patches name no upstream "
 			     "commit; stable takes a backport with its "
 			     "'commit X upstream.' line",
 			     n, s.nr_included);

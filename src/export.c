@@ -33,7 +33,8 @@ int export_format_parse(enum export_format *f, const char *name,
 		}
 	return err_set(err, ERR_USAGE,
 		       "unknown format '%s' (debian, rpm, suse, quilt, mbox, "
-		       "git)", name);
+		       "git)",
+		       name);
 }
 
 const char *export_format_name(enum export_format f)
@@ -100,8 +101,8 @@ static bool upstream_line(struct span t, char hex[41])
 	struct span rest;
 
 	if (eat_ci(&t, "commit ")) {
-		struct span id = span_from_to(t.ptr, t.ptr + (t.len < 40 ? t.len
-									 : 40));
+		struct span id =
+			span_from_to(t.ptr, t.ptr + (t.len < 40 ? t.len : 40));
 		if (!span_is_hex40(id))
 			return false;
 		rest = span_trim(span_from_to(t.ptr + 40, t.ptr + t.len));
@@ -114,8 +115,8 @@ static bool upstream_line(struct span t, char hex[41])
 		return true;
 	}
 	if (t.len && t.ptr[0] == '[' && t.ptr[t.len - 1] == ']') {
-		struct span in = span_trim(span_from_to(t.ptr + 1,
-							t.ptr + t.len - 1));
+		struct span in =
+			span_trim(span_from_to(t.ptr + 1, t.ptr + t.len - 1));
 		if (!eat_ci(&in, "upstream commit "))
 			return false;
 		in = span_trim(in);
@@ -373,18 +374,16 @@ static bool is_zero_id(const char *s)
 	return strspn(s, "0") == strlen(s);
 }
 
-static void take_metadata(struct export_patch *ep,
-			  const struct series_item *it,
+static void take_metadata(struct export_patch *ep, const struct series_item *it,
 			  const struct export_model_opts *o)
 {
 	const struct patch *ip = &it->patch;
 	const char *kind = o->kind ? o->kind : "";
 
-	ep->subject = xstrdup(ip->subject && *ip->subject ? ip->subject
-							  : it->file);
+	ep->subject =
+		xstrdup(ip->subject && *ip->subject ? ip->subject : it->file);
 	ep->author_name = ip->author_name ? xstrdup(ip->author_name) : NULL;
-	ep->author_email = ip->author_email ? xstrdup(ip->author_email)
-					    : NULL;
+	ep->author_email = ip->author_email ? xstrdup(ip->author_email) : NULL;
 	ep->date = ip->date ? xstrdup(ip->date) : NULL;
 	buf_add(&ep->message, ip->message.ptr, ip->message.len);
 	if (ep->message.len && ep->message.ptr[ep->message.len - 1] != '\n')
@@ -421,10 +420,10 @@ static void take_metadata(struct export_patch *ep,
 			add_unique(&ep->links, &ep->nr_links, f->value);
 		else if (!strcasecmp(f->key, "Reviewed-by") ||
 			 !strcasecmp(f->key, "Acked-by")) {
-			char *v = xstrfmt("%s\t%s", !strcasecmp(f->key,
-							       "Reviewed-by")
-							? "Reviewed-by"
-							: "Acked-by",
+			char *v = xstrfmt("%s\t%s",
+					  !strcasecmp(f->key, "Reviewed-by")
+						  ? "Reviewed-by"
+						  : "Acked-by",
 					  f->value);
 			add_unique(&ep->reviewed, &ep->nr_reviewed, v);
 			free(v);
@@ -510,8 +509,7 @@ static void unique_slug(struct export_series *s, size_t i)
 	free(base);
 }
 
-static void read_kernel_version(struct export_series *s,
-				struct tree_repo *repo)
+static void read_kernel_version(struct export_series *s, struct tree_repo *repo)
 {
 	struct tree_oid tree;
 	struct buf mk = BUF_INIT;
@@ -580,11 +578,11 @@ int export_model(struct export_series *s, struct tree_repo *repo,
 				break;
 		}
 		if (!cp->committed) {
-			ep->why = xstrfmt("%s in %s",
-					  cp->skipped ? "not tried"
-						      : apply_outcome_name(
-								cp->outcome),
-					  res->target);
+			ep->why = xstrfmt(
+				"%s in %s",
+				cp->skipped ? "not tried"
+					    : apply_outcome_name(cp->outcome),
+				res->target);
 			if (cp->outcome == OUTCOME_ALREADY && !cp->skipped)
 				s->nr_already++;
 			else
@@ -662,7 +660,8 @@ int export_check_complete(const struct export_series *s, bool allow_partial,
 			const struct export_patch *ep = &s->patches[i];
 			if (ep->included || !ep->cp ||
 			    ep->cp->outcome == OUTCOME_ALREADY ||
-			    (ep->why && starts_with(ep->why, "makes no change")))
+			    (ep->why &&
+			     starts_with(ep->why, "makes no change")))
 				continue;
 			if (!first)
 				first = ep->number;
@@ -674,9 +673,10 @@ int export_check_complete(const struct export_series *s, bool allow_partial,
 		error = err_set(err, ERR_CONFLICT,
 				"%s@%s did not carry completely onto %s: %s",
 				s->name, s->version, s->target, names.ptr);
-		err_hint(err, "resolve it ('kcarry resolve %s@%s %s %zu', "
-			      "then 'kcarry refresh'), or export what applied "
-			      "with --allow-partial",
+		err_hint(err,
+			 "resolve it ('kcarry resolve %s@%s %s %zu', "
+			 "then 'kcarry refresh'), or export what applied "
+			 "with --allow-partial",
 			 s->name, s->version, s->target, first);
 	} else if (s->nr_risk && !allow_risk) {
 		for (size_t i = 0; i < s->nr; i++) {
@@ -688,8 +688,9 @@ int export_check_complete(const struct export_series *s, bool allow_partial,
 		error = err_set(err, ERR_CONFLICT,
 				"%s@%s on %s has placement risks: %s", s->name,
 				s->version, s->target, names.ptr);
-		err_hint(err, "check where those hunks landed ('kcarry apply "
-			      "%s@%s %s' tells), then export with --allow-risk",
+		err_hint(err,
+			 "check where those hunks landed ('kcarry apply "
+			 "%s@%s %s' tells), then export with --allow-risk",
 			 s->name, s->version, s->target);
 	}
 	buf_release(&names);
@@ -781,7 +782,8 @@ static void compose_body(struct buf *out, const struct export_series *s,
 	if (style == BODY_MBOX && p->upstream[0] &&
 	    p->upstream_from != UPSTREAM_LINE) {
 		if (o && o->upstream_style == UPSTREAM_STYLE_BRACKET)
-			buf_addf(out, "[ Upstream commit %s ]\n\n", p->upstream);
+			buf_addf(out, "[ Upstream commit %s ]\n\n",
+				 p->upstream);
 		else
 			buf_addf(out, "commit %s upstream.\n\n", p->upstream);
 	}
@@ -844,8 +846,8 @@ static bool dep3_bug(struct buf *out, const char *v)
 		buf_addf(out, "Bug-Debian: %s\n", v);
 		return true;
 	}
-	if (h && isdigit((unsigned char)h[1]) && strspn(h + 1, "0123456789") ==
-						       strlen(h + 1))
+	if (h && isdigit((unsigned char)h[1]) &&
+	    strspn(h + 1, "0123456789") == strlen(h + 1))
 		num = h + 1;
 	if (num && (h == v || !strncasecmp(v, "debian#", 7))) {
 		buf_addf(out, "Bug-Debian: https://bugs.debian.org/%s\n", num);
@@ -939,8 +941,8 @@ void export_debian_patch(struct buf *out, const struct export_series *s,
 	if (p->upstream[0]) {
 		buf_adds(out, "Applied-Upstream: ");
 		if (p->release)
-			buf_addf(out, "%s, ", p->release[0] == 'v'
-						      ? p->release + 1
+			buf_addf(out, "%s, ",
+				 p->release[0] == 'v' ? p->release + 1
 						      : p->release);
 		buf_addf(out, "commit:%s\n", p->upstream);
 	}
@@ -961,7 +963,8 @@ static void suse_references(struct buf *out, const struct export_patch *p)
 {
 	for (size_t b = 0; b < p->nr_bugs; b++) {
 		const char *v = p->bugs[b];
-		const char *id = strstr(v, "bugzilla.suse.com/show_bug.cgi?id=");
+		const char *id =
+			strstr(v, "bugzilla.suse.com/show_bug.cgi?id=");
 		size_t before = out->len;
 
 		if (id)
@@ -1127,8 +1130,7 @@ void export_mbox_cover(struct buf *out, const struct export_series *s,
 		buf_adds(&msg, "\nNot in this backport:\n");
 		for (size_t i = 0; i < s->nr; i++)
 			if (!s->patches[i].included)
-				buf_addf(&msg, "  %s: %s\n",
-					 s->patches[i].file,
+				buf_addf(&msg, "  %s: %s\n", s->patches[i].file,
 					 s->patches[i].why);
 	}
 	buf_adds(&msg, "\n-- \n" SIGNATURE "\n\n");
@@ -1159,8 +1161,7 @@ void export_git_patch(struct buf *out, const struct export_series *s,
 	struct buf body = BUF_INIT;
 
 	compose_body(&body, s, p, o, BODY_GIT);
-	format_view(out, p, &body, "PATCH", o ? o->index : 1,
-		    o ? o->total : 1);
+	format_view(out, p, &body, "PATCH", o ? o->index : 1, o ? o->total : 1);
 	buf_release(&body);
 }
 
@@ -1212,8 +1213,8 @@ static size_t find_marker(const struct buf *text, size_t from,
 	cursor_init(&c, text->ptr + from, text->len - from);
 	while (cursor_next(&c, &l, &full)) {
 		struct span t = span_chomp_cr(l);
-		while (t.len && (t.ptr[t.len - 1] == ' ' ||
-				 t.ptr[t.len - 1] == '\t'))
+		while (t.len &&
+		       (t.ptr[t.len - 1] == ' ' || t.ptr[t.len - 1] == '\t'))
 			t.len--;
 		if (t.len == ml + kl && !memcmp(t.ptr, marker, ml) &&
 		    !memcmp(t.ptr + ml, key, kl))
@@ -1222,9 +1223,8 @@ static size_t find_marker(const struct buf *text, size_t from,
 	return SIZE_MAX;
 }
 
-int export_block_update(struct buf *text, const char *key,
-			const char *body, size_t at, struct buf *old,
-			struct err *err)
+int export_block_update(struct buf *text, const char *key, const char *body,
+			size_t at, struct buf *old, struct err *err)
 {
 	size_t begin = find_marker(text, 0, BLOCK_BEGIN, key);
 	size_t end, stop;
@@ -1277,7 +1277,7 @@ int export_block_update(struct buf *text, const char *key,
 struct plan_file {
 	char *path;
 	struct buf text;
-	bool shared; /* a user's file with kcarry's block in it */
+	bool shared;	   /* a user's file with kcarry's block in it */
 	const char *block; /* its block's name, for the report */
 };
 
@@ -1510,25 +1510,34 @@ static void block_missing(struct buf *b, const struct export_series *s,
 				 s->patches[i].why);
 }
 
-/* Put the block for s into the shared file path (created when absent). */
-static int plan_block(struct plan *p, const char *path, const char *key,
-		      const char *body, size_t at, const char *owned_dir,
-		      enum owned_form form, struct err *err)
+/* A block of kcarry's lines in a file it shares with the user. */
+struct block {
+	const char *path;      /* the file (created when absent) */
+	const char *key;       /* the block's name */
+	const char *body;      /* its lines */
+	size_t at;	       /* where a new block goes; SIZE_MAX: the end */
+	const char *owned_dir; /* the old block's files are relative to it */
+	enum owned_form form;
+};
+
+/* Plan the file with the block put in. */
+static int plan_block(struct plan *p, const struct block *b, struct err *err)
 {
 	struct buf text = BUF_INIT, old = BUF_INIT;
 	struct plan_file *f;
 	int error;
 
-	if ((error = read_shared(&text, path, err)) < 0 ||
-	    (error = export_block_update(&text, key, body, at, &old, err)) < 0) {
-		err_prefix(err, "%s", path);
+	if ((error = read_shared(&text, b->path, err)) < 0 ||
+	    (error = export_block_update(&text, b->key, b->body, b->at, &old,
+					 err)) < 0) {
+		err_prefix(err, "%s", b->path);
 		goto out;
 	}
-	if (owned_dir)
-		plan_owned(p, owned_dir, &old, form);
-	f = plan_add(p, xstrdup(path), &text);
+	if (b->owned_dir)
+		plan_owned(p, b->owned_dir, &old, b->form);
+	f = plan_add(p, xstrdup(b->path), &text);
 	f->shared = true;
-	f->block = key;
+	f->block = b->key;
 out:
 	buf_release(&text);
 	buf_release(&old);
@@ -1546,8 +1555,7 @@ static char *name_slug(const struct export_series *s)
 	return slug;
 }
 
-static int write_debian(struct export_written *w,
-			const struct export_series *s,
+static int write_debian(struct export_written *w, const struct export_series *s,
 			const struct export_opts *o, struct err *err)
 {
 	const char *root = o->into ? o->into : o->out ? o->out : ".";
@@ -1594,13 +1602,17 @@ static int write_debian(struct export_written *w,
 		buf_addf(&body, "%s/%s.patch\n", subdir, ep->slug);
 		buf_reset(&text);
 		export_debian_patch(&text, s, ep, &o->text);
-		plan_add(&p, xstrfmt("%s/%s/%s.patch", patches, subdir, ep->slug),
+		plan_add(&p,
+			 xstrfmt("%s/%s/%s.patch", patches, subdir, ep->slug),
 			 &text);
 	}
 	block_missing(&body, s, "");
-	if ((error = plan_block(&p, series, s->name, body.ptr, SIZE_MAX,
-				patches, OWNED_FIRST_WORD, err)) < 0)
-		goto out;
+	{
+		struct block b = { series,   s->name, body.ptr,
+				   SIZE_MAX, patches, OWNED_FIRST_WORD };
+		if ((error = plan_block(&p, &b, err)) < 0)
+			goto out;
+	}
 	error = plan_commit(w, &p, err);
 	w->where = xstrdup(root);
 out:
@@ -1636,8 +1648,11 @@ static int write_quilt(struct export_written *w, const struct export_series *s,
 		plan_add(&p, fs_join(dir, ep->file), &text);
 	}
 	block_missing(&body, s, "");
-	error = plan_block(&p, series, s->name, body.ptr, SIZE_MAX, dir,
-			   OWNED_FIRST_WORD, err);
+	{
+		struct block b = { series,   s->name, body.ptr,
+				   SIZE_MAX, dir,     OWNED_FIRST_WORD };
+		error = plan_block(&p, &b, err);
+	}
 	if (!error)
 		error = plan_commit(w, &p, err);
 	w->where = xstrdup(dir);
@@ -1687,13 +1702,17 @@ static int write_suse(struct export_written *w, const struct export_series *s,
 		buf_addf(&body, "\tpatches.suse/%s.patch\n", ep->slug);
 		buf_reset(&text);
 		export_suse_patch(&text, s, ep, &o->text);
-		plan_add(&p, xstrfmt("%s/patches.suse/%s.patch", root, ep->slug),
+		plan_add(&p,
+			 xstrfmt("%s/patches.suse/%s.patch", root, ep->slug),
 			 &text);
 	}
 	block_missing(&body, s, "\t");
-	if ((error = plan_block(&p, conf, s->name, body.ptr, SIZE_MAX, root,
-				OWNED_FIRST_WORD, err)) < 0)
-		goto out;
+	{
+		struct block b = { conf,     s->name, body.ptr,
+				   SIZE_MAX, root,    OWNED_FIRST_WORD };
+		if ((error = plan_block(&p, &b, err)) < 0)
+			goto out;
+	}
 	error = plan_commit(w, &p, err);
 	w->where = xstrdup(root);
 out:
@@ -1707,13 +1726,33 @@ out:
 /* ---- RPM: Patch lines and their application in %prep ------------------ */
 
 static const char *const spec_sections[] = {
-	"package",     "description", "prep",	     "build",
-	"install",     "check",	      "clean",	     "files",
-	"changelog",   "pre",	      "post",	     "preun",
-	"postun",      "pretrans",    "posttrans",   "triggerin",
-	"triggerun",   "triggerpostun", "verifyscript", "conf",
-	"generate_buildrequires", "sourcelist", "patchlist", "filetriggerin",
-	"filetriggerun", "transfiletriggerin", "transfiletriggerun",
+	"package",
+	"description",
+	"prep",
+	"build",
+	"install",
+	"check",
+	"clean",
+	"files",
+	"changelog",
+	"pre",
+	"post",
+	"preun",
+	"postun",
+	"pretrans",
+	"posttrans",
+	"triggerin",
+	"triggerun",
+	"triggerpostun",
+	"verifyscript",
+	"conf",
+	"generate_buildrequires",
+	"sourcelist",
+	"patchlist",
+	"filetriggerin",
+	"filetriggerun",
+	"transfiletriggerin",
+	"transfiletriggerun",
 };
 
 /* The section a spec line opens ("prep" for "%prep"), or NULL. */
@@ -1723,8 +1762,8 @@ static const char *spec_section(struct span t)
 
 	if (!t.len || t.ptr[0] != '%')
 		return NULL;
-	for (n = 1; n < t.len && (isalnum((unsigned char)t.ptr[n]) ||
-				  t.ptr[n] == '_');
+	for (n = 1;
+	     n < t.len && (isalnum((unsigned char)t.ptr[n]) || t.ptr[n] == '_');
 	     n++)
 		;
 	for (size_t i = 0; i < sizeof(spec_sections) / sizeof(*spec_sections);
@@ -1736,18 +1775,17 @@ static const char *spec_section(struct span t)
 }
 
 struct spec_scan {
-	size_t after_sources; /* after the last Source/Patch line, or MAX */
-	size_t first_section; /* start of the first section, or MAX */
-	size_t prep;          /* start of the %prep line, or MAX */
-	size_t prep_end;      /* after the last non-blank line of %prep */
-	bool autoapply;       /* %autosetup / %autopatch apply every patch */
+	size_t after_sources;	/* after the last Source/Patch line, or MAX */
+	size_t first_section;	/* start of the first section, or MAX */
+	size_t prep;		/* start of the %prep line, or MAX */
+	size_t prep_end;	/* after the last non-blank line of %prep */
+	bool autoapply;		/* %autosetup / %autopatch apply every patch */
 	unsigned long *numbers; /* PatchN numbers outside kcarry's blocks */
 	size_t nr_numbers;
 };
 
 /* "Patch12:" -> 12 (true); "Source0:" sets *source. */
-static bool spec_tag_number(struct span t, const char *tag,
-			    unsigned long *n)
+static bool spec_tag_number(struct span t, const char *tag, unsigned long *n)
 {
 	size_t k;
 
@@ -1841,8 +1879,9 @@ static int write_rpm(struct export_written *w, const struct export_series *s,
 		     const struct export_opts *o, struct err *err)
 {
 	char *slug = name_slug(s);
-	char *dir = o->out ? xstrdup(o->out)
-			   : o->into ? dir_of(o->into) : xstrdup(".");
+	char *dir = o->out    ? xstrdup(o->out)
+		    : o->into ? dir_of(o->into)
+			      : xstrdup(".");
 	/* no '%' in a spec's comments: rpm expands macros there too */
 	char *prep_key = xstrfmt("%s prep", s->name);
 	struct plan p = { 0 };
@@ -1896,10 +1935,13 @@ static int write_rpm(struct export_written *w, const struct export_series *s,
 		}
 		/* %prep first: it comes later in the file, so inserting it
 		 * leaves the offset of the Patch lines as scanned */
-		if ((error = plan_block(&p, o->into, prep_key, prep.ptr,
-					sc.prep_end, NULL, OWNED_FIRST_WORD,
-					err)) < 0)
-			goto out;
+		{
+			struct block b = { o->into,  prep_key,
+					   prep.ptr, sc.prep_end,
+					   NULL,     OWNED_FIRST_WORD };
+			if ((error = plan_block(&p, &b, err)) < 0)
+				goto out;
+		}
 		{
 			/* the same file again: apply the second block to the
 			 * text the first produced */
@@ -1924,12 +1966,14 @@ static int write_rpm(struct export_written *w, const struct export_series *s,
 	} else {
 		char *pf = xstrfmt("%s/%s-patches.inc", dir, slug);
 		char *rf = xstrfmt("%s/%s-prep.inc", dir, slug);
+		struct block b = { pf,	     s->name, patches.ptr,
+				   SIZE_MAX, dir,     OWNED_SPEC_PATCH };
+		struct block r = { rf,	     prep_key, prep.ptr,
+				   SIZE_MAX, NULL,     OWNED_FIRST_WORD };
 
-		error = plan_block(&p, pf, s->name, patches.ptr, SIZE_MAX, dir,
-				   OWNED_SPEC_PATCH, err);
+		error = plan_block(&p, &b, err);
 		if (!error)
-			error = plan_block(&p, rf, prep_key, prep.ptr, SIZE_MAX,
-					   NULL, OWNED_FIRST_WORD, err);
+			error = plan_block(&p, &r, err);
 		free(pf);
 		free(rf);
 		if (error)
@@ -2073,10 +2117,11 @@ static int copy_changes(struct tree_oid *tree, struct tree_repo *dst,
 					  err)) < 0)
 			goto out;
 		if (in_before != in_mine || strcmp(before, mine)) {
-			error = err_set(err, ERR_CONFLICT,
-					"%s: '%s' differs between %s's tree and "
-					"%s",
-					p->file, paths[i], "the target", where);
+			error = err_set(
+				err, ERR_CONFLICT,
+				"%s: '%s' differs between %s's tree and "
+				"%s",
+				p->file, paths[i], "the target", where);
 			err_hint(err, "--onto must name a commit with the "
 				      "target's tree for the files the series "
 				      "touches");
@@ -2116,9 +2161,8 @@ static int write_git(struct export_written *w, const struct export_series *s,
 	int error = 0;
 
 	if (o->branch)
-		buf_addf(&ref, "%s%s", starts_with(o->branch, "refs/")
-					      ? ""
-					      : "refs/heads/",
+		buf_addf(&ref, "%s%s",
+			 starts_with(o->branch, "refs/") ? "" : "refs/heads/",
 			 o->branch);
 	else {
 		char *b = carry_branch_name(s->name, s->version, s->target);
@@ -2172,8 +2216,9 @@ static int write_git(struct export_written *w, const struct export_series *s,
 	if (s->nr_included < s->nr - s->nr_already) {
 		/* what is missing, where the branch ends */
 		buf_reset(&msg);
-		buf_addf(&msg, "kcarry: %s@%s on %s is not complete\n\n"
-			       "Not in this backport:\n",
+		buf_addf(&msg,
+			 "kcarry: %s@%s on %s is not complete\n\n"
+			 "Not in this backport:\n",
 			 s->name, s->version, s->target);
 		for (size_t i = 0; i < s->nr; i++)
 			if (!s->patches[i].included)
@@ -2190,9 +2235,10 @@ static int write_git(struct export_written *w, const struct export_series *s,
 		free(log);
 	}
 	if (!error) {
-		written_add(w, "%s", ref.ptr + (starts_with(ref.ptr, "refs/heads/")
-							? 11
-							: 0));
+		written_add(w, "%s",
+			    ref.ptr + (starts_with(ref.ptr, "refs/heads/")
+					       ? 11
+					       : 0));
 		w->where = xstrdup(tree_path(dst));
 	}
 out:

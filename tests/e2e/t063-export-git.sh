@@ -77,6 +77,17 @@ hint: --onto must name a commit with the target's tree for the files the series 
 EOT
 git -C other.git rev-parse -q --verify refs/heads/x >/dev/null && fail "branch written"
 
+# the kcarry branch holds something else (other options, an edit): what
+# would be exported is not what the branch holds, so nothing is
+git -C tgt update-ref refs/heads/kcarry/wq/v1/6.1 v6.1.170
+expect_exit 1 kcarry -C ws export wq 6.1 --format git --branch y
+expect_stderr <<'EOT'
+error: kcarry/wq/v1/6.1 does not hold wq@v1 as it carries onto 6.1 now
+hint: run 'kcarry apply wq@v1 6.1' with the --fuzz, --no-3way and --strict you give export, then export again
+EOT
+git -C tgt rev-parse -q --verify refs/heads/y >/dev/null && fail "branch y written"
+expect_exit 0 kcarry -C ws apply wq 6.1
+
 # --allow-partial: the branch ends in a commit that names what is missing
 expect_exit 0 kcarry -C ws export wq4 6.1 --format git --allow-partial
 git -C tgt log -1 --format=%B kcarry-export/wq4/v1/6.1 >"$TEST_TMP/got"

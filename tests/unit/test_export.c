@@ -6,16 +6,16 @@
 
 #define UP "d48e1dea3931de64c26717adc2b89743c7ab6594"
 
-static const char diff_text[] =
-	"diff --git a/fs/btrfs/bio.c b/fs/btrfs/bio.c\n"
-	"index 1111111..2222222 100644\n"
-	"--- a/fs/btrfs/bio.c\n"
-	"+++ b/fs/btrfs/bio.c\n"
-	"@@ -10,3 +10,4 @@ static void btrfs_bio_end_io(struct btrfs_bio *bbio)\n"
-	" \ta();\n"
-	"+\tb();\n"
-	" \tc();\n"
-	" \td();\n";
+static const char diff_text[] = "diff --git a/fs/btrfs/bio.c b/fs/btrfs/bio.c\n"
+				"index 1111111..2222222 100644\n"
+				"--- a/fs/btrfs/bio.c\n"
+				"+++ b/fs/btrfs/bio.c\n"
+				"@@ -10,3 +10,4 @@ static void "
+				"btrfs_bio_end_io(struct btrfs_bio *bbio)\n"
+				" \ta();\n"
+				"+\tb();\n"
+				" \tc();\n"
+				" \td();\n";
 
 struct fixture {
 	struct export_series s;
@@ -54,12 +54,13 @@ static int setup(void **state)
 	memcpy(p->upstream, UP, 41);
 	p->upstream_from = UPSTREAM_MAIL;
 	buf_init(&p->message, 0);
-	buf_adds(&p->message, "The purpose of btrfs_bbio_propagate_error() shall "
-			      "be propagating an error.\n\n"
-			      "Fixes: 852eee62d31a (\"btrfs: allow btrfs_submit_bio "
-			      "to split bios\")\n"
-			      "Reviewed-by: Qu Wenruo <wqu@suse.com>\n"
-			      "Signed-off-by: Naohiro Aota <naohiro.aota@wdc.com>\n");
+	buf_adds(&p->message,
+		 "The purpose of btrfs_bbio_propagate_error() shall "
+		 "be propagating an error.\n\n"
+		 "Fixes: 852eee62d31a (\"btrfs: allow btrfs_submit_bio "
+		 "to split bios\")\n"
+		 "Reviewed-by: Qu Wenruo <wqu@suse.com>\n"
+		 "Signed-off-by: Naohiro Aota <naohiro.aota@wdc.com>\n");
 	p->has_trailers = true;
 	patch_init(&p->diff);
 	po.name = p->file;
@@ -293,10 +294,10 @@ static void long_notes_wrap_at_72_columns(void **state)
 	fx->hunks[1].offset = -1;
 	fx->cf.nr_hunks = 2;
 	export_note(&b, &fx->s, patch0(state));
-	assert_string_equal(b.ptr,
-			    "[ Bea Porter: backported to 6.1.y: fs/btrfs/bio.c: "
-			    "hunk 1 fuzz 1 at\n"
-			    "  offset +12 lines, hunk 2 offset -1 line ]\n");
+	assert_string_equal(
+		b.ptr, "[ Bea Porter: backported to 6.1.y: fs/btrfs/bio.c: "
+		       "hunk 1 fuzz 1 at\n"
+		       "  offset +12 lines, hunk 2 offset -1 line ]\n");
 	for (l = b.ptr; *l; l += strcspn(l, "\n") + 1)
 		assert_true(strcspn(l, "\n") <= 72);
 	buf_release(&b);
@@ -308,9 +309,10 @@ static void long_notes_wrap_at_72_columns(void **state)
 static bool dep3_field(const char *key, size_t n)
 {
 	static const char *const keys[] = {
-		"Description", "Subject", "Origin", "Bug", "Forwarded",
-		"Author", "From", "Reviewed-by", "Acked-by", "Last-Update",
-		"Applied-Upstream",
+		"Description", "Subject",	   "Origin",
+		"Bug",	       "Forwarded",	   "Author",
+		"From",	       "Reviewed-by",	   "Acked-by",
+		"Last-Update", "Applied-Upstream",
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
@@ -342,13 +344,14 @@ static void debian_header_holds_only_dep3_fields(void **state)
 			continue; /* a continuation line */
 		assert_true(strcspn(l, ":") < strcspn(l, "\n"));
 		if (!dep3_field(l, strcspn(l, ":")))
-			fail_msg("not a DEP-3 field: %.*s", (int)strcspn(l, "\n"),
-				 l);
+			fail_msg("not a DEP-3 field: %.*s",
+				 (int)strcspn(l, "\n"), l);
 		fields++;
 	}
 	assert_int_equal(fields, 9);
-	assert_non_null(strstr(b.ptr, "Description: btrfs: fix error propagation "
-				      "of split bios\n The purpose of"));
+	assert_non_null(strstr(b.ptr,
+			       "Description: btrfs: fix error propagation "
+			       "of split bios\n The purpose of"));
 	assert_non_null(strstr(b.ptr, "\n .\n Fixes: 852eee62d31a"));
 	assert_non_null(strstr(b.ptr, "\nAuthor: Naohiro Aota "
 				      "<naohiro.aota@wdc.com>\n"));
@@ -357,10 +360,12 @@ static void debian_header_holds_only_dep3_fields(void **state)
 				      "https://bugs.debian.org/1085000\n"));
 	assert_non_null(strstr(b.ptr, "\nBug-SUSE: https://bugzilla.suse.com/"
 				      "show_bug.cgi?id=1234567\n"));
-	assert_non_null(strstr(b.ptr, "\nBug: https://bugzilla.kernel.org/1\n"));
-	assert_non_null(strstr(b.ptr, "\nApplied-Upstream: 6.12-rc7, commit:" UP
-				      "\n"));
-	assert_non_null(strstr(b.ptr, "\nReviewed-by: Qu Wenruo <wqu@suse.com>\n"));
+	assert_non_null(
+		strstr(b.ptr, "\nBug: https://bugzilla.kernel.org/1\n"));
+	assert_non_null(
+		strstr(b.ptr, "\nApplied-Upstream: 6.12-rc7, commit:" UP "\n"));
+	assert_non_null(
+		strstr(b.ptr, "\nReviewed-by: Qu Wenruo <wqu@suse.com>\n"));
 	assert_non_null(strstr(b.ptr, "\nLast-Update: 2024-11-06\n\n---\n"));
 	assert_non_null(strstr(b.ptr, "\n\ndiff --git a/fs/btrfs/bio.c"));
 	buf_release(&b);
@@ -446,7 +451,8 @@ static void a_message_with_its_upstream_line_gets_no_second(void **state)
 	p->upstream_from = UPSTREAM_LINE;
 	p->has_trailers = false;
 	export_mbox_patch(&b, &fx->s, p, &o);
-	assert_non_null(strstr(b.ptr, "\n\ncommit " UP " upstream.\n\nText.\n"));
+	assert_non_null(
+		strstr(b.ptr, "\n\ncommit " UP " upstream.\n\nText.\n"));
 	assert_null(strstr(strstr(b.ptr, "upstream.") + 1, "upstream."));
 	buf_release(&b);
 }
@@ -469,7 +475,8 @@ static void git_message_says_cherry_picked_once(void **state)
 	buf_reset(&b);
 	buf_adds(&p->message, "(cherry picked from commit " UP ")\n");
 	export_git_message(&b, &fx->s, p, &o);
-	assert_null(strstr(strstr(b.ptr, "cherry picked") + 1, "cherry picked"));
+	assert_null(
+		strstr(strstr(b.ptr, "cherry picked") + 1, "cherry picked"));
 	buf_release(&b);
 }
 
@@ -483,20 +490,21 @@ static void suse_patch_has_kernel_source_headers(void **state)
 	o.signoff = true;
 	p->release = xstrdup("v6.12-rc7");
 	p->bugs = xcalloc(4, sizeof(char *));
-	p->bugs[p->nr_bugs++] = xstrdup("https://bugzilla.suse.com/show_bug.cgi?"
-					"id=1232921");
+	p->bugs[p->nr_bugs++] =
+		xstrdup("https://bugzilla.suse.com/show_bug.cgi?"
+			"id=1232921");
 	p->bugs[p->nr_bugs++] = xstrdup("CVE-2024-50170");
 	p->bugs[p->nr_bugs++] = xstrdup("https://lore.kernel.org/x");
 	export_suse_patch(&b, &fx->s, p, &o);
-	assert_true(starts_with(b.ptr,
-				"From: Naohiro Aota <naohiro.aota@wdc.com>\n"
-				"Date: Wed, 9 Oct 2024 22:52:06 +0900\n"
-				"Subject: btrfs: fix error propagation of split "
-				"bios\n"
-				"Patch-mainline: v6.12-rc7\n"
-				"Git-commit: " UP "\n"
-				"References: bsc#1232921 CVE-2024-50170\n\n"
-				"The purpose"));
+	assert_true(starts_with(
+		b.ptr, "From: Naohiro Aota <naohiro.aota@wdc.com>\n"
+		       "Date: Wed, 9 Oct 2024 22:52:06 +0900\n"
+		       "Subject: btrfs: fix error propagation of split "
+		       "bios\n"
+		       "Patch-mainline: v6.12-rc7\n"
+		       "Git-commit: " UP "\n"
+		       "References: bsc#1232921 CVE-2024-50170\n\n"
+		       "The purpose"));
 	assert_non_null(strstr(b.ptr, "\nAcked-by: Bea Porter "
 				      "<bea@example.org>\n---\n"));
 	buf_release(&b);
@@ -538,9 +546,8 @@ static void blocks_of_other_series_are_left_alone(void **state)
 
 	buf_adds(&t, "# kcarry export begin: wq2\nq.patch\n"
 		     "# kcarry export end: wq2\n");
-	assert_int_equal(export_block_update(&t, "wq", "x.patch\n", 0, NULL,
-					     &err),
-			 0);
+	assert_int_equal(
+		export_block_update(&t, "wq", "x.patch\n", 0, NULL, &err), 0);
 	assert_string_equal(t.ptr, "# kcarry export begin: wq\nx.patch\n"
 				   "# kcarry export end: wq\n"
 				   "# kcarry export begin: wq2\nq.patch\n"
@@ -576,7 +583,8 @@ int main(void)
 		cmocka_unit_test(abbreviated_or_quoted_ids_are_not_upstream),
 		cmocka_unit_test(dep3_origin_commit_is_found),
 		cmocka_unit_test(kernel_version_comes_from_the_makefile),
-		cmocka_unit_test(kernel_release_without_sublevel_is_two_numbers),
+		cmocka_unit_test(
+			kernel_release_without_sublevel_is_two_numbers),
 		cmocka_unit_test(a_makefile_of_something_else_is_no_kernel),
 		cmocka_unit_test(slugs_are_lower_case_whole_words),
 		cmocka_unit_test_setup_teardown(
