@@ -1064,29 +1064,75 @@ int tree_fetch(struct tree_repo *r, struct err *err)
 /* ---- for export ------------------------------------------------------- */
 
 struct changed_ctx {
+	git_repository *repo;
 	char **paths;
 	size_t nr, alloc;
+	struct buf path; /* the folder being walked, with a '/' */
 };
 
-static void add_changed(struct changed_ctx *c, const char *path)
+static void add_changed(struct changed_ctx *c, const char *name)
 {
-	for (size_t i = 0; i < c->nr; i++)
-		if (!strcmp(c->paths[i], path))
-			return;
 	ALLOC_GROW(c->paths, c->nr + 1, c->alloc);
-	c->paths[c->nr++] = xstrdup(path);
+	c->paths[c->nr++] = xstrfmt("%s%s", c->path.ptr, name);
 }
 
-static int changed_cb(const git_diff_delta *d, float progress, void *payload)
+/*
+ * The paths of the files that differ between trees a and b (either may
+ * be NULL: empty), in tree order.  Entries with the same id are not
+ * entered: a change to one file of the kernel costs the folders on its
+ * path, not the 78,000 files of the tree.
+ */
+static int walk_changed(struct changed_ctx *c, const git_tree *a,
+			const git_tree *b)
 {
-	struct changed_ctx *c = payload;
+	size_t na = a ? git_tree_entrycount(a) : 0;
+	size_t nb = b ? git_tree_entrycount(b) : 0;
+	size_t i = 0, j = 0;
+	int error = 0;
 
-	(void)progress;
-	if (d->old_file.path && (d->old_file.flags & GIT_DIFF_FLAG_EXISTS))
-		add_changed(c, d->old_file.path);
-	if (d->new_file.path && (d->new_file.flags & GIT_DIFF_FLAG_EXISTS))
-		add_changed(c, d->new_file.path);
-	return 0;
+	while (!error && (i < na || j < nb)) {
+		const git_tree_entry *ea = i < na ? git_tree_entry_byindex(a, i)
+						  : NULL;
+		const git_tree_entry *eb = j < nb ? git_tree_entry_byindex(b, j)
+						  : NULL;
+		int cmp = !ea ? 1 : !eb ? -1 : git_tree_entry_cmp(ea, eb);
+		const git_tree_entry *one = cmp < 0 ? ea : eb;
+		git_tree *ta = NULL, *tb = NULL;
+		size_t len = c->path.len;
+
+		if (cmp == 0) {
+			i++;
+			j++;
+			if (git_oid_equal(git_tree_entry_id(ea),
+					  git_tree_entry_id(eb)) &&
+			    git_tree_entry_filemode(ea) ==
+				    git_tree_entry_filemode(eb))
+				continue;
+		} else if (cmp < 0) {
+			i++;
+		} else {
+			j++;
+		}
+		if (git_tree_entry_type(one) != GIT_OBJECT_TREE ||
+		    (cmp == 0 && git_tree_entry_type(ea) != GIT_OBJECT_TREE)) {
+			add_changed(c, git_tree_entry_name(one));
+			continue;
+		}
+		/* a folder: on both sides, or on one */
+		if ((cmp <= 0 &&
+		     git_tree_lookup(&ta, c->repo, git_tree_entry_id(ea)) < 0) ||
+		    (cmp >= 0 &&
+		     git_tree_lookup(&tb, c->repo, git_tree_entry_id(eb)) < 0))
+			error = -1;
+		if (!error) {
+			buf_addf(&c->path, "%s/", git_tree_entry_name(one));
+			error = walk_changed(c, ta, tb);
+			buf_truncate(&c->path, len);
+		}
+		git_tree_free(ta);
+		git_tree_free(tb);
+	}
+	return error;
 }
 
 static int cmp_strs(const void *a, const void *b)
@@ -1117,18 +1163,17 @@ int tree_changed_paths(char ***paths, size_t *nr, struct tree_repo *r,
 		       const struct tree_oid *new_commit, struct err *err)
 {
 	git_tree *a = NULL, *b = NULL;
-	git_diff *diff = NULL;
-	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
 	struct changed_ctx c = { 0 };
 	int error;
 
 	*paths = NULL;
 	*nr = 0;
+	c.repo = r->repo;
+	buf_init(&c.path, 0);
 	if ((error = commit_tree_of(&a, r, old_commit, err)) < 0 ||
 	    (error = commit_tree_of(&b, r, new_commit, err)) < 0)
 		goto out;
-	if (git_diff_tree_to_tree(&diff, r->repo, a, b, &o) < 0 ||
-	    git_diff_foreach(diff, changed_cb, NULL, NULL, NULL, &c) < 0) {
+	if (walk_changed(&c, a, b) < 0) {
 		error = err_set(err, ERR_IO, "cannot compare trees: %s",
 				git_text());
 		goto out;
@@ -1143,7 +1188,7 @@ out:
 	for (size_t i = 0; i < c.nr; i++)
 		free(c.paths[i]);
 	free(c.paths);
-	git_diff_free(diff);
+	buf_release(&c.path);
 	git_tree_free(a);
 	git_tree_free(b);
 	return error;

@@ -573,6 +573,154 @@ static void block_without_its_end_is_refused(void **state)
 	err_release(&err);
 }
 
+/* ---- reading the branch: a repository per group ------------------------- */
+
+#define GIT "git -c init.defaultBranch=main -c core.autocrlf=false "
+
+struct repo_fx {
+	char *dir;
+	struct tree_repo *repo;
+};
+
+static const char *tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+/*
+ * one: fs/btrfs/{a,b}.c, fs/ext4/e.c, Makefile (tag v6.11); two: a.c
+ * changed, b.c made executable, fs/ext4 gone, fs/new/n.c added (annotated
+ * tag v6.12-rc1); three: Makefile changed (v6.12-rc3 and the stable tag
+ * v6.12.1); four: Makefile a folder (v6.12).
+ */
+static int repo_setup(void **state)
+{
+	static const char script[] =
+		GIT "init -q r && cd r && mkdir -p fs/btrfs fs/ext4 && "
+		"echo a > fs/btrfs/a.c && echo b > fs/btrfs/b.c && "
+		"echo e > fs/ext4/e.c && echo m > Makefile && " GIT "add . && "
+		GIT "commit -qm one && " GIT "tag v6.11 && "
+		"echo a2 > fs/btrfs/a.c && chmod +x fs/btrfs/b.c && "
+		GIT "rm -q -r fs/ext4 && mkdir fs/new && echo n > fs/new/n.c && "
+		GIT "add -A && " GIT "commit -qm two && "
+		GIT "tag -a -m rc1 v6.12-rc1 && "
+		"echo x > Makefile && " GIT "commit -qam three && "
+		GIT "tag v6.12-rc3 && " GIT "tag v6.12.1 && "
+		"rm Makefile && mkdir Makefile && echo y > Makefile/y && "
+		GIT "add -A && " GIT "commit -qm four && " GIT "tag v6.12";
+	struct repo_fx *fx = xcalloc(1, sizeof(*fx));
+	struct err err = ERR_INIT;
+	char *home = xstrfmt("%s/kcarry-test-export-XXXXXX", tmpdir());
+	char *path;
+
+	if (!mkdtemp(home))
+		return -1;
+	fx->dir = home;
+	setenv("HOME", home, 1);
+	setenv("XDG_CONFIG_HOME", home, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_AUTHOR_NAME", "A U Thor", 1);
+	setenv("GIT_AUTHOR_EMAIL", "author@example.org", 1);
+	setenv("GIT_COMMITTER_NAME", "A U Thor", 1);
+	setenv("GIT_COMMITTER_EMAIL", "author@example.org", 1);
+	if (tree_global_init(&err) < 0 ||
+	    unit_run("cd '%s' && %s", home, script) != 0)
+		return -1;
+	path = fs_join(home, "r");
+	if (tree_open(&fx->repo, path, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg.ptr);
+		return -1;
+	}
+	free(path);
+	err_release(&err);
+	*state = fx;
+	return 0;
+}
+
+static int repo_teardown(void **state)
+{
+	struct repo_fx *fx = *state;
+	struct err err = ERR_INIT;
+	int rc;
+
+	tree_close(fx->repo);
+	rc = fs_remove_tree(fx->dir, &err);
+	tree_global_shutdown();
+	err_release(&err);
+	free(fx->dir);
+	free(fx);
+	return rc;
+}
+
+static void changed_between(struct repo_fx *fx, const char *from,
+			    const char *to, const char *want)
+{
+	struct tree_oid a, b;
+	struct err err = ERR_INIT;
+	struct buf got = BUF_INIT;
+	char **paths;
+	size_t nr;
+
+	assert_int_equal(tree_resolve(&a, fx->repo, from, &err), 0);
+	assert_int_equal(tree_resolve(&b, fx->repo, to, &err), 0);
+	assert_int_equal(tree_changed_paths(&paths, &nr, fx->repo, &a, &b,
+					    &err),
+			 0);
+	for (size_t i = 0; i < nr; i++) {
+		buf_addf(&got, "%s\n", paths[i]);
+		free(paths[i]);
+	}
+	free(paths);
+	assert_string_equal(got.ptr, want);
+	buf_release(&got);
+	err_release(&err);
+}
+
+static void changed_paths_are_the_files_that_differ(void **state)
+{
+	/* content, mode, a folder gone, a folder new; unchanged ones not */
+	changed_between(*state, "v6.11", "v6.12-rc1",
+			"fs/btrfs/a.c\nfs/btrfs/b.c\nfs/ext4/e.c\n"
+			"fs/new/n.c\n");
+	changed_between(*state, "v6.12-rc1", "v6.12-rc3", "Makefile\n");
+	changed_between(*state, "v6.12-rc3", "v6.12-rc3", "");
+}
+
+static void a_file_that_becomes_a_folder_is_both(void **state)
+{
+	changed_between(*state, "v6.12-rc3", "v6.12",
+			"Makefile\nMakefile/y\n");
+}
+
+static void release_is_the_first_mainline_tag_with_the_commit(void **state)
+{
+	struct repo_fx *fx = *state;
+	struct err err = ERR_INIT;
+	struct tree_oid c;
+	char hex[41], *tag;
+
+	assert_int_equal(tree_resolve(&c, fx->repo, "v6.12-rc1", &err), 0);
+	tree_oid_hex(hex, &c);
+	assert_int_equal(tree_release_containing(&tag, fx->repo, hex, &err), 0);
+	assert_string_equal(tag, "v6.12-rc1"); /* annotated: peeled */
+	free(tag);
+	assert_int_equal(tree_resolve(&c, fx->repo, "v6.12-rc3", &err), 0);
+	tree_oid_hex(hex, &c);
+	assert_int_equal(tree_release_containing(&tag, fx->repo, hex, &err), 0);
+	assert_string_equal(tag, "v6.12-rc3"); /* not the stable v6.12.1 */
+	free(tag);
+	assert_int_equal(tree_resolve(&c, fx->repo, "v6.11", &err), 0);
+	tree_oid_hex(hex, &c);
+	assert_int_equal(tree_release_containing(&tag, fx->repo, hex, &err), 0);
+	assert_string_equal(tag, "v6.11");
+	free(tag);
+	assert_int_equal(tree_release_containing(&tag, fx->repo, UP, &err), 0);
+	assert_null(tag); /* a commit the repository does not hold */
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -615,7 +763,11 @@ int main(void)
 		cmocka_unit_test(block_is_added_then_replaced_in_place),
 		cmocka_unit_test(blocks_of_other_series_are_left_alone),
 		cmocka_unit_test(block_without_its_end_is_refused),
+		cmocka_unit_test(changed_paths_are_the_files_that_differ),
+		cmocka_unit_test(a_file_that_becomes_a_folder_is_both),
+		cmocka_unit_test(
+			release_is_the_first_mainline_tag_with_the_commit),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, repo_setup, repo_teardown);
 }
