@@ -2,6 +2,7 @@
 #include "strmap.h"
 
 #include <archive.h>
+#include <ctype.h>
 #include <archive_entry.h>
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
@@ -200,6 +201,11 @@ void tree_close(struct tree_repo *r)
 	git_repository_free(r->repo);
 	free(r->path);
 	free(r);
+}
+
+const char *tree_path(const struct tree_repo *r)
+{
+	return r->path;
 }
 
 const char *tree_git_dir(const struct tree_repo *r)
@@ -1165,4 +1171,283 @@ int tree_fetch(struct tree_repo *r, struct err *err)
 				r->path, git_text());
 	git_remote_free(remote);
 	return error;
+}
+
+/* ---- for export ------------------------------------------------------- */
+
+struct changed_ctx {
+	git_repository *repo;
+	char **paths;
+	size_t nr, alloc;
+	struct buf path; /* the folder being walked, with a '/' */
+};
+
+static void add_changed(struct changed_ctx *c, const char *name)
+{
+	ALLOC_GROW(c->paths, c->nr + 1, c->alloc);
+	c->paths[c->nr++] = xstrfmt("%s%s", c->path.ptr, name);
+}
+
+/*
+ * The paths of the files that differ between trees a and b (either may
+ * be NULL: empty), in tree order.  Entries with the same id are not
+ * entered: a change to one file of the kernel costs the folders on its
+ * path, not the 78,000 files of the tree.
+ */
+static int walk_changed(struct changed_ctx *c, const git_tree *a,
+			const git_tree *b)
+{
+	size_t na = a ? git_tree_entrycount(a) : 0;
+	size_t nb = b ? git_tree_entrycount(b) : 0;
+	size_t i = 0, j = 0;
+	int error = 0;
+
+	while (!error && (i < na || j < nb)) {
+		const git_tree_entry *ea = i < na ? git_tree_entry_byindex(a, i)
+						  : NULL;
+		const git_tree_entry *eb = j < nb ? git_tree_entry_byindex(b, j)
+						  : NULL;
+		int cmp = !ea ? 1 : !eb ? -1 : git_tree_entry_cmp(ea, eb);
+		const git_tree_entry *one = cmp < 0 ? ea : eb;
+		git_tree *ta = NULL, *tb = NULL;
+		size_t len = c->path.len;
+
+		if (cmp == 0) {
+			i++;
+			j++;
+			if (git_oid_equal(git_tree_entry_id(ea),
+					  git_tree_entry_id(eb)) &&
+			    git_tree_entry_filemode(ea) ==
+				    git_tree_entry_filemode(eb))
+				continue;
+		} else if (cmp < 0) {
+			i++;
+		} else {
+			j++;
+		}
+		if (git_tree_entry_type(one) != GIT_OBJECT_TREE ||
+		    (cmp == 0 && git_tree_entry_type(ea) != GIT_OBJECT_TREE)) {
+			add_changed(c, git_tree_entry_name(one));
+			continue;
+		}
+		/* a folder: on both sides, or on one */
+		if ((cmp <= 0 &&
+		     git_tree_lookup(&ta, c->repo, git_tree_entry_id(ea)) < 0) ||
+		    (cmp >= 0 &&
+		     git_tree_lookup(&tb, c->repo, git_tree_entry_id(eb)) < 0))
+			error = -1;
+		if (!error) {
+			buf_addf(&c->path, "%s/", git_tree_entry_name(one));
+			error = walk_changed(c, ta, tb);
+			buf_truncate(&c->path, len);
+		}
+		git_tree_free(ta);
+		git_tree_free(tb);
+	}
+	return error;
+}
+
+static int cmp_strs(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int commit_tree_of(git_tree **t, struct tree_repo *r,
+			  const struct tree_oid *commit, struct err *err)
+{
+	git_commit *c = NULL;
+	git_oid o;
+	int rc;
+
+	to_git(&o, commit);
+	if (git_commit_lookup(&c, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read commit: %s",
+			       git_text());
+	rc = git_commit_tree(t, c);
+	git_commit_free(c);
+	if (rc < 0)
+		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+	return 0;
+}
+
+int tree_changed_paths(char ***paths, size_t *nr, struct tree_repo *r,
+		       const struct tree_oid *old_commit,
+		       const struct tree_oid *new_commit, struct err *err)
+{
+	git_tree *a = NULL, *b = NULL;
+	struct changed_ctx c = { 0 };
+	int error;
+
+	*paths = NULL;
+	*nr = 0;
+	c.repo = r->repo;
+	buf_init(&c.path, 0);
+	if ((error = commit_tree_of(&a, r, old_commit, err)) < 0 ||
+	    (error = commit_tree_of(&b, r, new_commit, err)) < 0)
+		goto out;
+	if (walk_changed(&c, a, b) < 0) {
+		error = err_set(err, ERR_IO, "cannot compare trees: %s",
+				git_text());
+		goto out;
+	}
+	if (c.nr)
+		qsort(c.paths, c.nr, sizeof(char *), cmp_strs);
+	*paths = c.paths;
+	*nr = c.nr;
+	c.paths = NULL;
+	c.nr = 0;
+out:
+	for (size_t i = 0; i < c.nr; i++)
+		free(c.paths[i]);
+	free(c.paths);
+	buf_release(&c.path);
+	git_tree_free(a);
+	git_tree_free(b);
+	return error;
+}
+
+static char *config_string(git_config *cfg, const char *key)
+{
+	git_buf v = GIT_BUF_INIT;
+	char *s = NULL;
+
+	if (git_config_get_string_buf(&v, cfg, key) == 0 && v.size)
+		s = xstrndup(v.ptr, v.size);
+	git_buf_dispose(&v);
+	return s;
+}
+
+int tree_user(char **name, char **email, struct tree_repo *r,
+	      struct err *err)
+{
+	git_config *cfg = NULL, *snap = NULL;
+
+	*name = *email = NULL;
+	if (git_repository_config(&cfg, r->repo) < 0 ||
+	    git_config_snapshot(&snap, cfg) < 0) {
+		git_config_free(cfg);
+		return err_set(err, ERR_IO, "cannot read the configuration of "
+			       "'%s': %s", r->path, git_text());
+	}
+	*name = config_string(snap, "user.name");
+	*email = config_string(snap, "user.email");
+	git_config_free(snap);
+	git_config_free(cfg);
+	return 0;
+}
+
+bool tree_has_commit(struct tree_repo *r, const char *hex)
+{
+	git_commit *c = NULL;
+	git_oid o;
+	bool ok;
+
+	if (strlen(hex) != 40 || git_oid_fromstr(&o, hex) < 0)
+		return false;
+	ok = git_commit_lookup(&c, r->repo, &o) == 0;
+	git_commit_free(c);
+	return ok;
+}
+
+/* A mainline release tag: vX.Y or vX.Y-rcN; *rc is INT_MAX for a release. */
+struct release_tag {
+	char *name;
+	long major, minor, rc;
+	git_oid commit;
+};
+
+static bool parse_release(struct release_tag *t, const char *name)
+{
+	char *end;
+
+	if (name[0] != 'v' || !isdigit((unsigned char)name[1]))
+		return false;
+	t->major = strtol(name + 1, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]))
+		return false;
+	t->minor = strtol(end + 1, &end, 10);
+	t->rc = 0x7fffffffL;
+	if (!strncmp(end, "-rc", 3) && isdigit((unsigned char)end[3]))
+		t->rc = strtol(end + 3, &end, 10);
+	return *end == '\0';
+}
+
+static int cmp_release(const void *va, const void *vb)
+{
+	const struct release_tag *a = va, *b = vb;
+
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	if (a->rc != b->rc)
+		return a->rc < b->rc ? -1 : 1;
+	return 0;
+}
+
+static bool tag_contains(git_repository *repo, const git_oid *tag_commit,
+			 const git_oid *commit)
+{
+	return git_oid_equal(tag_commit, commit) ||
+	       git_graph_descendant_of(repo, tag_commit, commit) == 1;
+}
+
+int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
+			    struct err *err)
+{
+	git_strarray names = { 0 };
+	struct release_tag *tags = NULL;
+	size_t nr = 0, lo, hi;
+	git_oid want;
+
+	*tag = NULL;
+	if (!tree_has_commit(r, hex))
+		return 0;
+	git_oid_fromstr(&want, hex);
+	if (git_tag_list_match(&names, "v*", r->repo) < 0)
+		return err_set(err, ERR_IO, "cannot list the tags of '%s': %s",
+			       r->path, git_text());
+	tags = xcalloc(names.count + 1, sizeof(*tags));
+	for (size_t i = 0; i < names.count; i++) {
+		struct release_tag t = { 0 };
+		git_object *obj = NULL, *peeled = NULL;
+		char *ref;
+
+		if (!parse_release(&t, names.strings[i]))
+			continue;
+		ref = xstrfmt("refs/tags/%s", names.strings[i]);
+		if (git_revparse_single(&obj, r->repo, ref) == 0 &&
+		    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
+			git_oid_cpy(&t.commit, git_object_id(peeled));
+			t.name = xstrdup(names.strings[i]);
+			tags[nr++] = t;
+		}
+		git_object_free(peeled);
+		git_object_free(obj);
+		free(ref);
+	}
+	git_strarray_dispose(&names);
+	if (nr)
+		qsort(tags, nr, sizeof(*tags), cmp_release);
+	/*
+	 * Mainline releases descend from one another, so "contains" is
+	 * false and then true along the sorted tags: a binary search costs
+	 * a dozen ancestry walks on the kernel's history.
+	 */
+	if (nr && tag_contains(r->repo, &tags[nr - 1].commit, &want)) {
+		lo = 0;
+		hi = nr - 1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (tag_contains(r->repo, &tags[mid].commit, &want))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		*tag = xstrdup(tags[lo].name);
+	}
+	for (size_t i = 0; i < nr; i++)
+		free(tags[i].name);
+	free(tags);
+	return 0;
 }

@@ -34,6 +34,8 @@ int tree_merge_file(struct buf *out, bool *conflicts, struct span base,
 
 int tree_open(struct tree_repo **out, const char *path, struct err *err);
 void tree_close(struct tree_repo *r);
+/* The path the repository was opened or created at. */
+const char *tree_path(const struct tree_repo *r);
 /* The repository's git directory ("/x/linux/.git/", or the bare one). */
 const char *tree_git_dir(const struct tree_repo *r);
 
@@ -183,5 +185,35 @@ int tree_clone_bare(struct tree_repo **out, const char *url,
 		    const char *path, struct err *err);
 /* Fetch every ref of origin again. */
 int tree_fetch(struct tree_repo *r, struct err *err);
+
+/* ---- for export (a carried branch read back, written elsewhere) ------ */
+
+/*
+ * Paths whose blobs or modes differ between two commits (both sides of a
+ * rename), sorted.  Identical subtrees are skipped by id, so the cost is
+ * what changed, not the size of the tree.
+ */
+int tree_changed_paths(char ***paths, size_t *nr, struct tree_repo *r,
+		       const struct tree_oid *old_commit,
+		       const struct tree_oid *new_commit, struct err *err);
+
+/*
+ * user.name and user.email as git reads them for r (the repository's
+ * configuration, then the global and system files); either comes back
+ * NULL when unset.  New strings.
+ */
+int tree_user(char **name, char **email, struct tree_repo *r,
+	      struct err *err);
+
+/*
+ * The first mainline release tag of r (vX.Y or vX.Y-rcN, the tags Linus
+ * makes) whose commit contains the commit hex (40 digits), as "v6.12-rc3";
+ * *tag is NULL when r lacks the commit or no such tag contains it.
+ */
+int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
+			    struct err *err);
+
+/* True when r holds the commit hex (40 digits). */
+bool tree_has_commit(struct tree_repo *r, const char *hex);
 
 #endif
