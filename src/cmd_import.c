@@ -172,6 +172,13 @@ static int store(struct import_candidate *c, const char *root,
 		       name, version, c->sv.nr, c->sv.nr == 1 ? "" : "es",
 		       name, version, name);
 		break;
+	case SERIES_UPDATED:
+		printf("updated %s@%s: %zu patch%s in patches/%s/%s (the same "
+		       "diffs from the same source; headers or messages "
+		       "changed)\n",
+		       name, version, c->sv.nr, c->sv.nr == 1 ? "" : "es",
+		       name, version);
+		break;
 	case SERIES_REPLACED:
 		printf("replaced %s@%s: %zu patch%s in patches/%s/%s\n", name,
 		       version, c->sv.nr, c->sv.nr == 1 ? "" : "es", name,

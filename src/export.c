@@ -429,6 +429,21 @@ static void take_metadata(struct export_patch *ep, const struct series_item *it,
 			free(v);
 		}
 	}
+	for (size_t d = 0; d < ip->nr_dep3; d++) {
+		const struct patch_field *f = &ip->dep3[d];
+		char *v;
+
+		if (!f->value || !*f->value ||
+		    (strcasecmp(f->key, "Origin") &&
+		     strcasecmp(f->key, "Forwarded") &&
+		     strcasecmp(f->key, "Applied-Upstream") &&
+		     strcasecmp(f->key, "Bug") &&
+		     strncasecmp(f->key, "Bug-", 4)))
+			continue;
+		v = xstrfmt("%s\t%s", f->key, f->value);
+		add_unique(&ep->dep3, &ep->nr_dep3, v);
+		free(v);
+	}
 	for (size_t b = 0; b < o->nr_bugs; b++)
 		add_unique(&ep->bugs, &ep->nr_bugs, o->bugs[b]);
 	/* a commit applied from the list says where: "Link: lore/r/MSGID" */
@@ -630,6 +645,7 @@ void export_series_release(struct export_series *s)
 		free(ep->msgid);
 		free(ep->link);
 		free_list(ep->bugs, ep->nr_bugs);
+		free_list(ep->dep3, ep->nr_dep3);
 		free_list(ep->links, ep->nr_links);
 		free_list(ep->reviewed, ep->nr_reviewed);
 		buf_release(&ep->message);
@@ -873,6 +889,31 @@ static bool dep3_bug(struct buf *out, const char *v)
 	return false;
 }
 
+/* The value of a DEP-3 field the patch came with, or NULL. */
+static const char *dep3_value(const struct export_patch *p, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (size_t d = 0; d < p->nr_dep3; d++)
+		if (!strncasecmp(p->dep3[d], key, kl) && p->dep3[d][kl] == '\t')
+			return p->dep3[d] + kl + 1;
+	return NULL;
+}
+
+/* "Key: value", a multi-line value as DEP-3 continuation lines. */
+static void add_dep3_line(struct buf *out, const char *key, size_t kl,
+			  const char *v)
+{
+	buf_addf(out, "%.*s:", (int)kl, key);
+	for (const char *l = v; *l;) {
+		size_t n = strcspn(l, "\n");
+		buf_addf(out, " %.*s\n", (int)n, l);
+		l += n;
+		if (*l == '\n')
+			l++;
+	}
+}
+
 /* Materially changed: merged or resolved, not only moved or re-contexted. */
 static bool merged(const struct export_patch *p)
 {
@@ -932,12 +973,27 @@ void export_debian_patch(struct buf *out, const struct export_series *s,
 	if (p->upstream[0])
 		buf_addf(out, "Origin: %s, commit:%s\n",
 			 merged(p) ? "backport" : "upstream", p->upstream);
+	else if (dep3_value(p, "Origin"))
+		add_dep3_line(out, "Origin", 6, dep3_value(p, "Origin"));
 	else if (p->link)
 		buf_addf(out, "Origin: backport, %s\n", p->link);
 	for (size_t b = 0; b < p->nr_bugs; b++)
 		dep3_bug(out, p->bugs[b]);
-	if (!p->upstream[0] && p->link)
+	/* the patch's own bug fields, as it came (Debian's patches) */
+	for (size_t d = 0; d < p->nr_dep3; d++) {
+		const char *tab = strchr(p->dep3[d], '\t');
+		size_t kl = (size_t)(tab - p->dep3[d]);
+		if ((kl == 3 && !strncasecmp(p->dep3[d], "Bug", 3)) ||
+		    !strncasecmp(p->dep3[d], "Bug-", 4))
+			add_dep3_line(out, p->dep3[d], kl, tab + 1);
+	}
+	if (dep3_value(p, "Forwarded"))
+		add_dep3_line(out, "Forwarded", 9, dep3_value(p, "Forwarded"));
+	else if (!p->upstream[0] && p->link)
 		buf_addf(out, "Forwarded: %s\n", p->link);
+	if (!p->upstream[0] && dep3_value(p, "Applied-Upstream"))
+		add_dep3_line(out, "Applied-Upstream", 16,
+			      dep3_value(p, "Applied-Upstream"));
 	if (p->upstream[0]) {
 		buf_adds(out, "Applied-Upstream: ");
 		if (p->release)

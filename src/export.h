@@ -60,6 +60,10 @@ struct export_patch {
 	size_t nr_links;
 	char **reviewed;   /* "Reviewed-by\tName <email>" / "Acked-by\t..." */
 	size_t nr_reviewed;
+	/* DEP-3 fields the patch came with (a quilt or Debian import):
+	 * "Key\tvalue" for Origin, Bug, Bug-*, Forwarded, Applied-Upstream */
+	char **dep3;
+	size_t nr_dep3;
 	struct buf message; /* commit message body, trailers included */
 	bool has_trailers;  /* the message ends in a trailer block */
 

@@ -1242,8 +1242,38 @@ static void replace(char **dst, const char *src)
 }
 
 /* Take what a parsed header block says; absent headers change nothing. */
+/*
+ * A DEP-3 field that kcarry's stored form keeps as a header of its own:
+ * the ones that are not From/Date/Subject/Description by another name.
+ */
+static bool is_kept_dep3(const char *key)
+{
+	static const char *const mapped[] = { "Description", "Subject",
+					      "Author", "From", "Date" };
+	struct span k = span_from(key);
+
+	for (size_t i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++)
+		if (!strcasecmp(key, mapped[i]))
+			return false;
+	return is_dep3_key(k) || span_eq_ci(k, "Reviewed-by") ||
+	       span_eq_ci(k, "Acked-by");
+}
+
 static void take_mail(struct patch *p, const struct mail *m)
 {
+	size_t alloc = p->nr_dep3;
+
+	/* DEP-3 fields written as mail headers (kcarry's stored form of a
+	 * quilt or Debian patch) come back as DEP-3 fields */
+	for (size_t i = 0; i < m->nr_headers; i++) {
+		const struct mail_header *h = &m->headers[i];
+		if (!is_kept_dep3(h->name))
+			continue;
+		ALLOC_GROW(p->dep3, p->nr_dep3 + 1, alloc);
+		p->dep3[p->nr_dep3].key = xstrdup(h->name);
+		p->dep3[p->nr_dep3].value = xstrdup(h->value ? h->value : "");
+		p->nr_dep3++;
+	}
 	if (m->from_name || m->from_email) {
 		replace(&p->author_name, m->from_name);
 		replace(&p->author_email, m->from_email);
@@ -2005,6 +2035,29 @@ void patch_format(struct buf *out, const struct patch *p,
 	buf_adds(out, "Subject: ");
 	buf_add(out, enc.ptr, enc.len);
 	buf_addc(out, '\n');
+	/* DEP-3 fields with no place in a format-patch header (Origin,
+	 * Bug-Debian, Forwarded, ...) stay as headers of their own: git am
+	 * ignores them, and nothing of a Debian patch is lost */
+	for (size_t i = 0; i < p->nr_dep3; i++) {
+		const struct patch_field *f = &p->dep3[i];
+		if (!is_kept_dep3(f->key) || !f->value)
+			continue;
+		buf_addf(out, "%s:", f->key);
+		/* a multi-line value as folded lines, each encoded alone */
+		for (const char *v = f->value; *v;) {
+			size_t n = strcspn(v, "\n");
+			char *line = xstrndup(v, n);
+			buf_reset(&enc);
+			mail_encode_header(&enc, line);
+			buf_addc(out, ' ');
+			buf_add(out, enc.ptr, enc.len);
+			free(line);
+			v += n;
+			if (*v == '\n' && *++v)
+				buf_adds(out, "\n");
+		}
+		buf_addc(out, '\n');
+	}
 	eight = has_8bit(p->message.ptr, p->message.len) ||
 		has_8bit(subj.ptr, subj.len) ||
 		(p->author_name &&

@@ -347,6 +347,44 @@ out:
 	return same;
 }
 
+/*
+ * The stored version came from the same source and its patches change
+ * the same lines, in the same order: only what surrounds the diffs
+ * differs (trailers that arrived since, a header kcarry now keeps).
+ * Such an import updates the version without --force.
+ */
+static bool same_diffs(const char *root, const struct series_version *v,
+		       const struct series_provenance *prov)
+{
+	struct series_version old;
+	struct err err = ERR_INIT;
+	char *path = xstrfmt("%s/series/%s.conf", root, v->name);
+	char *key = xstrfmt("version.%s.source", v->version);
+	struct conf *c = NULL;
+	char *source = NULL;
+	bool same = false;
+
+	if (prov->source && conf_open(&c, path, false, &err) == 0)
+		source = conf_get_or(c, key, NULL);
+	conf_free(c);
+	if (source && !strcmp(source, prov->source) &&
+	    series_load_version(&old, root, v->name, v->version, &err) == 0) {
+		same = old.nr == v->nr;
+		for (size_t i = 0; i < v->nr && same; i++) {
+			struct span a = old.items[i].patch.diff;
+			struct span b = v->items[i].patch.diff;
+			same = a.len == b.len && !memcmp(a.ptr, b.ptr, a.len) &&
+			       old.items[i].strip == v->items[i].strip;
+		}
+		series_version_release(&old);
+	}
+	free(source);
+	free(key);
+	free(path);
+	err_release(&err);
+	return same;
+}
+
 int series_write_version(enum series_write_result *res, const char *root,
 			 const struct series_version *v,
 			 const struct series_provenance *prov, bool force,
@@ -357,7 +395,7 @@ int series_write_version(enum series_write_result *res, const char *root,
 	char *tmp = xstrfmt("%s/.tmp-%s-%ld", sdir, v->version, (long)getpid());
 	struct dir_file *files;
 	size_t nr;
-	bool exists;
+	bool exists, updated = false;
 	int error = 0;
 
 	if ((error = name_check(NAME_SERIES, v->name, err)) < 0 ||
@@ -379,7 +417,9 @@ int series_write_version(enum series_write_result *res, const char *root,
 		}
 		goto out;
 	}
-	if (exists && !force) {
+	if (exists && !force && same_diffs(root, v, prov))
+		updated = true;
+	else if (exists && !force) {
 		error = err_set(err, ERR_EXISTS,
 				"%s@%s is already stored with other content",
 				v->name, v->version);
@@ -407,7 +447,7 @@ int series_write_version(enum series_write_result *res, const char *root,
 					vdir, strerror(errno));
 			goto cleanup;
 		}
-		*res = SERIES_REPLACED;
+		*res = updated ? SERIES_UPDATED : SERIES_REPLACED;
 	} else {
 		if (rename(tmp, vdir) < 0) {
 			error = err_set(err, ERR_IO, "cannot create '%s': %s",

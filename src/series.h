@@ -51,12 +51,15 @@ enum series_write_result {
 	SERIES_UNCHANGED,  /* identical content already stored */
 	SERIES_REPLACED,   /* different content replaced (force) */
 	SERIES_REPAIRED,   /* same content; its provenance was rewritten */
+	SERIES_UPDATED,    /* same source and diffs, other headers or
+			    * messages (trailers since): replaced */
 };
 
 /*
  * Store v under root/patches/NAME/VERSION and record prov in
  * root/series/NAME.conf.  Different content for an existing version fails
- * with ERR_EXISTS unless force.
+ * with ERR_EXISTS unless force, or unless it comes from the same source
+ * with the same diffs (SERIES_UPDATED).
  */
 int series_write_version(enum series_write_result *res, const char *root,
 			 const struct series_version *v,

@@ -76,6 +76,23 @@ static const char patch_three[] =
 	"@@ -0,0 +1 @@\n"
 	"+int c(void);\n";
 
+static const char patch_three_other[] =
+	"From 3333333333333333333333333333333333333333 "
+	"Mon Sep 17 00:00:00 2001\n"
+	"From: Ann Author <ann@example.org>\n"
+	"Date: Wed, 3 Nov 2021 09:00:00 +0000\n"
+	"Subject: [PATCH 3/3] btrfs: add c.c\n"
+	"\n"
+	"---\n"
+	"diff --git a/fs/btrfs/c.c b/fs/btrfs/c.c\n"
+	"new file mode 100644\n"
+	"index 0000000..3333334\n"
+	"--- /dev/null\n"
+	"+++ b/fs/btrfs/c.c\n"
+	"@@ -0,0 +1,2 @@\n"
+	"+int c(void);\n"
+	"+int c2(void);\n";
+
 static const char cover_text[] =
 	"From: Ann Author <ann@example.org>\n"
 	"Subject: [PATCH 0/3] btrfs: three things\n"
@@ -653,8 +670,12 @@ static void different_content_without_force_exists(void **state)
 	struct err err = ERR_INIT;
 
 	store(fx, "btrfs", "v1");
-	make_version(&v, "btrfs", "v1");
-	buf_adds(&v.items[2].text, "\n"); /* one byte more */
+	series_version_init(&v, "btrfs", "v1");
+	add_text(&v, patch_one, 1, "<20211102.1@example.org>");
+	add_text(&v, patch_two, 0, "debian/patches/bugfix/b-two.patch");
+	/* the third patch adds another line: another diff */
+	add_text(&v, patch_three_other, 1,
+		 "3333333333333333333333333333333333333333");
 	assert_int_equal(write_version(&res, fx, &v, false, &err), ERR_EXISTS);
 	assert_string_equal(err.msg.ptr,
 			    "btrfs@v1 is already stored with other content");
@@ -665,6 +686,24 @@ static void different_content_without_force_exists(void **state)
 	assert_file(fx, "patches/btrfs/v1/0003-btrfs-add-c.c.patch",
 		    patch_three);
 	assert_listing(fx, "patches/btrfs", "v1");
+	series_version_release(&v);
+	err_release(&err);
+}
+
+/* The same diffs from the same source with other text around them (a
+ * trailer given since, a header kcarry now keeps): updated, no --force. */
+static void same_diffs_from_the_same_source_update(void **state)
+{
+	const struct fixture *fx = *state;
+	struct series_version v;
+	enum series_write_result res;
+	struct err err = ERR_INIT;
+
+	store(fx, "btrfs", "v1");
+	make_version(&v, "btrfs", "v1");
+	buf_adds(&v.items[2].text, "\n"); /* one byte more */
+	assert_int_equal(write_version(&res, fx, &v, false, &err), 0);
+	assert_int_equal(res, SERIES_UPDATED);
 	series_version_release(&v);
 	err_release(&err);
 }
@@ -1052,6 +1091,7 @@ int main(void)
 		T(load_of_series_naming_a_missing_patch_fails),
 		T(identical_content_is_unchanged),
 		T(different_content_without_force_exists),
+		T(same_diffs_from_the_same_source_update),
 		T(fewer_patches_is_different_content),
 		T(different_content_with_force_is_replaced),
 		T(refreshed_target_folders_are_not_content),
