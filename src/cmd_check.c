@@ -68,6 +68,50 @@ static void on_stage(void *vctx, const char *target, const char *what)
 	note(ps->opts, "%s: %s", target, what);
 }
 
+static void on_build(void *vctx, const char *target, const char *phase,
+		     size_t done, size_t total, double elapsed)
+{
+	struct progress_state *ps = vctx;
+
+	if (!ps->opts->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	if (total)
+		fprintf(stderr, "%s: build, %s: %zu/%zu objects, %.0f s", target,
+			phase, done, total, elapsed);
+	else
+		fprintf(stderr, "%s: build, %s: %zu objects, %.0f s", target,
+			phase, done, elapsed);
+	fflush(stderr);
+	if (!ps->nr) {
+		/* so that the line is cleared at the end */
+		ps->targets = xrealloc(ps->targets, sizeof(char *));
+		ps->parts = xrealloc(ps->parts, sizeof(char *));
+		ps->targets[0] = xstrdup(target);
+		ps->parts[0] = xstrdup("");
+		ps->nr = 1;
+	}
+}
+
+int check_parse_shard(unsigned *shard, unsigned *nr, const char *s,
+		      struct err *err)
+{
+	char *end;
+	unsigned long i = strtoul(s, &end, 10), n;
+
+	if (end == s || *end != '/')
+		goto bad;
+	s = end + 1;
+	n = strtoul(s, &end, 10);
+	if (end == s || *end || !n || !i || i > n || n > 10000)
+		goto bad;
+	*shard = (unsigned)i;
+	*nr = (unsigned)n;
+	return 0;
+bad:
+	return err_set(err, ERR_USAGE, "--shard: expected I/N with 1 <= I <= N");
+}
+
 static int parse_args(struct check_cli *c, int argc, char **argv,
 		      struct err *err)
 {
@@ -109,7 +153,21 @@ static int parse_args(struct check_cli *c, int argc, char **argv,
 			c->co.carry.apply.no_3way = true;
 		else if (!strcmp(a, "--strict"))
 			c->co.carry.strict = true;
-		else if (!strcmp(a, "--refresh"))
+		else if (!strcmp(a, "--build"))
+			c->co.build = true;
+		else if (!strcmp(a, "--each"))
+			c->co.build = c->co.build_opts.each = true;
+		else if (!strcmp(a, "--full"))
+			c->co.build = c->co.build_opts.full = true;
+		else if (!strcmp(a, "--shard") || !strncmp(a, "--shard=", 8)) {
+			const char *v2 = a[7] == '=' ? a + 8 : NULL;
+			if (!v2 && ++i >= argc)
+				return err_set(err, ERR_USAGE,
+					       "--shard needs I/N");
+			if (check_parse_shard(&c->co.shard, &c->co.nr_shards,
+					      v2 ? v2 : argv[i], err) < 0)
+				return ERR_USAGE;
+		} else if (!strcmp(a, "--refresh"))
 			c->co.refresh = true;
 		else if (!strcmp(a, "--no-refresh"))
 			c->co.refresh = false;
@@ -192,7 +250,7 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	struct check_cli cli = { 0 };
 	struct check_report r = { 0 };
 	struct progress_state ps = { opts, NULL, NULL, 0 };
-	struct check_progress cp = { on_progress, on_stage, &ps };
+	struct check_progress cp = { on_progress, on_stage, on_build, &ps };
 	struct err err = ERR_INIT;
 	char *root = NULL;
 	int rc;

@@ -16,5 +16,12 @@ int cmd_resolve(int argc, char **argv, const struct options *opts);
 int cmd_refresh(int argc, char **argv, const struct options *opts);
 int cmd_check(int argc, char **argv, const struct options *opts);
 int cmd_callers(int argc, char **argv, const struct options *opts);
+int cmd_build(int argc, char **argv, const struct options *opts);
+int cmd_report(int argc, char **argv, const struct options *opts);
+int cmd_gc(int argc, char **argv, const struct options *opts);
+
+/* "I/N" of --shard (cmd_check.c) */
+int check_parse_shard(unsigned *shard, unsigned *nr, const char *s,
+		      struct err *err);
 
 #endif

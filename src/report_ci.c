@@ -272,6 +272,111 @@ static json_t *audit_json(const struct audit_result *a)
 	return o;
 }
 
+static json_t *jcount(size_t n)
+{
+	return json_integer((json_int_t)n);
+}
+
+static json_t *diag_json(const struct diag *d, const struct blame_attribution *a)
+{
+	json_t *o = json_object(), *notes = json_array(), *ps = json_array();
+
+	json_object_set_new(o, "path", report_json_str(d->path));
+	json_object_set_new(o, "line", jcount(d->line));
+	json_object_set_new(o, "column", jcount(d->col));
+	json_object_set_new(o, "severity",
+			    json_string(diag_severity_name(d->sev)));
+	json_object_set_new(o, "message", report_json_str(d->message));
+	json_object_set_new(o, "function", report_json_str(d->function));
+	json_object_set_new(o, "unit", report_json_str(d->unit));
+	for (size_t i = 0; i < d->nr_notes; i++) {
+		json_t *n = json_object();
+		json_object_set_new(n, "path", report_json_str(d->notes[i].path));
+		json_object_set_new(n, "line", jcount(d->notes[i].line));
+		json_object_set_new(n, "message",
+				    report_json_str(d->notes[i].message));
+		json_array_append_new(notes, n);
+	}
+	json_object_set_new(o, "notes", notes);
+	json_object_set_new(o, "text", report_json_strn(d->text.ptr, d->text.len));
+	json_object_set_new(o, "cause",
+			    a ? json_string(blame_cause_id(a->cause))
+			      : json_null());
+	json_object_set_new(o, "patch", a && a->patch ? jcount(a->patch)
+						      : json_null());
+	json_object_set_new(o, "hunk", a && a->hunk ? jcount(a->hunk)
+						    : json_null());
+	json_object_set_new(o, "symbol", report_json_str(a ? a->symbol : NULL));
+	json_object_set_new(o, "where", report_json_str(a ? a->where : NULL));
+	for (size_t i = 0; a && i < a->nr_patches; i++)
+		json_array_append_new(ps, jcount(a->patches[i]));
+	json_object_set_new(o, "file_patches", ps);
+	json_object_set_new(o, "base_line", a && a->base_line
+						    ? jcount(a->base_line)
+						    : json_null());
+	if (a) {
+		struct buf b = BUF_INIT;
+		blame_describe(&b, a);
+		json_object_set_new(o, "blame", report_json_str(b.ptr));
+		buf_release(&b);
+	} else
+		json_object_set_new(o, "blame", json_null());
+	return o;
+}
+
+json_t *report_build_json(const struct build_result *b)
+{
+	json_t *o = json_object(), *tg = json_array(), *fo = json_array(),
+	       *steps = json_array(), *diags = json_array(),
+	       *secs = json_object();
+	const char *status = b->error		      ? "error"
+			     : b->skipped || !b->ran  ? "skipped"
+			     : b->failed	      ? "errors"
+			     : b->warnings	      ? "warnings"
+						      : "ok";
+
+	json_object_set_new(o, "status", json_string(status));
+	json_object_set_new(o, "error", report_json_str(b->error));
+	json_object_set_new(o, "cc", report_json_str(b->cc));
+	json_object_set_new(o, "profile", report_json_str(b->profile));
+	for (size_t i = 0; i < b->nr_targets; i++)
+		json_array_append_new(tg, report_json_str(b->targets[i]));
+	json_object_set_new(o, "targets", tg);
+	json_object_set_new(o, "errors", jcount(b->errors));
+	json_object_set_new(o, "warnings", jcount(b->warnings));
+	json_object_set_new(o, "base_errors", jcount(b->base_errors));
+	json_object_set_new(o, "base_warnings", jcount(b->base_warnings));
+	json_object_set_new(o, "kept", jcount(b->kept));
+	for (size_t i = 0; i < b->nr_failed_objects; i++)
+		json_array_append_new(fo, report_json_str(b->failed_objects[i]));
+	json_object_set_new(o, "failed_objects", fo);
+	json_object_set_new(o, "first_breaking",
+			    b->first_breaking ? jcount(b->first_breaking)
+					      : json_null());
+	for (size_t i = 0; i < b->nr_steps; i++) {
+		json_t *s = json_object();
+		json_object_set_new(s, "patch", jcount(b->steps[i].patch));
+		json_object_set_new(s, "errors", jcount(b->steps[i].errors));
+		json_object_set_new(s, "warnings", jcount(b->steps[i].warnings));
+		json_object_set_new(s, "introduced",
+				    jcount(b->steps[i].introduced));
+		json_object_set_new(s, "failed", json_boolean(b->steps[i].failed));
+		json_array_append_new(steps, s);
+	}
+	json_object_set_new(o, "steps", steps);
+	for (size_t i = 0; i < b->diags.nr; i++)
+		json_array_append_new(diags,
+				      diag_json(&b->diags.items[i],
+						b->attr ? &b->attr[i] : NULL));
+	json_object_set_new(o, "diagnostics", diags);
+	json_object_set_new(o, "base_cached", json_boolean(b->base_cached));
+	json_object_set_new(secs, "prepare", json_real(b->seconds_prepare));
+	json_object_set_new(secs, "base", json_real(b->seconds_base));
+	json_object_set_new(secs, "build", json_real(b->seconds_build));
+	json_object_set_new(o, "seconds", secs);
+	return o;
+}
+
 static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
 {
 	const struct check_cell *c = check_cell(r, s, t);
@@ -309,6 +414,10 @@ static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
 	json_object_set_new(o, "patches", patches);
 	json_object_set_new(o, "audit",
 			    c->ok ? audit_json(&c->audit) : json_null());
+	json_object_set_new(o, "in_shard", json_boolean(!c->other_shard));
+	json_object_set_new(o, "build", r->built && c->ok && !c->other_shard
+						? report_build_json(&c->build)
+						: json_null());
 	return o;
 }
 
@@ -340,6 +449,14 @@ int report_check_json(FILE *out, const struct check_report *r,
 		json_array_append_new(series, so);
 	}
 	json_object_set_new(doc, "series", series);
+	json_object_set_new(doc, "built", json_boolean(r->built));
+	if (r->nr_shards > 1) {
+		json_t *sh = json_object();
+		json_object_set_new(sh, "index", jcount(r->shard));
+		json_object_set_new(sh, "count", jcount(r->nr_shards));
+		json_object_set_new(doc, "shard", sh);
+	} else
+		json_object_set_new(doc, "shard", json_null());
 	for (size_t t = 0; t < r->nr_targets; t++)
 		json_array_append_new(targets, report_json_str(r->targets[t]));
 	json_object_set_new(doc, "targets", targets);

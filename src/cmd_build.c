@@ -1,0 +1,315 @@
+/*
+ * cmd_build: carry a series onto targets and build each result with the
+ * target's own Kbuild; print the diagnostics the series brought, each
+ * pinned on a patch and hunk or tied to the finding that explains it.
+ * cmd_gc: free the build folders.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "check.h"
+#include "cmds.h"
+#include "fs.h"
+#include "report.h"
+#include "report_ci.h"
+
+struct build_cli {
+	bool json;
+	const char *output;
+	char **specs;
+	size_t nr_specs;
+	struct check_opts co;
+};
+
+struct progress {
+	const struct options *opts;
+	bool shown;
+};
+
+static void on_build(void *vctx, const char *target, const char *phase,
+		     size_t done, size_t total, double elapsed)
+{
+	struct progress *p = vctx;
+
+	if (!p->opts->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	if (total)
+		fprintf(stderr, "%s: %s: %zu/%zu objects, %.0f s", target, phase,
+			done, total, elapsed);
+	else
+		fprintf(stderr, "%s: %s: %zu objects, %.0f s", target, phase,
+			done, elapsed);
+	fflush(stderr);
+	p->shown = true;
+}
+
+static void on_patch(void *vctx, const char *target, const char *series,
+		     size_t i, size_t nr)
+{
+	struct progress *p = vctx;
+
+	if (!p->opts->progress)
+		return;
+	fprintf(stderr, "\r\033[K%s: carrying %s %zu/%zu", target, series,
+		i + 1, nr);
+	fflush(stderr);
+	p->shown = true;
+}
+
+static void on_stage(void *vctx, const char *target, const char *what)
+{
+	struct progress *p = vctx;
+
+	if (p->opts->progress && p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+	note(p->opts, "%s: %s", target, what);
+}
+
+static int parse_args(struct build_cli *c, int argc, char **argv,
+		      struct err *err)
+{
+	c->specs = xcalloc((size_t)argc, sizeof(char *));
+	c->co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
+	c->co.build = true;
+	c->co.refresh = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json"))
+			c->json = true;
+		else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc)
+				return err_set(err, ERR_USAGE, "%s needs a file",
+					       a);
+			c->output = argv[i];
+		} else if (!strcmp(a, "--each"))
+			c->co.build_opts.each = true;
+		else if (!strcmp(a, "--full"))
+			c->co.build_opts.full = true;
+		else if (!strcmp(a, "--no-3way"))
+			c->co.carry.apply.no_3way = true;
+		else if (!strcmp(a, "--strict"))
+			c->co.carry.strict = true;
+		else if (!strcmp(a, "--fuzz") || !strcmp(a, "-F") ||
+			 !strcmp(a, "--jobs") || !strcmp(a, "-j")) {
+			char *end;
+			long n;
+			bool fuzz = a[2] == 'f' || a[1] == 'F';
+			if (++i >= argc)
+				return err_set(err, ERR_USAGE, "%s needs a number",
+					       a);
+			n = strtol(argv[i], &end, 10);
+			if (*end || n < 0 || (fuzz && n > 3) || n > 256)
+				return err_set(err, ERR_USAGE,
+					       "%s: bad number '%s'", a, argv[i]);
+			if (fuzz)
+				c->co.carry.apply.fuzz = (unsigned)n;
+			else
+				c->co.jobs = (unsigned)n;
+		} else if (a[0] == '-' && a[1])
+			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+		else
+			c->specs[c->nr_specs++] = argv[i];
+	}
+	if (c->nr_specs < 2)
+		return err_set(err, ERR_USAGE, "name a series and a target");
+	return 0;
+}
+
+static int write_json(FILE *out, const struct check_report *r,
+		      struct err *err)
+{
+	json_t *doc = json_object(), *builds = json_array(), *so;
+	char *text;
+	int error = 0;
+
+	json_object_set_new(doc, "schema", json_string(REPORT_BUILD_SCHEMA));
+	json_object_set_new(doc, "seconds",
+			    json_real(r->seconds > 0 ? r->seconds : 0));
+	so = json_array();
+	for (size_t s = 0; s < r->nr_series; s++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(r->series[s].name));
+		json_object_set_new(o, "version",
+				    json_string(r->series[s].v.version));
+		json_object_set_new(o, "patches",
+				    json_integer((json_int_t)r->series[s].v.nr));
+		json_array_append_new(so, o);
+	}
+	json_object_set_new(doc, "series", so);
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+			json_t *o = json_object();
+			char hex[41];
+
+			json_object_set_new(o, "series",
+					    json_string(r->series[s].name));
+			json_object_set_new(o, "target",
+					    json_string(r->targets[t]));
+			json_object_set_new(o, "carried", json_boolean(c->ok));
+			json_object_set_new(o, "error",
+					    c->ok ? json_null()
+						  : json_string(c->error ? c->error
+									 : "failed"));
+			json_object_set_new(o, "failed_patches",
+					    json_integer((json_int_t)c->carry.nr_failed));
+			json_object_set_new(o, "branch",
+					    c->carry.branch
+						    ? json_string(c->carry.branch)
+						    : json_null());
+			tree_oid_hex(hex, &c->carry.head);
+			json_object_set_new(o, "head",
+					    c->ok ? json_string(hex) : json_null());
+			json_object_set_new(o, "build",
+					    c->ok ? report_build_json(&c->build)
+						  : json_null());
+			json_array_append_new(builds, o);
+		}
+	json_object_set_new(doc, "builds", builds);
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				       JSON_REAL_PRECISION(9));
+	json_decref(doc);
+	if (!text)
+		BUG("jansson cannot serialise the build report");
+	if (fputs(text, out) < 0 || fputc('\n', out) < 0)
+		error = err_set(err, ERR_IO, "cannot write the report");
+	free(text);
+	return error;
+}
+
+static void write_text(FILE *out, const struct check_report *r,
+		       const struct options *opts)
+{
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+			const struct check_series *cs = &r->series[s];
+
+			if (!c->ok) {
+				fprintf(out, "build, %s@%s on %s: not carried: "
+					     "%s\n",
+					cs->name, cs->v.version, r->targets[t],
+					c->error);
+				continue;
+			}
+			if (c->carry.nr_failed)
+				fprintf(out, "note: %zu patch%s of %s did not "
+					     "apply on %s and %s not built "
+					     "('kcarry check' tells why)\n",
+					c->carry.nr_failed,
+					c->carry.nr_failed == 1 ? "" : "es",
+					cs->name, r->targets[t],
+					c->carry.nr_failed == 1 ? "is" : "are");
+			if (!c->build.ran && !c->build.error) {
+				fprintf(out, "build, %s@%s on %s: nothing to "
+					     "build\n",
+					cs->name, cs->v.version, r->targets[t]);
+				continue;
+			}
+			{
+				char *label = xstrfmt("%s@%s", cs->name,
+						      cs->v.version);
+				/* report_build_text indents for check */
+				report_build_text(out, label, r->targets[t],
+						  &c->build,
+						  opts->verbosity);
+				free(label);
+			}
+		}
+}
+
+static int build_exit_code(const struct check_report *r)
+{
+	for (size_t k = 0; k < r->nr_series * r->nr_targets; k++) {
+		const struct check_cell *c = &r->cells[k];
+		if (!c->ok || c->carry.nr_failed || c->build.failed ||
+		    c->build.error)
+			return EXIT_NOT_DONE;
+	}
+	return EXIT_DONE;
+}
+
+int cmd_build(int argc, char **argv, const struct options *opts)
+{
+	struct build_cli cli = { 0 };
+	struct check_report r = { 0 };
+	struct progress pg = { opts, false };
+	struct check_progress cp = { on_patch, on_stage, on_build, &pg };
+	struct err err = ERR_INIT;
+	char *root = NULL;
+	FILE *out = stdout;
+	int rc;
+
+	if (parse_args(&cli, argc, argv, &err) < 0) {
+		rc = usage_error("build", opts, "%s", err.msg.ptr);
+		goto out;
+	}
+	if (opts->verbosity >= 0)
+		cli.co.progress = &cp;
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    check_run(&r, root, cli.specs, cli.nr_specs, &cli.co, &err) < 0)
+		goto fail;
+	if (pg.shown)
+		fputs("\r\033[K", stderr);
+	if (r.nr_series != 1) {
+		err_set(&err, ERR_USAGE, "name one series to build");
+		goto fail;
+	}
+	if (cli.output && !(out = fopen(cli.output, "w"))) {
+		err_set(&err, ERR_IO, "cannot create '%s'", cli.output);
+		goto fail;
+	}
+	if (cli.json) {
+		if (write_json(out, &r, &err) < 0)
+			goto fail;
+	} else
+		write_text(out, &r, opts);
+	if (out != stdout && fclose(out) != 0) {
+		out = stdout;
+		err_set(&err, ERR_IO, "cannot write '%s'", cli.output);
+		goto fail;
+	}
+	out = stdout;
+	rc = build_exit_code(&r);
+	goto out;
+fail:
+	if (pg.shown)
+		fputs("\r\033[K", stderr);
+	if (out != stdout)
+		fclose(out);
+	rc = err_report(&err, opts);
+out:
+	check_report_release(&r);
+	free(cli.specs);
+	free(root);
+	err_release(&err);
+	return rc;
+}
+
+int cmd_gc(int argc, char **argv, const struct options *opts)
+{
+	struct err err = ERR_INIT;
+	unsigned long long freed = 0;
+	char *dir = build_cache_dir();
+	int rc = EXIT_DONE;
+
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-') {
+			free(dir);
+			return usage_error("gc", opts, "unknown option '%s'",
+					   argv[i]);
+		}
+	if (build_gc(&freed, argv + 1, (size_t)argc - 1, &err) < 0)
+		rc = err_report(&err, opts);
+	else
+		printf("freed %.1f MB of build folders in %s\n",
+		       (double)freed / (1024.0 * 1024.0), dir);
+	free(dir);
+	err_release(&err);
+	return rc;
+}

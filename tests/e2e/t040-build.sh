@@ -1,0 +1,164 @@
+#!/bin/sh
+# kcarry build on a Kbuild-shaped fixture project (tests/fixtures/build/
+# proj: out-of-tree O=, CC, -k, "CC x.o" lines, header dependencies).
+# A three-patch series: 0001 changes btrfs_init_work and converts
+# disk-io.c (scrub.c stays unconverted; ordered.c uses the field 0001
+# removes), 0002 adds an error in its second hunk of inode.c, whose
+# first hunk moves a pre-existing warning, 0003 is harmless.  Each new
+# error is pinned on the right patch or finding, the pre-existing warning
+# on no one; --each names the first breaking patch; unchanged files keep
+# their mtimes; the target repository and the workspace stay untouched.
+. ./lib.sh
+need gcc
+need make
+FX=$KCARRY_FIXTURES/build/proj
+[ -d "$FX" ] || FX=$(cd ../fixtures/build/proj && pwd)
+
+cp -r "$FX" tgt
+(cd tgt && git init -q && git add -A && git commit -qm base && git tag base) ||
+	fail "target repo"
+git clone -q tgt up || fail clone
+# 0001: drop ordered_free; convert disk-io.c only
+python3 - up/fs/btrfs <<'PY'
+import sys
+d = sys.argv[1] + "/"
+for f in ("async-thread.h", "async-thread.c"):
+    s = open(d + f).read()
+    s = s.replace(",\n\t\t     btrfs_func_t ordered_func, btrfs_func_t ordered_free)",
+                  ",\n\t\t     btrfs_func_t ordered_func)")
+    s = s.replace("\twork->ordered_free = ordered_free;\n", "")
+    s = s.replace("\tbtrfs_func_t ordered_free;\n", "")
+    open(d + f, "w").write(s)
+s = open(d + "disk-io.c").read().replace("end_io, NULL, NULL)", "end_io, NULL)")
+open(d + "disk-io.c", "w").write(s)
+PY
+git -C up commit -qam "btrfs: drop ordered_free from btrfs_init_work" || fail c1
+# 0002: hunk 1 moves the old warning down, hunk 2 breaks inode_mul
+python3 - up/fs/btrfs/inode.c <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace('#include "async-thread.h"\n', '#include "async-thread.h"\n\n/* inode helpers */\n', 1)
+s = s.replace("\tint m = 1;\n", "\tint m = 1;\n\n\tm += undefined_counter;\n", 1)
+open(p, "w").write(s)
+PY
+git -C up commit -qam "btrfs: count inodes" || fail c2
+sed -i 's/return n > 1/return n >= 2/' up/fs/btrfs/ctree.c
+git -C up commit -qam "btrfs: tidy ctree_depth" || fail c3
+
+# tgt2: the same tree without scrub.c and ordered.c (0001 builds there)
+cp -r "$FX" tgt2
+rm tgt2/fs/btrfs/scrub.c tgt2/fs/btrfs/ordered.c
+(cd tgt2 && git init -q && git add -A && git commit -qm base && git tag base) ||
+	fail "target repo 2"
+
+kcarry init ws >/dev/null
+printf '[kernel]\n\turl = %s/tgt\n\tref = base\n[build]\n\tconfig = defconfig\n\tconfig = CONFIG_EXTRA=y\n\tjobs = 2\n' "$TEST_TMP" >ws/kernels/tgt.conf
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tjobs = 1\n' "$TEST_TMP" >ws/kernels/tgt2.conf
+expect_exit 0 kcarry -C ws import wq --git up base..HEAD
+
+# nothing outside the cache may change: the target repo, its checkout,
+# the workspace
+snapshot() {
+	(cd tgt && git status --porcelain && git for-each-ref --format='%(refname) %(objectname)' | grep -v refs/heads/kcarry/ &&
+		find . -path ./.git -prune -o -type f -newer "$TEST_TMP/.mark" -print)
+	(cd ws && find . -newer "$TEST_TMP/.mark" -print | grep -v '^\.$')
+}
+touch "$TEST_TMP/.mark"
+sleep 1
+snapshot >before
+
+expect_exit 1 kcarry -C ws build wq tgt
+expect_stdout <<'EOT'
+  build, wq@v1 on tgt: build: 3 errors (base: 0 errors, 1 warning, not blamed)
+    fs/btrfs/inode.c:31: error: 'undefined_counter' undeclared (first use in this function)  <- 0002 (hunk 2)
+    fs/btrfs/ordered.c:8: error: 'struct btrfs_work' has no member named 'ordered_free'; did you mean 'ordered_func'?  <- 0001 | 'ordered_free' removed or renamed by 0001
+    fs/btrfs/scrub.c:11: error: too many arguments to function 'btrfs_init_work'  <- 0001 | unconverted caller of btrfs_init_work changed by 0001
+EOT
+snapshot >after
+diff -u before after || fail "the target repository or the workspace changed"
+git -C tgt rev-parse -q --verify refs/heads/kcarry/wq/v1/tgt >/dev/null ||
+	fail "no result branch"
+# the configuration was applied in order to the O= folder
+out=$(ls -d "$KCARRY_CACHE"/build/tgt/out-*)
+grep -qx CONFIG_BTRFS_FS=m "$out/.config" || fail "defconfig not run"
+grep -qx CONFIG_EXTRA=y "$out/.config" || fail "CONFIG_EXTRA not set"
+cp "$OUT" first.txt
+
+# the same again: the base comes from the cache, no file is rewritten,
+# the report is the same
+src="$KCARRY_CACHE/build/tgt/src"
+find "$src" -type f -printf '%P %T@\n' | sort >mtimes.1
+find "$out" -name '*.o' -printf '%P %T@\n' | sort >objs.1
+expect_exit 1 kcarry -C ws build wq tgt
+diff -u first.txt "$OUT" || fail "a second build reports otherwise"
+find "$src" -type f -printf '%P %T@\n' | sort >mtimes.2
+diff -u mtimes.1 mtimes.2 || fail "a build with nothing changed rewrote files"
+
+# v2: only 0003 differs; the sync rewrites ctree.c alone, with a newer
+# mtime, and make rebuilds ctree.o alone
+sed -i 's/return n >= 2/return n >= 3/' up/fs/btrfs/ctree.c
+git -C up commit -q --amend -am "btrfs: tidy ctree_depth" || fail amend
+expect_exit 0 kcarry -C ws import wq@v2 --git up base..HEAD
+sleep 1
+expect_exit 1 kcarry -C ws build wq@v2 tgt
+find "$src" -type f -printf '%P %T@\n' | sort >mtimes.3
+diff mtimes.2 mtimes.3 | grep '^>' | cut -d' ' -f2 >rewritten
+[ "$(cat rewritten)" = "fs/btrfs/ctree.c" ] || { cat rewritten; fail "files other than ctree.c were rewritten"; }
+old=$(grep '^fs/btrfs/ctree.c ' mtimes.2 | cut -d' ' -f2)
+new=$(grep '^fs/btrfs/ctree.c ' mtimes.3 | cut -d' ' -f2)
+python3 -c "import sys; sys.exit(0 if float('$new') > float('$old') else 1)" ||
+	fail "ctree.c got an older mtime"
+find "$out" -name '*.o' -printf '%P %T@\n' | sort >objs.3
+diff objs.1 objs.3 | grep '^>' | cut -d' ' -f2 >rebuilt
+[ "$(cat rebuilt)" = "fs/btrfs/ctree.o" ] || { cat rebuilt; fail "objects other than ctree.o were rebuilt"; }
+
+
+# --each on tgt2 (no scrub.c, no ordered.c): 0001 builds, 0002 breaks,
+# 0003 only inherits the break
+expect_exit 1 kcarry -C ws build --each wq@v1 tgt2
+expect_stdout <<'EOT'
+  build, wq@v1 on tgt2: build: 1 error, first broken by 0002 (base: 0 errors, 1 warning, not blamed)
+    fs/btrfs/inode.c:31: error: 'undefined_counter' undeclared (first use in this function)  <- 0002 (hunk 2)
+    after 0002: 1 error, 0 new warnings  <- first breaking patch
+    after 0003: 1 error, 0 new warnings (inherited)
+EOT
+
+# a series that builds: exit 0
+git clone -q tgt2 up2 || fail clone2
+sed -i 's/return n > 1/return n > 2/' up2/fs/btrfs/ctree.c
+git -C up2 commit -qam "btrfs: deeper trees" || fail c4
+expect_exit 0 kcarry -C ws import fine --git up2 base..HEAD
+expect_exit 0 kcarry -C ws build fine tgt2
+expect_stdout <<'EOT'
+  build, fine@v1 on tgt2: builds (base: 0 errors, 1 warning, not blamed)
+EOT
+
+# JSON (kcarry-build/1), validated against the documented schema
+expect_exit 1 kcarry -C ws build --json wq tgt
+python3 - "$OUT" "$KCARRY_FIXTURES/../../docs/kcarry-build.schema.json" <<'PY' || fail "JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == "kcarry-build/1"
+b = doc["builds"][0]["build"]
+assert b["status"] == "errors" and b["errors"] == 3 and b["warnings"] == 0
+causes = [(d["path"], d["cause"], d["patch"], d["hunk"], d["symbol"]) for d in b["diagnostics"]]
+assert causes == [("fs/btrfs/inode.c", "patch", 2, 2, None),
+                  ("fs/btrfs/ordered.c", "removed", 1, None, "ordered_free"),
+                  ("fs/btrfs/scrub.c", "caller", 1, None, "btrfs_init_work")], causes
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)
+jsonschema.validate(doc, json.load(open(sys.argv[2])))
+PY
+
+# check --build: the build row and line in the matrix and the summary
+expect_exit 1 kcarry -C ws check --build wq tgt tgt2
+stdout_has '^build +E +E *$'
+stdout_has '^  wq@v2 on tgt: 3 clean, 1 unconverted caller, build: 3 errors$'
+stdout_has '^build: 2 of 2 built cells failed, 4 new errors, 0 new warnings \(2 in the base builds, not blamed\)$'
+
+# gc frees the build folders
+expect_exit 0 kcarry -C ws gc
+[ ! -d "$KCARRY_CACHE/build/tgt" ] || fail "gc left the build folder"
