@@ -112,6 +112,39 @@ bad:
 	return err_set(err, ERR_USAGE, "--shard: expected I/N with 1 <= I <= N");
 }
 
+int check_parse_format(const char *v, struct err *err)
+{
+	for (int k = 0; k < 5; k++)
+		if (!strcmp(v, format_names[k]))
+			return k;
+	return err_set(err, ERR_USAGE,
+		       "unknown format '%s' (text, json, junit, markdown, "
+		       "email)",
+		       v);
+}
+
+int check_write_all(const char *dir, const struct check_report *r,
+		    const struct options *opts, struct err *err)
+{
+	static const char *const files[] = { "check.txt", "check.json",
+					     "check.xml", "check.md",
+					     "check.mbox" };
+	int error;
+
+	if ((error = fs_mkdirs(dir, err)) < 0)
+		return error;
+	for (int f = 0; f < 5; f++) {
+		char *p = fs_join(dir, files[f]);
+		error = check_write_to(p, f, r, opts, err);
+		free(p);
+		if (error < 0)
+			return error;
+	}
+	note(opts, "reports written to %s/: %s, %s, %s, %s, %s", dir, files[0],
+	     files[1], files[2], files[3], files[4]);
+	return 0;
+}
+
 static int parse_args(struct check_cli *c, int argc, char **argv,
 		      struct err *err)
 {
@@ -195,13 +228,13 @@ static int parse_args(struct check_cli *c, int argc, char **argv,
 	return 0;
 }
 
-static int write_format(enum format f, FILE *out, const struct check_report *r,
-			const struct options *opts, bool color, struct err *err)
+int check_write_format(int f, FILE *out, const struct check_report *r,
+		       const struct options *opts, bool color, struct err *err)
 {
 	struct report_opts ro = { color, opts->verbosity };
 	struct report_email_opts eo = { 0 };
 
-	switch (f) {
+	switch ((enum format)f) {
 	case FMT_TEXT:
 		report_check_text(out, r, &ro);
 		return ferror(out) ? err_set(err, ERR_IO, "cannot write the "
@@ -218,9 +251,8 @@ static int write_format(enum format f, FILE *out, const struct check_report *r,
 	return 0;
 }
 
-static int write_to(const char *path, enum format f,
-		    const struct check_report *r, const struct options *opts,
-		    struct err *err)
+int check_write_to(const char *path, int f, const struct check_report *r,
+		   const struct options *opts, struct err *err)
 {
 	char *tmp = xstrfmt("%s.tmp", path);
 	FILE *out = fopen(tmp, "w");
@@ -231,7 +263,7 @@ static int write_to(const char *path, enum format f,
 		free(tmp);
 		return error;
 	}
-	error = write_format(f, out, r, opts, false, err);
+	error = check_write_format(f, out, r, opts, false, err);
 	if (fclose(out) != 0 && !error)
 		error = err_set(err, ERR_IO, "cannot write '%s'", tmp);
 	if (!error && rename(tmp, path) < 0)
@@ -244,9 +276,6 @@ static int write_to(const char *path, enum format f,
 
 int cmd_check(int argc, char **argv, const struct options *opts)
 {
-	static const char *const files[] = { "check.txt", "check.json",
-					     "check.xml", "check.md",
-					     "check.mbox" };
 	struct check_cli cli = { 0 };
 	struct check_report r = { 0 };
 	struct progress_state ps = { opts, NULL, NULL, 0 };
@@ -266,24 +295,12 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 		goto fail;
 	if (ps.nr)
 		fputs("\r\033[K", stderr);
-	if (cli.reports) {
-		if (fs_mkdirs(cli.reports, &err) < 0)
-			goto fail;
-		for (size_t f = 0; f < 5; f++) {
-			char *p = fs_join(cli.reports, files[f]);
-			int e = write_to(p, (enum format)f, &r, opts, &err);
-			free(p);
-			if (e < 0)
-				goto fail;
-		}
-		note(opts, "reports written to %s/: %s, %s, %s, %s, %s",
-		     cli.reports, files[0], files[1], files[2], files[3],
-		     files[4]);
-	}
+	if (cli.reports && check_write_all(cli.reports, &r, opts, &err) < 0)
+		goto fail;
 	if (cli.output) {
-		if (write_to(cli.output, cli.format, &r, opts, &err) < 0)
+		if (check_write_to(cli.output, cli.format, &r, opts, &err) < 0)
 			goto fail;
-	} else if (write_format(cli.format, stdout, &r, opts,
+	} else if (check_write_format(cli.format, stdout, &r, opts,
 				opts->color_out && cli.format == FMT_TEXT,
 				&err) < 0)
 		goto fail;
