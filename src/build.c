@@ -903,8 +903,17 @@ static bool tree_has(struct tree_repo *r, const struct tree_oid *commit,
 				tree_file_id(hex, &exists, r, &tree, u, &err);
 			}
 			free(u);
-		} else
-			exists = true;
+		} else if (tree_file_id(hex, &exists, r, &tree, path, &err) ==
+				   0 &&
+			   !exists) {
+			/* "fs/btrfs" names a folder too */
+			char **paths = NULL;
+			size_t n = 0;
+			if (tree_list_files(&paths, &n, r, &tree, path, NULL,
+					    &err) == 0)
+				exists = n > 0;
+			free_list(paths, n);
+		}
 	}
 	err_release(&err);
 	return exists;

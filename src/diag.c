@@ -357,19 +357,26 @@ static void take_line(struct pstate *st, const char *s, size_t n)
 		char *lp;
 		unsigned long l2, c2;
 
-		if (starts_with(s, "In file included from ") &&
-		    !(st->pending.len &&
-		      starts_with(st->pending.ptr, "In file included from")))
+		/* gcc names the including files innermost first, going on
+		 * with indented "from" lines; clang outermost first, one
+		 * "In file included from" line each */
+		bool clang_more = starts_with(s, "In file included from ") &&
+				  st->pending.len &&
+				  starts_with(st->pending.ptr,
+					      "In file included from");
+
+		if (starts_with(s, "In file included from ") && !clang_more)
 			buf_reset(&st->pending);
 		buf_add(&st->pending, s, n);
 		buf_addc(&st->pending, '\n');
 		while (k && (p[k - 1] == ':' || p[k - 1] == ','))
 			k--;
 		if (split_location(p, k, &lp, &l2, &c2)) {
-			set_str(&st->chain_top, diag_normalize_path(lp, st->o));
+			if (!clang_more)
+				set_str(&st->chain_top,
+					diag_normalize_path(lp, st->o));
 			free(lp);
 		}
-		st->cur = NULL;
 		return;
 	}
 	if (n > 2 && s[n - 1] == ':' &&
