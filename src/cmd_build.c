@@ -223,15 +223,30 @@ static void write_text(FILE *out, const struct check_report *r,
 		}
 }
 
+/* The worst of the cells: a target that cannot be read or built for
+ * the environment's sake (3) or its configuration's (2) says so, as
+ * 'kcarry apply' would; a failed build or patch is 1. */
 static int build_exit_code(const struct check_report *r)
 {
+	int rc = EXIT_DONE;
+
 	for (size_t k = 0; k < r->nr_series * r->nr_targets; k++) {
 		const struct check_cell *c = &r->cells[k];
-		if (!c->ok || c->carry.nr_failed || c->build.failed ||
-		    c->build.error)
-			return EXIT_NOT_DONE;
+		int code = !c->ok ? c->error_code : c->build.error_code;
+		int e = EXIT_DONE;
+
+		if (!c->ok || c->build.error) {
+			struct err tmp = { code, BUF_INIT, BUF_INIT };
+			e = err_exit_code(&tmp);
+			if (e == EXIT_DONE)
+				e = EXIT_NOT_DONE;
+		} else if (c->carry.nr_failed || c->build.failed)
+			e = EXIT_NOT_DONE;
+		if (e == EXIT_ENV || (e == EXIT_USAGE && rc != EXIT_ENV) ||
+		    (e == EXIT_NOT_DONE && rc == EXIT_DONE))
+			rc = e;
 	}
-	return EXIT_DONE;
+	return rc;
 }
 
 int cmd_build(int argc, char **argv, const struct options *opts)

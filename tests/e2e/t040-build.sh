@@ -117,6 +117,35 @@ stdout_has '^build +E +E *$'
 stdout_has '^  wq@v2 on tgt: 3 clean, 1 unconverted caller, build: 3 errors$'
 stdout_has '^build: 2 of 2 built cells failed, 4 new errors, 0 new warnings \(2 in the base builds, not blamed\)$'
 
+# a compiler wrapper (as distcc or icecc are) through build.cc: every
+# compile goes through it
+mkdir -p bin
+printf '#!/bin/sh\necho "$*" >>"%s/wrapper.log"\nexec "$@"\n' "$TEST_TMP" >bin/fakedistcc
+chmod +x bin/fakedistcc
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tcc = %s/bin/fakedistcc gcc\n\tjobs = 4\n' \
+	"$TEST_TMP" "$TEST_TMP" >ws/kernels/farm.conf
+expect_exit 0 kcarry -C ws build fine farm
+grep -q -- '-c .*fs/btrfs/ctree.c' wrapper.log || fail "the wrapper did not compile ctree.c"
+[ "$(grep -c -- ' -c ' wrapper.log)" -ge 5 ] || fail "not every compile went through the wrapper"
+
+# clang's words, the same attribution; and --full runs build.command
+if command -v clang >/dev/null; then
+	printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tcc = clang\n' "$TEST_TMP" >ws/kernels/llvm.conf
+	expect_exit 1 kcarry -C ws build wq@v1 llvm
+	stdout_has "^    fs/btrfs/inode.c:31: error: use of undeclared identifier 'undefined_counter'  <- 0002 \\(hunk 2\\)$"
+	[ "$(grep -c ': error: ' "$OUT")" = 1 ] || fail "clang: other errors"
+fi
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tcommand = make all\n' "$TEST_TMP" >ws/kernels/whole.conf
+expect_exit 1 kcarry -C ws build --full wq@v1 whole
+stdout_has "^    fs/btrfs/inode.c:31: error: 'undefined_counter' undeclared \\(first use in this function\\)  <- 0002 \\(hunk 2\\)$"
+[ -f "$KCARRY_CACHE"/build/whole/out-*/lib/util.o ] || fail "--full did not build lib/"
+
+# bad settings are refused with the file named
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tprofile = maybe\n' "$TEST_TMP" >ws/kernels/bad.conf
+expect_exit 2 kcarry -C ws build wq bad
+stdout_has "^build, wq@v2 on bad: not carried: .*/kernels/bad.conf: build.profile: 'maybe' \\(auto or none\\)$"
+rm ws/kernels/bad.conf
+
 # gc frees the build folders
 expect_exit 0 kcarry -C ws gc
 [ ! -d "$KCARRY_CACHE/build/tgt" ] || fail "gc left the build folder"
