@@ -973,6 +973,7 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 	int error;
 
 	c->rn.phase = "sync";
+	c->rn.done = c->rn.total = 0;
 	report(&c->rn);
 	if ((error = build_sync(&written, c->rq->repo, commit, c->src,
 				c->manifest, err)) < 0)

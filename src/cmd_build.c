@@ -40,9 +40,11 @@ static void on_build(void *vctx, const char *target, const char *phase,
 	if (total)
 		fprintf(stderr, "%s: %s: %zu/%zu objects, %.0f s", target, phase,
 			done, total, elapsed);
-	else
+	else if (done)
 		fprintf(stderr, "%s: %s: %zu objects, %.0f s", target, phase,
 			done, elapsed);
+	else
+		fprintf(stderr, "%s: %s, %.0f s", target, phase, elapsed);
 	fflush(stderr);
 	p->shown = true;
 }

@@ -79,9 +79,11 @@ static void on_build(void *vctx, const char *target, const char *phase,
 	if (total)
 		fprintf(stderr, "%s: build, %s: %zu/%zu objects, %.0f s", target,
 			phase, done, total, elapsed);
-	else
+	else if (done)
 		fprintf(stderr, "%s: build, %s: %zu objects, %.0f s", target,
 			phase, done, elapsed);
+	else
+		fprintf(stderr, "%s: build, %s, %.0f s", target, phase, elapsed);
 	fflush(stderr);
 	if (!ps->nr) {
 		/* so that the line is cleared at the end */

@@ -117,6 +117,39 @@ stdout_has '^build +E +E *$'
 stdout_has '^  wq@v2 on tgt: 3 clean, 1 unconverted caller, build: 3 errors$'
 stdout_has '^build: 2 of 2 built cells failed, 4 new errors, 0 new warnings \(2 in the base builds, not blamed\)$'
 
+# every report format carries the build: JSON against the check schema,
+# JUnit against a JUnit schema with the compiler output in the failure,
+# Markdown, and the FAILED mail to the author of the patch it is pinned on
+expect_exit 1 kcarry -C ws check --build --reports rep wq@v1 tgt
+python3 - rep/check.json "$KCARRY_FIXTURES/../../docs/kcarry-check.schema.json" <<'PY' || fail "check JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+b = doc["cells"][0]["build"]
+assert doc["built"] is True and b["status"] == "errors" and b["errors"] == 3, b
+assert [d["blame"] for d in b["diagnostics"]] == [
+    "<- 0002 (hunk 2)",
+    "<- 0001 | 'ordered_free' removed or renamed by 0001",
+    "<- 0001 | unconverted caller of btrfs_init_work changed by 0001"]
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)
+jsonschema.validate(doc, json.load(open(sys.argv[2])))
+PY
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout --schema "$KCARRY_FIXTURES/report_ci/junit.xsd" rep/check.xml 2>"$TEST_TMP/xl" ||
+		{ cat "$TEST_TMP/xl"; fail "JUnit does not validate"; }
+fi
+grep -q '<testcase classname="wq.v1.tgt" name="build" time="0">' rep/check.xml || fail "no build testcase"
+grep -q '<failure message="build: 3 errors" type="build">' rep/check.xml || fail "no build failure"
+grep -q "scrub.c:11:[0-9]*: error: too many arguments" rep/check.xml || fail "no compiler output in JUnit"
+grep -q '^| build | \*\*build: 3 errors\*\* |$' rep/check.md || { cat rep/check.md; fail "no build row in Markdown"; }
+grep -q '^Subject: FAILED: patch "btrfs: drop ordered_free from btrfs_init_work" failed to build on tgt tree$' rep/check.mbox ||
+	{ cat rep/check.mbox; fail "no FAILED build mail"; }
+grep -q '^To: A U Thor <author@example.org>$' rep/check.mbox || fail "the mail is not to the author"
+grep -q "^  fs/btrfs/scrub.c:11: error: too many arguments to function 'btrfs_init_work'  <- 0001 | unconverted caller" rep/check.mbox ||
+	fail "the mail lacks the pinned diagnostics"
+
 # a compiler wrapper (as distcc or icecc are) through build.cc: every
 # compile goes through it
 mkdir -p bin
