@@ -729,11 +729,14 @@ static struct timespec *units_stamps(const struct units *s, const char *out_dir)
 	return ts;
 }
 
-/* Fold one make run's output into the store. */
-static void units_update(struct units *s, const char *output, size_t len,
-			 const struct diag_parse_opts *po, const char *out_dir,
-			 const struct timespec *before)
+/* Fold one make run's output into the store; the errors and failed
+ * objects it reports. */
+static size_t units_update(struct units *s, const char *output, size_t len,
+			   const struct diag_parse_opts *po,
+			   const char *out_dir, const struct timespec *before)
 {
+	size_t explained = 0;
+
 	struct diag_list l;
 	struct units fresh = { 0 };
 
@@ -770,8 +773,12 @@ static void units_update(struct units *s, const char *output, size_t len,
 		struct unit_text *ut = units_get(s, fresh.u[i].unit, true);
 		buf_swap(&ut->text, &fresh.u[i].text);
 	}
+	for (size_t i = 0; i < l.nr; i++)
+		explained += l.items[i].sev == DIAG_ERROR;
+	explained += l.nr_failed;
 	units_release(&fresh);
 	diag_list_release(&l);
+	return explained;
 }
 
 /* The stored text of every unit in scope. */
@@ -847,8 +854,22 @@ static int fail_env(struct bctx *c, const char *what, const struct buf *log,
 
 	buf_addf(&m, "%s failed", what);
 	if (log && log->len) {
+		/* the first lines say what went wrong, the last where */
+		size_t lines = 0, head = 0;
+		for (size_t i = 0; i < log->len; i++)
+			if (log->ptr[i] == '\n' && ++lines == 4 && !head)
+				head = i + 1;
 		buf_adds(&m, ":\n");
-		tail_of(&m, log, 12);
+		if (lines <= 16)
+			tail_of(&m, log, 16);
+		else {
+			struct buf t = BUF_INIT;
+			buf_add(&m, log->ptr, head);
+			buf_adds(&m, "...\n");
+			tail_of(&t, log, 10);
+			buf_add(&m, t.ptr, t.len);
+			buf_release(&t);
+		}
 	}
 	c->res->error = buf_detach(&m, NULL);
 	c->res->error_code = ERR_CONFLICT;
@@ -1004,7 +1025,16 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 		buf_release(&log);
 		return error;
 	}
-	units_update(&c->units, log.ptr, log.len, &c->po, c->out, before);
+	if (!units_update(&c->units, log.ptr, log.len, &c->po, c->out,
+			  before) &&
+	    *status && !c->res->error) {
+		/* make failed and said of no object why: not a build of
+		 * the series at all (no makefile, no such target, a tool
+		 * missing); never report that as "builds" */
+		char *what = xstrfmt("make (%s)", phase);
+		fail_env(c, what, &log, err);
+		free(what);
+	}
 	free(before);
 	buf_release(&log);
 	if ((error = units_save(&c->units, c->units_path, err)) < 0)
@@ -1402,6 +1432,55 @@ static bool touches_compiled(const struct carry_patch *cp)
 	return false;
 }
 
+/* Some object file under dir (recursively). */
+static bool has_object(const char *dir, int depth)
+{
+	char **names = NULL;
+	size_t n = 0;
+	struct err err = ERR_INIT;
+	bool found = false;
+
+	if (depth > 12 || fs_list_dir(dir, &names, &n, &err) < 0) {
+		err_release(&err);
+		return false;
+	}
+	for (size_t i = 0; i < n && !found; i++) {
+		char *p = fs_join(dir, names[i]);
+		if (ends_with(names[i], ".o"))
+			found = fs_is_file(p);
+		else if (names[i][0] != '.' && fs_is_dir(p))
+			found = has_object(p, depth + 1);
+		free(p);
+	}
+	fs_free_list(names, n);
+	err_release(&err);
+	return found;
+}
+
+/* The base build left an object for some target (or failed one). */
+static bool built_something(struct bctx *c, char *const *targets, size_t nr)
+{
+	if (c->full || !nr)
+		return has_object(c->out, 0);
+	for (size_t i = 0; i < nr; i++) {
+		const char *t = targets[i];
+		size_t n = strlen(t);
+		char *p = fs_join(c->out, t);
+		bool yes;
+		if (diag_is_object(t))
+			yes = fs_is_file(p);
+		else {
+			if (n && p[strlen(p) - 1] == '/')
+				p[strlen(p) - 1] = '\0';
+			yes = has_object(p, 0);
+		}
+		free(p);
+		if (yes)
+			return true;
+	}
+	return false;
+}
+
 /* The base build's diagnostics: from the cache, or built now. */
 static int base_diags(struct diag_list *base, struct bctx *c,
 		      struct err *err)
@@ -1429,7 +1508,22 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 		if (nt || c->full)
 			error = make_at(c, &cr->base, tg, nt, "base", &scope,
 					&status, err);
-		if (!error)
+		/* make may succeed and build nothing (a folder target of a
+		 * tree without Kbuild, a feature not configured): that is
+		 * no build, and its "no new diagnostic" would be a lie */
+		if (!error && !c->res->error && !scope.len &&
+		    !built_something(c, tg, nt)) {
+			struct buf m = BUF_INIT;
+			buf_adds(&m, "make built no object of");
+			for (size_t i = 0; i < nt; i++)
+				buf_addf(&m, " %s", tg[i]);
+			buf_adds(&m, " in the base tree (is it configured? "
+				     "see build.config and build.targets)");
+			c->res->error = buf_detach(&m, NULL);
+			c->res->error_code = ERR_CONFLICT;
+			c->res->failed = true;
+		}
+		if (!error && !c->res->error)
 			error = fs_write_atomic(path, scope.ptr, scope.len,
 						err);
 		c->res->seconds_base = now() - t0;
@@ -1453,7 +1547,7 @@ static int build_each(struct bctx *c, const struct diag_list *base,
 	int error = 0;
 
 	diag_list_init(&prev);
-	for (size_t i = 0; i < cr->nr && !error; i++) {
+	for (size_t i = 0; i < cr->nr && !error && !c->res->error; i++) {
 		const struct carry_patch *cp = &cr->patches[i];
 		struct diag_list cur, fresh;
 		struct buf scope = BUF_INIT;
@@ -1627,11 +1721,11 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	if ((error = configure(&c, err)) < 0 || res->error)
 		goto out;
 	res->seconds_prepare = now() - t0;
-	if ((error = base_diags(&base, &c, err)) < 0)
+	if ((error = base_diags(&base, &c, err)) < 0 || res->error)
 		goto out;
 	t0 = now();
 	if (rq->opts && rq->opts->each &&
-	    (error = build_each(&c, &base, err)) < 0)
+	    ((error = build_each(&c, &base, err)) < 0 || res->error))
 		goto out;
 	{
 		char **tg = NULL;
@@ -1641,7 +1735,7 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		error = make_at(&c, &rq->carry->head, tg, nt, "build", &scope,
 				&status, err);
 		free_list(tg, nt);
-		if (error < 0)
+		if (error < 0 || res->error)
 			goto out;
 		diag_parse(&cur, scope.ptr, scope.len, &c.po);
 		error = new_diags(&res->diags, &res->attr, &kept, &base, &cur,

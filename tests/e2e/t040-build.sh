@@ -173,6 +173,23 @@ expect_exit 1 kcarry -C ws build --full wq@v1 whole
 stdout_has "^    fs/btrfs/inode.c:31: error: 'undefined_counter' undeclared \\(first use in this function\\)  <- 0002 \\(hunk 2\\)$"
 [ -f "$KCARRY_CACHE"/build/whole/out-*/lib/util.o ] || fail "--full did not build lib/"
 
+# a tree make cannot build at all (no Makefile) never "builds"
+cp -r tgt2 nomake && rm nomake/Makefile && git -C nomake commit -qam "no Makefile" &&
+	git -C nomake tag -f base >/dev/null || fail nomake
+printf '[kernel]\n\turl = %s/nomake\n\tref = base\n' "$TEST_TMP" >ws/kernels/nomake.conf
+expect_exit 1 kcarry -C ws build fine nomake
+stdout_has '^  build, fine@v1 on nomake: did not run: make built no object of fs/btrfs/ in the base tree \(is it configured\? see build.config and build.targets\)$'
+expect_exit 1 kcarry -C ws check --build fine nomake
+stdout_has '^build +\? *$'
+rm ws/kernels/nomake.conf
+# make failing for no object's sake (here an option it does not know,
+# through build.make-flags) is no build either
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tmake-flags = --no-such-option\n' "$TEST_TMP" >ws/kernels/badmake.conf
+expect_exit 1 kcarry -C ws build fine badmake
+stdout_has '^  build, fine@v1 on badmake: did not run: make \(base\) failed:$'
+stdout_has "unrecognized option '--no-such-option'"
+rm ws/kernels/badmake.conf
+
 # bad settings are refused with the file named
 printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tprofile = maybe\n' "$TEST_TMP" >ws/kernels/bad.conf
 expect_exit 2 kcarry -C ws build wq bad
