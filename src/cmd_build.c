@@ -4,7 +4,6 @@
  * pinned on a patch and hunk or tied to the finding that explains it.
  * cmd_gc: free the build folders.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,68 +121,6 @@ static int parse_args(struct build_cli *c, int argc, char **argv,
 	return 0;
 }
 
-static int write_json(FILE *out, const struct check_report *r,
-		      struct err *err)
-{
-	json_t *doc = json_object(), *builds = json_array(), *so;
-	char *text;
-	int error = 0;
-
-	json_object_set_new(doc, "schema", json_string(REPORT_BUILD_SCHEMA));
-	json_object_set_new(doc, "seconds",
-			    json_real(r->seconds > 0 ? r->seconds : 0));
-	so = json_array();
-	for (size_t s = 0; s < r->nr_series; s++) {
-		json_t *o = json_object();
-		json_object_set_new(o, "name", json_string(r->series[s].name));
-		json_object_set_new(o, "version",
-				    json_string(r->series[s].v.version));
-		json_object_set_new(o, "patches",
-				    json_integer((json_int_t)r->series[s].v.nr));
-		json_array_append_new(so, o);
-	}
-	json_object_set_new(doc, "series", so);
-	for (size_t s = 0; s < r->nr_series; s++)
-		for (size_t t = 0; t < r->nr_targets; t++) {
-			const struct check_cell *c = check_cell(r, s, t);
-			json_t *o = json_object();
-			char hex[41];
-
-			json_object_set_new(o, "series",
-					    json_string(r->series[s].name));
-			json_object_set_new(o, "target",
-					    json_string(r->targets[t]));
-			json_object_set_new(o, "carried", json_boolean(c->ok));
-			json_object_set_new(o, "error",
-					    c->ok ? json_null()
-						  : json_string(c->error ? c->error
-									 : "failed"));
-			json_object_set_new(o, "failed_patches",
-					    json_integer((json_int_t)c->carry.nr_failed));
-			json_object_set_new(o, "branch",
-					    c->carry.branch
-						    ? json_string(c->carry.branch)
-						    : json_null());
-			tree_oid_hex(hex, &c->carry.head);
-			json_object_set_new(o, "head",
-					    c->ok ? json_string(hex) : json_null());
-			json_object_set_new(o, "build",
-					    c->ok ? report_build_json(&c->build)
-						  : json_null());
-			json_array_append_new(builds, o);
-		}
-	json_object_set_new(doc, "builds", builds);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				       JSON_REAL_PRECISION(9));
-	json_decref(doc);
-	if (!text)
-		BUG("jansson cannot serialise the build report");
-	if (fputs(text, out) < 0 || fputc('\n', out) < 0)
-		error = err_set(err, ERR_IO, "cannot write the report");
-	free(text);
-	return error;
-}
-
 static void write_text(FILE *out, const struct check_report *r,
 		       const struct options *opts)
 {
@@ -282,7 +219,7 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 		goto fail;
 	}
 	if (cli.json) {
-		if (write_json(out, &r, &err) < 0)
+		if (report_build_doc_json(out, &r, &err) < 0)
 			goto fail;
 	} else
 		write_text(out, &r, opts);
