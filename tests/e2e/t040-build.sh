@@ -173,6 +173,20 @@ expect_exit 1 kcarry -C ws build --full wq@v1 whole
 stdout_has "^    fs/btrfs/inode.c:31: error: 'undefined_counter' undeclared \\(first use in this function\\)  <- 0002 \\(hunk 2\\)$"
 [ -f "$KCARRY_CACHE"/build/whole/out-*/lib/util.o ] || fail "--full did not build lib/"
 
+# build.targets overrides the default targets; file: takes a config
+# from the workspace when the tree has none at that path
+mkdir -p ws/configs
+printf 'CONFIG_FROM_FILE=y\n' >ws/configs/fixture.config
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tconfig = file:configs/fixture.config\n\tconfig = CONFIG_EXTRA=n\n\ttargets = lib/\n' \
+	"$TEST_TMP" >ws/kernels/libonly.conf
+expect_exit 0 kcarry -C ws build fine libonly
+lo=$(ls -d "$KCARRY_CACHE"/build/libonly/out-*)
+[ -f "$lo/lib/util.o" ] || fail "build.targets: lib/util.o not built"
+[ ! -d "$lo/fs" ] || fail "build.targets: fs/ built anyway"
+grep -qx CONFIG_FROM_FILE=y "$lo/.config" || fail "file: config not used"
+grep -qx '# CONFIG_EXTRA is not set' "$lo/.config" || fail "CONFIG_EXTRA=n not written"
+rm -r ws/kernels/libonly.conf ws/configs
+
 # a tree make cannot build at all (no Makefile) never "builds"
 cp -r tgt2 nomake && rm nomake/Makefile && git -C nomake commit -qam "no Makefile" &&
 	git -C nomake tag -f base >/dev/null || fail nomake
