@@ -180,8 +180,21 @@ static int ensure_parent(char **last_dir, const char *path, struct err *err)
 		return 0;
 	d = xstrndup(path, (size_t)(slash - path));
 	if (!*last_dir || strcmp(*last_dir, d)) {
-		if (!fs_is_dir(d))
+		if (!fs_is_dir(d)) {
+			/* a file of the old tree where the new one has a
+			 * folder (foo.c became foo/): it goes */
+			for (char *s = strchr(d + 1, '/');; s = strchr(s + 1, '/')) {
+				struct stat st;
+				if (s)
+					*s = '\0';
+				if (lstat(d, &st) == 0 && !S_ISDIR(st.st_mode))
+					unlink(d);
+				if (!s)
+					break;
+				*s = '/';
+			}
 			error = fs_mkdirs(d, err);
+		}
 		free(*last_dir);
 		*last_dir = d;
 	} else

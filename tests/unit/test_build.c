@@ -193,6 +193,31 @@ static void unchanged_files_keep_their_mtimes(void **state)
 	assert_true(newer(mtime(fx, "a.c"), a2));
 }
 
+static void a_file_that_became_a_folder_is_replaced(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	struct tree_oid c3;
+	char *s;
+
+	assert_int_equal(unit_run("cd '%s/repo' && " GIT "rm -q a.c && "
+				  "mkdir a.c && printf 'in\\n' > a.c/inner.c && "
+				  GIT "add . && " GIT "commit -qm three && "
+				  GIT "tag c3", fx->dir), 0);
+	assert_int_equal(tree_resolve(&c3, fx->repo, "c3", &err), 0);
+	sync_to(fx, &fx->c1);
+	assert_int_equal(sync_to(fx, &c3), 3); /* a.c/inner.c, b.c, new.c */
+	s = content(fx, "a.c/inner.c");
+	assert_string_equal(s, "in");
+	free(s);
+	/* and back */
+	sync_to(fx, &fx->c1);
+	s = content(fx, "a.c");
+	assert_string_equal(s, "a");
+	free(s);
+	err_release(&err);
+}
+
 static void without_manifest_content_decides(void **state)
 {
 	struct fixture *fx = *state;
@@ -386,6 +411,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(without_manifest_content_decides,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_file_that_became_a_folder_is_replaced, setup, teardown),
 		cmocka_unit_test(old_tree_with_new_gcc_gets_the_profile),
 		cmocka_unit_test(new_tree_old_gcc_or_clang_get_none),
 		cmocka_unit_test(kernel_version_from_the_top_makefile),
