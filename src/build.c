@@ -1081,6 +1081,9 @@ static int setup(struct bctx *c, struct err *err)
 	ver = probe(cmd, c->rn.env);
 	free(cmd);
 	f.clang = ver && strstr(ver, "clang");
+	/* another compiler release is another configuration: its own O=
+	 * folder and base build, never the old one's diagnostics */
+	buf_addf(&h, "compiler=%s\n", ver ? ver : "");
 	free(ver);
 	ver = probe("make --version", c->rn.env);
 	if (!ver) {
