@@ -1722,8 +1722,13 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	    (error = lock_dir(&lockfd, c.dir, err)) < 0)
 		goto out;
 	if (t->build_cc && strstr(t->build_cc, "ccache") &&
-	    !getenv("CCACHE_DIR"))
-		ccache = fs_join(cache, "ccache");
+	    !getenv("CCACHE_DIR")) {
+		/* <cache>/ccache, beside build/: gc frees build folders and
+		 * keeps the compiler cache */
+		char *top = debsrc_cache_dir();
+		ccache = fs_join(top, "ccache");
+		free(top);
+	}
 	c.rn.env = make_env(c.src, "", ccache, NULL);
 	if ((error = setup(&c, err)) < 0)
 		goto out;

@@ -210,6 +210,17 @@ expect_exit 2 kcarry -C ws build wq bad
 stdout_has "^build, wq@v2 on bad: not carried: .*/kernels/bad.conf: build.profile: 'maybe' \\(auto or none\\)$"
 rm ws/kernels/bad.conf
 
+# ccache without CCACHE_DIR: the cache's own ccache folder, which gc keeps
+if command -v ccache >/dev/null; then
+	printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tcc = ccache gcc\n' "$TEST_TMP" >ws/kernels/cached.conf
+	(unset CCACHE_DIR; "$KCARRY" -C ws build fine cached >/dev/null) || fail "build through ccache"
+	[ -d "$KCARRY_CACHE/ccache" ] || fail "no ccache folder in the cache"
+	[ ! -e "$KCARRY_CACHE/build/ccache" ] || fail "ccache among the build folders"
+fi
+
 # gc frees the build folders
 expect_exit 0 kcarry -C ws gc
 [ ! -d "$KCARRY_CACHE/build/tgt" ] || fail "gc left the build folder"
+if command -v ccache >/dev/null; then
+	[ -d "$KCARRY_CACHE/ccache" ] || fail "gc removed the compiler cache"
+fi
