@@ -187,6 +187,37 @@ grep -qx CONFIG_FROM_FILE=y "$lo/.config" || fail "file: config not used"
 grep -qx '# CONFIG_EXTRA is not set' "$lo/.config" || fail "CONFIG_EXTRA=n not written"
 rm -r ws/kernels/libonly.conf ws/configs
 
+# a tree that says it is Linux 3.10 gets the compatibility profile with
+# today's gcc (CC with -fno-pie, the compiler-gccN.h shim in O=);
+# build.profile = none turns it off
+cp -r tgt2 old310 && {
+	printf 'VERSION = 3\nPATCHLEVEL = 10\nHOSTCFLAGS = -O2\n' | cat - tgt2/Makefile >old310/Makefile
+	printf '#define __gcc_header(x) #x\n#define _gcc_header(x) __gcc_header(linux/compiler-gcc##x.h)\n#include _gcc_header(__GNUC__)\n' >old310/include/linux/compiler-gcc.h
+	printf '/* gcc 5 */\n' >old310/include/linux/compiler-gcc5.h
+	git -C old310 add -A && git -C old310 commit -qm "3.10" && git -C old310 tag -f base >/dev/null
+} || fail old310
+gccmajor=$(gcc -dumpversion | cut -d. -f1)
+for p in auto none; do
+	printf '[kernel]\n\turl = %s/old310\n\tref = base\n[build]\n\tprofile = %s\n' "$TEST_TMP" "$p" >"ws/kernels/old-$p.conf"
+	expect_exit 0 kcarry -C ws build --json fine "old-$p"
+	cp "$OUT" "old-$p.json"
+done
+if [ "$gccmajor" -ge 6 ]; then
+	python3 - old-auto.json old-none.json <<'PY' || fail "profile"
+import json, sys
+a = json.load(open(sys.argv[1]))["builds"][0]["build"]
+n = json.load(open(sys.argv[2]))["builds"][0]["build"]
+assert (a["profile"], a["cc"]) == ("linux-3-gcc6", "gcc -fno-pie"), a
+assert (n["profile"], n["cc"]) == (None, "gcc"), n
+PY
+	grep -q '^#include <linux/compiler-gcc5.h>$' "$KCARRY_CACHE"/build/old-auto/out-*/include/linux/compiler-gcc"$gccmajor".h ||
+		fail "no compiler-gcc$gccmajor.h shim in O="
+	[ ! -e "$(ls -d "$KCARRY_CACHE"/build/old-none/out-*)/include/linux/compiler-gcc$gccmajor.h" ] ||
+		fail "a shim with build.profile = none"
+	[ ! -e old310/include/linux/compiler-gcc"$gccmajor".h ] || fail "the shim went into the tree"
+fi
+rm ws/kernels/old-auto.conf ws/kernels/old-none.conf
+
 # a tree make cannot build at all (no Makefile) never "builds"
 cp -r tgt2 nomake && rm nomake/Makefile && git -C nomake commit -qam "no Makefile" &&
 	git -C nomake tag -f base >/dev/null || fail nomake
