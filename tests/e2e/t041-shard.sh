@@ -43,6 +43,16 @@ if a != b:
 assert len(a["cells"]) == 4 and all(c["in_shard"] for c in a["cells"])
 assert a["shard"] is None
 PY
+python3 - "$KCARRY_FIXTURES/../../docs/kcarry-check.schema.json" s1.json s2.json s3.json merged.json <<'PY' || fail "a report does not match the schema"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)
+schema = json.load(open(sys.argv[1]))
+for f in sys.argv[2:]:
+    jsonschema.validate(json.load(open(f)), schema)
+PY
 for f in s1.json s2.json s3.json; do
 	python3 -c "import json,sys; d=json.load(open('$f')); assert d['shard']['count'] == 3" ||
 		fail "$f names no shard"
