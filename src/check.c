@@ -20,6 +20,7 @@ void check_report_release(struct check_report *r)
 			free(c->error);
 			carry_result_release(&c->carry);
 			audit_result_release(&c->audit);
+			build_result_release(&c->build);
 		}
 		free(r->series[s].name);
 		series_version_release(&r->series[s].v);
@@ -239,6 +240,57 @@ static void on_stage(void *vctx, const char *target, const char *what)
 	pthread_mutex_unlock(c->lock);
 }
 
+static void on_build(void *vctx, const char *target, const char *phase,
+		     size_t done, size_t total, double elapsed)
+{
+	struct stage_ctx *c = vctx;
+
+	if (!c->opts->progress || !c->opts->progress->build)
+		return;
+	pthread_mutex_lock(c->lock);
+	c->opts->progress->build(c->opts->progress->ctx, target, phase, done,
+				 total, elapsed);
+	pthread_mutex_unlock(c->lock);
+}
+
+bool check_in_shard(size_t s, size_t t, size_t nr_targets, unsigned shard,
+		    unsigned nr_shards)
+{
+	return nr_shards <= 1 ||
+	       (s * nr_targets + t) % nr_shards == (size_t)shard - 1;
+}
+
+static void build_cell(struct check_cell *c, struct job *j,
+		       const struct check_series *cs,
+		       const struct check_opts *opts, struct stage_ctx *sc)
+{
+	struct build_progress bp = { on_build, sc };
+	struct build_opts bo = opts->build_opts;
+	struct build_request rq = { j->root, &j->target, j->repo, &c->carry,
+				    &c->audit, &cs->audit, &bo };
+	struct err err = ERR_INIT;
+
+	bo.progress = &bp;
+	if (!memcmp(&c->carry.head, &c->carry.base, sizeof(c->carry.base))) {
+		c->build.skipped = true;
+		return;
+	}
+	if (build_run(&c->build, &rq, &err) < 0) {
+		free(c->build.error);
+		c->build.error = xstrdup(err.msg.len ? err.msg.ptr
+						     : "build failed");
+		if (err.hint.len) {
+			char *e = xstrfmt("%s (hint: %s)", c->build.error,
+					  err.hint.ptr);
+			free(c->build.error);
+			c->build.error = e;
+		}
+		c->build.error_code = err.code;
+		c->build.failed = true;
+	}
+	err_release(&err);
+}
+
 static void cell_failed(struct check_cell *c, const struct err *err)
 {
 	c->ok = false;
@@ -253,10 +305,30 @@ static void run_target(struct check_report *r, size_t t,
 	struct err err = ERR_INIT;
 	struct stage_ctx sc = { opts, lock };
 	struct target_progress tp = { on_stage, &sc };
+	bool *needed = xcalloc(r->nr_series + 1, sizeof(bool));
+	bool any = false;
 	int error;
 
+	/* this shard's cells, and the cells they stack on */
+	for (size_t s = 0; s < r->nr_series; s++) {
+		check_cell(r, s, t)->other_shard = !check_in_shard(
+			s, t, r->nr_targets, opts->shard, opts->nr_shards);
+		needed[s] = !check_cell(r, s, t)->other_shard;
+	}
+	for (size_t s = r->nr_series; s-- > 0;)
+		if (needed[s] && r->series[s].stacks_on >= 0)
+			needed[r->series[s].stacks_on] = true;
+	for (size_t s = 0; s < r->nr_series; s++)
+		any = any || needed[s];
+	if (!any) {
+		free(needed);
+		return;
+	}
+	memset(&j, 0, sizeof(j));
 	error = job_open(&j, r->root, r->targets[t], &tp, &err);
 	for (size_t s = 0; s < r->nr_series; s++) {
+		if (!needed[s])
+			continue;
 		struct check_cell *c = check_cell(r, s, t);
 		struct check_series *cs = &r->series[s];
 		struct patch_progress pp = { opts, lock, r->targets[t],
@@ -294,9 +366,12 @@ static void run_target(struct check_report *r, size_t t,
 			continue;
 		}
 		c->ok = true;
+		if (opts->build && !c->other_shard)
+			build_cell(c, &j, cs, opts, &sc);
 	}
 	job_close(&j);
 	err_release(&err);
+	free(needed);
 }
 
 static void *worker_main(void *arg)
@@ -389,6 +464,11 @@ int check_run(struct check_report *r, const char *root, char *const *specs,
 	if ((error = resolve_stacks(r, &salloc, err)) < 0)
 		return error;
 	r->cells = xcalloc(r->nr_series * r->nr_targets, sizeof(*r->cells));
+	r->built = opts->build;
+	if (opts->nr_shards > 1) {
+		r->shard = opts->shard;
+		r->nr_shards = opts->nr_shards;
+	}
 	jobs = opts->jobs ? opts->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs < 1)
 		jobs = 1;
@@ -420,8 +500,10 @@ int check_exit_code(const struct check_report *r)
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++) {
 			const struct check_cell *c = check_cell(r, s, t);
+			if (c->other_shard)
+				continue;
 			if (!c->ok || c->carry.nr_failed || c->carry.risk ||
-			    c->audit.nr_unconverted)
+			    c->audit.nr_unconverted || c->build.failed)
 				return 1;
 		}
 	return 0;

@@ -8,6 +8,7 @@
 #define KCARRY_CHECK_H
 
 #include "audit.h"
+#include "build.h"
 #include "carry.h"
 
 struct check_series {
@@ -23,6 +24,8 @@ struct check_cell {
 	int error_code;
 	struct carry_result carry;
 	struct audit_result audit;
+	bool other_shard;      /* another shard's cell (--shard): not run */
+	struct build_result build; /* with check_opts.build */
 };
 
 struct check_report {
@@ -34,6 +37,8 @@ struct check_report {
 	/* cells[s * nr_targets + t]: series s on target t */
 	struct check_cell *cells;
 	double seconds;
+	bool built;            /* cells were built (check_opts.build) */
+	unsigned shard, nr_shards; /* --shard I/N; 0/0 when not sharded */
 };
 
 struct check_progress {
@@ -42,6 +47,9 @@ struct check_progress {
 		   size_t i, size_t nr);
 	/* a target's tree is being prepared: "downloading the tarball" */
 	void (*stage)(void *ctx, const char *target, const char *what);
+	/* a build is under way (see build_progress) */
+	void (*build)(void *ctx, const char *target, const char *phase,
+		      size_t done, size_t total, double elapsed);
 	void *ctx;
 };
 
@@ -49,6 +57,11 @@ struct check_opts {
 	struct carry_opts carry; /* fuzz, no_3way, strict */
 	unsigned jobs;           /* targets at once; 0: number of CPUs */
 	bool refresh;            /* write patches/NAME/VERSION/TARGET/ */
+	bool build;              /* build every cell (build.c) */
+	struct build_opts build_opts; /* full, each */
+	/* run cell k = s * nr_targets + t only when k % nr_shards ==
+	 * shard - 1 (and what it stacks on); nr_shards 0: every cell */
+	unsigned shard, nr_shards;
 	const struct check_progress *progress;
 };
 
@@ -68,8 +81,12 @@ static inline struct check_cell *check_cell(const struct check_report *r,
 	return &r->cells[s * r->nr_targets + t];
 }
 
+/* Whether cell (s, t) is this shard's. */
+bool check_in_shard(size_t s, size_t t, size_t nr_targets, unsigned shard,
+		    unsigned nr_shards);
+
 /* 0 all applied or already applied; 1 conflicts, risks, unconverted
- * callers or a cell that could not run. */
+ * callers, a failed build or a cell that could not run. */
 int check_exit_code(const struct check_report *r);
 
 #endif

@@ -68,6 +68,85 @@ static void on_stage(void *vctx, const char *target, const char *what)
 	note(ps->opts, "%s: %s", target, what);
 }
 
+static void on_build(void *vctx, const char *target, const char *phase,
+		     size_t done, size_t total, double elapsed)
+{
+	struct progress_state *ps = vctx;
+
+	if (!ps->opts->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	if (total)
+		fprintf(stderr, "%s: build, %s: %zu/%zu objects, %.0f s", target,
+			phase, done, total, elapsed);
+	else if (done)
+		fprintf(stderr, "%s: build, %s: %zu objects, %.0f s", target,
+			phase, done, elapsed);
+	else
+		fprintf(stderr, "%s: build, %s, %.0f s", target, phase, elapsed);
+	fflush(stderr);
+	if (!ps->nr) {
+		/* so that the line is cleared at the end */
+		ps->targets = xrealloc(ps->targets, sizeof(char *));
+		ps->parts = xrealloc(ps->parts, sizeof(char *));
+		ps->targets[0] = xstrdup(target);
+		ps->parts[0] = xstrdup("");
+		ps->nr = 1;
+	}
+}
+
+int check_parse_shard(unsigned *shard, unsigned *nr, const char *s,
+		      struct err *err)
+{
+	char *end;
+	unsigned long i = strtoul(s, &end, 10), n;
+
+	if (end == s || *end != '/')
+		goto bad;
+	s = end + 1;
+	n = strtoul(s, &end, 10);
+	if (end == s || *end || !n || !i || i > n || n > 10000)
+		goto bad;
+	*shard = (unsigned)i;
+	*nr = (unsigned)n;
+	return 0;
+bad:
+	return err_set(err, ERR_USAGE, "--shard: expected I/N with 1 <= I <= N");
+}
+
+int check_parse_format(const char *v, struct err *err)
+{
+	for (int k = 0; k < 5; k++)
+		if (!strcmp(v, format_names[k]))
+			return k;
+	return err_set(err, ERR_USAGE,
+		       "unknown format '%s' (text, json, junit, markdown, "
+		       "email)",
+		       v);
+}
+
+int check_write_all(const char *dir, const struct check_report *r,
+		    const struct options *opts, struct err *err)
+{
+	static const char *const files[] = { "check.txt", "check.json",
+					     "check.xml", "check.md",
+					     "check.mbox" };
+	int error;
+
+	if ((error = fs_mkdirs(dir, err)) < 0)
+		return error;
+	for (int f = 0; f < 5; f++) {
+		char *p = fs_join(dir, files[f]);
+		error = check_write_to(p, f, r, opts, err);
+		free(p);
+		if (error < 0)
+			return error;
+	}
+	note(opts, "reports written to %s/: %s, %s, %s, %s, %s", dir, files[0],
+	     files[1], files[2], files[3], files[4]);
+	return 0;
+}
+
 static int parse_args(struct check_cli *c, int argc, char **argv,
 		      struct err *err)
 {
@@ -109,7 +188,21 @@ static int parse_args(struct check_cli *c, int argc, char **argv,
 			c->co.carry.apply.no_3way = true;
 		else if (!strcmp(a, "--strict"))
 			c->co.carry.strict = true;
-		else if (!strcmp(a, "--refresh"))
+		else if (!strcmp(a, "--build"))
+			c->co.build = true;
+		else if (!strcmp(a, "--each"))
+			c->co.build = c->co.build_opts.each = true;
+		else if (!strcmp(a, "--full"))
+			c->co.build = c->co.build_opts.full = true;
+		else if (!strcmp(a, "--shard") || !strncmp(a, "--shard=", 8)) {
+			const char *v2 = a[7] == '=' ? a + 8 : NULL;
+			if (!v2 && ++i >= argc)
+				return err_set(err, ERR_USAGE,
+					       "--shard needs I/N");
+			if (check_parse_shard(&c->co.shard, &c->co.nr_shards,
+					      v2 ? v2 : argv[i], err) < 0)
+				return ERR_USAGE;
+		} else if (!strcmp(a, "--refresh"))
 			c->co.refresh = true;
 		else if (!strcmp(a, "--no-refresh"))
 			c->co.refresh = false;
@@ -137,13 +230,13 @@ static int parse_args(struct check_cli *c, int argc, char **argv,
 	return 0;
 }
 
-static int write_format(enum format f, FILE *out, const struct check_report *r,
-			const struct options *opts, bool color, struct err *err)
+int check_write_format(int f, FILE *out, const struct check_report *r,
+		       const struct options *opts, bool color, struct err *err)
 {
 	struct report_opts ro = { color, opts->verbosity };
 	struct report_email_opts eo = { 0 };
 
-	switch (f) {
+	switch ((enum format)f) {
 	case FMT_TEXT:
 		report_check_text(out, r, &ro);
 		return ferror(out) ? err_set(err, ERR_IO, "cannot write the "
@@ -160,16 +253,15 @@ static int write_format(enum format f, FILE *out, const struct check_report *r,
 	return 0;
 }
 
-static int write_to(const char *path, enum format f,
-		    const struct check_report *r, const struct options *opts,
-		    struct err *err)
+int check_write_to(const char *path, int f, const struct check_report *r,
+		   const struct options *opts, struct err *err)
 {
 	struct fs_atomic a;
 	int error;
 
 	if ((error = fs_atomic_open(&a, path, err)) < 0)
 		return error;
-	if ((error = write_format(f, a.f, r, opts, false, err)) < 0) {
+	if ((error = check_write_format(f, a.f, r, opts, false, err)) < 0) {
 		fs_atomic_abort(&a);
 		return error;
 	}
@@ -178,13 +270,10 @@ static int write_to(const char *path, enum format f,
 
 int cmd_check(int argc, char **argv, const struct options *opts)
 {
-	static const char *const files[] = { "check.txt", "check.json",
-					     "check.xml", "check.md",
-					     "check.mbox" };
 	struct check_cli cli = { 0 };
 	struct check_report r = { 0 };
 	struct progress_state ps = { opts, NULL, NULL, 0 };
-	struct check_progress cp = { on_progress, on_stage, &ps };
+	struct check_progress cp = { on_progress, on_stage, on_build, &ps };
 	struct err err = ERR_INIT;
 	char *root = NULL;
 	struct lock wl = LOCK_INIT;
@@ -202,24 +291,12 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 		goto fail;
 	if (ps.nr)
 		fputs("\r\033[K", stderr);
-	if (cli.reports) {
-		if (fs_mkdirs(cli.reports, &err) < 0)
-			goto fail;
-		for (size_t f = 0; f < 5; f++) {
-			char *p = fs_join(cli.reports, files[f]);
-			int e = write_to(p, (enum format)f, &r, opts, &err);
-			free(p);
-			if (e < 0)
-				goto fail;
-		}
-		note(opts, "reports written to %s/: %s, %s, %s, %s, %s",
-		     cli.reports, files[0], files[1], files[2], files[3],
-		     files[4]);
-	}
+	if (cli.reports && check_write_all(cli.reports, &r, opts, &err) < 0)
+		goto fail;
 	if (cli.output) {
-		if (write_to(cli.output, cli.format, &r, opts, &err) < 0)
+		if (check_write_to(cli.output, cli.format, &r, opts, &err) < 0)
 			goto fail;
-	} else if (write_format(cli.format, stdout, &r, opts,
+	} else if (check_write_format(cli.format, stdout, &r, opts,
 				opts->color_out && cli.format == FMT_TEXT,
 				&err) < 0)
 		goto fail;

@@ -4,6 +4,8 @@
 #ifndef KCARRY_CMDS_H
 #define KCARRY_CMDS_H
 
+#include <stdio.h>
+
 #include "cli.h"
 
 int cmd_init(int argc, char **argv, const struct options *opts);
@@ -18,5 +20,23 @@ int cmd_refresh(int argc, char **argv, const struct options *opts);
 int cmd_check(int argc, char **argv, const struct options *opts);
 int cmd_callers(int argc, char **argv, const struct options *opts);
 int cmd_export(int argc, char **argv, const struct options *opts);
+int cmd_build(int argc, char **argv, const struct options *opts);
+int cmd_report(int argc, char **argv, const struct options *opts);
+int cmd_gc(int argc, char **argv, const struct options *opts);
+
+/* cmd_check.c, shared with cmd_report.c: formats 0 text, 1 json,
+ * 2 junit, 3 markdown, 4 email */
+struct check_report;
+int check_parse_format(const char *name, struct err *err);
+int check_write_format(int f, FILE *out, const struct check_report *r,
+		       const struct options *opts, bool color, struct err *err);
+int check_write_to(const char *path, int f, const struct check_report *r,
+		   const struct options *opts, struct err *err);
+int check_write_all(const char *dir, const struct check_report *r,
+		    const struct options *opts, struct err *err);
+
+/* "I/N" of --shard (cmd_check.c) */
+int check_parse_shard(unsigned *shard, unsigned *nr, const char *s,
+		      struct err *err);
 
 #endif

@@ -291,10 +291,159 @@ static const char *symbol_color(char c)
 	}
 }
 
+char report_build_symbol(const struct check_cell *c)
+{
+	if (c->other_shard)
+		return ' ';
+	if (!c->ok || c->build.error)
+		return '?';
+	if (c->build.skipped || !c->build.ran)
+		return '-';
+	if (c->build.failed)
+		return 'E';
+	return c->build.warnings ? 'W' : 'B';
+}
+
+void report_build_summary(struct buf *b, const struct build_result *br)
+{
+	if (br->error) {
+		buf_adds(b, "build did not run");
+		return;
+	}
+	if (br->skipped || !br->ran) {
+		buf_adds(b, "nothing to build");
+		return;
+	}
+	if (!br->errors && !br->warnings && !br->nr_failed_objects) {
+		buf_adds(b, "builds");
+		return;
+	}
+	buf_adds(b, "build:");
+	if (br->errors)
+		buf_addf(b, " %zu error%s", br->errors,
+			 br->errors == 1 ? "" : "s");
+	if (br->warnings)
+		buf_addf(b, "%s %zu new warning%s", br->errors ? "," : "",
+			 br->warnings, br->warnings == 1 ? "" : "s");
+	if (br->nr_failed_objects && !br->errors)
+		buf_addf(b, "%s %zu object%s failed",
+			 br->warnings ? "," : "", br->nr_failed_objects,
+			 br->nr_failed_objects == 1 ? "" : "s");
+	if (br->first_breaking)
+		buf_addf(b, ", first broken by %04zu", br->first_breaking);
+}
+
+void report_build_diag_line(struct buf *b, const struct diag *d,
+			    const struct blame_attribution *a)
+{
+	buf_addf(b, "%s:%lu: %s: %s", d->path, d->line,
+		 diag_severity_name(d->sev), d->message);
+	if (a) {
+		buf_adds(b, "  ");
+		blame_describe(b, a);
+	}
+}
+
+void report_build_text(FILE *out, const char *series, const char *target,
+		       const struct build_result *br, int verbosity)
+{
+	struct buf b = BUF_INIT;
+
+	if (!br->ran && !br->error)
+		return;
+	if (br->error) {
+		fprintf(out, "  build, %s on %s: did not run: %s\n", series,
+			target, br->error);
+		return;
+	}
+	report_build_summary(&b, br);
+	fprintf(out, "  build, %s on %s: %s", series, target, b.ptr);
+	if (br->kept || br->base_errors || br->base_warnings)
+		fprintf(out, " (base: %zu error%s, %zu warning%s, not blamed)",
+			br->base_errors, br->base_errors == 1 ? "" : "s",
+			br->base_warnings, br->base_warnings == 1 ? "" : "s");
+	if (br->profile)
+		fprintf(out, " [profile %s]", br->profile);
+	fputc('\n', out);
+	for (size_t i = 0; i < br->diags.nr; i++) {
+		buf_reset(&b);
+		report_build_diag_line(&b, &br->diags.items[i],
+				       br->attr ? &br->attr[i] : NULL);
+		fprintf(out, "    %s\n", b.ptr);
+	}
+	for (size_t i = 0; i < br->nr_failed_objects; i++)
+		fprintf(out, "    failed: %s\n", br->failed_objects[i]);
+	for (size_t i = 0; i < br->nr_steps; i++) {
+		const struct build_step *st = &br->steps[i];
+		if (!st->failed && verbosity < 1 && !st->warnings)
+			continue;
+		fprintf(out, "    after %04zu: %zu error%s, %zu new warning%s%s\n",
+			st->patch, st->errors, st->errors == 1 ? "" : "s",
+			st->warnings, st->warnings == 1 ? "" : "s",
+			st->patch == br->first_breaking ? "  <- first breaking patch"
+			: st->failed && !st->introduced ? " (inherited)"
+							: "");
+	}
+	if (verbosity >= 1)
+		fprintf(out, "    times: prepare %.1f s, base %.1f s%s, build "
+			     "%.1f s\n",
+			br->seconds_prepare, br->seconds_base,
+			br->base_cached ? " (cached)" : "", br->seconds_build);
+	buf_release(&b);
+}
+
+static void print_build(FILE *out, const struct check_report *r, size_t s,
+			size_t t, const struct report_opts *opts)
+{
+	const struct check_cell *c = check_cell(r, s, t);
+
+	if (!r->built || !c->ok || c->other_shard)
+		return;
+	if (!c->build.error && !c->build.diags.nr &&
+	    !c->build.nr_failed_objects && opts->verbosity < 1)
+		return;
+	report_build_text(out, r->series[s].name, r->targets[t], &c->build,
+			  opts->verbosity);
+}
+
+static void print_build_summary(FILE *out, const struct check_report *r)
+{
+	size_t cells = 0, failed = 0, errors = 0, warnings = 0, kept = 0,
+	       notrun = 0;
+
+	for (size_t k = 0; k < r->nr_series * r->nr_targets; k++) {
+		const struct check_cell *c = &r->cells[k];
+		if (c->other_shard || !c->ok)
+			continue;
+		if (c->build.error) {
+			notrun++;
+			continue;
+		}
+		if (!c->build.ran)
+			continue;
+		cells++;
+		failed += c->build.failed;
+		errors += c->build.errors;
+		warnings += c->build.warnings;
+		kept += c->build.base_errors + c->build.base_warnings;
+	}
+	fprintf(out, "build: %zu of %zu built cell%s failed, %zu new error%s, "
+		     "%zu new warning%s",
+		failed, cells, cells == 1 ? "" : "s", errors,
+		errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+	if (kept)
+		fprintf(out, " (%zu in the base builds, not blamed)", kept);
+	if (notrun)
+		fprintf(out, ", %zu did not build", notrun);
+	fputc('\n', out);
+}
+
 static int cell_severity(const struct check_cell *c)
 {
 	if (!c->ok)
 		return 100;
+	if (c->build.failed)
+		return 99;
 	return (int)c->carry.worst * 2 + (c->carry.risk ||
 					  c->audit.nr_unconverted ? 1 : 0);
 }
@@ -329,6 +478,12 @@ static void print_cell_summary(FILE *out, const struct check_report *r,
 		fprintf(out, ", %zu converted caller%s absent from %s",
 			c->audit.nr_absent, c->audit.nr_absent == 1 ? "" : "s",
 			r->targets[t]);
+	if (r->built) {
+		struct buf b = BUF_INIT;
+		report_build_summary(&b, &c->build);
+		fprintf(out, ", %s", b.ptr);
+		buf_release(&b);
+	}
 	fputc('\n', out);
 }
 
@@ -339,6 +494,8 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 	const struct audit_result *a = &c->audit;
 	size_t shown = 0;
 
+	if (c->other_shard)
+		return;
 	if (!c->ok || (!a->nr_changes && !a->nr_unconverted && !a->nr_absent))
 		return;
 	fprintf(out, "  watch, %s on %s:\n", r->series[s].name, r->targets[t]);
@@ -411,6 +568,10 @@ void report_check_text(FILE *out, const struct check_report *r,
 				const struct audit_patch *ap;
 				char sym;
 
+				if (c->other_shard) {
+					fprintf(out, " %-*s", (int)width, "");
+					continue;
+				}
 				if (!c->ok || i >= c->carry.nr) {
 					fprintf(out, " %-*s", (int)width, "?");
 					continue;
@@ -430,19 +591,42 @@ void report_check_text(FILE *out, const struct check_report *r,
 			}
 			fputc('\n', out);
 		}
+		if (r->built) {
+			fprintf(out, "%-56s", "build");
+			for (size_t t = 0; t < r->nr_targets; t++) {
+				char sym = report_build_symbol(check_cell(r, s, t));
+				fprintf(out, " %s%c%s%*s",
+					opts->color ? symbol_color(
+							      sym == 'B' ? '.'
+							      : sym == 'W' ? 'o'
+							      : sym == 'E' ? 'X'
+									   : '-')
+						    : "",
+					sym, off, (int)width - 1, "");
+			}
+			fputc('\n', out);
+		}
 		fputc('\n', out);
 	}
 	fprintf(out, "legend: . clean  o offset  ~ fuzz  3 3-way  = already "
 		     "applied  p partial\n"
 		     "        X conflict  - not tried  ? did not run  ! placement "
 		     "risk\n"
-		     "        w touches a watched file or a caller of its API\n\n");
+		     "        w touches a watched file or a caller of its API\n");
+	if (r->built)
+		fprintf(out, "        build: B builds  W new warnings  E new errors"
+			     "  - nothing to build  ? did not build\n");
+	fputc('\n', out);
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++)
 			print_audit(out, r, s, t, opts->verbosity);
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++)
-			order[n++] = s * r->nr_targets + t;
+			print_build(out, r, s, t, opts);
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++)
+			if (!check_cell(r, s, t)->other_shard)
+				order[n++] = s * r->nr_targets + t;
 	/* worst first; stable for equal severity */
 	for (size_t i = 1; i < n; i++) {
 		size_t k = order[i], j = i;
@@ -457,5 +641,7 @@ void report_check_text(FILE *out, const struct check_report *r,
 	for (size_t i = 0; i < n; i++)
 		print_cell_summary(out, r, order[i] / r->nr_targets,
 				   order[i] % r->nr_targets);
+	if (r->built)
+		print_build_summary(out, r);
 	free(order);
 }

@@ -42,4 +42,15 @@ char *report_apply_json(const struct carry_result *res, size_t nr);
 void report_check_text(FILE *out, const struct check_report *r,
 		       const struct report_opts *opts);
 
+/* The build row's symbol of a cell: B, W, E, '-', '?' or ' '. */
+char report_build_symbol(const struct check_cell *c);
+/* "builds", "build: 2 errors, 1 new warning, first broken by 0002" */
+void report_build_summary(struct buf *b, const struct build_result *br);
+/* "path:line: error: message  <- 0003 (hunk 2)" */
+void report_build_diag_line(struct buf *b, const struct diag *d,
+			    const struct blame_attribution *a);
+/* A cell's build block: its summary, each new diagnostic, --each steps. */
+void report_build_text(FILE *out, const char *series, const char *target,
+		       const struct build_result *br, int verbosity);
+
 #endif

@@ -272,6 +272,175 @@ static json_t *audit_json(const struct audit_result *a)
 	return o;
 }
 
+static json_t *jcount(size_t n)
+{
+	return json_integer((json_int_t)n);
+}
+
+static json_t *diag_json(const struct diag *d, const struct blame_attribution *a)
+{
+	json_t *o = json_object(), *notes = json_array(), *ps = json_array();
+
+	json_object_set_new(o, "path", report_json_str(d->path));
+	json_object_set_new(o, "line", jcount(d->line));
+	json_object_set_new(o, "column", jcount(d->col));
+	json_object_set_new(o, "severity",
+			    json_string(diag_severity_name(d->sev)));
+	json_object_set_new(o, "message", report_json_str(d->message));
+	json_object_set_new(o, "function", report_json_str(d->function));
+	json_object_set_new(o, "unit", report_json_str(d->unit));
+	for (size_t i = 0; i < d->nr_notes; i++) {
+		json_t *n = json_object();
+		json_object_set_new(n, "path", report_json_str(d->notes[i].path));
+		json_object_set_new(n, "line", jcount(d->notes[i].line));
+		json_object_set_new(n, "message",
+				    report_json_str(d->notes[i].message));
+		json_array_append_new(notes, n);
+	}
+	json_object_set_new(o, "notes", notes);
+	json_object_set_new(o, "text", report_json_strn(d->text.ptr, d->text.len));
+	json_object_set_new(o, "cause",
+			    a ? json_string(blame_cause_id(a->cause))
+			      : json_null());
+	json_object_set_new(o, "patch", a && a->patch ? jcount(a->patch)
+						      : json_null());
+	json_object_set_new(o, "hunk", a && a->hunk ? jcount(a->hunk)
+						    : json_null());
+	json_object_set_new(o, "symbol", report_json_str(a ? a->symbol : NULL));
+	json_object_set_new(o, "where", report_json_str(a ? a->where : NULL));
+	for (size_t i = 0; a && i < a->nr_patches; i++)
+		json_array_append_new(ps, jcount(a->patches[i]));
+	json_object_set_new(o, "file_patches", ps);
+	json_object_set_new(o, "base_line", a && a->base_line
+						    ? jcount(a->base_line)
+						    : json_null());
+	if (a) {
+		struct buf b = BUF_INIT;
+		blame_describe(&b, a);
+		json_object_set_new(o, "blame", report_json_str(b.ptr));
+		buf_release(&b);
+	} else
+		json_object_set_new(o, "blame", json_null());
+	return o;
+}
+
+json_t *report_build_json(const struct build_result *b)
+{
+	json_t *o = json_object(), *tg = json_array(), *fo = json_array(),
+	       *steps = json_array(), *diags = json_array(),
+	       *secs = json_object();
+	const char *status = b->error		      ? "error"
+			     : b->skipped || !b->ran  ? "skipped"
+			     : b->failed	      ? "errors"
+			     : b->warnings	      ? "warnings"
+						      : "ok";
+
+	json_object_set_new(o, "status", json_string(status));
+	json_object_set_new(o, "error", report_json_str(b->error));
+	json_object_set_new(o, "cc", report_json_str(b->cc));
+	json_object_set_new(o, "profile", report_json_str(b->profile));
+	for (size_t i = 0; i < b->nr_targets; i++)
+		json_array_append_new(tg, report_json_str(b->targets[i]));
+	json_object_set_new(o, "targets", tg);
+	json_object_set_new(o, "errors", jcount(b->errors));
+	json_object_set_new(o, "warnings", jcount(b->warnings));
+	json_object_set_new(o, "base_errors", jcount(b->base_errors));
+	json_object_set_new(o, "base_warnings", jcount(b->base_warnings));
+	json_object_set_new(o, "kept", jcount(b->kept));
+	for (size_t i = 0; i < b->nr_failed_objects; i++)
+		json_array_append_new(fo, report_json_str(b->failed_objects[i]));
+	json_object_set_new(o, "failed_objects", fo);
+	json_object_set_new(o, "first_breaking",
+			    b->first_breaking ? jcount(b->first_breaking)
+					      : json_null());
+	for (size_t i = 0; i < b->nr_steps; i++) {
+		json_t *s = json_object();
+		json_object_set_new(s, "patch", jcount(b->steps[i].patch));
+		json_object_set_new(s, "errors", jcount(b->steps[i].errors));
+		json_object_set_new(s, "warnings", jcount(b->steps[i].warnings));
+		json_object_set_new(s, "introduced",
+				    jcount(b->steps[i].introduced));
+		json_object_set_new(s, "failed", json_boolean(b->steps[i].failed));
+		json_array_append_new(steps, s);
+	}
+	json_object_set_new(o, "steps", steps);
+	for (size_t i = 0; i < b->diags.nr; i++)
+		json_array_append_new(diags,
+				      diag_json(&b->diags.items[i],
+						b->attr ? &b->attr[i] : NULL));
+	json_object_set_new(o, "diagnostics", diags);
+	json_object_set_new(o, "base_cached", json_boolean(b->base_cached));
+	json_object_set_new(secs, "prepare", json_real(b->seconds_prepare));
+	json_object_set_new(secs, "base", json_real(b->seconds_base));
+	json_object_set_new(secs, "build", json_real(b->seconds_build));
+	json_object_set_new(o, "seconds", secs);
+	return o;
+}
+
+/* kcarry build --json: one series built on its targets. */
+int report_build_doc_json(FILE *out, const struct check_report *r,
+			  struct err *err)
+{
+	json_t *doc = json_object(), *builds = json_array(), *so;
+	char *text;
+	int error = 0;
+
+	json_object_set_new(doc, "schema", json_string(REPORT_BUILD_SCHEMA));
+	json_object_set_new(doc, "seconds",
+			    json_real(r->seconds > 0 ? r->seconds : 0));
+	so = json_array();
+	for (size_t s = 0; s < r->nr_series; s++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(r->series[s].name));
+		json_object_set_new(o, "version",
+				    json_string(r->series[s].v.version));
+		json_object_set_new(o, "patches",
+				    json_integer((json_int_t)r->series[s].v.nr));
+		json_array_append_new(so, o);
+	}
+	json_object_set_new(doc, "series", so);
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+			json_t *o = json_object();
+			char hex[41];
+
+			json_object_set_new(o, "series",
+					    json_string(r->series[s].name));
+			json_object_set_new(o, "target",
+					    json_string(r->targets[t]));
+			json_object_set_new(o, "carried", json_boolean(c->ok));
+			json_object_set_new(o, "error",
+					    c->ok ? json_null()
+						  : json_string(c->error ? c->error
+									 : "failed"));
+			json_object_set_new(o, "failed_patches",
+					    json_integer((json_int_t)c->carry.nr_failed));
+			json_object_set_new(o, "branch",
+					    c->carry.branch
+						    ? json_string(c->carry.branch)
+						    : json_null());
+			tree_oid_hex(hex, &c->carry.head);
+			json_object_set_new(o, "head",
+					    c->ok ? json_string(hex) : json_null());
+			json_object_set_new(o, "build",
+					    c->ok ? report_build_json(&c->build)
+						  : json_null());
+			json_array_append_new(builds, o);
+		}
+	json_object_set_new(doc, "builds", builds);
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				       JSON_REAL_PRECISION(9));
+	json_decref(doc);
+	if (!text)
+		BUG("jansson cannot serialise the build report");
+	error = write_out(out, text, strlen(text), "JSON", err);
+	free(text);
+	if (!error)
+		error = write_out(out, "\n", 1, "JSON", err);
+	return error;
+}
+
 static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
 {
 	const struct check_cell *c = check_cell(r, s, t);
@@ -309,6 +478,10 @@ static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
 	json_object_set_new(o, "patches", patches);
 	json_object_set_new(o, "audit",
 			    c->ok ? audit_json(&c->audit) : json_null());
+	json_object_set_new(o, "in_shard", json_boolean(!c->other_shard));
+	json_object_set_new(o, "build", r->built && c->ok && !c->other_shard
+						? report_build_json(&c->build)
+						: json_null());
 	return o;
 }
 
@@ -340,6 +513,14 @@ int report_check_json(FILE *out, const struct check_report *r,
 		json_array_append_new(series, so);
 	}
 	json_object_set_new(doc, "series", series);
+	json_object_set_new(doc, "built", json_boolean(r->built));
+	if (r->nr_shards > 1) {
+		json_t *sh = json_object();
+		json_object_set_new(sh, "index", jcount(r->shard));
+		json_object_set_new(sh, "count", jcount(r->nr_shards));
+		json_object_set_new(doc, "shard", sh);
+	} else
+		json_object_set_new(doc, "shard", json_null());
 	for (size_t t = 0; t < r->nr_targets; t++)
 		json_array_append_new(targets, report_json_str(r->targets[t]));
 	json_object_set_new(doc, "targets", targets);
@@ -638,6 +819,48 @@ static void add_class_part(struct buf *b, const char *s)
 		buf_addc(b, *s == '.' ? '_' : *s);
 }
 
+/* One testcase for the build of a cell: the compiler output of the new
+ * diagnostics, each with what it is pinned on, in the failure. */
+static void junit_build(struct junit_suite *js, const struct build_result *b)
+{
+	struct buf msg = BUF_INIT, text = BUF_INIT;
+	struct junit_case jc = { NULL };
+
+	jc.name = "build";
+	if (b->error) {
+		jc.child = "error";
+		jc.type = "build";
+		jc.message = b->error;
+		jc.text = b->error;
+	} else if (b->skipped || !b->ran) {
+		jc.child = "skipped";
+		jc.message = "nothing to build";
+	} else {
+		report_build_summary(&msg, b);
+		for (size_t i = 0; i < b->diags.nr; i++) {
+			report_build_diag_line(&text, &b->diags.items[i],
+					       b->attr ? &b->attr[i] : NULL);
+			buf_addc(&text, '\n');
+		}
+		for (size_t i = 0; i < b->nr_failed_objects; i++)
+			buf_addf(&text, "failed: %s\n", b->failed_objects[i]);
+		if (b->log.len) {
+			buf_adds(&text, "\ncompiler output:\n");
+			buf_add(&text, b->log.ptr, b->log.len);
+		}
+		if (b->failed) {
+			jc.child = "failure";
+			jc.type = "build";
+			jc.message = msg.ptr;
+			jc.text = text.ptr;
+		} else if (text.len)
+			jc.out = text.ptr;
+	}
+	junit_case(js, &jc);
+	buf_release(&msg);
+	buf_release(&text);
+}
+
 static void junit_cell(struct buf *doc, size_t totals[3],
 		       const struct check_report *r, size_t s, size_t t)
 {
@@ -675,6 +898,8 @@ static void junit_cell(struct buf *doc, size_t totals[3],
 			junit_patch(&js, c, i, target);
 		junit_sites(&js, &c->audit, false, target);
 		junit_sites(&js, &c->audit, true, target);
+		if (r->built)
+			junit_build(&js, &c->build);
 	}
 
 	if (r->nr_series > 1)
@@ -732,7 +957,8 @@ int report_check_junit(FILE *out, const struct check_report *r,
 
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++)
-			junit_cell(&suites, totals, r, s, t);
+			if (!check_cell(r, s, t)->other_shard)
+				junit_cell(&suites, totals, r, s, t);
 	/*
 	 * No "skipped" here: the Jenkins schema allows it on testsuite only.
 	 * The time is written by hand to stay '.' in any locale.
@@ -848,6 +1074,8 @@ static void md_table_cell(struct buf *b, const struct check_cell *c, size_t i)
 {
 	const struct carry_patch *cp;
 
+	if (c->other_shard)
+		return;
 	if (i >= c->carry.nr) {
 		buf_adds(b, c->ok ? "-" : "error");
 		return;
@@ -889,6 +1117,25 @@ static void md_table(struct buf *b, const struct check_report *r, size_t s)
 		for (size_t t = 0; t < r->nr_targets; t++) {
 			buf_addc(b, ' ');
 			md_table_cell(b, check_cell(r, s, t), i);
+			buf_adds(b, " |");
+		}
+		buf_addc(b, '\n');
+	}
+	if (r->built) {
+		buf_adds(b, "| build |");
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+			struct buf sum = BUF_INIT;
+			buf_addc(b, ' ');
+			if (!c->other_shard && c->ok) {
+				report_build_summary(&sum, &c->build);
+				if (c->build.failed)
+					buf_adds(b, "**");
+				md_add(b, sum.ptr);
+				if (c->build.failed)
+					buf_adds(b, "**");
+			}
+			buf_release(&sum);
 			buf_adds(b, " |");
 		}
 		buf_addc(b, '\n');
@@ -1017,9 +1264,50 @@ static void md_watch(struct buf *b, const struct audit_result *a)
 		 a->absent, a->nr_absent);
 }
 
+static void md_build(struct buf *b, const struct build_result *br)
+{
+	struct buf s = BUF_INIT, text = BUF_INIT;
+
+	if (br->error) {
+		buf_adds(b, "**Build did not run:**\n\n");
+		md_fenced(b, "", br->error, strlen(br->error));
+		return;
+	}
+	if (!br->failed && !br->diags.nr)
+		return;
+	report_build_summary(&s, br);
+	buf_adds(b, "**Build:** ");
+	md_add(b, s.ptr + (starts_with(s.ptr, "build: ") ? 7 : 0));
+	if (br->profile) {
+		buf_adds(b, " (profile ");
+		md_code(b, br->profile);
+		buf_addc(b, ')');
+	}
+	buf_adds(b, "\n\n");
+	for (size_t i = 0; i < br->diags.nr; i++) {
+		report_build_diag_line(&text, &br->diags.items[i],
+				       br->attr ? &br->attr[i] : NULL);
+		buf_addc(&text, '\n');
+	}
+	for (size_t i = 0; i < br->nr_failed_objects; i++)
+		buf_addf(&text, "failed: %s\n", br->failed_objects[i]);
+	md_fenced(b, "", text.ptr, text.len);
+	if (br->log.len) {
+		buf_adds(b, "<details><summary>compiler output</summary>\n\n");
+		md_fenced(b, "", br->log.ptr, br->log.len);
+		buf_adds(b, "</details>\n\n");
+	}
+	buf_release(&s);
+	buf_release(&text);
+}
+
 static bool cell_has_findings(const struct check_cell *c)
 {
+	if (c->other_shard)
+		return false;
 	if (!c->ok)
+		return true;
+	if (c->build.failed || c->build.error || c->build.diags.nr)
 		return true;
 	for (size_t i = 0; i < c->carry.nr; i++)
 		if (patch_failed(&c->carry.patches[i]) ||
@@ -1032,10 +1320,19 @@ static bool cell_has_findings(const struct check_cell *c)
 struct md_totals {
 	size_t outcomes[OUTCOME_CONFLICT + 1];
 	size_t not_tried, risks, unconverted, absent, errors;
+	size_t builds, builds_failed, build_errors, build_warnings;
 };
 
 static void md_count(struct md_totals *tot, const struct check_cell *c)
 {
+	if (c->other_shard)
+		return;
+	if (c->build.ran) {
+		tot->builds++;
+		tot->builds_failed += c->build.failed;
+		tot->build_errors += c->build.errors;
+		tot->build_warnings += c->build.warnings;
+	}
 	if (!c->ok) {
 		tot->errors++;
 		return;
@@ -1080,6 +1377,12 @@ static void md_totals(struct buf *b, const struct md_totals *tot)
 	if (tot->errors)
 		buf_addf(b, "; %zu cell%s could not run", tot->errors,
 			 tot->errors == 1 ? "" : "s");
+	if (tot->builds)
+		buf_addf(b, "; builds: %zu of %zu failed, %zu new error%s, %zu "
+			    "new warning%s",
+			 tot->builds_failed, tot->builds, tot->build_errors,
+			 tot->build_errors == 1 ? "" : "s", tot->build_warnings,
+			 tot->build_warnings == 1 ? "" : "s");
 	buf_adds(b, ".\n");
 }
 
@@ -1141,6 +1444,8 @@ int report_check_markdown(FILE *out, const struct check_report *r,
 				    c->carry.patches[i].risk)
 					md_patch_failure(&b, c, i);
 			md_watch(&b, &c->audit);
+			if (r->built)
+				md_build(&b, &c->build);
 		}
 	md_totals(&b, &tot);
 	error = write_out(out, b.ptr, b.len, "Markdown", err);
@@ -1312,6 +1617,103 @@ static void email_body(struct buf *b, const struct check_report *r,
 		buf_add(b, cp->item->text.ptr, cp->item->text.len);
 }
 
+/* The patch a failed build is pinned on first: the first breaking patch
+ * (--each), else the earliest patch a new error is pinned on. */
+static size_t build_culprit(const struct build_result *br)
+{
+	size_t best = 0;
+
+	if (br->first_breaking)
+		return br->first_breaking;
+	for (size_t i = 0; br->attr && i < br->diags.nr; i++)
+		if (br->diags.items[i].sev == DIAG_ERROR && br->attr[i].patch &&
+		    (!best || br->attr[i].patch < best))
+			best = br->attr[i].patch;
+	return best;
+}
+
+/* "FAILED: patch ... failed to build on TARGET tree" */
+static void email_build(struct buf *b, const struct email_ctx *ec, size_t s,
+			size_t t)
+{
+	const struct check_report *r = ec->r;
+	const struct check_series *cs = &r->series[s];
+	const struct check_cell *c = check_cell(r, s, t);
+	const struct build_result *br = &c->build;
+	size_t i = build_culprit(br);
+	const struct carry_patch *cp = i && i <= c->carry.nr
+					       ? &c->carry.patches[i - 1]
+					       : NULL;
+	struct buf v = BUF_INIT, body = BUF_INIT;
+
+	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
+	add_header(b, "From", ec->opts && ec->opts->from
+				      ? ec->opts->from
+				      : "kcarry <kcarry@localhost>");
+	if (ec->opts && ec->opts->to)
+		buf_adds(&v, ec->opts->to);
+	else if (cp && cp->item && cp->item->patch.author_email)
+		author_address(&v, &cp->item->patch);
+	if (v.len)
+		add_header(b, "To", v.ptr);
+	buf_reset(&v);
+	if (cp)
+		buf_addf(&v, "FAILED: patch \"%s\" failed to build on %s tree",
+			 patch_subject(cp), r->targets[t]);
+	else
+		buf_addf(&v, "FAILED: %s@%s failed to build on %s tree",
+			 cs->name, cs->v.version, r->targets[t]);
+	add_header(b, "Subject", v.ptr);
+	buf_adds(b, "Date: ");
+	add_rfc2822_date(b, ec->date);
+	buf_adds(b, "\nMessage-ID: <kcarry.build.");
+	add_msgid_part(b, cs->name);
+	buf_addc(b, '.');
+	add_msgid_part(b, cs->v.version);
+	buf_addc(b, '.');
+	add_msgid_part(b, r->targets[t]);
+	buf_adds(b, "@localhost>\n");
+	buf_adds(b, "MIME-Version: 1.0\n"
+		    "Content-Type: text/plain; charset=UTF-8\n"
+		    "Content-Transfer-Encoding: 8bit\n\n");
+	buf_addf(&body, "The series %s@%s applies to the %s tree but does not "
+			"build there.\n",
+		 cs->name, cs->v.version, r->targets[t]);
+	if (br->first_breaking)
+		buf_addf(&body, "The first patch after which it breaks is "
+				"%04zu.\n",
+			 br->first_breaking);
+	buf_addf(&body, "\nTo reproduce:\n\n  kcarry build%s %s@%s %s\n\n"
+			"New diagnostics, each with the patch or finding behind "
+			"it:\n\n",
+		 br->first_breaking ? " --each" : "", cs->name, cs->v.version,
+		 r->targets[t]);
+	if (br->error)
+		buf_addf(&body, "  %s\n", br->error);
+	for (size_t k = 0; k < br->diags.nr; k++) {
+		buf_adds(&body, "  ");
+		report_build_diag_line(&body, &br->diags.items[k],
+				       br->attr ? &br->attr[k] : NULL);
+		buf_addc(&body, '\n');
+	}
+	for (size_t k = 0; k < br->nr_failed_objects; k++)
+		buf_addf(&body, "  failed: %s\n", br->failed_objects[k]);
+	if (br->log.len) {
+		buf_adds(&body, "\n------------------ compiler output "
+				"------------------\n");
+		buf_add(&body, br->log.ptr, br->log.len);
+	}
+	if (cp && cp->item) {
+		buf_adds(&body, "\n------------------ original patch "
+				"------------------\n");
+		buf_add(&body, cp->item->text.ptr, cp->item->text.len);
+	}
+	add_mboxrd(b, body.ptr, body.len);
+	buf_addc(b, '\n');
+	buf_release(&v);
+	buf_release(&body);
+}
+
 static void email_one(struct buf *b, const struct email_ctx *ec, size_t s,
 		      size_t t, size_t i)
 {
@@ -1366,11 +1768,13 @@ int report_check_email(FILE *out, const struct check_report *r,
 		for (size_t t = 0; t < r->nr_targets; t++) {
 			const struct check_cell *c = check_cell(r, s, t);
 
-			if (!c->ok && !c->carry.nr)
+			if (c->other_shard || (!c->ok && !c->carry.nr))
 				continue;
 			for (size_t i = 0; i < c->carry.nr; i++)
 				if (patch_failed(&c->carry.patches[i]))
 					email_one(&b, &ec, s, t, i);
+			if (r->built && c->ok && c->build.failed)
+				email_build(&b, &ec, s, t);
 		}
 	error = write_out(out, b.ptr, b.len, "email", err);
 	buf_release(&b);

@@ -20,6 +20,16 @@ struct report_email_opts {
 	long long date;    /* seconds since the epoch for Date:; 0: now */
 };
 
+#define REPORT_BUILD_SCHEMA "kcarry-build/1"
+
+typedef struct json_t json_t;
+/* The "build" object of a cell (kcarry-check/1 and kcarry-build/1). */
+json_t *report_build_json(const struct build_result *b);
+
+/* The kcarry-build/1 document of a check_report of builds. */
+int report_build_doc_json(FILE *out, const struct check_report *r,
+			  struct err *err);
+
 int report_check_json(FILE *out, const struct check_report *r,
 		      struct err *err);
 int report_check_junit(FILE *out, const struct check_report *r,

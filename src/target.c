@@ -89,6 +89,10 @@ void target_release(struct target *t)
 	free(t->build_command);
 	conf_free_list(t->build_config, t->nr_build_config);
 	lock_release(&t->lock);
+	conf_free_list(t->build_targets, t->nr_build_targets);
+	free(t->build_cc);
+	free(t->build_make_flags);
+	free(t->build_profile);
 	memset(t, 0, sizeof(*t));
 	t->lock.fd = -1;
 }
@@ -121,11 +125,40 @@ int target_load(struct target *t, const char *root, const char *name,
 	t->ref = conf_get_or(c, "kernel.ref", NULL);
 	t->tarball = conf_get_or(c, "kernel.tarball", NULL);
 	t->build_command = conf_get_or(c, "build.command", NULL);
-	error = conf_get_all(c, "build.config", &t->build_config,
-			     &t->nr_build_config, err);
-	conf_free(c);
-	if (error < 0)
+	if ((error = conf_get_all(c, "build.config", &t->build_config,
+				  &t->nr_build_config, err)) < 0 ||
+	    (error = conf_get_all(c, "build.targets", &t->build_targets,
+				  &t->nr_build_targets, err)) < 0) {
+		conf_free(c);
 		goto out;
+	}
+	t->build_cc = conf_get_or(c, "build.cc", NULL);
+	t->build_make_flags = conf_get_or(c, "build.make-flags", NULL);
+	t->build_profile = conf_get_or(c, "build.profile", NULL);
+	{
+		char *jobs = conf_get_or(c, "build.jobs", NULL);
+		if (jobs) {
+			char *end;
+			long n = strtol(jobs, &end, 10);
+			if (*end || n < 0 || n > 4096)
+				error = err_set(err, ERR_PARSE,
+						"%s: build.jobs: bad number "
+						"'%s'",
+						t->conf_path, jobs);
+			t->build_jobs = (unsigned)(n < 0 ? 0 : n);
+			free(jobs);
+		}
+	}
+	conf_free(c);
+	if (error)
+		goto out;
+	if (t->build_profile && strcmp(t->build_profile, "auto") &&
+	    strcmp(t->build_profile, "none")) {
+		error = err_set(err, ERR_PARSE,
+				"%s: build.profile: '%s' (auto or none)",
+				t->conf_path, t->build_profile);
+		goto out;
+	}
 	cache = target_cache_dir();
 	if (t->tarball && !starts_with(t->tarball, "apt:") &&
 	    !is_url(t->tarball) && t->tarball[0] != '/') {

@@ -26,9 +26,16 @@ struct target {
 	 * cache folder (TARBALL, REMOTE) */
 	char *source;
 	struct lock lock; /* held from target_prepare to target_release */
-	char *build_command;
-	char **build_config;
+	/* [build] of kernels/TARGET.conf (build.c uses them) */
+	char *build_command;  /* build.command: what --full runs */
+	char **build_config;  /* build.config lines, in order */
 	size_t nr_build_config;
+	char **build_targets; /* build.targets: make targets; none: default */
+	size_t nr_build_targets;
+	char *build_cc;       /* build.cc: "gcc", "ccache gcc", "clang" */
+	unsigned build_jobs;  /* build.jobs; 0: number of CPUs */
+	char *build_make_flags; /* build.make-flags, split at spaces */
+	char *build_profile;  /* build.profile: "auto" (NULL) or "none" */
 };
 
 struct target_progress {

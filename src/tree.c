@@ -1451,3 +1451,106 @@ int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
 	free(tags);
 	return 0;
 }
+
+struct walk_ctx {
+	struct tree_entry_info *e;
+	size_t nr, alloc;
+};
+
+static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct walk_ctx *c = payload;
+	struct tree_entry_info *x;
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	ALLOC_GROW(c->e, c->nr + 1, c->alloc);
+	x = &c->e[c->nr++];
+	x->path = xstrfmt("%s%s", root, git_tree_entry_name(e));
+	git_oid_tostr(x->hex, sizeof(x->hex), git_tree_entry_id(e));
+	x->mode = (unsigned)git_tree_entry_filemode(e);
+	return 0;
+}
+
+static int cmp_entry_paths(const void *a, const void *b)
+{
+	return strcmp(((const struct tree_entry_info *)a)->path,
+		      ((const struct tree_entry_info *)b)->path);
+}
+
+void tree_entries_free(struct tree_entry_info *e, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(e[i].path);
+	free(e);
+}
+
+int tree_walk_blobs(struct tree_entry_info **out, size_t *nr,
+		    struct tree_repo *r, const struct tree_oid *tree,
+		    struct err *err)
+{
+	struct walk_ctx c = { NULL, 0, 0 };
+	git_tree *t = NULL;
+	git_oid o;
+	int error = 0;
+
+	*out = NULL;
+	*nr = 0;
+	to_git(&o, tree);
+	if (git_tree_lookup(&t, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+	if (git_tree_walk(t, GIT_TREEWALK_PRE, walk_cb, &c) < 0) {
+		error = err_set(err, ERR_IO, "cannot walk a tree of '%s': %s",
+				r->path, git_text());
+		tree_entries_free(c.e, c.nr);
+	} else {
+		if (c.nr)
+			qsort(c.e, c.nr, sizeof(*c.e), cmp_entry_paths);
+		*out = c.e;
+		*nr = c.nr;
+	}
+	git_tree_free(t);
+	return error;
+}
+
+struct lines_ctx {
+	struct tree_line_hunk *h;
+	size_t nr, alloc;
+};
+
+static int lines_hunk_cb(const git_diff_delta *d, const git_diff_hunk *h,
+			 void *payload)
+{
+	struct lines_ctx *c = payload;
+
+	ALLOC_GROW(c->h, c->nr + 1, c->alloc);
+	c->h[c->nr].old_start = (unsigned long)h->old_start;
+	c->h[c->nr].old_lines = (unsigned long)h->old_lines;
+	c->h[c->nr].new_start = (unsigned long)h->new_start;
+	c->h[c->nr].new_lines = (unsigned long)h->new_lines;
+	c->nr++;
+	return 0;
+}
+
+int tree_diff_lines(struct tree_line_hunk **out, size_t *nr, struct span old,
+		    struct span new_text, struct err *err)
+{
+	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+	struct lines_ctx c = { NULL, 0, 0 };
+
+	*out = NULL;
+	*nr = 0;
+	o.context_lines = 0;
+	o.interhunk_lines = 0;
+	o.flags |= GIT_DIFF_FORCE_TEXT;
+	if (git_diff_buffers(old.ptr, old.len, NULL, new_text.ptr,
+			     new_text.len, NULL, &o, NULL, NULL, lines_hunk_cb,
+			     NULL, &c) < 0) {
+		free(c.h);
+		return err_set(err, ERR_IO, "cannot diff two texts: %s",
+			       git_text());
+	}
+	*out = c.h;
+	*nr = c.nr;
+	return 0;
+}

@@ -216,4 +216,31 @@ int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
 /* True when r holds the commit hex (40 digits). */
 bool tree_has_commit(struct tree_repo *r, const char *hex);
 
+/*
+ * Every blob of a tree (recursively) with its id and mode, sorted by path
+ * (strcmp order).  Submodules are left out.  Used by build.c to bring a
+ * source folder to a tree by rewriting only what differs.
+ */
+struct tree_entry_info {
+	char *path;
+	char hex[41];
+	unsigned mode; /* 0100644, 0100755, 0120000 */
+};
+int tree_walk_blobs(struct tree_entry_info **out, size_t *nr,
+		    struct tree_repo *r, const struct tree_oid *tree,
+		    struct err *err);
+void tree_entries_free(struct tree_entry_info *e, size_t nr);
+
+/*
+ * The changed line ranges between two texts (a diff without context),
+ * in order.  A pure insertion has old_lines 0 and old_start the line it
+ * follows; a pure deletion has new_lines 0 and new_start the line it
+ * follows.
+ */
+struct tree_line_hunk {
+	unsigned long old_start, old_lines, new_start, new_lines;
+};
+int tree_diff_lines(struct tree_line_hunk **out, size_t *nr, struct span old,
+		    struct span new_text, struct err *err);
+
 #endif

@@ -1,0 +1,126 @@
+/*
+ * build: compiles a carried series with the target's own Kbuild and keeps
+ * only the diagnostics the series brought.  Per target it keeps, in the
+ * cache (<cache>/build/TARGET/):
+ *
+ *   src/             the source folder, brought to a commit by rewriting
+ *                    only the files whose blob differs (src.manifest holds
+ *                    path -> blob id), so that unchanged files keep their
+ *                    mtimes and make rebuilds only what changed
+ *   out-HASH/        the O= folder of one configuration (build.config,
+ *                    compiler, profile, make flags hashed)
+ *   out-HASH/.kcarry-units   the diagnostics of every object as last
+ *                    compiled (an object make does not rebuild keeps them)
+ *   out-HASH/base-KEY.log    the base build's diagnostics, once per base
+ *                    commit and set of make targets
+ *
+ * The user's checkout and the target repository are only read.  Printing
+ * is the command layer's; diagnostics are parsed by diag.c and pinned on
+ * patches by blame.c.
+ */
+#ifndef KCARRY_BUILD_H
+#define KCARRY_BUILD_H
+
+#include "audit.h"
+#include "blame.h"
+#include "carry.h"
+#include "diag.h"
+#include "target.h"
+
+struct build_progress {
+	/* phase: "sync", "config", "prepare", "base", "build", "0003";
+	 * done/total: objects compiled (total 0 when unknown) */
+	void (*fn)(void *ctx, const char *target, const char *phase,
+		   size_t done, size_t total, double elapsed);
+	void *ctx;
+};
+
+struct build_opts {
+	bool full;  /* run build.command (or make's default goal) */
+	bool each;  /* build after each patch that touches a compiled file */
+	const struct build_progress *progress;
+};
+
+/* --each: the build after one patch. */
+struct build_step {
+	size_t patch;       /* 1-based */
+	size_t errors, warnings;   /* new against the base build */
+	size_t introduced;  /* new errors not there after the step before */
+	bool failed;
+};
+
+struct build_result {
+	bool ran;           /* a build was attempted */
+	bool skipped;       /* nothing to build (no compiled file changed) */
+	char *error;        /* why it could not run (environment), or NULL */
+	int error_code;
+	bool failed;        /* new errors or newly failing objects */
+	char *cc;           /* the compiler command used */
+	char *profile;      /* the compatibility profile applied, or NULL */
+	char *out_dir;      /* the O= folder */
+	char **targets;     /* the make targets of the result build */
+	size_t nr_targets;
+	struct diag_list diags;        /* new diagnostics only */
+	struct blame_attribution *attr; /* one per diags.items */
+	size_t errors, warnings;       /* new ones */
+	size_t base_errors, base_warnings; /* in the base build, not blamed */
+	size_t kept;        /* result diagnostics also in the base build */
+	char **failed_objects;  /* objects failing now and not in the base */
+	size_t nr_failed_objects;
+	size_t first_breaking;  /* --each: first patch after which it
+				 * breaks (1-based); 0 none */
+	struct build_step *steps;
+	size_t nr_steps;
+	bool base_cached;   /* the base build's diagnostics came from cache */
+	double seconds_prepare, seconds_base, seconds_build;
+	struct buf log;     /* the compiler output of the new diagnostics */
+};
+
+struct build_request {
+	const char *root;                  /* workspace (file: configs) */
+	const struct target *target;       /* name and [build] settings */
+	struct tree_repo *repo;
+	const struct carry_result *carry;  /* base, head, commits */
+	const struct audit_result *audit;  /* findings to tie to; may be NULL */
+	const struct audit_opts *watch;    /* watched files: their folders
+					    * are built by default */
+	const struct build_opts *opts;
+};
+
+void build_result_release(struct build_result *r);
+
+/*
+ * Build the result of rq->carry (its head) and, once per base commit, its
+ * base; keep the diagnostics the series brought, each attributed.  A
+ * build that ran, failed or not, returns 0 (see out->failed); an
+ * environment failure (no make, cannot write the cache) returns < 0.
+ */
+int build_run(struct build_result *out, const struct build_request *rq,
+	      struct err *err);
+
+/* <cache>/build */
+char *build_cache_dir(void);
+
+/*
+ * Remove the build folders of the named targets (all when nr is 0);
+ * *freed gets the bytes freed.
+ */
+int build_gc(unsigned long long *freed, char *const *targets, size_t nr,
+	     struct err *err);
+
+/* The make targets built by default for a carried series: the objects of
+ * the .c files it changes and the folders of the watched files. */
+void build_default_targets(char ***out, size_t *nr,
+			   const struct carry_result *cr,
+			   const struct audit_opts *watch);
+
+/*
+ * Bring dir to tree: write only the files whose blob differs from the
+ * manifest (or, without one, from the file's content), delete what the
+ * tree lacks.  *written counts the files written.
+ */
+int build_sync(size_t *written, struct tree_repo *repo,
+	       const struct tree_oid *commit, const char *dir,
+	       const char *manifest, struct err *err);
+
+#endif

@@ -1,0 +1,269 @@
+/*
+ * cmd_build: carry a series onto targets and build each result with the
+ * target's own Kbuild; print the diagnostics the series brought, each
+ * pinned on a patch and hunk or tied to the finding that explains it.
+ * cmd_gc: free the build folders.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "check.h"
+#include "cmds.h"
+#include "fs.h"
+#include "report.h"
+#include "report_ci.h"
+
+struct build_cli {
+	bool json;
+	const char *output;
+	char **specs;
+	size_t nr_specs;
+	struct check_opts co;
+};
+
+struct progress {
+	const struct options *opts;
+	bool shown;
+};
+
+static void on_build(void *vctx, const char *target, const char *phase,
+		     size_t done, size_t total, double elapsed)
+{
+	struct progress *p = vctx;
+
+	if (!p->opts->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	if (total)
+		fprintf(stderr, "%s: %s: %zu/%zu objects, %.0f s", target, phase,
+			done, total, elapsed);
+	else if (done)
+		fprintf(stderr, "%s: %s: %zu objects, %.0f s", target, phase,
+			done, elapsed);
+	else
+		fprintf(stderr, "%s: %s, %.0f s", target, phase, elapsed);
+	fflush(stderr);
+	p->shown = true;
+}
+
+static void on_patch(void *vctx, const char *target, const char *series,
+		     size_t i, size_t nr)
+{
+	struct progress *p = vctx;
+
+	if (!p->opts->progress)
+		return;
+	fprintf(stderr, "\r\033[K%s: carrying %s %zu/%zu", target, series,
+		i + 1, nr);
+	fflush(stderr);
+	p->shown = true;
+}
+
+static void on_stage(void *vctx, const char *target, const char *what)
+{
+	struct progress *p = vctx;
+
+	if (p->opts->progress && p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+	note(p->opts, "%s: %s", target, what);
+}
+
+static int parse_args(struct build_cli *c, int argc, char **argv,
+		      struct err *err)
+{
+	c->specs = xcalloc((size_t)argc, sizeof(char *));
+	c->co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
+	c->co.build = true;
+	c->co.refresh = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json"))
+			c->json = true;
+		else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc)
+				return err_set(err, ERR_USAGE, "%s needs a file",
+					       a);
+			c->output = argv[i];
+		} else if (!strcmp(a, "--each"))
+			c->co.build_opts.each = true;
+		else if (!strcmp(a, "--full"))
+			c->co.build_opts.full = true;
+		else if (!strcmp(a, "--no-3way"))
+			c->co.carry.apply.no_3way = true;
+		else if (!strcmp(a, "--strict"))
+			c->co.carry.strict = true;
+		else if (!strcmp(a, "--fuzz") || !strcmp(a, "-F") ||
+			 !strcmp(a, "--jobs") || !strcmp(a, "-j")) {
+			char *end;
+			long n;
+			bool fuzz = a[2] == 'f' || a[1] == 'F';
+			if (++i >= argc)
+				return err_set(err, ERR_USAGE, "%s needs a number",
+					       a);
+			n = strtol(argv[i], &end, 10);
+			if (*end || n < 0 || (fuzz && n > 3) || n > 256)
+				return err_set(err, ERR_USAGE,
+					       "%s: bad number '%s'", a, argv[i]);
+			if (fuzz)
+				c->co.carry.apply.fuzz = (unsigned)n;
+			else
+				c->co.jobs = (unsigned)n;
+		} else if (a[0] == '-' && a[1])
+			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+		else
+			c->specs[c->nr_specs++] = argv[i];
+	}
+	if (c->nr_specs < 2)
+		return err_set(err, ERR_USAGE, "name a series and a target");
+	return 0;
+}
+
+static void write_text(FILE *out, const struct check_report *r,
+		       const struct options *opts)
+{
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+			const struct check_series *cs = &r->series[s];
+
+			if (!c->ok) {
+				fprintf(out, "build, %s@%s on %s: not carried: "
+					     "%s\n",
+					cs->name, cs->v.version, r->targets[t],
+					c->error);
+				continue;
+			}
+			if (c->carry.nr_failed)
+				fprintf(out, "note: %zu patch%s of %s did not "
+					     "apply on %s and %s not built "
+					     "('kcarry check' tells why)\n",
+					c->carry.nr_failed,
+					c->carry.nr_failed == 1 ? "" : "es",
+					cs->name, r->targets[t],
+					c->carry.nr_failed == 1 ? "is" : "are");
+			if (!c->build.ran && !c->build.error) {
+				fprintf(out, "build, %s@%s on %s: nothing to "
+					     "build\n",
+					cs->name, cs->v.version, r->targets[t]);
+				continue;
+			}
+			{
+				char *label = xstrfmt("%s@%s", cs->name,
+						      cs->v.version);
+				/* report_build_text indents for check */
+				report_build_text(out, label, r->targets[t],
+						  &c->build,
+						  opts->verbosity);
+				free(label);
+			}
+		}
+}
+
+/* The worst of the cells: a target that cannot be read or built for
+ * the environment's sake (3) or its configuration's (2) says so, as
+ * 'kcarry apply' would; a failed build or patch is 1. */
+static int build_exit_code(const struct check_report *r)
+{
+	int rc = EXIT_DONE;
+
+	for (size_t k = 0; k < r->nr_series * r->nr_targets; k++) {
+		const struct check_cell *c = &r->cells[k];
+		int code = !c->ok ? c->error_code : c->build.error_code;
+		int e = EXIT_DONE;
+
+		if (!c->ok || c->build.error) {
+			struct err tmp = { code, BUF_INIT, BUF_INIT };
+			e = err_exit_code(&tmp);
+			if (e == EXIT_DONE)
+				e = EXIT_NOT_DONE;
+		} else if (c->carry.nr_failed || c->build.failed)
+			e = EXIT_NOT_DONE;
+		if (e == EXIT_ENV || (e == EXIT_USAGE && rc != EXIT_ENV) ||
+		    (e == EXIT_NOT_DONE && rc == EXIT_DONE))
+			rc = e;
+	}
+	return rc;
+}
+
+int cmd_build(int argc, char **argv, const struct options *opts)
+{
+	struct build_cli cli = { 0 };
+	struct check_report r = { 0 };
+	struct progress pg = { opts, false };
+	struct check_progress cp = { on_patch, on_stage, on_build, &pg };
+	struct err err = ERR_INIT;
+	char *root = NULL;
+	FILE *out = stdout;
+	int rc;
+
+	if (parse_args(&cli, argc, argv, &err) < 0) {
+		rc = usage_error("build", opts, "%s", err.msg.ptr);
+		goto out;
+	}
+	if (opts->verbosity >= 0)
+		cli.co.progress = &cp;
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    check_run(&r, root, cli.specs, cli.nr_specs, &cli.co, &err) < 0)
+		goto fail;
+	if (pg.shown)
+		fputs("\r\033[K", stderr);
+	if (r.nr_series != 1) {
+		err_set(&err, ERR_USAGE, "name one series to build");
+		goto fail;
+	}
+	if (cli.output && !(out = fopen(cli.output, "w"))) {
+		err_set(&err, ERR_IO, "cannot create '%s'", cli.output);
+		goto fail;
+	}
+	if (cli.json) {
+		if (report_build_doc_json(out, &r, &err) < 0)
+			goto fail;
+	} else
+		write_text(out, &r, opts);
+	if (out != stdout && fclose(out) != 0) {
+		out = stdout;
+		err_set(&err, ERR_IO, "cannot write '%s'", cli.output);
+		goto fail;
+	}
+	out = stdout;
+	rc = build_exit_code(&r);
+	goto out;
+fail:
+	if (pg.shown)
+		fputs("\r\033[K", stderr);
+	if (out != stdout)
+		fclose(out);
+	rc = err_report(&err, opts);
+out:
+	check_report_release(&r);
+	free(cli.specs);
+	free(root);
+	err_release(&err);
+	return rc;
+}
+
+int cmd_gc(int argc, char **argv, const struct options *opts)
+{
+	struct err err = ERR_INIT;
+	unsigned long long freed = 0;
+	char *dir = build_cache_dir();
+	int rc = EXIT_DONE;
+
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-') {
+			free(dir);
+			return usage_error("gc", opts, "unknown option '%s'",
+					   argv[i]);
+		}
+	if (build_gc(&freed, argv + 1, (size_t)argc - 1, &err) < 0)
+		rc = err_report(&err, opts);
+	else
+		printf("freed %.1f MB of build folders in %s\n",
+		       (double)freed / (1024.0 * 1024.0), dir);
+	free(dir);
+	err_release(&err);
+	return rc;
+}

@@ -1,0 +1,424 @@
+/*
+ * build: the source folder synced to a commit by rewriting only what
+ * differs (mtimes kept, rewritten files newer), the default make targets,
+ * the compatibility profiles and gc.
+ */
+#include "unit.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "profile.h"
+
+struct fixture {
+	char *dir, *src, *manifest;
+	struct tree_repo *repo;
+	struct tree_oid c1, c2;
+};
+
+static const char *tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+static int group_setup(void **state)
+{
+	struct err err = ERR_INIT;
+	char *home = xstrfmt("%s/kcarry-test-build-home-XXXXXX", tmpdir());
+	int rc;
+
+	if (!mkdtemp(home)) {
+		free(home);
+		return -1;
+	}
+	setenv("HOME", home, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	setenv("GIT_AUTHOR_NAME", "A", 1);
+	setenv("GIT_AUTHOR_EMAIL", "a@example.org", 1);
+	setenv("GIT_COMMITTER_NAME", "A", 1);
+	setenv("GIT_COMMITTER_EMAIL", "a@example.org", 1);
+	rc = tree_global_init(&err);
+	err_release(&err);
+	*state = home;
+	return rc;
+}
+
+static int group_teardown(void **state)
+{
+	struct err err = ERR_INIT;
+	char *home = *state;
+	fs_remove_tree(home, &err);
+	tree_global_shutdown();
+	err_release(&err);
+	free(home);
+	return 0;
+}
+
+#define GIT "git -c init.defaultBranch=main "
+
+static int setup(void **state)
+{
+	static const char script[] =
+		GIT "init -q repo && cd repo && mkdir -p dir && "
+		"printf 'a\\n' > a.c && printf 'b\\n' > dir/b.c && "
+		"printf '#!/bin/sh\\n' > run.sh && chmod +x run.sh && "
+		"ln -s a.c link && "
+		GIT "add . && " GIT "commit -qm one && " GIT "tag c1 && "
+		"printf 'a2\\n' > a.c && " GIT "rm -q dir/b.c && "
+		"printf 'n\\n' > new.c && " GIT "add . && "
+		GIT "commit -qm two && " GIT "tag c2";
+	struct fixture *fx = xcalloc(1, sizeof(*fx));
+	struct err err = ERR_INIT;
+	char *path;
+
+	fx->dir = xstrfmt("%s/kcarry-test-build-XXXXXX", tmpdir());
+	if (!mkdtemp(fx->dir) || unit_run("cd '%s' && %s", fx->dir, script))
+		return -1;
+	path = fs_join(fx->dir, "repo");
+	fx->src = fs_join(fx->dir, "src");
+	fx->manifest = fs_join(fx->dir, "src.manifest");
+	if (tree_open(&fx->repo, path, &err) < 0 ||
+	    tree_resolve(&fx->c1, fx->repo, "c1", &err) < 0 ||
+	    tree_resolve(&fx->c2, fx->repo, "c2", &err) < 0)
+		return -1;
+	free(path);
+	err_release(&err);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+
+	tree_close(fx->repo);
+	fs_remove_tree(fx->dir, &err);
+	err_release(&err);
+	free(fx->dir);
+	free(fx->src);
+	free(fx->manifest);
+	free(fx);
+	return 0;
+}
+
+static size_t sync_to(struct fixture *fx, const struct tree_oid *c)
+{
+	struct err err = ERR_INIT;
+	size_t written = 0;
+
+	if (build_sync(&written, fx->repo, c, fx->src, fx->manifest, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	err_release(&err);
+	return written;
+}
+
+static struct timespec mtime(struct fixture *fx, const char *rel)
+{
+	char *p = fs_join(fx->src, rel);
+	struct stat st;
+	struct timespec ts = { 0, 0 };
+
+	if (lstat(p, &st) == 0)
+		ts = st.st_mtim;
+	free(p);
+	return ts;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+static bool newer(struct timespec a, struct timespec b)
+{
+	return a.tv_sec > b.tv_sec ||
+	       (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
+static char *content(struct fixture *fx, const char *rel)
+{
+	char *s = unit_capture("cat '%s/%s'", fx->src, rel);
+	return s;
+}
+
+static void first_sync_writes_every_file_with_modes(void **state)
+{
+	struct fixture *fx = *state;
+	char *p, *s;
+	struct stat st;
+
+	assert_int_equal(sync_to(fx, &fx->c1), 4);
+	s = content(fx, "dir/b.c");
+	assert_string_equal(s, "b");
+	free(s);
+	p = fs_join(fx->src, "run.sh");
+	assert_int_equal(stat(p, &st), 0);
+	assert_true(st.st_mode & S_IXUSR);
+	free(p);
+	p = fs_join(fx->src, "link");
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	free(p);
+}
+
+static void unchanged_files_keep_their_mtimes(void **state)
+{
+	struct fixture *fx = *state;
+	struct timespec a, r, a2, r2;
+
+	sync_to(fx, &fx->c1);
+	a = mtime(fx, "a.c");
+	r = mtime(fx, "run.sh");
+	usleep(20000);
+	assert_int_equal(sync_to(fx, &fx->c1), 0);
+	assert_true(same_time(a, mtime(fx, "a.c")));
+	/* to c2: a.c rewritten (newer), new.c added, dir/b.c deleted */
+	assert_int_equal(sync_to(fx, &fx->c2), 3);
+	a2 = mtime(fx, "a.c");
+	r2 = mtime(fx, "run.sh");
+	assert_true(newer(a2, a));
+	assert_true(same_time(r, r2));
+	{
+		char *p = fs_join(fx->src, "dir/b.c");
+		assert_false(fs_is_file(p));
+		free(p);
+	}
+	/* and back: a.c gets a newer mtime again, never the old one */
+	usleep(20000);
+	assert_int_equal(sync_to(fx, &fx->c1), 3);
+	assert_true(newer(mtime(fx, "a.c"), a2));
+}
+
+static void a_file_that_became_a_folder_is_replaced(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	struct tree_oid c3;
+	char *s;
+
+	assert_int_equal(unit_run("cd '%s/repo' && " GIT "rm -q a.c && "
+				  "mkdir a.c && printf 'in\\n' > a.c/inner.c && "
+				  GIT "add . && " GIT "commit -qm three && "
+				  GIT "tag c3", fx->dir), 0);
+	assert_int_equal(tree_resolve(&c3, fx->repo, "c3", &err), 0);
+	sync_to(fx, &fx->c1);
+	assert_int_equal(sync_to(fx, &c3), 3); /* a.c/inner.c, b.c, new.c */
+	s = content(fx, "a.c/inner.c");
+	assert_string_equal(s, "in");
+	free(s);
+	/* and back */
+	sync_to(fx, &fx->c1);
+	s = content(fx, "a.c");
+	assert_string_equal(s, "a");
+	free(s);
+	err_release(&err);
+}
+
+static void without_manifest_content_decides(void **state)
+{
+	struct fixture *fx = *state;
+	struct timespec a;
+
+	sync_to(fx, &fx->c2);
+	a = mtime(fx, "a.c");
+	assert_int_equal(unlink(fx->manifest), 0);
+	usleep(20000);
+	assert_int_equal(sync_to(fx, &fx->c2), 0);
+	assert_true(same_time(a, mtime(fx, "a.c")));
+	/* a file changed behind kcarry's back (another size) is rewritten */
+	{
+		char *f = fs_join(fx->src, "a.c");
+		struct err e2 = ERR_INIT;
+		assert_int_equal(fs_write_atomic(f, "tampered\n", 9, &e2), 0);
+		free(f);
+		err_release(&e2);
+	}
+	assert_int_equal(sync_to(fx, &fx->c2), 1);
+	{
+		char *s = content(fx, "a.c");
+		assert_string_equal(s, "a2");
+		free(s);
+	}
+}
+
+static void old_tree_with_new_gcc_gets_the_profile(void **state)
+{
+	struct profile_facts f = { 0 };
+	struct profile_use u;
+
+	f.kernel_version = 3;
+	f.kernel_patchlevel = 10;
+	f.cc_major = 12;
+	f.make_major = 4;
+	f.make_minor = 3;
+	f.makefile = "VERSION = 3\nPATCHLEVEL = 10\n"
+		     "HOSTCFLAGS   = -Wall -Wmissing-prototypes -O2\n";
+	f.compiler_gcc_h = "#include gcc_header(__GNUC__)\n"
+			   "#define __gcc_header(x) #x\n"
+			   "#define _gcc_header(x) __gcc_header(linux/compiler-gcc##x.h)\n";
+	f.highest_gcc_header = 5;
+	profile_choose(&u, &f);
+	assert_string_equal(u.id, "linux-3-gcc6");
+	assert_string_equal(u.cc_flags, "-fno-pie");
+	assert_int_equal(u.nr_make_vars, 3);
+	assert_string_equal(u.make_vars[0],
+			    "HOSTCFLAGS=-Wall -Wmissing-prototypes -O2 -fcommon");
+	assert_true(starts_with(u.make_vars[1], "make-cmd=$(subst \\\\,"));
+	assert_string_equal(u.make_vars[2], "pound=#");
+	assert_string_equal(u.shim_path, "include/linux/compiler-gcc12.h");
+	assert_non_null(strstr(u.shim_text, "#include <linux/compiler-gcc5.h>"));
+	profile_use_release(&u);
+
+	/* make 4.2 reads '\#' as '#': no make-cmd override */
+	f.make_minor = 2;
+	profile_choose(&u, &f);
+	assert_int_equal(u.nr_make_vars, 1);
+	profile_use_release(&u);
+}
+
+static void new_tree_old_gcc_or_clang_get_none(void **state)
+{
+	struct profile_facts f = { 0 };
+	struct profile_use u;
+
+	f.kernel_version = 6;
+	f.kernel_patchlevel = 1;
+	f.cc_major = 12;
+	f.make_major = 4;
+	f.make_minor = 3;
+	profile_choose(&u, &f);
+	assert_null(u.id);
+	profile_use_release(&u);
+	f.kernel_version = 3;
+	f.cc_major = 5;
+	profile_choose(&u, &f);
+	assert_null(u.id);
+	profile_use_release(&u);
+	f.cc_major = 14;
+	f.clang = true;
+	profile_choose(&u, &f);
+	assert_null(u.id);
+	profile_use_release(&u);
+	f.kernel_version = -1; /* not a kernel tree */
+	f.clang = false;
+	f.cc_major = 12;
+	profile_choose(&u, &f);
+	assert_null(u.id);
+	profile_use_release(&u);
+}
+
+static void kernel_version_from_the_top_makefile(void **state)
+{
+	int v, p;
+
+	assert_true(profile_kernel_version("# x\nVERSION = 3\nPATCHLEVEL = 11\n"
+					   "SUBLEVEL = 0\n",
+					   &v, &p));
+	assert_int_equal(v, 3);
+	assert_int_equal(p, 11);
+	assert_false(profile_kernel_version("all:\n\tcc x.c\n", &v, &p));
+	assert_int_equal(v, -1);
+}
+
+static void default_targets_are_changed_objects_and_watched_folders(void **state)
+{
+	static const char text[] =
+		"From: A <a@example.org>\nSubject: x\n\n---\n"
+		"diff --git a/lib/y.c b/lib/y.c\n--- a/lib/y.c\n+++ b/lib/y.c\n"
+		"@@ -1 +1 @@\n-y\n+y2\n"
+		"diff --git a/fs/btrfs/x.c b/fs/btrfs/x.c\n--- a/fs/btrfs/x.c\n"
+		"+++ b/fs/btrfs/x.c\n@@ -1 +1 @@\n-x\n+x2\n"
+		"diff --git a/include/z.h b/include/z.h\n--- a/include/z.h\n"
+		"+++ b/include/z.h\n@@ -1 +1 @@\n-z\n+z2\n";
+	struct series_version v;
+	struct carry_patch cp = { 0 };
+	struct carry_result cr = { 0 };
+	struct patch p;
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+	char **t = NULL;
+	size_t nr = 0;
+
+	series_version_init(&v, "s", "v1");
+	patch_init(&p);
+	assert_int_equal(patch_parse(&p, text, strlen(text), NULL, &err), 0);
+	buf_adds(&b, text);
+	series_version_add(&v, &p, &b, "t");
+	cp.item = &v.items[0];
+	cp.committed = true;
+	cr.patches = &cp;
+	cr.nr = 1;
+	build_default_targets(&t, &nr, &cr, NULL);
+	assert_int_equal(nr, 2);
+	assert_string_equal(t[0], "lib/y.o");
+	assert_string_equal(t[1], "fs/btrfs/");
+	for (size_t i = 0; i < nr; i++)
+		free(t[i]);
+	free(t);
+	patch_release(&p);
+	buf_release(&b);
+	series_version_release(&v);
+	err_release(&err);
+}
+
+static void gc_frees_the_named_build_folder(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	unsigned long long freed = 0;
+	char *cache = fs_join(fx->dir, "cache");
+	char *t = xstrdup("6.1");
+	char *keep;
+
+	setenv("KCARRY_CACHE", cache, 1);
+	assert_int_equal(unit_run("mkdir -p '%s/build/6.1/src' '%s/build/6.12'",
+				  cache, cache), 0);
+	{
+		char *big = xcalloc(100000, 1), *f = fs_join(cache, "build/6.1/src/f");
+		assert_int_equal(fs_write_atomic(f, big, 100000, &err), 0);
+		free(big);
+		free(f);
+	}
+	assert_int_equal(build_gc(&freed, &t, 1, &err), 0);
+	if (freed < 100000)
+		fail_msg("freed %llu", freed);
+	keep = fs_join(cache, "build/6.12");
+	assert_true(fs_is_dir(keep));
+	free(keep);
+	keep = fs_join(cache, "build/6.1");
+	assert_false(fs_is_dir(keep));
+	free(keep);
+	assert_int_equal(build_gc(&freed, NULL, 0, &err), 0);
+	keep = fs_join(cache, "build/6.12");
+	assert_false(fs_is_dir(keep));
+	free(keep);
+	unsetenv("KCARRY_CACHE");
+	free(cache);
+	free(t);
+	err_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			first_sync_writes_every_file_with_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(unchanged_files_keep_their_mtimes,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(without_manifest_content_decides,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_file_that_became_a_folder_is_replaced, setup, teardown),
+		cmocka_unit_test(old_tree_with_new_gcc_gets_the_profile),
+		cmocka_unit_test(new_tree_old_gcc_or_clang_get_none),
+		cmocka_unit_test(kernel_version_from_the_top_makefile),
+		cmocka_unit_test(default_targets_are_changed_objects_and_watched_folders),
+		cmocka_unit_test_setup_teardown(gc_frees_the_named_build_folder,
+						setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
