@@ -165,6 +165,37 @@ static const struct command commands[] = {
 	  "\n"
 	  "exit status: 0 done; 2 bad arguments, unknown target, or no watched\n"
 	  "file in the tree; 3 repository or I/O trouble.\n" },
+	{ "diff", cmd_diff, "compare two stored versions of a series",
+	  "kcarry diff [options] NAME V1 V2",
+	  "Pair the patches of two stored versions of a series without applying\n"
+	  "either, as git range-diff pairs two branches: by patch-id (as git\n"
+	  "patch-id --stable: white space and line numbers ignored), then by\n"
+	  "subject when the diffs are close enough, then by diff similarity\n"
+	  "(range-diff's cost matrix and minimal assignment; a patch whose\n"
+	  "diff changed by more than the creation factor is 'new' and its old\n"
+	  "form 'dropped').  One line per patch in V2's order, each dropped\n"
+	  "patch after the ones before it in V1:\n"
+	  "\n"
+	  "  N1: = N2: subject   unchanged\n"
+	  "  N1: ! N2: subject   changed, followed by the interdiff of the two\n"
+	  "                      patches (commit message and diff, line numbers\n"
+	  "                      left out) as range-diff shows it\n"
+	  "   -: + N2: subject   new in V2\n"
+	  "  N1: -  -: subject   dropped from V1\n"
+	  "\n"
+	  "'(moved)' marks a pair out of the order of the others, '(was: S)'\n"
+	  "a changed subject.  A summary line ends the list.\n"
+	  "\n"
+	  "options:\n"
+	  "  --stat                 no interdiffs: '(+A -R)' lines per changed pair\n"
+	  "  --json                 the kcarry-diff/1 document\n"
+	  "                         (docs/diff-json-schema.md)\n"
+	  "  --creation-factor N    percent of a patch's size a change may cost\n"
+	  "                         before it counts as new (default 60, as git)\n"
+	  "  -o, --output FILE      write the report to FILE\n"
+	  "\n"
+	  "exit status: 0 compared; 2 bad arguments or an unknown series or\n"
+	  "version; 3 I/O trouble.\n" },
 	{ "help", cmd_help, "show help for a command", "kcarry help [COMMAND]",
 	  "Without COMMAND, list the commands.\n" },
 	{ "version", cmd_version, "print the version", "kcarry version", "" },
