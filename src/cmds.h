@@ -17,5 +17,6 @@ int cmd_refresh(int argc, char **argv, const struct options *opts);
 int cmd_check(int argc, char **argv, const struct options *opts);
 int cmd_callers(int argc, char **argv, const struct options *opts);
 int cmd_diff(int argc, char **argv, const struct options *opts);
+int cmd_rebase(int argc, char **argv, const struct options *opts);
 
 #endif
