@@ -988,6 +988,10 @@ int rebase_target(struct rebase_result *r, struct job *j,
 					"resolutions gives another tree than "
 					"the rebase",
 					v2->name, v2->version);
+		if (error)
+			err_hint(err, "this is a bug in kcarry: the branch "
+				      "holds what apply gives; please report "
+				      "it with the series");
 	}
 out:
 	carry_result_release(&w.c1);

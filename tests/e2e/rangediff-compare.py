@@ -51,7 +51,7 @@ def kcarry(path, bodies=None):
             seq.append((old, "=", new))
         elif st == "changed":
             seq.append((old, "!", new))
-            if bodies is not None:
+            if bodies is not None and p["interdiff"] is not None:
                 bodies[seq[-1]] = p["interdiff"].splitlines(True)
         elif st == "new":
             seq.append((None, ">", new))

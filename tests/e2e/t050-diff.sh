@@ -92,6 +92,13 @@ s = json.load(open(sys.argv[1]))
 jsonschema.Draft202012Validator.check_schema(s)
 jsonschema.Draft202012Validator(s).validate(json.load(open(sys.argv[2])))
 EOT
+	# and the example of docs/diff-json-schema.md
+	python3 - "$top/docs/kcarry-diff.schema.json" "$top/docs/diff-json-schema.md" <<'EOT' || fail "doc example"
+import json, re, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+ex = re.search(r"```json\n(.*?)```", open(sys.argv[2]).read(), re.S).group(1)
+jsonschema.Draft202012Validator(s).validate(json.loads(ex))
+EOT
 fi
 python3 - "$TEST_TMP/d.json" <<'EOT' || fail "json"
 import json, sys
