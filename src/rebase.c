@@ -850,7 +850,8 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 			*committed = true;
 		} else if (!plain_already) {
 			bool v1_too = i >= 0 && !w->c1.patches[i].committed;
-			rp->why = xstrfmt("%s's patch %s here%s%s%s",
+			rp->why = xstrfmt("%s's patch does not apply here "
+					  "(%s)%s%s%s",
 					  w->v2->version,
 					  apply_outcome_name(cp.outcome),
 					  v1_too ? ", and " : "",
