@@ -3,6 +3,7 @@
  * range-diff shows two branches: unchanged, changed (with the interdiff),
  * new, dropped and moved patches.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 struct diff_cli {
 	const char *name, *v1, *v2;
+	char *name_buf; /* NAME of NAME@V1 NAME@V2 */
 	bool json, stat;
 	const char *output;
 	unsigned creation_factor;
@@ -53,6 +55,22 @@ static int parse_args(struct diff_cli *c, int argc, char **argv,
 			pos[npos++] = a;
 		else
 			return err_set(err, ERR_USAGE, "too many arguments");
+	}
+	if (npos == 2 && strchr(pos[0], '@') && strchr(pos[1], '@')) {
+		/* NAME@V1 NAME@V2 */
+		const char *a1 = strchr(pos[0], '@'), *a2 = strchr(pos[1], '@');
+		size_t n = (size_t)(a1 - pos[0]);
+		if (n != (size_t)(a2 - pos[1]) || strncmp(pos[0], pos[1], n) ||
+		    !n || !a1[1] || !a2[1])
+			return err_set(err, ERR_USAGE,
+				       "'%s' and '%s' are not two versions of "
+				       "one series",
+				       pos[0], pos[1]);
+		c->name_buf = xstrndup(pos[0], n);
+		c->name = c->name_buf;
+		c->v1 = a1 + 1;
+		c->v2 = a2 + 1;
+		return 0;
 	}
 	if (npos != 3)
 		return err_set(err, ERR_USAGE, "expected NAME V1 V2");
@@ -173,7 +191,9 @@ int cmd_diff(int argc, char **argv, const struct options *opts)
 	    vdiff_compute(&d, &a, &b, &vo, &err) < 0)
 		goto fail;
 	if (cli.output && !(out = fopen(cli.output, "w"))) {
-		err_set(&err, ERR_IO, "cannot write '%s'", cli.output);
+		err_set(&err, ERR_IO, "cannot write '%s': %s", cli.output,
+			strerror(errno));
+		out = NULL;
 		goto fail;
 	}
 	if (cli.json) {
@@ -195,6 +215,7 @@ out:
 	vdiff_release(&d);
 	series_version_release(&a);
 	series_version_release(&b);
+	free(cli.name_buf);
 	free(root);
 	err_release(&err);
 	return rc;

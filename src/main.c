@@ -166,7 +166,8 @@ static const struct command commands[] = {
 	  "exit status: 0 done; 2 bad arguments, unknown target, or no watched\n"
 	  "file in the tree; 3 repository or I/O trouble.\n" },
 	{ "diff", cmd_diff, "compare two stored versions of a series",
-	  "kcarry diff [options] NAME V1 V2",
+	  "kcarry diff [options] NAME V1 V2\n"
+	  "   or: kcarry diff [options] NAME@V1 NAME@V2",
 	  "Pair the patches of two stored versions of a series without applying\n"
 	  "either, as git range-diff pairs two branches: by patch-id (as git\n"
 	  "patch-id --stable: white space and line numbers ignored), then by\n"

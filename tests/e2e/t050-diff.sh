@@ -130,7 +130,12 @@ expect_exit 2 kcarry -C ws diff wq v1
 expect_stderr <<'EOT'
 error: expected NAME V1 V2
 usage: kcarry diff [options] NAME V1 V2
+   or: kcarry diff [options] NAME@V1 NAME@V2
 EOT
+expect_exit 2 kcarry -C ws diff wq@v1 other@v2
+stderr_has "^error: 'wq@v1' and 'other@v2' are not two versions of one series$"
+expect_exit 0 kcarry -C ws diff --stat wq@v1 wq@v2
+stdout_has '^2 unchanged, 3 changed, 1 rewritten, 1 new, 1 dropped, 1 moved$'
 expect_exit 2 kcarry -C ws diff wq v1 v9
 expect_stderr <<'EOT'
 error: series 'wq' has no version 'v9'
