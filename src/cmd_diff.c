@@ -50,7 +50,8 @@ static int parse_args(struct diff_cli *c, int argc, char **argv,
 					       "%s needs a file", a);
 			c->output = argv[i];
 		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+			return err_set(err, ERR_USAGE, "unknown option '%s'",
+				       a);
 		else if (npos < 3)
 			pos[npos++] = a;
 		else
@@ -100,8 +101,9 @@ static const char *subject_of(const struct series_item *it)
 						       : it->file;
 }
 
-static int print_text(FILE *out, const struct vdiff *d, const struct diff_cli *c,
-		      const struct options *opts, struct err *err)
+static int print_text(FILE *out, const struct vdiff *d,
+		      const struct diff_cli *c, const struct options *opts,
+		      struct err *err)
 {
 	int w = width(d->a->nr > d->b->nr ? d->a->nr : d->b->nr);
 	const char *off = color(opts, true, "\033[m");

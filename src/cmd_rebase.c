@@ -71,7 +71,8 @@ static int parse_args(struct rebase_cli *c, int argc, char **argv,
 					       "--fuzz takes 0 to 3");
 			c->ro.carry.apply.fuzz = (unsigned)n;
 		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+			return err_set(err, ERR_USAGE, "unknown option '%s'",
+				       a);
 		else if (npos < 3)
 			pos[npos++] = a;
 		else

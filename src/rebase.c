@@ -120,9 +120,10 @@ static int align(struct laid *h1, size_t n1, struct laid *h2, size_t n2,
 		for (size_t m = 0; m < n1; m++) {
 			if (!h1[m].count || h1[m].count > MAX_ALIGN_LINES)
 				continue;
-			for (long d = h1[m].start - h2[k].start - h2[k].count + 1;
-			     d <= h1[m].start + h1[m].count - 1 - h2[k].start;
-			     d++) {
+			long first = h1[m].start - h2[k].start - h2[k].count + 1;
+			long last = h1[m].start + h1[m].count - 1 - h2[k].start;
+
+			for (long d = first; d <= last; d++) {
 				struct fit f = fit(h1, n1, &h2[k], d);
 				if (!fits(f) || !f.equal)
 					continue;
@@ -165,8 +166,9 @@ static int align(struct laid *h1, size_t n1, struct laid *h2, size_t n2,
 					"have otherwise",
 					k + 1);
 		else if (k && h2[k].start < h2[k - 1].start + h2[k - 1].count)
-			error = err_set(err, ERR_CONFLICT,
-					"the hunks of V2 do not lie in V1's order");
+			error = err_set(
+				err, ERR_CONFLICT,
+				"the hunks of V2 do not lie in V1's order");
 	}
 	free(shift);
 	free(found);
@@ -209,7 +211,8 @@ static void post_image(struct lines *out, struct laid *const *g, size_t ng,
 		if (l->side2 != side2)
 			continue;
 		for (; pos < l->start; pos++)
-			push(out, base[pos - lo].text, ' ', base[pos - lo].no_eol);
+			push(out, base[pos - lo].text, ' ',
+			     base[pos - lo].no_eol);
 		for (size_t k = 0; k < l->h->nr_lines; k++) {
 			const struct patch_line *pl = &l->h->lines[k];
 			if (pl->kind == ' ') {
@@ -267,7 +270,8 @@ static int group_hunks(struct buf *out, long *new_shift,
 		for (size_t i = 0; i < ng; i++)
 			if (g[i]->side2 == !pass)
 				for (long p = 0; p < g[i]->count; p++)
-					base[g[i]->start + p - lo] = g[i]->pre[p];
+					base[g[i]->start + p - lo] =
+						g[i]->pre[p];
 	for (size_t i = 0; i < ng && !section.len; i++)
 		if (!g[i]->side2)
 			section = g[i]->h->section;
@@ -931,7 +935,8 @@ int rebase_target(struct rebase_result *r, struct job *j,
 		}
 		if (opts->carry.progress)
 			opts->carry.progress(opts->carry.ctx, (size_t)p->b,
-					     v2->nr, v2->items[p->b].patch.subject);
+					     v2->nr,
+					     v2->items[p->b].patch.subject);
 		if (p->status != VDIFF_SAME)
 			r->nr_changed++;
 		if ((error = walk_patch(rp, &committed[p->b], &w, (size_t)p->b,
@@ -974,8 +979,8 @@ int rebase_target(struct rebase_result *r, struct job *j,
 						"%s: carrying %s@%s with the "
 						"recorded resolutions %s the "
 						"patch the rebase %s",
-						v2->items[rp->v2].file, v2->name,
-						v2->version,
+						v2->items[rp->v2].file,
+						v2->name, v2->version,
 						cp->committed ? "commits"
 							      : "leaves out",
 						rp->committed ? "carried"

@@ -36,7 +36,8 @@ static void git_form(struct buf *out, const struct patch *p)
 			buf_addf(out, "old mode %06o\nnew mode %06o\n",
 				 f->old_mode, f->new_mode);
 		if (f->op == PATCH_RENAME || f->op == PATCH_COPY) {
-			const char *w = f->op == PATCH_RENAME ? "rename" : "copy";
+			const char *w = f->op == PATCH_RENAME ? "rename"
+							      : "copy";
 			buf_addf(out, "similarity index %u%%\n", f->similarity);
 			buf_addf(out, "%s from %s\n%s to %s\n", w, o, w, n);
 		}
@@ -58,8 +59,9 @@ static void git_form(struct buf *out, const struct patch *p)
 			 f->new_path ? f->new_path : "/dev/null");
 		for (size_t h = 0; h < f->nr_hunks; h++) {
 			const struct patch_hunk *ph = &f->hunks[h];
-			buf_addf(out, "@@ -%lu,%lu +%lu,%lu @@\n", ph->old_start,
-				 ph->old_count, ph->new_start, ph->new_count);
+			buf_addf(out, "@@ -%lu,%lu +%lu,%lu @@\n",
+				 ph->old_start, ph->old_count, ph->new_start,
+				 ph->new_count);
 			for (size_t l = 0; l < ph->nr_lines; l++) {
 				buf_addc(out, ph->lines[l].kind);
 				buf_addspan(out, ph->lines[l].text);
@@ -156,7 +158,8 @@ void vdiff_patch_id(char hex[41], const struct patch *p)
 				/* "index PRE..POST[ MODE]": kept for a binary
 				 * file that may follow, as git keeps them */
 				struct span v = { l.ptr + 6, l.len - 6 };
-				const char *dots = memmem(v.ptr, v.len, "..", 2);
+				const char *dots =
+					memmem(v.ptr, v.len, "..", 2);
 				if (dots) {
 					const char *e = dots + 2;
 					while (e < v.ptr + v.len && *e != ' ')
@@ -460,7 +463,8 @@ void vdiff_assign(int n, const int *cost, int *col2row, int *row2col)
 		nfree = 0;
 		while (k < todo_nr) {
 			int r = free_rows[k++];
-			int c1 = 0, c2 = -1, u1 = COST(0, r) - v[0], u2 = INT_MAX;
+			int c1 = 0, c2 = -1, u1 = COST(0, r) - v[0],
+			    u2 = INT_MAX;
 			int r0;
 
 			for (int c = 1; c < n; c++) {
@@ -488,11 +492,13 @@ void vdiff_assign(int n, const int *cost, int *col2row, int *row2col)
 				c1 = c2;
 				r0 = col2row[c1];
 			}
+			/* a row pushed out: looked at again at once when the
+			 * price fell, else in the next round */
 			if (r0 >= 0) {
 				if (u1 < u2)
-					free_rows[--k] = r0; /* at once */
+					free_rows[--k] = r0;
 				else
-					free_rows[nfree++] = r0; /* next round */
+					free_rows[nfree++] = r0;
 			}
 			row2col[r] = c1;
 			col2row[c1] = r;
@@ -511,7 +517,7 @@ void vdiff_assign(int n, const int *cost, int *col2row, int *row2col)
 		}
 		for (;;) {
 			if (low == up) {
-				/* todo[low..up): the columns at the new minimum */
+				/* todo[low..up): the columns at the minimum */
 				last = low;
 				min = d[todo[up++]];
 				for (int k = up; k < n; k++) {
@@ -536,7 +542,8 @@ void vdiff_assign(int n, const int *cost, int *col2row, int *row2col)
 				int u1 = COST(c1, r) - v[c1] - min;
 
 				for (int k = up; k < n; k++) {
-					int c = todo[k], h = COST(c, r) - v[c] - u1;
+					int c = todo[k],
+					    h = COST(c, r) - v[c] - u1;
 					end = c;
 					if (h >= d[c])
 						continue;
@@ -713,12 +720,14 @@ static int pair_by_similarity(struct vdiff *d, struct err *err)
 				c = 0;
 			else if (d->a2b[i] < 0 && d->b2a[j] < 0)
 				error = vdiff_diffsize(&c, diff_part(&d->ta[i]),
-						       diff_part(&d->tb[j]), err);
+						       diff_part(&d->tb[j]),
+						       err);
 			else
 				c = VDIFF_COST_MAX;
 			cost[i + n * j] = c;
 		}
-		c = d->a2b[i] < 0 ? creation_cost(d, &d->ta[i]) : VDIFF_COST_MAX;
+		c = d->a2b[i] < 0 ? creation_cost(d, &d->ta[i])
+				  : VDIFF_COST_MAX;
 		for (size_t j = nb; j < n; j++)
 			cost[i + n * j] = c;
 	}
@@ -770,8 +779,9 @@ static void link_rewritten(struct vdiff *d)
 			}
 			for (size_t k = 0; k < nb && n == 1; k++)
 				if (k != j && d->b2a[k] < 0 && d->rb[k] < 0 &&
-				    (pass ? same_subject(&d->a->items[found].patch,
-							 &d->b->items[k].patch)
+				    (pass ? same_subject(
+						    &d->a->items[found].patch,
+						    &d->b->items[k].patch)
 					  : same_id(d, (size_t)found, k)))
 					n = 2;
 			if (n != 1)
@@ -1007,7 +1017,8 @@ int vdiff_interdiff(struct buf *out, size_t *added, size_t *removed,
 	split_lines(&lb, tb);
 	for (size_t h = 0; h < td.nr_hunks; h++) {
 		const struct tree_diff_hunk *th = &td.hunks[h];
-		size_t first = th->old_count ? th->old_start : th->old_start + 1;
+		size_t first = th->old_count ? th->old_start
+					     : th->old_start + 1;
 		struct span sec = section_before(&la, first ? first - 1 : 0);
 
 		buf_addf(out, "%*s@@", (int)indent, "");
@@ -1086,21 +1097,28 @@ int vdiff_json(char **out, const struct vdiff *d, bool stat_only,
 	json_object_set_new(doc, "series", jstr(d->b->name));
 	side = json_object();
 	json_object_set_new(side, "version", jstr(d->a->version));
-	json_object_set_new(side, "patches", json_integer((json_int_t)d->a->nr));
+	json_object_set_new(side, "patches",
+			    json_integer((json_int_t)d->a->nr));
 	json_object_set_new(doc, "old", side);
 	side = json_object();
 	json_object_set_new(side, "version", jstr(d->b->version));
-	json_object_set_new(side, "patches", json_integer((json_int_t)d->b->nr));
+	json_object_set_new(side, "patches",
+			    json_integer((json_int_t)d->b->nr));
 	json_object_set_new(doc, "new", side);
 	json_object_set_new(doc, "creation_factor",
 			    json_integer(d->creation_factor));
 	counts = json_object();
-	json_object_set_new(counts, "unchanged", json_integer((json_int_t)d->nr_same));
-	json_object_set_new(counts, "changed", json_integer((json_int_t)d->nr_changed));
+	json_object_set_new(counts, "unchanged",
+			    json_integer((json_int_t)d->nr_same));
+	json_object_set_new(counts, "changed",
+			    json_integer((json_int_t)d->nr_changed));
 	json_object_set_new(counts, "new", json_integer((json_int_t)d->nr_new));
-	json_object_set_new(counts, "dropped", json_integer((json_int_t)d->nr_dropped));
-	json_object_set_new(counts, "rewritten", json_integer((json_int_t)d->nr_rewritten));
-	json_object_set_new(counts, "moved", json_integer((json_int_t)d->nr_moved));
+	json_object_set_new(counts, "dropped",
+			    json_integer((json_int_t)d->nr_dropped));
+	json_object_set_new(counts, "rewritten",
+			    json_integer((json_int_t)d->nr_rewritten));
+	json_object_set_new(counts, "moved",
+			    json_integer((json_int_t)d->nr_moved));
 	json_object_set_new(doc, "counts", counts);
 	for (size_t k = 0; k < d->nr_pairs && !error; k++) {
 		const struct vdiff_pair *p = &d->pairs[k];
@@ -1125,9 +1143,12 @@ int vdiff_json(char **out, const struct vdiff *d, bool stat_only,
 			size_t add = 0, del = 0;
 			json_t *st = json_object();
 
-			error = vdiff_interdiff(&idiff, &add, &del, d, p, 0, err);
-			json_object_set_new(st, "added", json_integer((json_int_t)add));
-			json_object_set_new(st, "removed", json_integer((json_int_t)del));
+			error = vdiff_interdiff(&idiff, &add, &del, d, p, 0,
+						err);
+			json_object_set_new(st, "added",
+					    json_integer((json_int_t)add));
+			json_object_set_new(st, "removed",
+					    json_integer((json_int_t)del));
 			json_object_set_new(o, "interdiff_stat", st);
 			json_object_set_new(o, "interdiff",
 					    stat_only ? json_null()

@@ -119,10 +119,10 @@ const char *vdiff_status_name(enum vdiff_status s);
 const char *vdiff_by_name(enum vdiff_by b);
 
 /*
- * The interdiff of a pair (or rewritten couple), as range-diff shows it: the diff of
- * their texts, "@@ SECTION" hunk headers (" ## Commit message ##", the
- * file and function), each line indented by indent spaces.  *added and
- * *removed (may be NULL) count its '+' and '-' lines.
+ * The interdiff of a pair (or rewritten couple), as range-diff shows it:
+ * the diff of their texts, "@@ SECTION" hunk headers (" ## Commit message
+ * ##", the file and function), each line indented by indent spaces.
+ * *added and *removed (may be NULL) count its '+' and '-' lines.
  */
 int vdiff_interdiff(struct buf *out, size_t *added, size_t *removed,
 		    const struct vdiff *d, const struct vdiff_pair *p,

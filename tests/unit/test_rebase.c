@@ -136,8 +136,9 @@ static void assert_interdiff_turns(const struct buf *post1,
 	if (patch_parse(&ip, idiff->ptr, idiff->len, NULL, &err) < 0)
 		fail_msg("%s\n%s", err.msg.ptr, idiff->ptr);
 	apply_file_result_init(&ar);
-	if (apply_file(&ar, &ip.files[0], (struct span){ post1->ptr, post1->len },
-		       true, &ao, &err) < 0)
+	if (apply_file(&ar, &ip.files[0],
+		       (struct span){ post1->ptr, post1->len }, true, &ao,
+		       &err) < 0)
 		fail_msg("%s", err.msg.ptr);
 	assert_int_equal(ar.outcome, OUTCOME_CLEAN);
 	assert_string_equal(ar.out.ptr, post2->ptr);
@@ -183,9 +184,10 @@ static void one_changed_line_gives_one_hunk(void **state)
 	make_patch(&p1, "f.c", &base, &a);
 	make_patch(&p2, "f.c", &base, &b);
 	assert_int_equal(interdiff(&out, &p1, &p2), 0);
-	assert_string_equal(out.ptr, "--- a/f.c\n+++ b/f.c\n"
-				     "@@ -7,7 +7,7 @@\n"
-				     " l7\n l8\n l9\n-v1\n+v2\n l11\n l12\n l13\n");
+	assert_string_equal(out.ptr,
+			    "--- a/f.c\n+++ b/f.c\n"
+			    "@@ -7,7 +7,7 @@\n"
+			    " l7\n l8\n l9\n-v1\n+v2\n l11\n l12\n l13\n");
 	assert_interdiff_turns(&a, &b, &out);
 	patch_release(&p1);
 	patch_release(&p2);
@@ -309,9 +311,10 @@ static void new_file_versions_give_a_change_of_it(void **state)
 	make_patch(&p2, "new.c", &none, &b);
 	assert_int_equal(p1.files[0].op, PATCH_ADD);
 	assert_int_equal(interdiff(&out, &p1, &p2), 0);
-	assert_string_equal(out.ptr, "--- a/new.c\n+++ b/new.c\n"
-				     "@@ -3,6 +3,7 @@\n"
-				     " n3\n n4\n n5\n+inserted\n n6\n n7\n n8\n");
+	assert_string_equal(out.ptr,
+			    "--- a/new.c\n+++ b/new.c\n"
+			    "@@ -3,6 +3,7 @@\n"
+			    " n3\n n4\n n5\n+inserted\n n6\n n7\n n8\n");
 	assert_interdiff_turns(&a, &b, &out);
 	patch_release(&p1);
 	patch_release(&p2);
@@ -388,7 +391,8 @@ static void interdiff_turns_v1s_result_into_v2s(void **state)
 			char *e[2] = { e1, e2 };
 			for (int s = 0; s < 2; s++) {
 				if (e[s][i] == 1)
-					buf_addf(dst[s], "l%d changed %d\n", i, s);
+					buf_addf(dst[s], "l%d changed %d\n", i,
+						 s);
 				else if (e[s][i] != 2)
 					buf_addf(dst[s], "l%d\n", i);
 				if (e[s][i] == 3)
@@ -432,7 +436,8 @@ static const char *const ws_script =
 	"seq -f 'b%%02g' 1 40 >fs/btrfs/b.c; git add -A;"
 	"git commit -qm base; git tag base; cd ..;"
 	"mkdir -p ws/series ws/kernels ws/patches;"
-	"printf '[kernel]\\n\\turl = %s/repo\\n\\tref = base\\n' >ws/kernels/t.conf; true";
+	"printf '[kernel]\\n\\turl = %s/repo\\n\\tref = base\\n' "
+	">ws/kernels/t.conf; true";
 
 static void ws_init(struct ws *w)
 {
@@ -517,7 +522,8 @@ static void rebase_ok(struct rebase_result *r, struct ws *w,
 	struct rebase_opts ro = { .carry = { .apply = APPLY_OPTS_INIT } };
 
 	ro.dry_run = dry_run;
-	ro.refresh = false; /* the versions are not stored: no refreshed series */
+	ro.refresh =
+		false; /* the versions are not stored: no refreshed series */
 	if (job_open(&j, w->root, "t", NULL, &err) < 0 ||
 	    vdiff_compute(&d, v1, v2, NULL, &err) < 0 ||
 	    rebase_target(r, &j, v1, v2, &d, &ro, &err) < 0)
@@ -558,8 +564,10 @@ static void statuses_are_reused_updated_new_dropped(void **state)
 	assert_true(r.carried);
 	assert_string_equal(r.carry.branch, "refs/heads/kcarry/s/v2/t");
 	{
-		char *a = unit_capture("git -C '%s' show kcarry/s/v2/t:fs/btrfs/a.c"
-				       " | sed -n 20p", w.repo);
+		char *a = unit_capture(
+			"git -C '%s' show kcarry/s/v2/t:fs/btrfs/a.c"
+			" | sed -n 20p",
+			w.repo);
 		assert_string_equal(a, "a20 two, v2");
 		free(a);
 	}
@@ -596,7 +604,8 @@ static void persons_resolution_is_carried_and_recorded(void **state)
 		"cd '%s' && git checkout -q -b person base && "
 		"sed -i 's/^a10$/a10 fixed by a person/' fs/btrfs/a.c && "
 		"sed -i 's/^b20$/b20 v1/' fs/btrfs/b.c && "
-		"git -c user.name=x -c user.email=x@y commit -qam 'btrfs: fix' && "
+		"git -c user.name=x -c user.email=x@y commit -qam 'btrfs: fix' "
+		"&& "
 		"git format-patch -1 --stdout && git checkout -q base",
 		w.repo);
 	{
@@ -618,9 +627,10 @@ static void persons_resolution_is_carried_and_recorded(void **state)
 	assert_true(r.patches[0].v1_resolved);
 	assert_true(r.patches[0].recorded);
 	assert_true(r.carry.patches[0].resolved);
-	a = unit_capture("git -C '%s' show kcarry/s/v2/t:fs/btrfs/a.c | sed -n 10p;"
-			 "git -C '%s' show kcarry/s/v2/t:fs/btrfs/b.c | sed -n 20p",
-			 w.repo, w.repo);
+	a = unit_capture(
+		"git -C '%s' show kcarry/s/v2/t:fs/btrfs/a.c | sed -n 10p;"
+		"git -C '%s' show kcarry/s/v2/t:fs/btrfs/b.c | sed -n 20p",
+		w.repo, w.repo);
 	assert_string_equal(a, "a10 fixed by a person\nb20 v2");
 	free(a);
 	{

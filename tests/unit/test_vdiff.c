@@ -121,7 +121,8 @@ static size_t compare_dir(const char *dir)
 	return compared;
 }
 
-static void patch_id_equals_git_on_renames_modes_new_deleted_binary(void **state)
+static void
+patch_id_equals_git_on_renames_modes_new_deleted_binary(void **state)
 {
 	const struct fixture *fx = *state;
 	char *dir = fs_join(fx->dir, "kinds");
@@ -129,26 +130,35 @@ static void patch_id_equals_git_on_renames_modes_new_deleted_binary(void **state
 	assert_int_equal(
 		unit_run("set -e; git init -q '%s'; cd '%s';"
 			 "mkdir -p fs/btrfs; seq 1 60 >fs/btrfs/a.c;"
-			 "seq 100 130 >fs/btrfs/gone.c; seq 200 260 >fs/btrfs/old.c;"
+			 "seq 100 130 >fs/btrfs/gone.c; seq 200 260 "
+			 ">fs/btrfs/old.c;"
 			 "printf 'x\\001\\000y' >fs/btrfs/blob.bin;"
 			 "git add -A; git commit -qm base;"
-			 "sed -i 's/^5$/five  with   spaces/; s/^40$/forty/' fs/btrfs/a.c;"
+			 "sed -i 's/^5$/five  with   spaces/; s/^40$/forty/' "
+			 "fs/btrfs/a.c;"
 			 "printf 'tail' >>fs/btrfs/a.c;"
-			 "git commit -qam 'btrfs: two hunks, no newline at the end';"
-			 "git mv fs/btrfs/old.c fs/btrfs/new.c; chmod +x fs/btrfs/new.c;"
+			 "git commit -qam 'btrfs: two hunks, no newline at the "
+			 "end';"
+			 "git mv fs/btrfs/old.c fs/btrfs/new.c; chmod +x "
+			 "fs/btrfs/new.c;"
 			 "sed -i 's/^230$/two-thirty/' fs/btrfs/new.c;"
 			 "git commit -qam 'btrfs: rename with a mode change';"
 			 "git rm -q fs/btrfs/gone.c; seq 1 3 >fs/btrfs/added.c;"
-			 "git add -A; git commit -qm 'btrfs: add one file, delete one';"
-			 "chmod +x fs/btrfs/a.c; git commit -qam 'btrfs: mode only';"
-			 "printf 'x\\002\\000z' >fs/btrfs/blob.bin; sed -i 1d fs/btrfs/a.c;"
+			 "git add -A; git commit -qm 'btrfs: add one file, "
+			 "delete one';"
+			 "chmod +x fs/btrfs/a.c; git commit -qam 'btrfs: mode "
+			 "only';"
+			 "printf 'x\\002\\000z' >fs/btrfs/blob.bin; sed -i 1d "
+			 "fs/btrfs/a.c;"
 			 "git commit -qam 'btrfs: a binary and a text file';"
 			 "git format-patch -q -o patches --root HEAD~5..HEAD;"
-			 "git format-patch -q --binary -o patches-binary HEAD~1..HEAD",
+			 "git format-patch -q --binary -o patches-binary "
+			 "HEAD~1..HEAD",
 			 dir, dir),
 		0);
 	{
-		char *p = fs_join(dir, "patches"), *pb = fs_join(dir, "patches-binary");
+		char *p = fs_join(dir, "patches"),
+		     *pb = fs_join(dir, "patches-binary");
 		assert_int_equal(compare_dir(p), 5);
 		assert_int_equal(compare_dir(pb), 1);
 		free(p);
@@ -187,12 +197,15 @@ static void patch_id_equals_git_on_the_corpus_threads(void **state)
 		for (size_t c = 0; c < set.nr; c++) {
 			const struct series_version *v = &set.items[c].sv;
 			for (size_t i = 0; i < v->nr; i++) {
-				char *out = xstrfmt("%s/corpus-%zu-%zu-%zu.patch",
-						    fx->dir, f, c, i), *want;
+				char *out = xstrfmt(
+					     "%s/corpus-%zu-%zu-%zu.patch",
+					     fx->dir, f, c, i),
+				     *want;
 				char got[41];
 
 				if (fs_write_atomic(out, v->items[i].text.ptr,
-						    v->items[i].text.len, &err) < 0)
+						    v->items[i].text.len,
+						    &err) < 0)
 					fail_msg("%s", err.msg.ptr);
 				vdiff_patch_id(got, &v->items[i].patch);
 				want = git_patch_id(out);
@@ -323,9 +336,11 @@ static void diffsize_counts_hunks_and_their_lines(void **state)
 	const char *b = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n12\n13\n14\n";
 
 	/* two hunks: 3 context, 2 changed, 3 context; 3 context, 1 gone */
-	assert_int_equal(vdiff_diffsize(&n, span_from(a), span_from(b), &err), 0);
+	assert_int_equal(vdiff_diffsize(&n, span_from(a), span_from(b), &err),
+			 0);
 	assert_int_equal(n, 2 + 8 + 4);
-	assert_int_equal(vdiff_diffsize(&n, span_from(a), span_from(a), &err), 0);
+	assert_int_equal(vdiff_diffsize(&n, span_from(a), span_from(a), &err),
+			 0);
 	assert_int_equal(n, 0);
 	err_release(&err);
 }
@@ -389,7 +404,9 @@ static void assignment_that_is_a_permutation_is_minimal(void **state)
 		bool seen[8] = { false }, used[8] = { false }, perm = true;
 
 		for (int k = 0; k < n * n; k++)
-			cost[k] = (int)((seed = seed * 1103515245 + 12345) >> 16) % 10;
+			cost[k] = (int)((seed = seed * 1103515245 + 12345) >>
+					16) %
+				  10;
 		vdiff_assign(n, cost, col, row);
 		for (int c = 0; c < n; c++) {
 			if (col[c] < 0 || seen[col[c]]) {
@@ -434,13 +451,20 @@ static void add(struct series_version *v, char *text)
 	free(text);
 }
 
-static const char h_a[] = "@@ -4,7 +4,7 @@\n a04\n a05\n a06\n-a07\n+a07 x\n a08\n a09\n a10\n";
-static const char h_b[] = "@@ -4,7 +4,7 @@\n b04\n b05\n b06\n-b07\n+b07 x\n b08\n b09\n b10\n";
-static const char h_b2[] = "@@ -4,7 +4,8 @@\n b04\n b05\n b06\n-b07\n+b07 x\n+b07 y\n b08\n b09\n b10\n";
-static const char h_c[] = "@@ -4,7 +4,7 @@\n c04\n c05\n c06\n-c07\n+c07 x\n c08\n c09\n c10\n";
-static const char h_d[] = "@@ -4,7 +4,7 @@\n d04\n d05\n d06\n-d07\n+d07 x\n d08\n d09\n d10\n";
-static const char h_d2[] = "@@ -14,5 +14,8 @@\n d14\n d15\n-d16\n+e1\n+e2\n+e3\n+e4\n d17\n d18\n";
-static const char h_e[] = "@@ -4,7 +4,7 @@\n e04\n e05\n e06\n-e07\n+e07 x\n e08\n e09\n e10\n";
+static const char h_a[] =
+	"@@ -4,7 +4,7 @@\n a04\n a05\n a06\n-a07\n+a07 x\n a08\n a09\n a10\n";
+static const char h_b[] =
+	"@@ -4,7 +4,7 @@\n b04\n b05\n b06\n-b07\n+b07 x\n b08\n b09\n b10\n";
+static const char h_b2[] = "@@ -4,7 +4,8 @@\n b04\n b05\n b06\n-b07\n+b07 "
+			   "x\n+b07 y\n b08\n b09\n b10\n";
+static const char h_c[] =
+	"@@ -4,7 +4,7 @@\n c04\n c05\n c06\n-c07\n+c07 x\n c08\n c09\n c10\n";
+static const char h_d[] =
+	"@@ -4,7 +4,7 @@\n d04\n d05\n d06\n-d07\n+d07 x\n d08\n d09\n d10\n";
+static const char h_d2[] =
+	"@@ -14,5 +14,8 @@\n d14\n d15\n-d16\n+e1\n+e2\n+e3\n+e4\n d17\n d18\n";
+static const char h_e[] =
+	"@@ -4,7 +4,7 @@\n e04\n e05\n e06\n-e07\n+e07 x\n e08\n e09\n e10\n";
 
 static void pairs_say_unchanged_changed_new_dropped_moved(void **state)
 {
@@ -590,7 +614,8 @@ int main(void)
 		cmocka_unit_test(
 			patch_id_equals_git_on_renames_modes_new_deleted_binary),
 		cmocka_unit_test(patch_id_equals_git_on_the_corpus_threads),
-		cmocka_unit_test(patch_id_equals_git_on_this_repository_history),
+		cmocka_unit_test(
+			patch_id_equals_git_on_this_repository_history),
 		cmocka_unit_test(text_is_what_range_diff_compares),
 		cmocka_unit_test(patch_id_ignores_white_space_and_line_numbers),
 		cmocka_unit_test(diffsize_counts_hunks_and_their_lines),
