@@ -120,8 +120,11 @@ static int align(struct laid *h1, size_t n1, struct laid *h2, size_t n2,
 		for (size_t m = 0; m < n1; m++) {
 			if (!h1[m].count || h1[m].count > MAX_ALIGN_LINES)
 				continue;
-			long first = h1[m].start - h2[k].start - h2[k].count + 1;
-			long last = h1[m].start + h1[m].count - 1 - h2[k].start;
+			/* every shift that makes the two overlap */
+			long first = h1[m].start - h2[k].start -
+				     h2[k].count + 1;
+			long last = h1[m].start + h1[m].count - 1 -
+				    h2[k].start;
 
 			for (long d = first; d <= last; d++) {
 				struct fit f = fit(h1, n1, &h2[k], d);
@@ -382,7 +385,7 @@ out:
 	return error;
 }
 
-/* ---- carrying V2 ---------------------------------------------------------- */
+/* ---- carrying V2 ------------------------------------------------------- */
 
 void rebase_result_release(struct rebase_result *r)
 {
