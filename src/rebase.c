@@ -451,6 +451,13 @@ struct changes {
 	size_t nr, alloc;
 };
 
+/* What carrying one patch through V1's backport gives. */
+struct carried {
+	bool ok;        /* every file could be carried */
+	bool interdiff; /* some file needed the interdiff */
+	struct changes ch;
+};
+
 static void changes_release(struct changes *c)
 {
 	for (size_t i = 0; i < c->nr; i++) {
@@ -499,16 +506,17 @@ static struct span state_span(const struct file_state *s)
  * One file of V2's patch applied as apply would apply it; false (and why)
  * when it does not apply cleanly enough to be taken without a person.
  */
-static int plain_file(bool *ok, struct changes *out, struct walk *w,
+static int plain_file(struct carried *cd, struct walk *w,
 		      const struct patch_file *f, struct err *err)
 {
+	struct changes *out = &cd->ch;
 	const char *src = f->old_path ? f->old_path : f->new_path;
 	struct file_state x;
 	struct apply_file_result ar;
 	struct err ferr = ERR_INIT;
 	int error;
 
-	*ok = false;
+	cd->ok = false;
 	if ((error = read_state(&x, w, &w->tree, src, err)) < 0)
 		return error;
 	apply_file_result_init(&ar);
@@ -531,9 +539,9 @@ static int plain_file(bool *ok, struct changes *out, struct walk *w,
 			if (f->op == PATCH_RENAME)
 				change_for(out, f->old_path)->remove = true;
 		}
-		*ok = true;
+		cd->ok = true;
 	} else
-		*ok = true;
+		cd->ok = true;
 	err_release(&ferr);
 	apply_file_result_release(&ar);
 	buf_release(&x.data);
@@ -545,8 +553,8 @@ static int plain_file(bool *ok, struct changes *out, struct walk *w,
  * 3-way merge of the file before and after V1's patch into it), then the
  * interdiff applied on top.
  */
-static int backport_file(bool *ok, bool *used_interdiff, struct changes *out,
-			 struct walk *w, size_t i, const struct patch_file *f1,
+static int backport_file(struct carried *cd, struct walk *w, size_t i,
+			 const struct patch_file *f1,
 			 const struct patch_file *f2, struct err *err)
 {
 	const char *path = f2->new_path;
@@ -557,7 +565,7 @@ static int backport_file(bool *ok, bool *used_interdiff, struct changes *out,
 	bool conflicts = false;
 	int error;
 
-	*ok = false;
+	cd->ok = false;
 	patch_init(&ip);
 	if ((error = read_state(&x, w, &w->tree, path, err)) < 0)
 		return error;
@@ -623,17 +631,17 @@ static int backport_file(bool *ok, bool *used_interdiff, struct changes *out,
 			if (ar.outcome != OUTCOME_ALREADY)
 				buf_swap(&merged, &ar.out);
 			apply_file_result_release(&ar);
-			*used_interdiff = true;
+			cd->interdiff = true;
 		}
 	}
 	{
-		struct file_change *fc = change_for(out, path);
+		struct file_change *fc = change_for(&cd->ch, path);
 		buf_swap(&fc->data, &merged);
 		fc->mode = f2->new_mode ? f2->new_mode
 			   : y1.mode	? y1.mode
 					: x.mode;
 	}
-	*ok = true;
+	cd->ok = true;
 out:
 	patch_release(&ip);
 	err_release(&ierr);
@@ -645,19 +653,16 @@ out:
 	return error;
 }
 
-/* V2's patch k carried through V1's backport of patch i. */
-static int backport(bool *ok, enum rebase_how *how, struct tree_oid *out,
-		    struct walk *w, size_t i, const struct patch *p2,
-		    struct err *err)
+/* V2's patch carried through V1's backport of patch i: *out, cd->ok. */
+static int backport(struct carried *cd, struct tree_oid *out, struct walk *w,
+		    size_t i, const struct patch *p2, struct err *err)
 {
 	const struct patch *p1 = &w->v1->items[i].patch;
-	struct changes ch = { 0 };
 	struct tree_change *tc = NULL;
-	bool interdiff = false;
 	int error = 0;
 
-	*ok = true;
-	for (size_t f = 0; f < p2->nr_files && *ok && !error; f++) {
+	cd->ok = true;
+	for (size_t f = 0; f < p2->nr_files && cd->ok && !error; f++) {
 		const struct patch_file *f2 = &p2->files[f];
 		const struct patch_file *f1 = NULL;
 
@@ -666,29 +671,27 @@ static int backport(bool *ok, enum rebase_how *how, struct tree_oid *out,
 				f1 = &p1->files[g];
 		if (f1 && !f2->binary &&
 		    (f2->op == PATCH_MODIFY || f2->op == PATCH_ADD))
-			error = backport_file(ok, &interdiff, &ch, w, i, f1, f2,
-					      err);
+			error = backport_file(cd, w, i, f1, f2, err);
 		else
-			error = plain_file(ok, &ch, w, f2, err);
+			error = plain_file(cd, w, f2, err);
 	}
-	if (error || !*ok)
-		goto out;
-	tc = xcalloc(ch.nr + 1, sizeof(*tc));
-	for (size_t k = 0; k < ch.nr && !error; k++) {
-		tc[k].path = ch.v[k].path;
-		tc[k].remove = ch.v[k].remove;
-		tc[k].mode = ch.v[k].mode ? ch.v[k].mode : 0100644;
+	if (error || !cd->ok)
+		return error;
+	tc = xcalloc(cd->ch.nr + 1, sizeof(*tc));
+	for (size_t k = 0; k < cd->ch.nr && !error; k++) {
+		const struct file_change *fc = &cd->ch.v[k];
+		tc[k].path = fc->path;
+		tc[k].remove = fc->remove;
+		tc[k].mode = fc->mode ? fc->mode : 0100644;
 		if (!tc[k].remove)
 			error = tree_write_blob(&tc[k].blob, w->j->repo,
-						ch.v[k].data.ptr,
-						ch.v[k].data.len, err);
+						fc->data.ptr, fc->data.len,
+						err);
 	}
 	if (!error)
-		error = tree_update(out, w->j->repo, &w->tree, tc, ch.nr, err);
-	*how = interdiff ? REBASE_HOW_INTERDIFF : REBASE_HOW_BACKPORT;
-out:
+		error = tree_update(out, w->j->repo, &w->tree, tc, cd->ch.nr,
+				    err);
 	free(tc);
-	changes_release(&ch);
 	return error;
 }
 
@@ -825,12 +828,14 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 	rp->outcome = cp.outcome;
 	if (i >= 0 && w->c1.patches[i].committed &&
 	    (w->c1.patches[i].resolved || (!plain_ok && !plain_already))) {
-		bool ok = false;
-		enum rebase_how how = REBASE_HOW_BACKPORT;
+		struct carried cd = { false, false, { NULL, 0, 0 } };
 		struct tree_oid bp;
+		bool ok;
 
-		if ((error = backport(&ok, &how, &bp, w, (size_t)i, p2, err)) <
-		    0)
+		error = backport(&cd, &bp, w, (size_t)i, p2, err);
+		ok = cd.ok;
+		changes_release(&cd.ch);
+		if (error < 0)
 			goto out;
 		if (ok && same_oid(&bp, &w->tree)) {
 			ok = false;
@@ -839,7 +844,8 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 		}
 		if (ok) {
 			next = bp;
-			rp->how = how;
+			rp->how = cd.interdiff ? REBASE_HOW_INTERDIFF
+					       : REBASE_HOW_BACKPORT;
 			take_backport = true;
 			*committed = true;
 		} else if (plain_ok) {
