@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "mail.h"
 #include "tree.h"
 
 /* ---- patch-id ----------------------------------------------------------- */
@@ -1051,21 +1052,20 @@ int vdiff_interdiff(struct buf *out, size_t *added, size_t *removed,
 
 /* ---- kcarry-diff/1 ------------------------------------------------------ */
 
+/* A JSON string (NULL: null); bytes that are not UTF-8 become U+FFFD. */
 static json_t *jstr(const char *s)
 {
+	struct buf u = BUF_INIT;
 	json_t *j;
 
 	if (!s)
 		return json_null();
-	j = json_string(s);
-	if (!j) {
-		/* not UTF-8: keep what can be kept */
-		struct buf b = BUF_INIT;
-		for (; *s; s++)
-			buf_addc(&b, (unsigned char)*s < 0x80 ? *s : '?');
-		j = json_string(b.ptr);
-		buf_release(&b);
-	}
+	if ((j = json_string(s)))
+		return j;
+	/* a patch quoting Latin-1 code, say */
+	mail_to_utf8(&u, s, strlen(s), "UTF-8");
+	j = json_stringn(u.ptr, u.len);
+	buf_release(&u);
 	return j ? j : json_null();
 }
 

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "import.h"
 #include "tree.h"
 #include "vdiff.h"
@@ -608,6 +610,36 @@ static void json_names_the_schema_and_every_patch(void **state)
 	err_release(&err);
 }
 
+/* Old kernel patches quote Latin-1: the document stays valid UTF-8. */
+static void json_turns_bytes_that_are_not_utf8_into_u_fffd(void **state)
+{
+	static const char h_latin1[] = "@@ -4,7 +4,7 @@\n b04\n b05\n b06\n"
+				       "-b07\n+b07 caf\xe9\n b08\n b09\n b10\n";
+	struct series_version a, b;
+	struct vdiff d;
+	struct err err = ERR_INIT;
+	json_error_t jerr;
+	json_t *doc;
+	char *s = NULL;
+
+	series_version_init(&a, "wq", "v1");
+	series_version_init(&b, "wq", "v2");
+	add(&a, patch_text("btrfs: two", "", "fs/b.c", h_b));
+	add(&b, patch_text("btrfs: two", "", "fs/b.c", h_latin1));
+	if (vdiff_compute(&d, &a, &b, NULL, &err) < 0 ||
+	    vdiff_json(&s, &d, false, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	doc = json_loads(s, 0, &jerr);
+	assert_non_null(doc);
+	assert_non_null(strstr(s, "caf\xef\xbf\xbd"));
+	json_decref(doc);
+	free(s);
+	vdiff_release(&d);
+	series_version_release(&a);
+	series_version_release(&b);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +658,8 @@ int main(void)
 			same_subject_beyond_the_creation_factor_is_rewritten),
 		cmocka_unit_test(interdiff_is_range_diffs),
 		cmocka_unit_test(json_names_the_schema_and_every_patch),
+		cmocka_unit_test(
+			json_turns_bytes_that_are_not_utf8_into_u_fffd),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
