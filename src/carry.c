@@ -5,29 +5,25 @@
 
 #include "mail.h"
 
-void carry_patch_release(struct carry_patch *p)
-{
-	for (size_t f = 0; f < p->nr_files; f++) {
-		struct carry_file *cf = &p->files[f];
-		free(cf->path);
-		free(cf->error);
-		for (size_t h = 0; h < cf->nr_hunks; h++) {
-			free(cf->hunks[h].func);
-			free(cf->hunks[h].found_func);
-			free(cf->hunks[h].reason);
-		}
-		free(cf->hunks);
-		buf_release(&cf->rej);
-	}
-	free(p->files);
-	free(p->depends);
-	memset(p, 0, sizeof(*p));
-}
-
 void carry_result_release(struct carry_result *res)
 {
-	for (size_t i = 0; i < res->nr; i++)
-		carry_patch_release(&res->patches[i]);
+	for (size_t i = 0; i < res->nr; i++) {
+		struct carry_patch *p = &res->patches[i];
+		for (size_t f = 0; f < p->nr_files; f++) {
+			struct carry_file *cf = &p->files[f];
+			free(cf->path);
+			free(cf->error);
+			for (size_t h = 0; h < cf->nr_hunks; h++) {
+				free(cf->hunks[h].func);
+				free(cf->hunks[h].found_func);
+				free(cf->hunks[h].reason);
+			}
+			free(cf->hunks);
+			buf_release(&cf->rej);
+		}
+		free(p->files);
+		free(p->depends);
+	}
 	free(res->patches);
 	free(res->series);
 	free(res->version);
@@ -412,21 +408,4 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		free(log);
 	}
 	return error;
-}
-
-int carry_apply_patch(struct carry_patch *cp, struct tree_repo *repo,
-		      struct tree_oid *tree, const struct patch *p,
-		      const struct carry_opts *opts, struct err *err)
-{
-	struct tree_oid before = *tree;
-	int error;
-
-	memset(cp, 0, sizeof(*cp));
-	if ((error = apply_one(cp, repo, tree, p, opts, err)) < 0)
-		return error;
-	if (opts->strict && cp->risk && cp->outcome <= OUTCOME_3WAY) {
-		cp->outcome = OUTCOME_CONFLICT;
-		*tree = before;
-	}
-	return 0;
 }

@@ -84,16 +84,6 @@ int carry_fingerprint(char hex[41], struct tree_repo *repo,
 		      const struct tree_oid *tree, const struct patch *p,
 		      struct err *err);
 
-/*
- * One patch applied to *tree as carry_series applies it, without a commit:
- * cp (released first by the caller, if reused) gets the outcome and the
- * files; *tree moves when the outcome is clean, offset, fuzzy or 3-way.
- */
-int carry_apply_patch(struct carry_patch *cp, struct tree_repo *repo,
-		      struct tree_oid *tree, const struct patch *p,
-		      const struct carry_opts *opts, struct err *err);
-void carry_patch_release(struct carry_patch *p);
-
 /* True when the patch failed (conflict, partial, or risk under strict). */
 bool carry_patch_failed(const struct carry_patch *p);
 

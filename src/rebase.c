@@ -756,10 +756,45 @@ static int carry_v1(struct walk *w, struct err *err)
 	return 0;
 }
 
-/* Outcome of V2's patch on the walk's tree, as carry would have it. */
-static bool committed_outcome(const struct carry_patch *cp)
+/*
+ * One patch of V2 (use: or a resolution standing for it) carried onto the
+ * walk's head exactly as carry_series carries it, through carry_series
+ * itself on a version of that one patch: res->patches[0] says how it went
+ * and *tree is the tree after it (unchanged when it was not committed).
+ */
+static int carry_one(struct carry_result *res, struct tree_oid *tree,
+		     struct walk *w, const struct series_item *it,
+		     const struct patch *use, struct err *err)
 {
-	return cp->outcome <= OUTCOME_3WAY;
+	struct series_version one;
+	struct series_item item = *it; /* borrowed: never released here */
+	struct carry_opts co = w->co;
+	int error;
+
+	if (use)
+		item.patch = *use;
+	series_version_init(&one, w->v2->name, w->v2->version);
+	one.items = &item;
+	one.nr = 1;
+	co.no_ref = true;
+	co.stop = false;
+	co.until = 0;
+	co.progress = NULL;
+	co.resolution = NULL;
+	error = carry_series(res, w->j->repo, &w->commit, &one,
+			     w->j->target.name, &co, err);
+	one.items = NULL;
+	one.nr = 0;
+	series_version_release(&one);
+	if (!error)
+		error = tree_commit_tree(tree, w->j->repo, &res->head, err);
+	return error;
+}
+
+/* V2's patch went in as carry commits a patch. */
+static bool committed_outcome(const struct carry_result *res)
+{
+	return res->nr == 1 && res->patches[0].committed;
 }
 
 static int record(struct walk *w, const char *fingerprint,
@@ -782,7 +817,7 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 {
 	const struct series_item *it = &w->v2->items[k];
 	const struct patch *p2 = &it->patch;
-	struct carry_patch cp;
+	struct carry_result cr;
 	struct patch replay;
 	struct tree_oid plain = w->tree, next = w->tree, commit;
 	char fp[41];
@@ -792,7 +827,7 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 	*committed = false;
 	buf_reset(&w->why);
 	patch_init(&replay);
-	memset(&cp, 0, sizeof(cp));
+	memset(&cr, 0, sizeof(cr));
 	if (i >= 0)
 		rp->v1_resolved = w->c1.patches[i].resolved;
 	if ((error = carry_fingerprint(fp, w->j->repo, &w->tree, p2, err)) < 0)
@@ -805,13 +840,12 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 		return rc;
 	if (rc == 0) {
 		err_release(err);
-		if ((error = carry_apply_patch(&cp, w->j->repo, &next, &replay,
-					       &w->co, err)) < 0)
+		if ((error = carry_one(&cr, &next, w, it, &replay, err)) < 0)
 			goto out;
-		if (!committed_outcome(&cp)) {
+		if (!committed_outcome(&cr)) {
 			rp->why = xstrfmt("the resolution recorded for it does "
 					  "not apply (%s)",
-					  apply_outcome_name(cp.outcome));
+					  apply_outcome_name(cr.worst));
 			goto out;
 		}
 		rp->how = REBASE_HOW_REPLAYED;
@@ -820,12 +854,11 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 	}
 	err_release(err);
 
-	if ((error = carry_apply_patch(&cp, w->j->repo, &plain, p2, &w->co,
-				       err)) < 0)
+	if ((error = carry_one(&cr, &plain, w, it, NULL, err)) < 0)
 		goto out;
-	plain_ok = committed_outcome(&cp);
-	plain_already = cp.outcome == OUTCOME_ALREADY;
-	rp->outcome = cp.outcome;
+	plain_ok = committed_outcome(&cr);
+	plain_already = cr.patches[0].outcome == OUTCOME_ALREADY;
+	rp->outcome = cr.patches[0].outcome;
 	if (i >= 0 && w->c1.patches[i].committed &&
 	    (w->c1.patches[i].resolved || (!plain_ok && !plain_already))) {
 		struct carried cd = { false, false, { NULL, 0, 0 } };
@@ -866,7 +899,8 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 			rp->why = xstrfmt("%s's patch does not apply here "
 					  "(%s)%s%s%s",
 					  w->v2->version,
-					  apply_outcome_name(cp.outcome),
+					  apply_outcome_name(
+						  cr.patches[0].outcome),
 					  v1_too ? ", and " : "",
 					  v1_too ? w->v1->version : "",
 					  v1_too ? "'s did too" : "");
@@ -888,7 +922,7 @@ commit:
 	w->tree = next;
 	w->commit = commit;
 out:
-	carry_patch_release(&cp);
+	carry_result_release(&cr);
 	patch_release(&replay);
 	return error;
 }
