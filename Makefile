@@ -5,6 +5,7 @@
 #   make check SANITIZE=1   the same under ASan+UBSan
 #   make demo            run the main job on the bundled default workspace
 #   make bench           benchmarks against peers (quilt, git am, patch)
+#   make fuzz            libFuzzer on the parsers (FUZZ_SECONDS=60 each)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -37,6 +38,9 @@ SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS := $(SRCS:src/%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+FUZZ_NAMES := mail patch apply conf
+# the harnesses, built as replayers of tests/fuzz/regress/ for make check
+REPLAY_BINS := $(FUZZ_NAMES:%=$(B)/tests/replay_%)
 
 KCARRY := $(B)/kcarry
 
@@ -63,13 +67,43 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libkcarry.a | $(B)
 	@$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libkcarry.a \
 		$(PKG_LIBS) -lcmocka
 
+$(B)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libkcarry.a | $(B)
+	@mkdir -p $(B)/tests
+	@echo "  REPLAY  $@"
+	@$(CC) $(ALL_CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< tests/fuzz/replay.c \
+		$(B)/libkcarry.a $(PKG_LIBS)
+
+# libFuzzer builds: clang, every object instrumented
+FB := build-fuzz
+FUZZ_CFLAGS := -std=c11 -pthread -D_GNU_SOURCE -DKCARRY_VERSION='"$(VERSION)"' \
+	-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	$(PKG_CFLAGS) -Isrc -Itests/fuzz
+FUZZ_OBJS := $(SRCS:src/%.c=$(FB)/%.o)
+
+$(FB)/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(FB)
+	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FB)/libkcarry.a: $(FUZZ_OBJS)
+	@rm -f $@
+	@ar rcs $@ $^
+
+$(FB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FB)/libkcarry.a
+	@echo "  FUZZ    $@"
+	@clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FB)/libkcarry.a $(PKG_LIBS)
+
+fuzz-build: $(FUZZ_NAMES:%=$(FB)/fuzz_%)
+
+fuzz: deps
+	@tests/fuzz/run
+
 $(B):
 	mkdir -p $(B)
 
 deps:
 	@scripts/install-deps
 
-units: $(UNIT_BINS)
+units: $(UNIT_BINS) $(REPLAY_BINS)
 
 check: deps
 	@$(MAKE) --no-print-directory all units
@@ -92,6 +126,6 @@ format:
 	clang-format -i src/*.c src/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build build-san kcarry
+	rm -rf build build-san build-fuzz kcarry
 
-.PHONY: all kcarry deps units check demo bench install format clean
+.PHONY: all kcarry deps units check demo bench install format clean fuzz fuzz-build

@@ -121,11 +121,16 @@ upstream_version() { echo "${1%-*}"; }
 debian_tarball() { echo "$KCARRY_CACHE/debian/${1}_${2}.debian.tar.xz"; }
 orig_tarball() { echo "$KCARRY_CACHE/debian/${1}_$(upstream_version "$2").orig.tar.xz"; }
 
-# The cached bare repository kcarry imports a tarball target into.
+# The cached bare repository kcarry imports a tarball target into (as
+# 'kcarry kernels --path' tells for a target apt:PKG=VER).
 tree_repo() {
-	local key="apt:$1=$2"
-	key=$(printf '%s' "$key" | sed 's/[^A-Za-z0-9.+~_-]/_/g')
-	echo "$KCARRY_CACHE/trees/$key.git"
+	local d
+	kcarry_setup
+	d=$(mktemp -d "${TMPDIR:-/tmp}/kcarry-ws.XXXXXX")
+	mkdir -p "$d/series" "$d/kernels"
+	printf '[kernel]\n\ttarball = apt:%s=%s\n' "$1" "$2" >"$d/kernels/t.conf"
+	"$KCARRY_BIN" -C "$d" kernels --path t || die "kcarry kernels --path failed"
+	rm -rf "$d"
 }
 
 # extract_debian PKG VER -> folder holding debian/patches and

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "mail.h"
+#include "name.h"
+#include "strmap.h"
 
 void carry_result_release(struct carry_result *res)
 {
@@ -32,39 +34,17 @@ void carry_result_release(struct carry_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-/* One ref-name component git accepts: [A-Za-z0-9._+-], no "..", no
- * leading '.', no ".lock" or '.' at the end (git check-ref-format). */
-static void add_ref_component(struct buf *b, const char *s)
-{
-	size_t start = b->len;
-
-	for (; *s; s++) {
-		char c = *s;
-		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
-		    !(c >= '0' && c <= '9') && !strchr("._+-", c))
-			c = '_';
-		if (c == '.' && (b->len == start || b->ptr[b->len - 1] == '.'))
-			c = '_';
-		buf_addc(b, c);
-	}
-	if (b->len == start)
-		buf_addc(b, '_');
-	if (b->ptr[b->len - 1] == '.' ||
-	    (b->len - start >= 5 && !strcmp(b->ptr + b->len - 5, ".lock")))
-		buf_addc(b, '_');
-}
-
 char *carry_branch_name(const char *series, const char *version,
 			const char *target)
 {
 	struct buf b = BUF_INIT;
 
 	buf_adds(&b, "refs/heads/kcarry/");
-	add_ref_component(&b, series);
+	name_ref_component(&b, series);
 	buf_addc(&b, '/');
-	add_ref_component(&b, version);
+	name_ref_component(&b, version);
 	buf_addc(&b, '/');
-	add_ref_component(&b, target);
+	name_ref_component(&b, target);
 	return buf_detach(&b, NULL);
 }
 
@@ -113,13 +93,161 @@ static enum apply_outcome patch_outcome(const struct carry_patch *cp)
 	return worst;
 }
 
+/*
+ * The files a patch has changed so far: a later section of the same patch
+ * for one of them (GNU patch applies such sections in turn) starts from
+ * this content, not from the tree.
+ */
+struct overlay_file {
+	char *path;
+	struct buf data;
+	unsigned mode;
+	bool removed;
+};
+
+struct overlay {
+	struct overlay_file **f; /* pointers: the map borrows their paths */
+	size_t nr, alloc;
+	struct strmap index; /* path -> position in f */
+};
+
+static struct overlay_file *overlay_find(struct overlay *o, const char *path)
+{
+	size_t i = strmap_get(&o->index, path);
+	return i == (size_t)-1 ? NULL : o->f[i];
+}
+
+static struct overlay_file *overlay_get(struct overlay *o, const char *path)
+{
+	struct overlay_file *f = overlay_find(o, path);
+
+	if (f)
+		return f;
+	ALLOC_GROW(o->f, o->nr + 1, o->alloc);
+	f = o->f[o->nr] = xcalloc(1, sizeof(*f));
+	f->path = xstrdup(path);
+	buf_init(&f->data, 0);
+	strmap_put(&o->index, f->path, o->nr++);
+	return f;
+}
+
+static void overlay_release(struct overlay *o)
+{
+	for (size_t i = 0; i < o->nr; i++) {
+		free(o->f[i]->path);
+		buf_release(&o->f[i]->data);
+		free(o->f[i]);
+	}
+	free(o->f);
+	strmap_release(&o->index);
+}
+
+/* The content of path as the patch has left it so far. */
+static int read_current(struct buf *out, bool *exists, unsigned *mode,
+			struct overlay *o, struct tree_repo *repo,
+			const struct tree_oid *tree, const char *path,
+			struct err *err)
+{
+	struct overlay_file *f = overlay_find(o, path);
+
+	if (!f)
+		return tree_read_file(out, exists, mode, repo, tree, path, err);
+	buf_reset(out);
+	*exists = !f->removed;
+	*mode = f->mode;
+	if (!f->removed)
+		buf_add(out, f->data.ptr, f->data.len);
+	return 0;
+}
+
+/* A file of the patch that cannot be handled: a conflict of its own. */
+static void file_failed(struct carry_file *cf, const char *why)
+{
+	cf->outcome = OUTCOME_CONFLICT;
+	free(cf->error);
+	cf->error = xstrdup(why);
+}
+
+/* Write the changed files as a new tree; a tree libgit2 refuses (a file
+ * where a folder must be...) fails the patch, not the series. */
+static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
+		      struct tree_oid *tree, struct overlay *o, struct err *err)
+{
+	struct tree_change *ch = xcalloc(o->nr + 1, sizeof(*ch));
+	struct err terr = ERR_INIT;
+	struct buf blob = BUF_INIT;
+	int error = 0;
+
+	/* a file cannot be created under a file or symlink of the tree */
+	for (size_t i = 0; i < o->nr && !error; i++) {
+		char *dir = xstrdup(o->f[i]->path), *slash;
+		while (!o->f[i]->removed && !error &&
+		       (slash = strrchr(dir, '/')) != NULL) {
+			struct overlay_file *of;
+			bool exists = false;
+			unsigned mode;
+
+			*slash = '\0';
+			of = overlay_find(o, dir);
+			if (of)
+				exists = !of->removed;
+			else if ((error = tree_read_file(&blob, &exists, &mode,
+							 repo, tree, dir,
+							 err)) < 0)
+				break;
+			if (exists) {
+				char *why = xstrfmt("cannot create '%s': '%s' "
+						    "is a file in the tree",
+						    o->f[i]->path, dir);
+				for (size_t f = 0; f < cp->nr_files; f++)
+					if (!strcmp(cp->files[f].path,
+						    o->f[i]->path))
+						file_failed(&cp->files[f], why);
+				free(why);
+				cp->outcome = OUTCOME_CONFLICT;
+				break;
+			}
+		}
+		free(dir);
+	}
+	buf_release(&blob);
+	if (error || cp->outcome == OUTCOME_CONFLICT) {
+		free(ch);
+		return error;
+	}
+
+	for (size_t i = 0; i < o->nr && !error; i++) {
+		ch[i].path = o->f[i]->path;
+		ch[i].remove = o->f[i]->removed;
+		ch[i].mode = o->f[i]->mode;
+		if (!o->f[i]->removed)
+			error = tree_write_blob(&ch[i].blob, repo,
+						o->f[i]->data.ptr,
+						o->f[i]->data.len, err);
+	}
+	if (!error && tree_update(tree, repo, tree, ch, o->nr, &terr) < 0) {
+		struct carry_file *cf = &cp->files[0];
+		if (terr.code != ERR_IO || cp->nr_files == 0) {
+			error = err_set(err, terr.code, "%s", terr.msg.ptr);
+		} else {
+			for (size_t f = 0; f < cp->nr_files; f++)
+				if (strstr(terr.msg.ptr, cp->files[f].path))
+					cf = &cp->files[f];
+			file_failed(cf, terr.msg.ptr);
+			cp->outcome = OUTCOME_CONFLICT;
+		}
+	}
+	err_release(&terr);
+	free(ch);
+	return error;
+}
+
 static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		     struct tree_oid *tree, const struct patch *p,
 		     const struct carry_opts *opts, struct err *err)
 {
-	struct tree_change *ch = xcalloc(p->nr_files * 2 + 1, sizeof(*ch));
+	struct overlay ov = { 0 };
 	struct buf old = BUF_INIT;
-	size_t nch = 0;
 	int error = 0;
 
 	cp->files = xcalloc(p->nr_files + 1, sizeof(*cp->files));
@@ -135,9 +263,19 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 
 		cf->path = xstrdup(patch_file_path(pf));
 		buf_init(&cf->rej, 0);
-		if ((error = tree_read_file(&old, &exists, &mode, repo, tree,
-					    src, err)) < 0)
+		if ((error = read_current(&old, &exists, &mode, &ov, repo, tree,
+					  src, err)) < 0)
 			break;
+		if (!exists && (pf->op == PATCH_RENAME || pf->op == PATCH_COPY)) {
+			char *why = xstrfmt("cannot %s '%s': it is not in the "
+					    "tree",
+					    pf->op == PATCH_RENAME ? "rename"
+								   : "copy",
+					    pf->old_path);
+			file_failed(cf, why);
+			free(why);
+			continue;
+		}
 		apply_file_result_init(&ar);
 		rc = apply_file(&ar, pf, (struct span){ old.ptr, old.len },
 				exists, &opts->apply, &ferr);
@@ -149,8 +287,7 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 				apply_file_result_release(&ar);
 				break;
 			}
-			cf->outcome = OUTCOME_CONFLICT;
-			cf->error = xstrdup(ferr.msg.ptr);
+			file_failed(cf, ferr.msg.ptr);
 			err_release(&ferr);
 			apply_file_result_release(&ar);
 			continue;
@@ -164,26 +301,18 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 			bool renamed = pf->old_path && pf->new_path &&
 				       strcmp(pf->old_path, pf->new_path);
 			if (ar.deleted) {
-				ch[nch].path = pf->old_path;
-				ch[nch++].remove = true;
+				overlay_get(&ov, pf->old_path)->removed = true;
 			} else {
-				struct tree_change *c = &ch[nch];
-				if ((error = tree_write_blob(&c->blob, repo,
-							     ar.out.ptr,
-							     ar.out.len,
-							     err)) < 0) {
-					apply_file_result_release(&ar);
-					break;
-				}
-				c->path = pf->new_path;
-				c->mode = pf->new_mode ? pf->new_mode
-					  : mode	     ? mode
-							     : 0100644;
-				nch++;
-				if (renamed && pf->op == PATCH_RENAME) {
-					ch[nch].path = pf->old_path;
-					ch[nch++].remove = true;
-				}
+				struct overlay_file *of =
+					overlay_get(&ov, pf->new_path);
+				of->removed = false;
+				buf_swap(&of->data, &ar.out);
+				of->mode = pf->new_mode ? pf->new_mode
+					   : mode	 ? mode
+							 : 0100644;
+				if (renamed && pf->op == PATCH_RENAME)
+					overlay_get(&ov, pf->old_path)->removed =
+						true;
 			}
 		}
 		take_hunks(cf, &ar);
@@ -194,11 +323,11 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		if (!p->nr_files)
 			cp->outcome = OUTCOME_CLEAN;
 		if (cp->outcome <= OUTCOME_3WAY && !(opts->strict && cp->risk) &&
-		    nch)
-			error = tree_update(tree, repo, tree, ch, nch, err);
+		    ov.nr)
+			error = write_tree(cp, repo, tree, &ov, err);
 	}
 	buf_release(&old);
-	free(ch);
+	overlay_release(&ov);
 	return error;
 }
 
@@ -401,11 +530,18 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		}
 	}
 	res->head = commit;
-	if (!opts->no_ref) {
-		char *log = xstrfmt("kcarry apply %s@%s %s", v->name, v->version,
-				    target);
-		error = tree_set_ref(repo, res->branch, &commit, log, err);
-		free(log);
-	}
+	if (!opts->no_ref)
+		error = carry_set_ref(repo, res, err);
+	return error;
+}
+
+int carry_set_ref(struct tree_repo *repo, const struct carry_result *res,
+		  struct err *err)
+{
+	char *log = xstrfmt("kcarry apply %s@%s %s", res->series, res->version,
+			    res->target);
+	int error = tree_set_ref(repo, res->branch, &res->head, log, err);
+
+	free(log);
 	return error;
 }

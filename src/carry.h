@@ -79,6 +79,11 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		 const char *target, const struct carry_opts *opts,
 		 struct err *err);
 
+/* Point the result's branch at its head (carry_series does, unless
+ * opts.no_ref). */
+int carry_set_ref(struct tree_repo *repo, const struct carry_result *res,
+		  struct err *err);
+
 /* The fingerprint of patch p meeting tree (see carry_opts.resolution). */
 int carry_fingerprint(char hex[41], struct tree_repo *repo,
 		      const struct tree_oid *tree, const struct patch *p,

@@ -9,11 +9,13 @@
 #include "conf.h"
 #include "fs.h"
 #include "job.h"
+#include "name.h"
 
 void check_report_release(struct check_report *r)
 {
 	for (size_t s = 0; s < r->nr_series; s++) {
-		for (size_t t = 0; t < r->nr_targets; t++) {
+		/* cells exist once the selection was complete */
+		for (size_t t = 0; r->cells && t < r->nr_targets; t++) {
 			struct check_cell *c = check_cell(r, s, t);
 			free(c->error);
 			carry_result_release(&c->carry);
@@ -44,8 +46,13 @@ static bool is_series(const char *root, const char *name)
 
 static bool is_target(const char *root, const char *name)
 {
-	char *c = xstrfmt("%s/kernels/%s.conf", root, name);
-	bool yes = fs_is_file(c);
+	char *c;
+	bool yes;
+
+	if (!name_valid(NAME_TARGET, name))
+		return false;
+	c = xstrfmt("%s/kernels/%s.conf", root, name);
+	yes = fs_is_file(c);
 	free(c);
 	return yes;
 }
@@ -82,20 +89,24 @@ static int add_series(struct check_report *r, size_t *alloc,
 	return 0;
 }
 
-/* series.stacks-on of NAME, or NULL */
-static char *stacks_on(const char *root, const char *name)
+/*
+ * series.stacks-on of NAME into *base (NULL when unset).  A .conf that
+ * cannot be read is an error: carrying the series on the bare tree
+ * instead would give a wrong result silently.
+ */
+static int stacks_on(char **base, const char *root, const char *name,
+		     struct err *err)
 {
 	char *path = xstrfmt("%s/series/%s.conf", root, name);
 	struct conf *c = NULL;
-	struct err err = ERR_INIT;
-	char *v = NULL;
+	int error = 0;
 
-	if (fs_is_file(path) && conf_open(&c, path, false, &err) == 0)
-		v = conf_get_or(c, "series.stacks-on", NULL);
+	*base = NULL;
+	if (fs_is_file(path) && (error = conf_open(&c, path, false, err)) == 0)
+		*base = conf_get_or(c, "series.stacks-on", NULL);
 	conf_free(c);
-	err_release(&err);
 	free(path);
-	return v;
+	return error;
 }
 
 /* Bring in the series each selected one stacks on, base first. */
@@ -103,12 +114,27 @@ static int resolve_stacks(struct check_report *r, size_t *alloc,
 			  struct err *err)
 {
 	for (size_t i = 0; i < r->nr_series; i++) {
-		char *base = stacks_on(r->root, r->series[i].name);
+		char *base;
 		long b;
 		int error;
 
+		if ((error = stacks_on(&base, r->root, r->series[i].name,
+				       err)) < 0)
+			return error;
 		if (!base)
 			continue;
+		/* a workspace shared through git may carry any text here:
+		 * it becomes a path only as a known series' name */
+		if ((error = name_check(NAME_SERIES, base, err)) < 0 ||
+		    (!is_series(r->root, base) &&
+		     (error = err_set(err, ERR_NOTFOUND,
+				      "no series '%s' in this workspace",
+				      base)) < 0)) {
+			err_prefix(err, "series/%s.conf: stacks-on",
+				   r->series[i].name);
+			free(base);
+			return error;
+		}
 		if (!strcmp(base, r->series[i].name)) {
 			free(base);
 			return err_set(err, ERR_PARSE,

@@ -7,6 +7,7 @@
 #define KCARRY_CLI_H
 
 #include "err.h"
+#include "lock.h"
 
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
@@ -52,6 +53,14 @@ const char *color(const struct options *opts, bool on_stdout,
  * string.
  */
 int workspace_find(char **root, const struct options *opts, struct err *err);
+/*
+ * Take the workspace's writer lock (.kcarry/lock) for a command that
+ * writes the workspace or its targets' branches: another kcarry writing
+ * it makes this one wait, with a note; what interrupted runs left (stale
+ * config locks, temporary folders) is then removed, with a note each.
+ */
+int workspace_lock(struct lock *l, const char *root,
+		   const struct options *opts, struct err *err);
 
 
 #endif

@@ -102,6 +102,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	struct carry_result *results = NULL;
 	size_t nres = 0;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	bool failed = false;
 	int rc = EXIT_DONE;
 
@@ -111,6 +112,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0 ||
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
 		goto fail;
 	results = xcalloc(cli.nr_targets, sizeof(*results));
@@ -132,6 +134,8 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 				  &err);
 		if (!error)
 			nres++;
+		else
+			carry_result_release(&results[nres]);
 		job_close(&j);
 		if (error < 0) {
 			failed = true;
@@ -139,21 +143,22 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 		}
 	}
 	{
-		struct report_opts ro = { opts->color_out, opts->verbosity };
-		FILE *out = stdout;
-		if (cli.output && !(out = fopen(cli.output, "w"))) {
-			err_set(&err, ERR_IO, "cannot write '%s'", cli.output);
+		/* no colour codes in a file */
+		struct report_opts ro = { cli.output ? false : opts->color_out,
+					  opts->verbosity };
+		struct fs_atomic a = { stdout, NULL, NULL };
+
+		if (cli.output && fs_atomic_open(&a, cli.output, &err) < 0)
 			goto fail;
-		}
 		if (cli.json) {
 			char *s = report_apply_json(results, nres);
-			fprintf(out, "%s\n", s);
+			fprintf(a.f, "%s\n", s);
 			free(s);
 		} else
 			for (size_t i = 0; i < nres; i++)
-				report_apply_text(out, &results[i], &ro);
-		if (out != stdout)
-			fclose(out);
+				report_apply_text(a.f, &results[i], &ro);
+		if (cli.output && fs_atomic_commit(&a, &err) < 0)
+			goto fail;
 	}
 	for (size_t i = 0; i < nres; i++)
 		if (results[i].nr_failed || results[i].risk)
@@ -173,6 +178,7 @@ out:
 	free(cli.name);
 	free(cli.version);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -164,24 +164,16 @@ static int write_to(const char *path, enum format f,
 		    const struct check_report *r, const struct options *opts,
 		    struct err *err)
 {
-	char *tmp = xstrfmt("%s.tmp", path);
-	FILE *out = fopen(tmp, "w");
+	struct fs_atomic a;
 	int error;
 
-	if (!out) {
-		error = err_set(err, ERR_IO, "cannot create '%s'", tmp);
-		free(tmp);
+	if ((error = fs_atomic_open(&a, path, err)) < 0)
+		return error;
+	if ((error = write_format(f, a.f, r, opts, false, err)) < 0) {
+		fs_atomic_abort(&a);
 		return error;
 	}
-	error = write_format(f, out, r, opts, false, err);
-	if (fclose(out) != 0 && !error)
-		error = err_set(err, ERR_IO, "cannot write '%s'", tmp);
-	if (!error && rename(tmp, path) < 0)
-		error = err_set(err, ERR_IO, "cannot write '%s'", path);
-	if (error)
-		remove(tmp);
-	free(tmp);
-	return error;
+	return fs_atomic_commit(&a, err);
 }
 
 int cmd_check(int argc, char **argv, const struct options *opts)
@@ -195,6 +187,7 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	struct check_progress cp = { on_progress, on_stage, &ps };
 	struct err err = ERR_INIT;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	int rc;
 
 	if (parse_args(&cli, argc, argv, &err) < 0) {
@@ -204,6 +197,7 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    check_run(&r, root, cli.specs, cli.nr_specs, &cli.co, &err) < 0)
 		goto fail;
 	if (ps.nr)
@@ -245,6 +239,7 @@ out:
 	check_report_release(&r);
 	free(cli.specs);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

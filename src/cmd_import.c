@@ -1,33 +1,79 @@
 /*
- * cmd_import: import a version of a series from mail, quilt, git or a
- * Debian source package into the workspace's store.
+ * cmd_import: import a version of a series from mail (files, or a thread
+ * fetched by message-id or URL), quilt, git or a Debian source package
+ * into the workspace's store; and cmd_fetch: the threads named in
+ * series/NAME.conf, and later revisions found by the archive's search.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "conf.h"
 #include "fetch.h"
+#include "fs.h"
 #include "import.h"
+#include "lore.h"
+#include "settings.h"
 
 struct import_cli {
 	char *name, *version;
 	char **sources;
 	size_t nr_sources;
-	bool force, dry_run, all_versions;
+	bool force, dry_run, all_versions, offline;
 	struct import_opts io;
 };
 
-static void on_progress(void *ctx, unsigned long long now,
-			unsigned long long total)
+static void human(char *out, size_t len, unsigned long long n)
 {
-	if (total)
-		fprintf(stderr, "\rdownloading: %llu of %llu KiB", now / 1024,
-			total / 1024);
+	if (n >= 1ULL << 20)
+		snprintf(out, len, "%.1f MiB", (double)n / (1 << 20));
+	else if (n >= 1024)
+		snprintf(out, len, "%llu KiB", n / 1024);
 	else
-		fprintf(stderr, "\rdownloading: %llu KiB", now / 1024);
-	if (total && now == total)
+		snprintf(out, len, "%llu bytes", n);
+}
+
+/* One line on a terminal, rewritten in place (opts->progress only). */
+static void on_bytes(void *ctx, const char *what, unsigned long long now,
+		     unsigned long long total, bool done)
+{
+	const struct options *opts = ctx;
+	char a[32], b[32];
+
+	if (!opts->progress)
+		return;
+	human(a, sizeof(a), now);
+	if (total) {
+		human(b, sizeof(b), total);
+		fprintf(stderr, "\rdownloading %s: %s of %s (%llu%%)\033[K", what,
+			a, b, now * 100 / total);
+	} else
+		fprintf(stderr, "\rdownloading %s: %s\033[K", what, a);
+	if (done)
 		fputc('\n', stderr);
+}
+
+static void on_retry(void *ctx, const char *url, const char *why,
+		     long wait_ms, unsigned attempt, unsigned retries)
+{
+	const struct options *opts = ctx;
+
+	note(opts, "'%s': %s; retrying in %.1f s (%u of %u)", url, why,
+	     (double)wait_ms / 1000, attempt, retries);
+}
+
+/* The workspace's settings with the command's --offline and progress. */
+static int load_settings(struct settings *set, const char *root,
+			 bool offline, const struct fetch_progress *progress,
+			 struct err *err)
+{
+	int error = settings_load(set, root, err);
+
+	if (offline)
+		set->fetch.offline = true;
+	set->fetch.progress = progress;
+	return error;
 }
 
 static int parse_args(struct import_cli *c, int argc, char **argv,
@@ -44,6 +90,8 @@ static int parse_args(struct import_cli *c, int argc, char **argv,
 			c->dry_run = true;
 		else if (!strcmp(a, "--all-versions"))
 			c->all_versions = true;
+		else if (!strcmp(a, "--offline"))
+			c->offline = true;
 		else if (!strcmp(a, "--git")) {
 			if (i + 2 >= argc)
 				return err_set(err, ERR_USAGE,
@@ -117,6 +165,13 @@ static int store(struct import_candidate *c, const char *root,
 		       name, version, c->sv.nr, c->sv.nr == 1 ? "" : "es",
 		       name, version);
 		break;
+	case SERIES_REPAIRED:
+		printf("%s@%s is unchanged: %zu patch%s in patches/%s/%s; its "
+		       "provenance in series/%s.conf was incomplete and is "
+		       "recorded again\n",
+		       name, version, c->sv.nr, c->sv.nr == 1 ? "" : "es",
+		       name, version, name);
+		break;
 	case SERIES_REPLACED:
 		printf("replaced %s@%s: %zu patch%s in patches/%s/%s\n", name,
 		       version, c->sv.nr, c->sv.nr == 1 ? "" : "es", name,
@@ -131,26 +186,83 @@ static int store(struct import_candidate *c, const char *root,
 	return 0;
 }
 
+/* The source that names a thread (a message-id or an archive URL), or -1. */
+static long thread_source(const struct import_cli *cli)
+{
+	struct lore_ref ref;
+	struct err e = ERR_INIT;
+	int rc;
+
+	for (size_t i = 0; i < cli->nr_sources; i++) {
+		const char *s = cli->sources[i];
+		if (starts_with(s, "apt:") || fs_is_file(s) || fs_is_dir(s))
+			continue;
+		/* a malformed URL is a thread too: its error is the one */
+		rc = lore_parse_ref(&ref, s, &e);
+		lore_ref_release(&ref);
+		err_release(&e);
+		if (rc != 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* A thread named on the command line, fetched and read as an mbox. */
+static int import_thread(struct import_set *set, const char *root,
+			 const struct import_cli *cli, const char *source,
+			 const struct settings *st, const struct options *opts,
+			 struct err *err)
+{
+	struct lore_ref ref;
+	struct lore_thread t = { 0 };
+	char *base = NULL;
+	int error;
+
+	if (cli->nr_sources > 1)
+		return err_set(err, ERR_USAGE,
+			       "'%s' names a thread, which is imported on its "
+			       "own",
+			       source);
+	if ((error = lore_parse_ref(&ref, source, err)) < 0)
+		return error;
+	base = ref.base ? xstrdup(ref.base) : lore_server(root, cli->name, st);
+	error = lore_import_thread(set, &t, base, ref.msgid, &cli->io, err);
+	if (!error && t.source == FETCH_OFFLINE)
+		note(opts, "offline: the cached copy of %s", t.url);
+	lore_thread_release(&t);
+	lore_ref_release(&ref);
+	free(base);
+	return error;
+}
+
 int cmd_import(int argc, char **argv, const struct options *opts)
 {
 	struct import_cli cli = { 0 };
 	struct import_set set = { 0 };
 	struct err err = ERR_INIT;
-	struct fetch_progress progress = { on_progress, NULL };
+	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
+	struct settings st = { 0 };
 	struct buf found = BUF_INIT;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
+	long thread;
 	int rc = EXIT_DONE, error;
 
 	if ((error = parse_args(&cli, argc, argv, opts, &err)) < 0) {
 		rc = usage_error("import", opts, "%s", err.msg.ptr);
 		goto out;
 	}
-	if (opts->progress)
-		cli.io.progress = &progress;
-	if ((error = workspace_find(&root, opts, &err)) < 0)
+	if ((error = workspace_find(&root, opts, &err)) < 0 ||
+	    (!cli.dry_run &&
+	     (error = workspace_lock(&wl, root, opts, &err)) < 0) ||
+	    (error = load_settings(&st, root, cli.offline, &progress, &err)) < 0)
 		goto fail;
+	cli.io.fetch = &st.fetch;
 	if (cli.io.git_repo)
 		error = import_git(&set, &cli.io, &err);
+	else if ((thread = thread_source(&cli)) >= 0)
+		error = import_thread(&set, root, &cli, cli.sources[thread],
+				      &st, opts, &err);
 	else
 		error = import_sources(&set, cli.sources, cli.nr_sources,
 				       &cli.io, &err);
@@ -212,6 +324,315 @@ out:
 	free(cli.name);
 	free(cli.version);
 	free(root);
+	lock_release(&wl);
+	settings_release(&st);
+	err_release(&err);
+	return rc;
+}
+
+/* ---- kcarry fetch ---------------------------------------------------- */
+
+struct fetch_cli {
+	char **specs;
+	size_t nr_specs;
+	bool new_versions, do_import, offline;
+	struct import_cli ic; /* force, dry_run */
+};
+
+static int parse_fetch_args(struct fetch_cli *c, int argc, char **argv,
+			    struct err *err)
+{
+	c->specs = xcalloc((size_t)argc, sizeof(char *));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--new"))
+			c->new_versions = true;
+		else if (!strcmp(a, "--import"))
+			c->do_import = true;
+		else if (!strcmp(a, "--offline"))
+			c->offline = true;
+		else if (!strcmp(a, "--force"))
+			c->ic.force = true;
+		else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n"))
+			c->ic.dry_run = true;
+		else if (a[0] == '-' && a[1])
+			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
+		else
+			c->specs[c->nr_specs++] = argv[i];
+	}
+	if (c->do_import && !c->new_versions)
+		return err_set(err, ERR_USAGE, "--import goes with --new");
+	return 0;
+}
+
+/* Fetch the thread of msgid and store the version it holds as version. */
+static int fetch_one(const char *root, const char *name, const char *version,
+		     const char *msgid, const struct settings *st,
+		     const struct fetch_cli *fc, const struct options *opts,
+		     struct err *err)
+{
+	struct import_set set = { 0 };
+	struct lore_thread t = { 0 };
+	struct import_opts io = { 0 };
+	char *base = lore_server(root, name, st);
+	long pick;
+	int error;
+
+	io.fetch = &st->fetch;
+	if ((error = lore_import_thread(&set, &t, base, msgid, &io, err)) < 0)
+		goto out;
+	if (t.source == FETCH_OFFLINE)
+		note(opts, "offline: the cached copy of %s", t.url);
+	pick = lore_pick(&set, msgid, version);
+	if (pick < 0) {
+		error = err_set(err, ERR_NOTFOUND,
+				"the thread of <%s> holds no patch of that "
+				"message and no version '%s'",
+				msgid, version);
+		goto out;
+	}
+	error = store(&set.items[pick], root, name, version, &fc->ic, opts,
+		      err);
+out:
+	lore_thread_release(&t);
+	import_set_release(&set);
+	free(base);
+	return error;
+}
+
+static bool stored(const char *root, const char *name, const char *version)
+{
+	char *p = xstrfmt("%s/patches/%s/%s/series", root, name, version);
+	bool yes = fs_is_file(p);
+
+	free(p);
+	return yes;
+}
+
+/* [version "V"] msgid = ... of series/NAME.conf: fetch those not stored
+ * (or only V, stored or not, for NAME@V). */
+static int fetch_named(const char *root, const char *name,
+		       const char *only, const struct settings *st,
+		       const struct fetch_cli *fc, const struct options *opts,
+		       int *rc)
+{
+	char *path = xstrfmt("%s/series/%s.conf", root, name);
+	struct conf *c = NULL;
+	struct err err = ERR_INIT;
+	char **vs = NULL;
+	size_t nv = 0, done = 0;
+	int error;
+
+	if ((error = conf_open(&c, path, false, &err)) < 0 ||
+	    (error = conf_subsections(c, "version", &vs, &nv, &err)) < 0)
+		goto fail;
+	for (size_t i = 0; i < nv; i++) {
+		char *key = xstrfmt("version.%s.msgid", vs[i]), *id, *msgid;
+
+		if (only ? strcmp(vs[i], only) != 0 : stored(root, name, vs[i])) {
+			free(key);
+			continue;
+		}
+		id = conf_get_or(c, key, NULL);
+		free(key);
+		if (!id) {
+			if (only) {
+				error = err_set(&err, ERR_NOTFOUND,
+						"%s@%s has no msgid in %s", name,
+						only, path);
+				goto fail;
+			}
+			continue;
+		}
+		/* written by hand, perhaps as <ID> */
+		if (id[0] == '<' && strlen(id) > 1 && ends_with(id, ">"))
+			msgid = xstrndup(id + 1, strlen(id) - 2);
+		else
+			msgid = xstrdup(id);
+		free(id);
+		done++;
+		if (!lore_valid_msgid(msgid))
+			error = err_set(&err, ERR_PARSE,
+					"%s: version.%s.msgid: '%s' is not a "
+					"message-id",
+					path, vs[i], msgid);
+		else
+			error = fetch_one(root, name, vs[i], msgid, st, fc,
+					  opts, &err);
+		free(msgid);
+		if (error < 0) {
+			int r = err_report(&err, opts);
+			if (r > *rc)
+				*rc = r;
+			err_release(&err);
+			err_init(&err);
+		}
+	}
+	if (only && !done) {
+		error = err_set(&err, ERR_NOTFOUND, "%s has no version '%s'",
+				path, only);
+		goto fail;
+	}
+	if (!done)
+		note(opts, "%s: every version with a msgid is imported", name);
+	goto out;
+fail:
+	{
+		int r = err_report(&err, opts);
+		if (r > *rc)
+			*rc = r;
+	}
+out:
+	conf_free_list(vs, nv);
+	conf_free(c);
+	err_release(&err);
+	free(path);
+	return 0;
+}
+
+/* Later revisions of the newest stored version, listed or imported. */
+static int fetch_newer(const char *root, const char *name, bool every,
+		       const struct settings *st, const struct fetch_cli *fc,
+		       const struct options *opts, struct err *err)
+{
+	struct series_version v;
+	struct lore_series_id id = { 0 };
+	struct lore_revisions revs = { 0 };
+	char *base = lore_server(root, name, st);
+	int error;
+
+	series_version_init(&v, NULL, NULL);
+	if ((error = series_load_version(&v, root, name, NULL, err)) < 0 ||
+	    (error = lore_series_id_from_version(&id, &v, err)) < 0) {
+		/* every series: those not from mail have nothing to look for */
+		if (every && (error == ERR_NOTFOUND || error == ERR_USAGE)) {
+			verbose(opts, "%s: %s", name, err->msg.ptr);
+			err_release(err);
+			err_init(err);
+			error = 0;
+		}
+		goto out;
+	}
+	if ((error = lore_find_newer(&revs, base, &id, &st->fetch, err)) < 0)
+		goto out;
+	if (!revs.nr) {
+		note(opts, "%s@%s is the newest revision at %s", name,
+		     v.version, base);
+		goto out;
+	}
+	for (size_t i = 0; i < revs.nr; i++)
+		printf("%s@v%u <%s> %s\n", name, revs.items[i].version,
+		       revs.items[i].msgid, revs.items[i].subject);
+	if (!fc->do_import) {
+		note(opts, "hint: 'kcarry fetch --new --import %s' imports %s",
+		     name,
+		     revs.nr == 1 ? "it" : "them");
+		goto out;
+	}
+	for (size_t i = 0; i < revs.nr && !error; i++) {
+		char *version = xstrfmt("v%u", revs.items[i].version);
+		error = fetch_one(root, name, version, revs.items[i].msgid, st,
+				  fc, opts, err);
+		free(version);
+	}
+out:
+	lore_revisions_release(&revs);
+	lore_series_id_release(&id);
+	series_version_release(&v);
+	free(base);
+	return error;
+}
+
+int cmd_fetch(int argc, char **argv, const struct options *opts)
+{
+	struct fetch_cli fc = { 0 };
+	struct err err = ERR_INIT;
+	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
+	struct settings st = { 0 };
+	char *root = NULL, **names = NULL;
+	struct lock wl = LOCK_INIT;
+	size_t nr = 0;
+	int rc = EXIT_DONE;
+
+	if (parse_fetch_args(&fc, argc, argv, &err) < 0) {
+		rc = usage_error("fetch", opts, "%s", err.msg.ptr);
+		goto out;
+	}
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    (!fc.ic.dry_run && !(fc.new_versions && !fc.do_import) &&
+	     workspace_lock(&wl, root, opts, &err) < 0) ||
+	    load_settings(&st, root, fc.offline, &progress, &err) < 0)
+		goto fail;
+	if (!fc.nr_specs) {
+		if (series_list_names(root, &names, &nr, &err) < 0)
+			goto fail;
+		free(fc.specs);
+		fc.specs = xcalloc(nr + 1, sizeof(char *));
+		for (size_t i = 0; i < nr; i++)
+			fc.specs[fc.nr_specs++] = names[i];
+		if (!nr)
+			note(opts, "no series yet: 'kcarry import NAME MSGID' "
+				   "adds one");
+	}
+	for (size_t i = 0; i < fc.nr_specs; i++) {
+		char *name = NULL, *version = NULL;
+		char *conf;
+
+		if (series_parse_spec(fc.specs[i], &name, &version, &err) < 0) {
+			rc = usage_error("fetch", opts, "%s", err.msg.ptr);
+			goto out;
+		}
+		conf = xstrfmt("%s/series/%s.conf", root, name);
+		if (fc.new_versions) {
+			if (version) {
+				err_set(&err, ERR_USAGE,
+					"--new looks past the newest version: "
+					"give NAME, not NAME@VERSION");
+			} else if (fetch_newer(root, name, fc.nr_specs == nr && nr,
+					       &st, &fc, opts, &err) == 0) {
+				free(conf);
+				free(name);
+				continue;
+			}
+		} else if (!fs_is_file(conf)) {
+			if (fc.nr_specs == nr && nr) {
+				/* every series: one without a .conf has
+				 * nothing to fetch */
+				free(conf);
+				free(name);
+				free(version);
+				continue;
+			}
+			err_set(&err, ERR_NOTFOUND, "no series '%s' (no %s)",
+				name, conf);
+			err_hint(&err, "'kcarry list' shows the series");
+		} else {
+			fetch_named(root, name, version, &st, &fc, opts, &rc);
+			free(conf);
+			free(name);
+			free(version);
+			continue;
+		}
+		{
+			int r = err_report(&err, opts);
+			if (r > rc)
+				rc = r;
+			err_release(&err);
+			err_init(&err);
+		}
+		free(conf);
+		free(name);
+		free(version);
+	}
+	goto out;
+fail:
+	rc = err_report(&err, opts);
+out:
+	series_free_list(names, nr);
+	free(fc.specs);
+	free(root);
+	settings_release(&st);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -15,14 +15,29 @@ int cmd_kernels(int argc, char **argv, const struct options *opts)
 	char *root = NULL, **names = NULL;
 	size_t nr = 0;
 	bool prepare = false;
+	const char *path_of = NULL;
 	int rc = EXIT_DONE;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--prepare"))
 			prepare = true;
+		else if (!strcmp(argv[i], "--path") && i + 1 < argc)
+			path_of = argv[++i];
 		else
 			return usage_error("kernels", opts,
 					   "unknown argument '%s'", argv[i]);
+	}
+	if (path_of) {
+		/* for scripts: where the target's repository is */
+		struct target t;
+		if (workspace_find(&root, opts, &err) < 0 ||
+		    target_load(&t, root, path_of, &err) < 0) {
+			rc = err_report(&err, opts);
+			goto out;
+		}
+		printf("%s\n", t.repo_path);
+		target_release(&t);
+		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    target_list(root, &names, &nr, &err) < 0) {

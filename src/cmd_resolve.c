@@ -57,6 +57,7 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
 	struct target_progress tp = { on_target, (void *)opts };
 	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	struct lock wl = LOCK_INIT;
 	long k;
 	int rc = EXIT_DONE;
 
@@ -67,6 +68,7 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 				   "expected NAME[@VERSION] TARGET PATCH");
 	if (series_parse_spec(argv[1], &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0)
 		goto fail;
 	k = find_patch(&v, argv[3]);
@@ -119,6 +121,7 @@ out:
 	free(name);
 	free(version);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }
@@ -134,6 +137,7 @@ int cmd_refresh(int argc, char **argv, const struct options *opts)
 	struct target_progress tp = { on_target, (void *)opts };
 	struct buf text = BUF_INIT;
 	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	struct lock wl = LOCK_INIT;
 	int rc = EXIT_DONE, error;
 
 	memset(&res, 0, sizeof(res));
@@ -143,6 +147,7 @@ int cmd_refresh(int argc, char **argv, const struct options *opts)
 				   "expected NAME[@VERSION] TARGET");
 	if (series_parse_spec(argv[1], &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0 ||
 	    job_open(&j, root, argv[2], &tp, &err) < 0)
 		goto fail;
@@ -195,6 +200,7 @@ out:
 	free(name);
 	free(version);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 int cmd_init(int argc, char **argv, const struct options *opts);
 int cmd_import(int argc, char **argv, const struct options *opts);
+int cmd_fetch(int argc, char **argv, const struct options *opts);
 int cmd_list(int argc, char **argv, const struct options *opts);
 int cmd_show(int argc, char **argv, const struct options *opts);
 int cmd_kernels(int argc, char **argv, const struct options *opts);
@@ -18,5 +19,6 @@ int cmd_check(int argc, char **argv, const struct options *opts);
 int cmd_callers(int argc, char **argv, const struct options *opts);
 int cmd_diff(int argc, char **argv, const struct options *opts);
 int cmd_rebase(int argc, char **argv, const struct options *opts);
+int cmd_export(int argc, char **argv, const struct options *opts);
 
 #endif

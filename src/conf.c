@@ -1,6 +1,9 @@
 #include "conf.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 struct conf {
 	git_config *cfg;
 	char *path;
+	char *tmp; /* between conf_begin and conf_commit: the copy written */
 };
 
 static const char *git_text(void)
@@ -44,11 +48,72 @@ int conf_open(struct conf **out, const char *path, bool create,
 	return 0;
 }
 
+/*
+ * libgit2 rewrites the whole file (through NAME.lock) on every change,
+ * and its locked transactions keep only some of several changes; so a
+ * batch of changes goes to a private copy, renamed over the file at the
+ * end: one step for readers, and nothing left locked if kcarry dies.
+ */
+int conf_begin(struct conf *c, struct err *err)
+{
+	struct buf data = BUF_INIT;
+	git_config *cfg = NULL;
+	int error;
+
+	if (c->tmp)
+		BUG("conf_begin twice on '%s'", c->path);
+	c->tmp = xstrfmt("%s.tmp-%ld", c->path, (long)getpid());
+	if ((error = fs_read_file(&data, c->path, 0, err)) < 0 ||
+	    (error = fs_write_atomic(c->tmp, data.ptr, data.len, err)) < 0)
+		goto fail;
+	if (git_config_open_ondisk(&cfg, c->tmp) < 0) {
+		error = err_set(err, ERR_PARSE, "cannot read '%s': %s", c->tmp,
+				git_text());
+		goto fail;
+	}
+	git_config_free(c->cfg);
+	c->cfg = cfg;
+	buf_release(&data);
+	return 0;
+fail:
+	buf_release(&data);
+	unlink(c->tmp);
+	free(c->tmp);
+	c->tmp = NULL;
+	return error;
+}
+
+int conf_commit(struct conf *c, struct err *err)
+{
+	int error = 0;
+
+	if (!c->tmp)
+		BUG("conf_commit without conf_begin on '%s'", c->path);
+	if (rename(c->tmp, c->path) < 0) {
+		error = err_set(err, ERR_IO, "cannot write '%s': %s", c->path,
+				strerror(errno));
+		unlink(c->tmp);
+	}
+	free(c->tmp);
+	c->tmp = NULL;
+	/* read on from the file itself */
+	git_config_free(c->cfg);
+	c->cfg = NULL;
+	if (git_config_open_ondisk(&c->cfg, c->path) < 0 && !error)
+		error = err_set(err, ERR_PARSE, "cannot read '%s': %s",
+				c->path, git_text());
+	return error;
+}
+
 void conf_free(struct conf *c)
 {
 	if (!c)
 		return;
 	git_config_free(c->cfg);
+	/* an open batch is dropped: the file keeps its old text */
+	if (c->tmp)
+		unlink(c->tmp);
+	free(c->tmp);
 	free(c->path);
 	free(c);
 }

@@ -13,7 +13,15 @@ struct conf;
 /* Open path; with create, a missing file is created empty. */
 int conf_open(struct conf **out, const char *path, bool create,
 	      struct err *err);
+/* Freeing a conf with an open transaction drops its changes. */
 void conf_free(struct conf *c);
+/*
+ * Changes between conf_begin and conf_commit are written to the file in
+ * one step (lock file, then rename): a reader sees all of them or none,
+ * and many changes cost one write.
+ */
+int conf_begin(struct conf *c, struct err *err);
+int conf_commit(struct conf *c, struct err *err);
 const char *conf_path(const struct conf *c);
 
 /* ERR_NOTFOUND when the key is absent; *out is a new string. */

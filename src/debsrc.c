@@ -2,7 +2,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <openssl/evp.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -50,10 +49,26 @@ const struct debsrc_file *debsrc_find(const struct debsrc *d,
 	return NULL;
 }
 
-/* One line of --print-uris: 'URI' NAME SIZE SHA256:HEX */
-static bool parse_uri_line(struct debsrc_file *f, struct span line)
+bool debsrc_safe_name(const char *name)
 {
-	char *s = span_dup(line), *p = s, *q;
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    name[0] == '.' || name[0] == '-')
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(".+~:-_", *p))
+			return false;
+	return strlen(name) < 256;
+}
+
+/*
+ * One line of --print-uris: 'URI' NAME SIZE SHA256:HEX.  NAME becomes a
+ * path in the cache: only its last component is kept, and it must be a
+ * plain Debian file name (*bad_name otherwise).
+ */
+static bool parse_uri_line(struct debsrc_file *f, struct span line,
+			   char **bad_name)
+{
+	char *s = span_dup(line), *p = s, *q, *base;
 	bool ok = false;
 
 	memset(f, 0, sizeof(*f));
@@ -66,7 +81,15 @@ static bool parse_uri_line(struct debsrc_file *f, struct span line)
 	q = strchr(p, ' ');
 	if (!q)
 		goto out;
-	f->name = xstrndup(p, (size_t)(q - p));
+	*q = '\0';
+	base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+	if (!debsrc_safe_name(base)) {
+		if (!*bad_name)
+			*bad_name = xstrdup(p);
+		goto out;
+	}
+	f->name = xstrdup(base);
+	*q = ' ';
 	f->size = strtoull(q + 1, &p, 10);
 	while (*p == ' ')
 		p++;
@@ -93,6 +116,7 @@ int debsrc_locate(struct debsrc *d, const char *package, const char *version,
 	char chunk[8192];
 	size_t n;
 	FILE *p;
+	char *bad_name = NULL;
 	int status, error = 0;
 
 	memset(d, 0, sizeof(*d));
@@ -116,10 +140,19 @@ int debsrc_locate(struct debsrc *d, const char *package, const char *version,
 	cursor_init(&c, out.ptr, out.len);
 	while (cursor_next(&c, &line, NULL)) {
 		struct debsrc_file f;
-		if (line.len && line.ptr[0] == '\'' && parse_uri_line(&f, line)) {
+		if (line.len && line.ptr[0] == '\'' &&
+		    parse_uri_line(&f, line, &bad_name)) {
 			ALLOC_GROW(d->files, d->nr + 1, alloc);
 			d->files[d->nr++] = f;
 		}
+	}
+	if (bad_name) {
+		error = err_set(err, ERR_IO,
+				"apt-get source --print-uris '%s=%s' names "
+				"the file '%s', which is not a plain file "
+				"name",
+				package, version, bad_name);
+		goto out;
 	}
 	if (d->nr)
 		goto out;
@@ -150,6 +183,9 @@ int debsrc_locate(struct debsrc *d, const char *package, const char *version,
 				last ? last + 1 : out.ptr);
 	}
 out:
+	if (error)
+		debsrc_release(d);
+	free(bad_name);
 	buf_release(&cmd);
 	buf_release(&out);
 	return error;
@@ -157,46 +193,7 @@ out:
 
 char *debsrc_cache_dir(void)
 {
-	const char *e = getenv("KCARRY_CACHE");
-	if (e && *e)
-		return xstrdup(e);
-	e = getenv("XDG_CACHE_HOME");
-	if (e && *e)
-		return fs_join(e, "kcarry");
-	e = getenv("HOME");
-	return xstrfmt("%s/.cache/kcarry", e && *e ? e : "/tmp");
-}
-
-/* SHA-256 of a file as lower-case hex (OpenSSL's libcrypto). */
-static int file_sha256(char hex[65], const char *path, struct err *err)
-{
-	FILE *fp = fopen(path, "rb");
-	EVP_MD_CTX *ctx;
-	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
-	unsigned int mdlen = 0;
-	size_t n;
-	int error = 0;
-
-	if (!fp)
-		return err_set(err, ERR_IO, "cannot open '%s': %s", path,
-			       strerror(errno));
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		error = err_set(err, ERR_IO, "cannot start SHA-256");
-		goto out;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		EVP_DigestUpdate(ctx, chunk, n);
-	if (ferror(fp) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1) {
-		error = err_set(err, ERR_IO, "cannot read '%s'", path);
-		goto out;
-	}
-	for (unsigned i = 0; i < mdlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-out:
-	EVP_MD_CTX_free(ctx);
-	fclose(fp);
-	return error;
+	return fetch_cache_dir();
 }
 
 /* The file has the size and (when apt gave one) the SHA-256 apt says. */
@@ -215,38 +212,62 @@ static bool file_matches(const char *path, const struct debsrc_file *f)
 	fclose(fp);
 	ok = sz == f->size;
 	if (ok && f->sha256)
-		ok = file_sha256(hex, path, &err) == 0 &&
+		ok = fs_sha256_file(hex, path, &err) == 0 &&
 		     !strcasecmp(hex, f->sha256);
 	err_release(&err);
 	return ok;
 }
 
+/* fetch's check of a download: apt's size and SHA-256, before caching. */
+static int verify_download(const char *tmp, void *ctx, struct err *err)
+{
+	const struct debsrc_file *f = ctx;
+
+	if (!file_matches(tmp, f))
+		return err_set(err, ERR_IO, "does not have the size and "
+			       "SHA-256 apt gives for it");
+	return 0;
+}
+
 int debsrc_fetch(char **path, const struct debsrc_file *f,
-		 const struct fetch_progress *progress, struct err *err)
+		 const struct fetch_opts *o, struct err *err)
 {
 	char *cache = debsrc_cache_dir();
 	char *dir = fs_join(cache, "debian");
 	char *p = fs_join(dir, f->name);
+	struct fetch_opts defaults;
+	struct fetch_result res;
+	struct fetch_request req = { 0 };
 	int error;
 
 	*path = NULL;
+	if (!o) {
+		fetch_opts_init(&defaults);
+		o = &defaults;
+	}
+	if (!debsrc_safe_name(f->name)) {
+		error = err_set(err, ERR_IO, "'%s' is not a plain file name",
+				f->name);
+		goto out;
+	}
 	if ((error = fs_mkdirs(dir, err)) < 0)
 		goto out;
+	/* named by apt with its checksum: a copy that matches is current */
 	if (fs_is_file(p) && file_matches(p, f)) {
 		*path = p;
 		p = NULL;
 		goto out;
 	}
-	if ((error = fetch_to_file(p, f->uri, f->size + 1, progress, err)) < 0)
+	unlink(p);
+	req.url = f->uri;
+	req.path = p;
+	req.max_size = f->size;
+	req.verify = verify_download;
+	req.verify_ctx = (void *)f;
+	error = fetch_url(&res, &req, o, err);
+	fetch_result_release(&res);
+	if (error < 0)
 		goto out;
-	if (!file_matches(p, f)) {
-		error = err_set(err, ERR_IO,
-				"'%s' does not have the size and SHA-256 apt "
-				"gives for it",
-				f->uri);
-		unlink(p);
-		goto out;
-	}
 	*path = p;
 	p = NULL;
 out:

@@ -10,7 +10,7 @@
 
 struct debsrc_file {
 	char *uri;
-	char *name; /* linux_6.1.170-3.debian.tar.xz */
+	char *name; /* linux_6.1.170-3.debian.tar.xz (a plain file name) */
 	unsigned long long size;
 	char *sha256; /* hex, or NULL */
 };
@@ -32,13 +32,21 @@ const struct debsrc_file *debsrc_find(const struct debsrc *d,
 /* Directory for downloads: $KCARRY_CACHE, $XDG_CACHE_HOME/kcarry, ~/.cache/kcarry. */
 char *debsrc_cache_dir(void);
 
-struct fetch_progress;
 /*
- * Download f into the cache (reused when present with the right size and
- * checksum); *path gets the cached file's path.
+ * A name apt gives that may be used as a file name in the cache: one
+ * component, Debian's characters (letters, digits, . + ~ : - _), no
+ * leading dot or dash.
+ */
+bool debsrc_safe_name(const char *name);
+
+struct fetch_opts;
+/*
+ * Download f into <cache>/debian/ with fetch's limits (o NULL: the
+ * defaults); a copy with the size and checksum apt gives is reused
+ * without the network.  *path gets the cached file's path.
  */
 int debsrc_fetch(char **path, const struct debsrc_file *f,
-		 const struct fetch_progress *progress, struct err *err);
+		 const struct fetch_opts *o, struct err *err);
 
 /* Files of a tarball under prefix ("debian/patches/"), names relative. */
 struct debsrc_tree {

@@ -1,6 +1,7 @@
 #include "fs.h"
 
 #include <dirent.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,16 +13,33 @@
 int fs_read_file(struct buf *out, const char *path, size_t limit,
 		 struct err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return err_set(err, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
 			       "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
 		close(fd);
-		return err_set(err, ERR_IO, "'%s' is a directory", path);
+		return err_set(err, ERR_IO, "cannot read '%s': %s", path,
+			       strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* a folder, FIFO or device where a file belongs: bad input,
+		 * and reading one could block or never end */
+		close(fd);
+		return err_set(err, ERR_PARSE, "'%s' is %s", path,
+			       S_ISDIR(st.st_mode) ? "a folder, not a file"
+						   : "not a regular file");
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		int e = errno;
+		close(fd);
+		return err_set(err, ERR_IO, "cannot read '%s': %s", path,
+			       strerror(e));
 	}
 	if (limit && st.st_size > 0 && (size_t)st.st_size > limit) {
 		close(fd);
@@ -222,4 +240,114 @@ char *fs_absolute(const char *path)
 	r = fs_join(cwd, path);
 	free(cwd);
 	return r;
+}
+
+int fs_sha256_file(char hex[65], const char *path, struct err *err)
+{
+	FILE *fp = fopen(path, "rb");
+	EVP_MD_CTX *ctx;
+	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
+	unsigned int mdlen = 0;
+	size_t n;
+	int error = 0;
+
+	hex[0] = '\0';
+	if (!fp)
+		return err_set(err, ERR_IO, "cannot open '%s': %s", path,
+			       strerror(errno));
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		error = err_set(err, ERR_IO, "cannot start SHA-256");
+		goto out;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		EVP_DigestUpdate(ctx, chunk, n);
+	if (ferror(fp) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1) {
+		error = err_set(err, ERR_IO, "cannot read '%s'", path);
+		goto out;
+	}
+	for (unsigned i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+out:
+	EVP_MD_CTX_free(ctx);
+	fclose(fp);
+	return error;
+}
+
+char *fs_normalise(const char *path)
+{
+	char *abs = fs_absolute(path);
+	struct buf b = BUF_INIT;
+	const char *p = abs;
+
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		e = p + strcspn(p, "/");
+		n = (size_t)(e - p);
+		if (n == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(b.ptr, '/');
+			buf_truncate(&b, slash ? (size_t)(slash - b.ptr) : 0);
+		} else if (n) {
+			buf_addc(&b, '/');
+			buf_add(&b, p, n);
+		}
+		p = e;
+	}
+	if (!b.len)
+		buf_addc(&b, '/');
+	free(abs);
+	return buf_detach(&b, NULL);
+}
+
+int fs_atomic_open(struct fs_atomic *a, const char *path, struct err *err)
+{
+	a->path = xstrdup(path);
+	a->tmp = xstrfmt("%s.tmp-%ld", path, (long)getpid());
+	a->f = fopen(a->tmp, "w");
+	if (!a->f) {
+		int error = err_set(err, ERR_IO, "cannot create '%s': %s",
+				    a->tmp, strerror(errno));
+		free(a->path);
+		free(a->tmp);
+		a->path = a->tmp = NULL;
+		return error;
+	}
+	return 0;
+}
+
+int fs_atomic_commit(struct fs_atomic *a, struct err *err)
+{
+	int error = 0;
+
+	if (ferror(a->f) | (fclose(a->f) != 0))
+		error = err_set(err, ERR_IO, "cannot write '%s': %s", a->tmp,
+				strerror(errno));
+	else if (rename(a->tmp, a->path) < 0)
+		error = err_set(err, ERR_IO, "cannot write '%s': %s", a->path,
+				strerror(errno));
+	if (error)
+		unlink(a->tmp);
+	a->f = NULL;
+	free(a->path);
+	free(a->tmp);
+	a->path = a->tmp = NULL;
+	return error;
+}
+
+void fs_atomic_abort(struct fs_atomic *a)
+{
+	if (a->f) {
+		fclose(a->f);
+		unlink(a->tmp);
+	}
+	free(a->path);
+	free(a->tmp);
+	a->f = NULL;
+	a->path = a->tmp = NULL;
 }

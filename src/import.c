@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cursor.h"
 #include "debsrc.h"
@@ -99,6 +100,30 @@ static int import_mail(struct import_set *out, char *const *paths,
 
 	for (size_t i = 0; i < nr_paths && !error; i++)
 		error = mail_read_path(&ml, paths[i], err);
+	if (error == ERR_PARSE && nr_paths == 1 && fs_is_file(path)) {
+		/* not a message: a patch file with no mail header (plain
+		 * diff -u, text then a diff), as patch(1) reads it */
+		struct import_candidate *c;
+		struct buf text = BUF_INIT;
+		struct err perr = ERR_INIT;
+		struct import_set one = { 0 };
+
+		c = new_candidate(&one, "mbox", abs);
+		c->version = xstrdup("v1");
+		if (fs_read_file(&text, path, MAX_PATCH_FILE, &perr) == 0 &&
+		    add_patch(c, &text, path, path,
+			      opts->strip_set ? opts->strip : 1, &perr) == 0) {
+			/* hand the candidate over */
+			ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+			out->items[out->nr++] = one.items[0];
+			free(one.items);
+			error = 0;
+		} else
+			import_set_release(&one);
+		buf_release(&text);
+		err_release(&perr);
+		goto out;
+	}
 	if (error < 0)
 		goto out;
 	if ((error = mail_find_series(&sl, &ml, err)) < 0) {
@@ -120,6 +145,15 @@ static int import_mail(struct import_set *out, char *const *paths,
 			c->base_commit = xstrdup(ms->base_commit);
 		if (ms->cover_title)
 			c->cover_subject = xstrdup(ms->cover_title);
+		for (size_t j = 0; j < ms->nr_skipped_trailers; j++) {
+			ALLOC_GROW(out->notes, out->nr_notes + 1,
+				   out->alloc_notes);
+			out->notes[out->nr_notes++] = xstrfmt(
+				"%s: trailer left out, as b4 leaves it out "
+				"(only the sender's own plain address "
+				"counts): %s",
+				c->version, ms->skipped_trailers[j]);
+		}
 		c->msgids = xcalloc(ms->nr_msgids + 1, sizeof(char *));
 		for (size_t j = 0; j < ms->nr_msgids; j++)
 			c->msgids[c->nr_msgids++] = xstrdup(ms->msgids[j]);
@@ -174,94 +208,25 @@ static int import_series_text(struct import_candidate *c, struct span series,
 			      void *ctx, const struct import_opts *opts,
 			      struct err *err)
 {
-	struct cursor cur;
-	struct span line;
+	struct series_quilt q;
 	struct buf text = BUF_INIT;
-	int error = 0;
+	int error;
 
-	cursor_init(&cur, series.ptr, series.len);
-	while (!error && cursor_next(&cur, &line, NULL)) {
-		size_t lineno = cur.lineno - 1;
-		const char *sp, *hash;
-		struct span name;
-		int strip = opts->strip_set ? opts->strip : 1;
-		char *file, *label;
+	if ((error = series_quilt_parse(&q, series, series_name,
+					opts->strip_set ? opts->strip : 1,
+					err)) < 0)
+		return error;
+	for (size_t i = 0; i < q.nr && !error; i++) {
+		const struct series_quilt_entry *e = &q.items[i];
 
-		hash = memchr(line.ptr, '#', line.len);
-		if (hash)
-			line.len = (size_t)(hash - line.ptr);
-		line = span_trim(line);
-		if (!line.len)
-			continue;
-		name = line;
-		sp = memchr(line.ptr, ' ', line.len);
-		if (!sp)
-			sp = memchr(line.ptr, '\t', line.len);
-		if (sp) {
-			struct span rest = { sp, line.len - (size_t)(sp - line.ptr) };
-			name.len = (size_t)(sp - line.ptr);
-			rest = span_trim(rest);
-			/* quilt options: -pN (or -p N) and -R, in any order */
-			while (rest.len && !error) {
-				const char *e = rest.ptr;
-				struct span opt;
-				while (e < rest.ptr + rest.len && *e != ' ' &&
-				       *e != '\t')
-					e++;
-				opt.ptr = rest.ptr;
-				opt.len = (size_t)(e - rest.ptr);
-				rest.ptr = e;
-				rest.len -= opt.len;
-				rest = span_trim(rest);
-				if (span_eq(opt, "-p") && rest.len &&
-				    rest.ptr[0] >= '0' && rest.ptr[0] <= '9') {
-					strip = atoi(rest.ptr);
-					while (rest.len && rest.ptr[0] >= '0' &&
-					       rest.ptr[0] <= '9') {
-						rest.ptr++;
-						rest.len--;
-					}
-					rest = span_trim(rest);
-				} else if (span_starts_with(opt, "-p") &&
-					   opt.len > 2 && opt.ptr[2] >= '0' &&
-					   opt.ptr[2] <= '9')
-					strip = atoi(opt.ptr + 2);
-				else if (span_eq(opt, "-R"))
-					error = err_set(err, ERR_PARSE,
-							"%s:%zu: reversed patches "
-							"(-R) are not supported",
-							series_name, lineno);
-				else
-					error = err_set(err, ERR_PARSE,
-							"%s:%zu: unknown option "
-							"'%.*s'",
-							series_name, lineno,
-							(int)opt.len, opt.ptr);
-			}
-			if (error)
-				break;
-		}
-		file = span_dup(name);
-		if (file[0] == '/' || !strcmp(file, "..") ||
-		    starts_with(file, "../") || strstr(file, "/../")) {
-			error = err_set(err, ERR_PARSE,
-					"%s:%zu: '%s' escapes the patch "
-					"directory",
-					series_name, lineno, file);
-			free(file);
+		if ((error = get(ctx, e->file, &text, err)) < 0) {
+			err_prefix(err, "%s:%zu", series_name, e->lineno);
 			break;
 		}
-		if ((error = get(ctx, file, &text, err)) < 0) {
-			err_prefix(err, "%s:%zu", series_name, lineno);
-			free(file);
-			break;
-		}
-		label = xstrfmt("%s", file);
-		error = add_patch(c, &text, label, file, strip, err);
-		free(label);
-		free(file);
+		error = add_patch(c, &text, e->file, e->file, e->strip, err);
 	}
 	buf_release(&text);
+	series_quilt_release(&q);
 	if (!error && !c->sv.nr)
 		error = err_set(err, ERR_PARSE, "%s: lists no patch",
 				series_name);
@@ -381,7 +346,7 @@ static int import_apt(struct import_set *out, const char *source,
 				spec, eq + 1);
 		goto out;
 	}
-	if ((error = debsrc_fetch(&tarball, f, opts->progress, err)) < 0)
+	if ((error = debsrc_fetch(&tarball, f, opts->fetch, err)) < 0)
 		goto out;
 	prefix = xstrfmt("debian/%s/", sub);
 	if ((error = debsrc_read_tar(&t, tarball, prefix, err)) < 0)
@@ -460,8 +425,13 @@ int import_sources(struct import_set *out, char *const *sources, size_t nr,
 		bool special = starts_with(s, "apt:");
 
 		if (!special && !fs_is_dir(s) && !fs_is_file(s))
-			return err_set(err, ERR_NOTFOUND, "'%s' does not exist",
-				       s);
+			return access(s, F_OK) == 0
+				       ? err_set(err, ERR_PARSE,
+						 "'%s' is neither a file nor "
+						 "a folder",
+						 s)
+				       : err_set(err, ERR_NOTFOUND,
+						 "'%s' does not exist", s);
 		if (!special && fs_is_dir(s))
 			special = (qdir = quilt_dir(s)) != NULL;
 		if (special && nr > 1) {

@@ -8,14 +8,14 @@
 
 #include "series.h"
 
-struct fetch_progress;
+struct fetch_opts;
 
 struct import_opts {
 	int strip;       /* -pN for quilt and plain patches; default 1 */
 	bool strip_set;
 	const char *git_repo; /* with git_range: import commits */
 	const char *git_range;
-	const struct fetch_progress *progress; /* downloads */
+	const struct fetch_opts *fetch; /* downloads (NULL: the defaults) */
 };
 
 struct import_candidate {

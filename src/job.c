@@ -71,10 +71,16 @@ int job_carry_from(struct carry_result *res, struct job *j,
 		}
 		free(dir);
 	}
+	/* the refreshed series first, the branch last: a run killed in
+	 * between leaves the old branch, never a new one without its
+	 * series */
+	co.no_ref = true;
 	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
-	if (!error && refresh && !co.no_ref) {
+	if (!error && refresh && !opts->no_ref) {
 		size_t written;
 		error = refresh_write(&written, j->root, j->repo, res, err);
 	}
+	if (!error && !opts->no_ref)
+		error = carry_set_ref(j->repo, res, err);
 	return error;
 }

@@ -2062,6 +2062,20 @@ static size_t parse_inbody(struct inbody *ib, const char *s, size_t n)
 	return (size_t)(c.pos - s);
 }
 
+void mail_author(const struct mail *m, char **name, char **email)
+{
+	struct inbody ib;
+
+	parse_inbody(&ib, m->body.ptr, m->body.len);
+	if (ib.has_from && ib.from.len)
+		mail_parse_address(ib.from.ptr, name, email);
+	else {
+		*name = m->from_name ? xstrdup(m->from_name) : NULL;
+		*email = m->from_email ? xstrdup(m->from_email) : NULL;
+	}
+	inbody_release(&ib);
+}
+
 /* Split a body at its "---" line, or where the diff starts. */
 static void split_body(struct span body, struct span *msg, struct span *rest)
 {
@@ -2152,8 +2166,16 @@ static char *reply_trailer(struct span l)
 	if (!val.len || !memchr(val.ptr, '@', val.len))
 		return NULL;
 	lt = memchr(val.ptr, '<', val.len);
-	if (lt && (gt = memchr(lt, '>', val.len - (size_t)(lt - val.ptr))))
+	if (lt && (gt = memchr(lt, '>', val.len - (size_t)(lt - val.ptr)))) {
+		/* nothing may follow the address but a "# note" (as b4:
+		 * "<a@b> albeit one nit" is no trailer it can vouch for) */
+		struct span rest = span_trim(span_of(
+			gt + 1, val.len - (size_t)(gt + 1 - val.ptr)));
+		if (rest.len && rest.ptr[0] != '#')
+			return NULL;
 		val.len = (size_t)(gt + 1 - val.ptr);
+	} else if (lt || memchr(val.ptr, ' ', val.len))
+		return NULL;
 	buf_adds(&b, keys[k]);
 	buf_adds(&b, ": ");
 	add_folded(&b, val.ptr, val.len);
@@ -2176,7 +2198,69 @@ static bool message_has_trailer(struct span msg, const char *tr)
 }
 
 /* Unquoted trailer lines of a reply, up to its signature. */
-static void scan_trailers(struct strlist *out, const struct mail *m)
+/* a@b and a+x@b, a@b.c and a@c: one person (b4's fuzzy match). */
+static bool same_address(const char *a, const char *b)
+{
+	const char *aat = strrchr(a, '@'), *bat = strrchr(b, '@');
+	size_t al, bl;
+	const char *ad, *bd, *p;
+	int dots_a = 0, dots_b = 0;
+
+	if (!strcasecmp(a, b))
+		return true;
+	if (!aat || !bat)
+		return false;
+	/* the local part without a +extension */
+	p = memchr(a, '+', (size_t)(aat - a));
+	al = p ? (size_t)(p - a) : (size_t)(aat - a);
+	p = memchr(b, '+', (size_t)(bat - b));
+	bl = p ? (size_t)(p - b) : (size_t)(bat - b);
+	if (al != bl || strncasecmp(a, b, al))
+		return false;
+	ad = aat + 1;
+	bd = bat + 1;
+	if (!strcasecmp(ad, bd))
+		return true;
+	for (p = ad; *p; p++)
+		dots_a += *p == '.';
+	for (p = bd; *p; p++)
+		dots_b += *p == '.';
+	if (dots_a - dots_b == 1 || dots_b - dots_a == 1) {
+		const char *lng = dots_a > dots_b ? ad : bd;
+		const char *sht = dots_a > dots_b ? bd : ad;
+		size_t ll = strlen(lng), sl = strlen(sht);
+		return ll > sl + 1 && lng[ll - sl - 1] == '.' &&
+		       !strcasecmp(lng + ll - sl, sht);
+	}
+	return false;
+}
+
+/*
+ * Whether the sender of a reply may give trailer tr: a trailer names its
+ * giver, who must be the sender (by address, or by name), as b4 checks
+ * (a reply cannot add someone else's Reviewed-by).
+ */
+static bool trailer_from_sender(const char *tr, const struct mail *m)
+{
+	const char *v = strchr(tr, ':');
+	char *name = NULL, *email = NULL;
+	bool ok = false;
+
+	if (!v)
+		return false;
+	mail_parse_address(v + 1, &name, &email);
+	if (email && m->from_email && same_address(email, m->from_email))
+		ok = true;
+	else if (name && m->from_name && !strcasecmp(name, m->from_name))
+		ok = true;
+	free(name);
+	free(email);
+	return ok;
+}
+
+/* Trailers of a reply; those its sender cannot give go to skipped. */
+static void scan_trailers(struct strlist *out, struct strlist *skipped,
+			  const struct mail *m)
 {
 	struct cursor c;
 	struct span l;
@@ -2190,8 +2274,26 @@ static void scan_trailers(struct strlist *out, const struct mail *m)
 			break;
 		if (!t.len || t.ptr[0] == '>')
 			continue;
-		if ((tr = reply_trailer(t)))
+		if ((tr = reply_trailer(t)) && trailer_from_sender(tr, m)) {
 			strlist_add_unique(out, tr);
+			continue;
+		}
+		if (!tr && !is_wsp(t.ptr[0]) && trailer_like(t) &&
+		    memchr(t.ptr, '@', t.len)) {
+			/* a trailer b4 would not take either: said so */
+			struct span k = span_of(t.ptr, (size_t)((const char *)
+				memchr(t.ptr, ':', t.len) - t.ptr));
+			if (k.len > 3 &&
+			    !strncasecmp(k.ptr + k.len - 3, "-by", 3))
+				tr = span_dup(t);
+		}
+		if (tr)
+			strlist_add_unique(skipped,
+					   xstrfmt("%s (reply from %s)",
+						   tr, m->from_email
+							   ? m->from_email
+							   : "?"));
+		free(tr);
 	}
 }
 
@@ -2235,6 +2337,11 @@ struct cand {
 	size_t cover;
 	struct strlist trailers;
 	bool dropped;
+	/* for trailers across versions: the version, the trailers its own
+	 * replies give, and patchwork's normalised text of its diff */
+	unsigned version;
+	struct strlist own, skipped;
+	struct buf pw;
 };
 
 struct finder {
@@ -2386,6 +2493,7 @@ static struct cand *add_cand(struct finder *f, size_t msg, struct mail *inner)
 	cd->inner = inner;
 	cd->cover = NONE;
 	buf_init(&cd->diffs, 0);
+	buf_init(&cd->pw, 0);
 	return cd;
 }
 
@@ -2534,8 +2642,8 @@ static int cmp_size(const void *a, const void *b)
 }
 
 /* Replies under root, in message order, not entering other patches. */
-static void gather_trailers(struct strlist *out, const struct finder *f,
-			    size_t root)
+static void gather_trailers(struct strlist *out, struct strlist *skipped,
+			    const struct finder *f, size_t root)
 {
 	size_t *stack = NULL, *seen = NULL;
 	size_t sp = 0, alloc = 0, nr_seen = 0, alloc_seen = 0;
@@ -2561,7 +2669,7 @@ static void gather_trailers(struct strlist *out, const struct finder *f,
 	if (nr_seen)
 		qsort(seen, nr_seen, sizeof(*seen), cmp_size);
 	for (size_t k = 0; k < nr_seen; k++)
-		scan_trailers(out, &f->l->items[seen[k]]);
+		scan_trailers(out, skipped, &f->l->items[seen[k]]);
 	free(stack);
 	free(seen);
 }
@@ -2712,12 +2820,90 @@ static void add_msgid(struct mail_series *s, size_t *alloc, const char *id)
 	s->msgids[s->nr_msgids++] = xstrdup(id);
 }
 
+/*
+ * The text patchwork (and b4) hash a patch by: its lines that start with
+ * '-', '+' or ' ', file names without their first component, hunk
+ * headers without line numbers.  Equal texts: the same patch.
+ */
+static void patchwork_text(struct buf *out, struct span body)
+{
+	struct cursor c;
+	struct span l;
+
+	cursor_init(&c, body.ptr, body.len);
+	while (cursor_next(&c, &l, NULL)) {
+		unsigned long oc = 1, nc = 1;
+		const char *p;
+
+		if (!l.len)
+			continue;
+		if ((span_starts_with(l, "--- ") || span_starts_with(l, "+++ ")) &&
+		    l.len > 4 && l.ptr[4] != ' ' && l.ptr[4] != '\t') {
+			const char *name = l.ptr + 4, *end = name, *slash;
+			while (end < l.ptr + l.len && *end != ' ' && *end != '\t')
+				end++;
+			slash = memchr(name, '/', (size_t)(end - name));
+			buf_adds(out, l.ptr[0] == '-' ? "--- a/" : "+++ b/");
+			if (slash)
+				buf_add(out, slash + 1, (size_t)(end - slash - 1));
+			buf_addc(out, '\n');
+			continue;
+		}
+		if (span_starts_with(l, "@@ -") && l.len > 4 &&
+		    isdigit((unsigned char)l.ptr[4])) {
+			char *h = span_dup(l), *q;
+			p = h + 4;
+			strtoul(p, &q, 10);
+			if (*q == ',')
+				oc = strtoul(q + 1, &q, 10);
+			if (q[0] == ' ' && q[1] == '+' &&
+			    isdigit((unsigned char)q[2])) {
+				strtoul(q + 2, &q, 10);
+				if (*q == ',')
+					nc = strtoul(q + 1, &q, 10);
+				if (starts_with(q, " @@")) {
+					buf_addf(out, "@@ -%lu +%lu @@\n", oc,
+						 nc);
+					free(h);
+					continue;
+				}
+			}
+			free(h);
+		}
+		if (l.ptr[0] == '-' || l.ptr[0] == '+' || l.ptr[0] == ' ') {
+			buf_addspan(out, l);
+			buf_addc(out, '\n');
+		}
+	}
+}
+
+/*
+ * Before any series is emitted: each patch's own trailers from replies,
+ * and what identifies its diff across versions.
+ */
+static void prepare_cands(struct finder *f, struct group *groups, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++)
+		for (size_t i = 0; i < groups[k].nr; i++) {
+			struct cand *cd = &f->cands[groups[k].c[i]];
+			const struct mail *src =
+				cd->inner ? cd->inner : &f->l->items[cd->msg];
+			if (cd->dropped)
+				continue;
+			cd->version = groups[k].version;
+			gather_trailers(&cd->own, &cd->skipped, f, cd->msg);
+			patchwork_text(&cd->pw, cd->diffs.len
+				? (struct span){ cd->diffs.ptr, cd->diffs.len }
+				: (struct span){ src->body.ptr, src->body.len });
+		}
+}
+
 static void emit_series(struct mail_series_list *out, struct finder *f,
 			struct group *g)
 {
 	const struct mail_list *l = f->l;
 	struct mail_series *s;
-	struct strlist cover_tr = { 0 };
+	struct strlist cover_tr = { 0 }, skipped = { 0 };
 	size_t alloc_ids = 0, n = 0;
 
 	ALLOC_GROW(out->items, out->nr + 1, out->alloc);
@@ -2731,7 +2917,7 @@ static void emit_series(struct mail_series_list *out, struct finder *f,
 		s->base_commit = find_base_commit(s->cover->body.ptr,
 						  s->cover->body.len);
 		add_msgid(s, &alloc_ids, s->cover->message_id);
-		gather_trailers(&cover_tr, f, g->cover);
+		gather_trailers(&cover_tr, &skipped, f, g->cover);
 	}
 	for (size_t i = 0; i < g->nr; i++)
 		n += !f->cands[g->c[i]].dropped;
@@ -2741,7 +2927,22 @@ static void emit_series(struct mail_series_list *out, struct finder *f,
 
 		if (cd->dropped)
 			continue;
-		gather_trailers(&cd->trailers, f, cd->msg);
+		for (size_t k = 0; k < cd->own.nr; k++)
+			strlist_add_unique(&cd->trailers, xstrdup(cd->own.v[k]));
+		for (size_t k = 0; k < cd->skipped.nr; k++)
+			strlist_add_unique(&skipped, xstrdup(cd->skipped.v[k]));
+		/* trailers given to the same patch in another version of the
+		 * thread carry over, as b4 carries them */
+		for (size_t j = 0; j < f->nr_cands && cd->pw.len; j++) {
+			const struct cand *o = &f->cands[j];
+			if (o->dropped || o->version == cd->version ||
+			    !o->version || o->pw.len != cd->pw.len ||
+			    memcmp(o->pw.ptr, cd->pw.ptr, o->pw.len))
+				continue;
+			for (size_t k = 0; k < o->own.nr; k++)
+				strlist_add_unique(&cd->trailers,
+						   xstrdup(o->own.v[k]));
+		}
 		for (size_t k = 0; k < cover_tr.nr; k++)
 			strlist_add_unique(&cd->trailers,
 					   xstrdup(cover_tr.v[k]));
@@ -2757,6 +2958,8 @@ static void emit_series(struct mail_series_list *out, struct finder *f,
 		s->base_commit = find_base_commit(s->patches[i].text.ptr,
 						  s->patches[i].text.len);
 	strlist_release(&cover_tr);
+	s->skipped_trailers = skipped.v;
+	s->nr_skipped_trailers = skipped.nr;
 }
 
 static void finder_release(struct finder *f)
@@ -2774,6 +2977,9 @@ static void finder_release(struct finder *f)
 		subject_info_release(&cd->si);
 		buf_release(&cd->diffs);
 		strlist_release(&cd->trailers);
+		strlist_release(&cd->own);
+		strlist_release(&cd->skipped);
+		buf_release(&cd->pw);
 	}
 	free(f->cands);
 }
@@ -2838,10 +3044,11 @@ int mail_find_series(struct mail_series_list *out, const struct mail_list *l,
 		g->c[g->nr++] = i;
 	}
 	qsort(groups, nr_groups, sizeof(*groups), cmp_group);
-	for (size_t k = 0; k < nr_groups; k++) {
+	for (size_t k = 0; k < nr_groups; k++)
 		order_group(&f, &groups[k]);
+	prepare_cands(&f, groups, nr_groups);
+	for (size_t k = 0; k < nr_groups; k++)
 		emit_series(out, &f, &groups[k]);
-	}
 out:
 	for (size_t k = 0; k < nr_groups; k++)
 		free(groups[k].c);
@@ -2874,6 +3081,9 @@ void mail_series_list_release(struct mail_series_list *l)
 		for (size_t k = 0; k < s->nr_msgids; k++)
 			free(s->msgids[k]);
 		free(s->msgids);
+		for (size_t k = 0; k < s->nr_skipped_trailers; k++)
+			free(s->skipped_trailers[k]);
+		free(s->skipped_trailers);
 	}
 	free(l->items);
 	memset(l, 0, sizeof(*l));

@@ -143,6 +143,11 @@ struct mail_series {
 	size_t nr_patches;
 	char **msgids; /* message-ids of the cover and patches */
 	size_t nr_msgids;
+	/* Trailer lines of replies not taken, as b4 does not take them:
+	 * not the plain address of the reply's sender ("TRAILER (reply
+	 * from ADDRESS)"). */
+	char **skipped_trailers;
+	size_t nr_skipped_trailers;
 };
 
 struct mail_series_list {
@@ -161,6 +166,13 @@ struct mail_series_list {
 int mail_find_series(struct mail_series_list *out, const struct mail_list *l,
 		     struct err *err);
 void mail_series_list_release(struct mail_series_list *l);
+
+/*
+ * The author of a message: the in-body "From:" when its body opens with
+ * one (a patch sent on someone's behalf), else its From: header.  New
+ * strings, NULL when absent.
+ */
+void mail_author(const struct mail *m, char **name, char **email);
 
 /* RFC 2047 decode a header value into out (UTF-8). */
 void mail_decode_header(struct buf *out, const char *value, size_t len);

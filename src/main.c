@@ -9,8 +9,42 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "fetch.h"
 #include "fs.h"
 #include "tree.h"
+
+static void on_workspace_busy(void *ctx, const char *path, long holder)
+{
+	const struct options *opts = ctx;
+
+	if (holder > 0)
+		note(opts, "waiting for another kcarry (pid %ld) writing this "
+			   "workspace",
+		     holder);
+	else
+		note(opts, "waiting for another kcarry writing this workspace");
+}
+
+int workspace_lock(struct lock *l, const char *root,
+		   const struct options *opts, struct err *err)
+{
+	struct lock_wait w = { on_workspace_busy, (void *)opts };
+	char *dir = fs_join(root, ".kcarry"), *path = fs_join(dir, "lock");
+	char **removed = NULL;
+	size_t nr = 0;
+	int error;
+
+	if ((error = fs_mkdirs(dir, err)) == 0 &&
+	    (error = lock_take(l, path, &w, err)) == 0 &&
+	    (error = lock_clear_stale(&removed, &nr, root, err)) == 0)
+		for (size_t i = 0; i < nr; i++)
+			note(opts, "removed %s, left by an interrupted kcarry",
+			     removed[i]);
+	fs_free_list(removed, nr);
+	free(path);
+	free(dir);
+	return error;
+}
 
 static int cmd_help(int argc, char **argv, const struct options *opts);
 static int cmd_version(int argc, char **argv, const struct options *opts);
@@ -22,6 +56,7 @@ static const struct command commands[] = {
 	  "directory).  An existing workspace is left as it is.\n" },
 	{ "import", cmd_import, "import a version of a series",
 	  "kcarry import [options] NAME[@VERSION] SOURCE...\n"
+	  "   or: kcarry import [options] NAME[@VERSION] MSGID|URL\n"
 	  "   or: kcarry import [options] NAME[@VERSION] --git REPO A..B\n"
 	  "   or: kcarry import [options] NAME[@VERSION] apt:SRCPKG=VERSION",
 	  "Store a series version under patches/NAME/VERSION/ (one patch per file\n"
@@ -35,6 +70,13 @@ static const struct command commands[] = {
 	  "apt:linux-6.12=6.12.100-1~deb12u1); add '/patches-rt' after the\n"
 	  "version for debian/patches-rt.\n"
 	  "\n"
+	  "MSGID (a message-id, with or without <>) or URL (an archive's page\n"
+	  "of a message, https://lore.kernel.org/all/MSGID/) names a mail\n"
+	  "thread: it is downloaded as public-inbox serves it (MSGID/t.mbox.gz)\n"
+	  "into the cache and imported as a local mbox.  A bare MSGID is looked\n"
+	  "up at series.list-url, else kcarry.lore of kcarry.conf, else\n"
+	  "https://lore.kernel.org/all/.  An existing file wins over a MSGID.\n"
+	  "\n"
 	  "VERSION defaults to the version in the subjects ([PATCH v3 ...] is v3)\n"
 	  "or v1; when a source holds several versions the newest is taken and\n"
 	  "named on stderr.\n"
@@ -42,11 +84,48 @@ static const struct command commands[] = {
 	  "options:\n"
 	  "  --git REPO RANGE   import the commits of RANGE (A..B) of REPO\n"
 	  "  --all-versions     import every version a source holds\n"
+	  "  --offline          downloads come from the cache only\n"
 	  "  -p N               strip N leading path components (quilt default 1)\n"
 	  "  --force            replace an existing version whose content differs\n"
 	  "  --dry-run          parse and report, write nothing\n"
 	  "\n"
-	  "Importing the same content again changes nothing (exit 0).\n" },
+	  "Importing the same content again changes nothing (exit 0).\n"
+	  "exit status: 0 stored (or already held); 2 bad arguments, a source\n"
+	  "that does not parse, other content under NAME@VERSION; 3 I/O,\n"
+	  "network (the URL and HTTP status are named), apt.\n" },
+	{ "fetch", cmd_fetch, "fetch threads by message-id, find new revisions",
+	  "kcarry fetch [options] [NAME[@VERSION]...]\n"
+	  "   or: kcarry fetch --new [--import] [options] [NAME...]",
+	  "Without --new: import every version that series/NAME.conf names\n"
+	  "by a message-id ([version \"v4\"] msgid = ...) and that is not stored\n"
+	  "yet; NAME@VERSION fetches that version again (new trailers from\n"
+	  "replies; --force to replace it).  The thread comes from the series'\n"
+	  "archive: series.list-url, else the one its newest version came from,\n"
+	  "else kcarry.lore of kcarry.conf, else https://lore.kernel.org/all/.\n"
+	  "Without NAME, every series.\n"
+	  "\n"
+	  "--new asks the archive's search for later revisions of the newest\n"
+	  "stored version, as 'b4 am -c' does: the same subject without its\n"
+	  "[PATCH vN] tag, from the same sender, with a higher vN (or the same\n"
+	  "b4 change-id); without NAME, every series whose newest version\n"
+	  "is a mail version (vN).  It prints one line per revision found:\n"
+	  "\n"
+	  "  NAME@vN <MSGID> SUBJECT\n"
+	  "\n"
+	  "options:\n"
+	  "  --new        look for later revisions\n"
+	  "  --import     with --new: import them (as vN)\n"
+	  "  --offline    downloads come from the cache only\n"
+	  "  --force      replace a stored version whose content differs\n"
+	  "  --dry-run    fetch and report, store nothing\n"
+	  "\n"
+	  "Downloads are cached (<cache>/lore/) and revalidated; their limits\n"
+	  "(timeouts, size, retries) are set in kcarry.conf [http] or by\n"
+	  "KCARRY_HTTP_* (kcarry(1), NETWORK).\n"
+	  "\n"
+	  "exit status: 0 done (nothing new is not an error); 2 bad arguments,\n"
+	  "an unknown series; 3 network (the URL and HTTP status are named),\n"
+	  "I/O.\n" },
 	{ "list", cmd_list, "list series, versions and patch counts",
 	  "kcarry list",
 	  "One line per series version: name, version, patches, source.\n" },
@@ -55,12 +134,15 @@ static const struct command commands[] = {
 	  "Print the patches of a version (newest by default): number, subject,\n"
 	  "author, files touched, then a diffstat of the whole version.\n" },
 	{ "kernels", cmd_kernels, "list the target trees and their state",
-	  "kcarry kernels [--prepare]",
+	  "kcarry kernels [--prepare]\n"
+	  "   or: kcarry kernels --path TARGET",
 	  "One line per kernels/TARGET.conf: kind (local repository, remote\n"
 	  "git URL, tarball), state (ready, or fetched on first use) and source.\n"
 	  "\n"
 	  "options:\n"
-	  "  --prepare   clone, download or import every tree now\n" },
+	  "  --prepare      clone, download or import every tree now\n"
+	  "  --path TARGET  print the path of TARGET's repository (where its\n"
+	  "                 kcarry branches are), for scripts\n" },
 	{ "apply", cmd_apply, "apply a series version to targets",
 	  "kcarry apply [options] NAME[@VERSION] TARGET...",
 	  "Apply every patch of the version (newest by default) to each\n"
@@ -169,13 +251,13 @@ static const struct command commands[] = {
 	  "kcarry diff [options] NAME V1 V2\n"
 	  "   or: kcarry diff [options] NAME@V1 NAME@V2",
 	  "Pair the patches of two stored versions of a series without applying\n"
-	  "either, as git range-diff pairs two branches: by patch-id (as git\n"
-	  "patch-id --stable: white space and line numbers ignored), then by\n"
-	  "subject when the diffs are close enough, then by diff similarity\n"
-	  "(range-diff's cost matrix and minimal assignment; a patch whose\n"
-	  "diff changed by more than the creation factor is 'new' and its old\n"
-	  "form 'dropped').  One line per patch in V2's order, each dropped\n"
-	  "patch after the ones before it in V1:\n"
+	  "either, exactly as git range-diff pairs two branches: the same text\n"
+	  "of each patch (author, message, diff without line numbers), the same\n"
+	  "exact matches, cost matrix and minimal assignment; a patch whose diff\n"
+	  "changed by more than the creation factor is not paired.  Each pair\n"
+	  "says what its patches share: the same patch-id (git patch-id\n"
+	  "--stable), the same subject, or a similar diff.  One line per patch\n"
+	  "in V2's order, each dropped patch after the ones before it in V1:\n"
 	  "\n"
 	  "  N1: = N2: subject   unchanged\n"
 	  "  N1: ! N2: subject   changed, followed by the interdiff of the two\n"
@@ -183,9 +265,12 @@ static const struct command commands[] = {
 	  "                      left out) as range-diff shows it\n"
 	  "   -: + N2: subject   new in V2\n"
 	  "  N1: -  -: subject   dropped from V1\n"
+	  "  N1: ~ N2: subject   rewritten: range-diff pairs neither, but they\n"
+	  "                      are the only ones left with this subject\n"
 	  "\n"
 	  "'(moved)' marks a pair out of the order of the others, '(was: S)'\n"
-	  "a changed subject.  A summary line ends the list.\n"
+	  "a changed subject; -v adds what a pair shares.  A summary line ends\n"
+	  "the list.\n"
 	  "\n"
 	  "options:\n"
 	  "  --stat                 no interdiffs: '(+A -R)' lines per changed pair\n"
@@ -230,6 +315,65 @@ static const struct command commands[] = {
 	  "exit status: 0 every patch carried or already applied; 1 some patch\n"
 	  "needs a person, or a placement risk; 2 bad arguments or unknown\n"
 	  "names; 3 repository, network or I/O trouble.\n" },
+	{ "export", cmd_export, "write a backport for packagers or a stable list",
+	  "kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]",
+	  "Write the backport of the series on TARGET (the commits of\n"
+	  "kcarry/NAME/VERSION/TARGET, carried as 'apply' carries it, recorded\n"
+	  "resolutions replayed) in the form an ecosystem's tools consume, with\n"
+	  "the same metadata per patch: author and date, the upstream commit\n"
+	  "('commit X upstream.', '[ Upstream commit X ]', '(cherry picked from\n"
+	  "commit X)', a stable FAILED report, an 'import --git' commit), the\n"
+	  "lore link of its Message-ID, Bug/Closes/Link trailers, the\n"
+	  "backporter (--signoff, else git's user), and what the backport\n"
+	  "adjusted (offset, fuzz, 3-way, resolved by hand).\n"
+	  "\n"
+	  "formats:\n"
+	  "  debian  debian/patches/SUBDIR/SLUG.patch with DEP-3 headers, and\n"
+	  "          their lines in debian/patches/series\n"
+	  "  rpm     the patch files, NAME-patches.inc (PatchN: lines) and\n"
+	  "          NAME-prep.inc (%patch -P N -p1 -F0 lines), or --into SPEC\n"
+	  "  suse    patches.suse/SLUG.patch with Patch-mainline, Git-commit,\n"
+	  "          References, and their lines in series.conf\n"
+	  "  quilt   the refreshed patches and their lines in 'series'\n"
+	  "  mbox    NNNN-SLUG.patch messages [PATCH 6.1.y n/m] for git\n"
+	  "          send-email, the upstream line first, a cover letter for\n"
+	  "          more than one patch\n"
+	  "  git     branch kcarry-export/NAME/VERSION/TARGET whose commits\n"
+	  "          carry '(cherry picked from commit X)' and the note\n"
+	  "\n"
+	  "Lines kcarry adds to a file it shares with you (series, series.conf,\n"
+	  "a spec) sit in a block '# kcarry export begin: NAME' .. 'end: NAME'\n"
+	  "that the next export replaces; nothing else in the file changes, and\n"
+	  "a file kcarry did not write is never overwritten.\n"
+	  "\n"
+	  "options:\n"
+	  "  -f, --format F     debian, rpm, suse, quilt, mbox or git\n"
+	  "  -o, --output DIR   where to write (default: the current directory)\n"
+	  "  --into PATH        an unpacked 3.0 (quilt) Debian source package,\n"
+	  "                     a spec file (rpm), a kernel-source checkout (suse)\n"
+	  "  --subdir DIR       debian: under debian/patches (default kcarry/NAME)\n"
+	  "  --start N          rpm: first PatchN number (default 1000)\n"
+	  "  --autopatch        rpm: %autopatch -m/-M instead of %patch lines\n"
+	  "  --to ADDR, --cc ADDR   mbox: recipients (repeatable)\n"
+	  "  --upstream-line commit|bracket   mbox: 'commit X upstream.' (default)\n"
+	  "                     or '[ Upstream commit X ]'\n"
+	  "  -s, --signoff[=\"Name <email>\"]   add the backporter's\n"
+	  "                     Signed-off-by (SUSE: Acked-by)\n"
+	  "  --bug BUG          a bug for every patch (repeatable): a URL,\n"
+	  "                     debian#N, bsc#N, lp#N, CVE-...\n"
+	  "  --mainline VER     the release holding the upstream commits, when\n"
+	  "                     the target's tags do not tell (SUSE needs it)\n"
+	  "  --branch NAME      git: the branch to write\n"
+	  "  --git-dir REPO --onto REV   git: write into another repository,\n"
+	  "                     on its commit REV\n"
+	  "  --allow-partial    export what applied when patches conflict; the\n"
+	  "                     package names what is missing\n"
+	  "  --allow-risk       export patches with placement risks\n"
+	  "  --fuzz N, --no-3way, --strict   as for apply\n"
+	  "\n"
+	  "exit status: 0 written; 1 the series did not carry completely or has\n"
+	  "placement risks (nothing written); 2 bad arguments, or a file in the\n"
+	  "way that kcarry did not write; 3 repository or I/O trouble.\n" },
 	{ "help", cmd_help, "show help for a command", "kcarry help [COMMAND]",
 	  "Without COMMAND, list the commands.\n" },
 	{ "version", cmd_version, "print the version", "kcarry version", "" },
@@ -402,6 +546,37 @@ static bool want_color(enum color_mode m, int fd)
 	return isatty(fd) && term && strcmp(term, "dumb");
 }
 
+/*
+ * One global option at argv[*i]: 1 when taken (*i moved past its value),
+ * 0 when it is not a global option, -1 on a usage error (printed).
+ */
+static int global_option(struct options *opts, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+		opts->verbosity = -1;
+	else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+		opts->verbosity++;
+	else if (!strcmp(a, "-vv"))
+		opts->verbosity += 2;
+	else if (!strcmp(a, "--color") || !strcmp(a, "--color=always"))
+		opts->color = COLOR_ALWAYS;
+	else if (!strcmp(a, "--color=never") || !strcmp(a, "--no-color"))
+		opts->color = COLOR_NEVER;
+	else if (!strcmp(a, "--color=auto"))
+		opts->color = COLOR_AUTO;
+	else if (!strcmp(a, "-C")) {
+		if (++*i >= argc) {
+			fprintf(stderr, "error: -C needs a directory\n");
+			return -1;
+		}
+		opts->workdir = argv[*i];
+	} else
+		return 0;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts = { 0 };
@@ -411,31 +586,17 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
+		int g;
+
 		if (!strcmp(a, "--version"))
 			return cmd_version(0, NULL, &opts);
 		if (is_help(a)) {
 			print_main_usage(stdout);
 			return EXIT_DONE;
 		}
-		if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-			opts.verbosity = -1;
-		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-			opts.verbosity++;
-		else if (!strcmp(a, "-vv"))
-			opts.verbosity += 2;
-		else if (!strcmp(a, "--color") || !strcmp(a, "--color=always"))
-			opts.color = COLOR_ALWAYS;
-		else if (!strcmp(a, "--color=never") || !strcmp(a, "--no-color"))
-			opts.color = COLOR_NEVER;
-		else if (!strcmp(a, "--color=auto"))
-			opts.color = COLOR_AUTO;
-		else if (!strcmp(a, "-C")) {
-			if (++i >= argc) {
-				fprintf(stderr, "error: -C needs a directory\n");
-				return EXIT_USAGE;
-			}
-			opts.workdir = argv[i];
-		} else {
+		if ((g = global_option(&opts, argc, argv, &i)) < 0)
+			return EXIT_USAGE;
+		if (!g) {
 			fprintf(stderr, "error: unknown option '%s'\n", a);
 			print_main_usage(stderr);
 			return EXIT_USAGE;
@@ -452,6 +613,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hint: 'kcarry help' lists the commands\n");
 		return EXIT_USAGE;
 	}
+	{
+		/* global options may follow the command too ('check -v'),
+		 * up to a "--" */
+		int w = i + 1;
+		for (int k = i + 1; k < argc; k++) {
+			int g = 0;
+			if (!strcmp(argv[k], "--")) {
+				while (k < argc)
+					argv[w++] = argv[k++];
+				break;
+			}
+			if (argv[k][0] == '-' &&
+			    (g = global_option(&opts, argc, argv, &k)) < 0)
+				return EXIT_USAGE;
+			if (!g)
+				argv[w++] = argv[k];
+		}
+		argc = w;
+		argv[argc] = NULL;
+	}
 	opts.color_out = want_color(opts.color, 1);
 	opts.color_err = want_color(opts.color, 2);
 	opts.progress = opts.verbosity >= 0 && isatty(2);
@@ -459,7 +640,13 @@ int main(int argc, char **argv)
 		return print_command_help(cmd->name);
 	if (tree_global_init(&err) < 0)
 		return err_report(&err, &opts);
+	/* libcurl's global state, before any thread (check) starts */
+	if (fetch_global_init(&err) < 0) {
+		tree_global_shutdown();
+		return err_report(&err, &opts);
+	}
 	rc = cmd->fn(argc - i, argv + i, &opts);
+	fetch_global_shutdown();
 	tree_global_shutdown();
 	fflush(stdout);
 	if (ferror(stdout)) {

@@ -241,6 +241,8 @@ static bool unquote(struct buf *out, const char *s, const char *end,
 					return false;
 				v = v * 8 + (unsigned)(*s++ - '0');
 			}
+			if (!v)
+				return false; /* a NUL would cut the name */
 			buf_addc(out, (char)v);
 			break;
 		}
@@ -313,14 +315,91 @@ static const char *strip_components(const char *s, int n)
 	return s;
 }
 
+/* Code points HFS+ ignores in names (git's is_hfs_dotgit): U+200C-200F,
+ * U+202A-202E, U+206A-206F, U+FEFF.  Length of one at s, or 0. */
+static size_t hfs_ignorable(const unsigned char *s)
+{
+	if (s[0] == 0xe2 && s[1] == 0x80 &&
+	    ((s[2] >= 0x8c && s[2] <= 0x8f) || (s[2] >= 0xaa && s[2] <= 0xae)))
+		return 3;
+	if (s[0] == 0xe2 && s[1] == 0x81 && s[2] >= 0xaa && s[2] <= 0xaf)
+		return 3;
+	if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
+		return 3;
+	return 0;
+}
+
+/* A component (n bytes at c) git refuses as a name for .git. */
+static bool is_dotgit(const char *c, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)c, *e = u + n;
+	static const char want[] = ".git";
+	size_t k = 0;
+
+	/* NTFS: ".git" or "git~1", then only dots and spaces */
+	if (n >= 4 && !strncasecmp(c, ".git", 4))
+		k = 4;
+	else if (n >= 5 && !strncasecmp(c, "git~1", 5))
+		k = 5;
+	if (k) {
+		while (k < n && (c[k] == '.' || c[k] == ' '))
+			k++;
+		if (k == n)
+			return true;
+	}
+	/* HFS+: ".git" with ignorable code points anywhere, any case */
+	for (k = 0; u < e;) {
+		size_t skip = e - u >= 3 ? hfs_ignorable(u) : 0;
+		if (skip) {
+			u += skip;
+			continue;
+		}
+		if (k == 4 || tolower(*u) != want[k])
+			return false;
+		k++;
+		u++;
+	}
+	return k == 4;
+}
+
+const char *patch_path_refused(const char *path, unsigned mode)
+{
+	const char *c = path;
+
+	if (!*path)
+		return "is empty";
+	if (*path == '/')
+		return "is absolute";
+	for (;;) {
+		size_t n = strcspn(c, "/");
+
+		if (!n)
+			return c[0] ? "has an empty component" : "ends with '/'";
+		if ((n == 1 && c[0] == '.') || (n == 2 && !memcmp(c, "..", 2)))
+			return n == 1 ? "has a '.' component"
+				      : "escapes the tree";
+		if (is_dotgit(c, n))
+			return "is inside .git";
+		if (mode == 0120000 && !c[n] &&
+		    (n >= 11 && !strncasecmp(c, ".gitmodules", 11)))
+			return "is a .gitmodules symlink";
+		if (!c[n])
+			return NULL;
+		c += n + 1;
+	}
+}
+
 /*
- * Turn a name as written into a path in the tree: strip, then refuse what
- * could write outside the tree or into .git.  NULL for /dev/null.
+ * Turn a name as written into a path in the tree: strip; drop the empty
+ * and "." components ("./x", "x//y", as patch(1) reads them); then refuse
+ * what git's verify_path refuses (with core.protectHFS and protectNTFS):
+ * "..", .git in any spelling, a final '/'.  NULL for /dev/null.
  */
 static int make_path(struct parser *ps, const char *raw, int strip,
 		     size_t lineno, char **out)
 {
-	const char *s, *c;
+	const char *s, *c, *why;
+	struct buf b = BUF_INIT;
 
 	*out = NULL;
 	if (!strcmp(raw, "/dev/null"))
@@ -339,19 +418,24 @@ static int make_path(struct parser *ps, const char *raw, int strip,
 	for (c = s; *c;) {
 		size_t n = strcspn(c, "/");
 
-		if (n == 2 && !memcmp(c, "..", 2))
-			return err_set(ps->err, ERR_PARSE,
-				       "%s:%zu: path '%s' escapes the tree",
-				       ps->name, lineno, raw);
-		if (n == 4 && !strncasecmp(c, ".git", 4))
-			return err_set(ps->err, ERR_PARSE,
-				       "%s:%zu: path '%s' is inside .git",
-				       ps->name, lineno, raw);
+		if (n && !(n == 1 && c[0] == '.')) {
+			if (b.len)
+				buf_addc(&b, '/');
+			buf_add(&b, c, n);
+		}
 		c += n;
+		if (*c == '/' && !c[1] && b.len)
+			buf_addc(&b, '/'); /* kept to be refused below */
 		while (*c == '/')
 			c++;
 	}
-	*out = xstrdup(s);
+	if ((why = patch_path_refused(b.ptr, 0)) != NULL) {
+		int error = err_set(ps->err, ERR_PARSE, "%s:%zu: path '%s' %s",
+				    ps->name, lineno, raw, why);
+		buf_release(&b);
+		return error;
+	}
+	*out = buf_detach(&b, NULL);
 	return 0;
 }
 
@@ -474,12 +558,14 @@ static bool expect(const char **s, const char *end, char c)
  */
 static bool is_epoch(struct span stamp)
 {
-	const char *s = stamp.ptr, *end = stamp.ptr + stamp.len;
+	const char *s, *end;
 	long y, mo, d, h, mi, sec, th, tm, secs;
 	int sign = 1;
 
 	if (!stamp.len)
-		return false;
+		return false; /* ptr may be NULL: no arithmetic on it */
+	s = stamp.ptr;
+	end = stamp.ptr + stamp.len;
 	if (memmem(stamp.ptr, stamp.len, "Jan  1 00:00:00 1970", 20))
 		return true;
 	if (!fixed_num(&s, end, 4, &y) || !expect(&s, end, '-') ||
@@ -830,6 +916,12 @@ static int finish_names(struct parser *ps, struct patch_file *f,
 	if (f->op == PATCH_DELETE) {
 		free(new);
 		new = NULL;
+	}
+	if (new && f->new_mode == 0120000 &&
+	    patch_path_refused(new, f->new_mode)) {
+		err_set(ps->err, ERR_PARSE, "%s:%zu: path '%s' %s", ps->name,
+			f->lineno, new, patch_path_refused(new, f->new_mode));
+		goto fail;
 	}
 	if ((f->op != PATCH_ADD && !old) || (f->op != PATCH_DELETE && !new) ||
 	    (!old && !new)) {
@@ -1549,6 +1641,41 @@ static bool is_mbox_line(struct span l, struct span *id)
 	return false;
 }
 
+/*
+ * A header holds no control characters (RFC 5322), but an encoded word
+ * can decode to one ("=?utf-8?q?=1B[2J?="): each becomes U+FFFD, so that
+ * no report, terminal or commit carries an escape sequence.  A tab is a
+ * space.
+ */
+static void clean_header_text(char **s)
+{
+	struct buf b = BUF_INIT;
+	bool dirty = false;
+
+	if (!*s)
+		return;
+	for (const unsigned char *p = (const unsigned char *)*s; *p; p++) {
+		if (*p == '\t') {
+			buf_addc(&b, ' ');
+			dirty = true;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			buf_adds(&b, "\xef\xbf\xbd");
+			dirty = true;
+		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			/* C1 controls (U+0080-U+009F): CSI is one of them */
+			buf_adds(&b, "\xef\xbf\xbd");
+			p++;
+			dirty = true;
+		} else
+			buf_addc(&b, (char)*p);
+	}
+	if (dirty) {
+		free(*s);
+		*s = buf_detach(&b, NULL);
+	} else
+		buf_release(&b);
+}
+
 int patch_parse(struct patch *p, const char *text, size_t len,
 		const struct patch_parse_opts *opts, struct err *err)
 {
@@ -1604,6 +1731,9 @@ int patch_parse(struct patch *p, const char *text, size_t len,
 		buf_addc(&p->message, '\n');
 	convert_message(p, charset);
 	find_trailers(p);
+	clean_header_text(&p->subject);
+	clean_header_text(&p->author_name);
+	clean_header_text(&p->author_email);
 	if (!found) {
 		error = err_set(err, ERR_PARSE, "%s: no diff found", ps.name);
 		goto fail;
@@ -1698,6 +1828,13 @@ static unsigned digits(unsigned long n)
 	return d;
 }
 
+/* At least one column for any change: as if one column were missing. */
+static unsigned long scale_linear(unsigned long n, size_t width,
+				  unsigned long max_change)
+{
+	return n ? 1 + n * (width - 1) / max_change : 0;
+}
+
 void patch_diffstat(struct buf *out, const struct patch *p)
 {
 	struct stat_entry *e = xcalloc(p->nr_files, sizeof(*e));
@@ -1743,17 +1880,19 @@ void patch_diffstat(struct buf *out, const struct patch *p)
 		buf_addf(out, "%*lu", (int)num_w, a + d);
 		if (a + d) {
 			if (max_change > graph_w) {
-				unsigned long t = 1 + (a + d) * (graph_w - 1) /
-							      max_change;
-				unsigned long sa = a ? 1 + a * (graph_w - 1) /
-								   max_change
-						     : 0;
-				if (sa > t)
-					sa = t;
-				if (d && sa == t && t > 1)
-					sa--;
-				a = sa;
-				d = t - sa;
+				/* git's diff.c: scale the total, then the
+				 * smaller side (deletions when even) */
+				unsigned long t = scale_linear(a + d, graph_w,
+							       max_change);
+				if (t < 2 && a && d)
+					t = 2;
+				if (a < d) {
+					a = scale_linear(a, graph_w, max_change);
+					d = t - a;
+				} else {
+					d = scale_linear(d, graph_w, max_change);
+					a = t - d;
+				}
 			}
 			buf_addc(out, ' ');
 			add_repeat(out, '+', a);

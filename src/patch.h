@@ -128,6 +128,12 @@ void patch_format(struct buf *out, const struct patch *p,
 void patch_diffstat(struct buf *out, const struct patch *p);
 /* File-name slug as git format-patch makes it: "btrfs-fix-the-thing". */
 char *patch_slug(const char *subject);
+/*
+ * Why git's verify_path (core.protectHFS and protectNTFS on) would refuse
+ * path as an entry of a tree with that mode ("is inside .git", "escapes
+ * the tree", ...), or NULL when it is fine.
+ */
+const char *patch_path_refused(const char *path, unsigned mode);
 /* The path a file patch reads (old) or writes (new), whichever exists. */
 const char *patch_file_path(const struct patch_file *f);
 /*

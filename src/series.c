@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "cursor.h"
 #include "fs.h"
+#include "name.h"
 
 #define SERIES_FILE "series"
 #define ORIGINS_FILE "origins"
@@ -253,7 +254,8 @@ static int write_conf(const char *root, const struct series_version *v,
 	int error;
 
 	if ((error = fs_mkdirs(dir, err)) < 0 ||
-	    (error = conf_open(&c, path, true, err)) < 0)
+	    (error = conf_open(&c, path, true, err)) < 0 ||
+	    (error = conf_begin(c, err)) < 0)
 		goto out;
 	existing = conf_get_or(c, "series.name", NULL);
 	if (!existing && (error = conf_set(c, "series.name", v->name, err)) < 0)
@@ -281,19 +283,68 @@ static int write_conf(const char *root, const struct series_version *v,
 	}
 	SETV("cover", prov->cover_subject);
 	SETV("base-commit", prov->base_commit);
+	/* the thread's root (cover letter, else first patch): what a fetch
+	 * downloads again; each patch's own Message-ID is in 'origins' */
+	if (prov->nr_msgids)
+		SETV("msgid", prov->msgids[0]);
 #undef SETV
-	if (prov->nr_msgids) {
-		buf_reset(&key);
-		buf_addf(&key, "version.%s.msgid", v->version);
-		error = conf_set_all(c, key.ptr, prov->msgids, prov->nr_msgids,
-				     err);
-	}
+	error = conf_commit(c, err);
 out:
 	conf_free(c);
 	buf_release(&key);
 	free(path);
 	free(dir);
 	return error;
+}
+
+/*
+ * The provenance of v is recorded completely?  Every key prov has must be
+ * there, and the patch count right; a different source is not a defect
+ * (the same content imported from elsewhere keeps its first record).
+ */
+static bool conf_matches(const char *root, const struct series_version *v,
+			 const struct series_provenance *prov)
+{
+	char *path = xstrfmt("%s/series/%s.conf", root, v->name);
+	struct conf *c = NULL;
+	struct err err = ERR_INIT;
+	struct buf key = BUF_INIT;
+	char n[32];
+	const struct {
+		const char *key, *want; /* want NULL: need not be there */
+	} keys[] = {
+		{ "kind", prov->kind },
+		{ "source", prov->source },
+		{ "imported", "" },
+		{ "patches", n },
+		{ "cover", prov->cover_subject },
+		{ "base-commit", prov->base_commit },
+		{ "msgid", prov->nr_msgids ? prov->msgids[0] : NULL },
+	};
+	bool same = false;
+
+	snprintf(n, sizeof(n), "%zu", v->nr);
+	if (!fs_is_file(path) || conf_open(&c, path, false, &err) < 0)
+		goto out;
+	same = true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && same; i++) {
+		char *got;
+
+		if (!keys[i].want)
+			continue;
+		buf_reset(&key);
+		buf_addf(&key, "version.%s.%s", v->version, keys[i].key);
+		got = conf_get_or(c, key.ptr, NULL);
+		/* a wrong count is a defect; another source is not */
+		same = got && (keys[i].want != n || !strcmp(got, n));
+		free(got);
+	}
+out:
+	conf_free(c);
+	err_release(&err);
+	buf_release(&key);
+	free(path);
+	return same;
 }
 
 int series_write_version(enum series_write_result *res, const char *root,
@@ -309,10 +360,23 @@ int series_write_version(enum series_write_result *res, const char *root,
 	bool exists;
 	int error = 0;
 
+	if ((error = name_check(NAME_SERIES, v->name, err)) < 0 ||
+	    (error = name_check(NAME_VERSION, v->version, err)) < 0) {
+		free(tmp);
+		free(vdir);
+		free(sdir);
+		return error;
+	}
 	version_files(&files, &nr, v);
 	exists = fs_is_dir(vdir);
 	if (exists && dir_matches(vdir, files, nr)) {
 		*res = SERIES_UNCHANGED;
+		/* an import interrupted between the folder and the .conf
+		 * (killed, disk full) is completed by importing again */
+		if (!conf_matches(root, v, prov)) {
+			*res = SERIES_REPAIRED;
+			error = write_conf(root, v, prov, err);
+		}
 		goto out;
 	}
 	if (exists && !force) {
@@ -372,11 +436,16 @@ int series_write_target(const char *root, const char *name,
 			const struct series_target_file *files, size_t nr,
 			struct err *err)
 {
-	char *vdir = xstrfmt("%s/patches/%s/%s", root, name, version);
-	char *tdir = fs_join(vdir, target);
-	char *tmp = xstrfmt("%s/.tmp-%s-%ld", vdir, target, (long)getpid());
+	char *vdir, *tdir, *tmp;
 	int error;
 
+	if ((error = name_check(NAME_SERIES, name, err)) < 0 ||
+	    (error = name_check(NAME_VERSION, version, err)) < 0 ||
+	    (error = name_check(NAME_TARGET, target, err)) < 0)
+		return error;
+	vdir = xstrfmt("%s/patches/%s/%s", root, name, version);
+	tdir = fs_join(vdir, target);
+	tmp = xstrfmt("%s/.tmp-%s-%ld", vdir, target, (long)getpid());
 	if (!fs_is_dir(vdir)) {
 		error = err_set(err, ERR_NOTFOUND, "no stored version %s@%s",
 				name, version);
@@ -480,7 +549,7 @@ int series_list_versions(const char *root, const char *name,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		char *series = xstrfmt("%s/%s/%s", dir, names[i], SERIES_FILE);
-		if (names[i][0] != '.' && fs_is_file(series))
+		if (name_valid(NAME_VERSION, names[i]) && fs_is_file(series))
 			names[k++] = names[i];
 		else
 			free(names[i]);
@@ -545,6 +614,12 @@ int series_list_names(const char *root, char ***names, size_t *nr,
 				continue;
 			name = xstrdup(s);
 		}
+		/* a file or folder whose name is not a series name is not
+		 * a series: it never becomes a path or a ref */
+		if (!name_valid(NAME_SERIES, name)) {
+			free(name);
+			continue;
+		}
 		for (size_t j = 0; j < n && !seen; j++)
 			seen = !strcmp(out[j], name);
 		if (seen) {
@@ -566,6 +641,121 @@ done:
 	return error;
 }
 
+void series_quilt_release(struct series_quilt *q)
+{
+	for (size_t i = 0; i < q->nr; i++)
+		free(q->items[i].file);
+	free(q->items);
+	memset(q, 0, sizeof(*q));
+}
+
+/* The next blank-separated word of *rest (advanced past it). */
+static struct span next_word(struct span *rest)
+{
+	struct span w;
+	size_t n = 0;
+
+	*rest = span_trim(*rest);
+	while (n < rest->len && rest->ptr[n] != ' ' && rest->ptr[n] != '\t')
+		n++;
+	w.ptr = rest->ptr;
+	w.len = n;
+	rest->ptr += n;
+	rest->len -= n;
+	return w;
+}
+
+/* A strip count: 1 to 2 digits, at most 64. */
+static bool strip_count(struct span s, int *out)
+{
+	int v = 0;
+
+	if (!s.len || s.len > 2)
+		return false;
+	for (size_t i = 0; i < s.len; i++) {
+		if (s.ptr[i] < '0' || s.ptr[i] > '9')
+			return false;
+		v = v * 10 + (s.ptr[i] - '0');
+	}
+	if (v > 64)
+		return false;
+	*out = v;
+	return true;
+}
+
+int series_quilt_parse(struct series_quilt *out, struct span text,
+		       const char *name, int default_strip, struct err *err)
+{
+	struct cursor cur;
+	struct span line;
+
+	memset(out, 0, sizeof(*out));
+	cursor_init(&cur, text.ptr, text.len);
+	while (cursor_next(&cur, &line, NULL)) {
+		size_t lineno = cur.lineno - 1;
+		const char *hash = memchr(line.ptr, '#', line.len);
+		struct span rest, file;
+		struct series_quilt_entry *e;
+		int strip = default_strip;
+		char *f;
+
+		if (hash)
+			line.len = (size_t)(hash - line.ptr);
+		rest = span_trim(line);
+		if (!rest.len)
+			continue;
+		file = next_word(&rest);
+		for (;;) {
+			struct span opt = next_word(&rest);
+			if (!opt.len)
+				break;
+			if (span_eq(opt, "-R")) {
+				err_set(err, ERR_PARSE,
+					"%s:%zu: reversed patches (-R) are not "
+					"supported",
+					name, lineno);
+				goto fail;
+			}
+			if (span_eq(opt, "-p"))
+				opt = next_word(&rest);
+			else if (span_starts_with(opt, "-p")) {
+				opt.ptr += 2;
+				opt.len -= 2;
+			} else {
+				err_set(err, ERR_PARSE,
+					"%s:%zu: unknown option '%.*s'", name,
+					lineno, (int)opt.len, opt.ptr);
+				goto fail;
+			}
+			if (!strip_count(opt, &strip)) {
+				err_set(err, ERR_PARSE,
+					"%s:%zu: -p takes 0 to 64 path "
+					"components",
+					name, lineno);
+				goto fail;
+			}
+		}
+		f = span_dup(file);
+		if (f[0] == '/' || !strcmp(f, "..") || starts_with(f, "../") ||
+		    strstr(f, "/../") || ends_with(f, "/..")) {
+			err_set(err, ERR_PARSE,
+				"%s:%zu: '%s' escapes the patch directory", name,
+				lineno, f);
+			free(f);
+			goto fail;
+		}
+		ALLOC_GROW(out->items, out->nr + 1, out->alloc);
+		e = &out->items[out->nr++];
+		e->file = f;
+		e->strip = strip;
+		e->lineno = lineno;
+	}
+	return 0;
+fail:
+	series_quilt_release(out);
+	return ERR_PARSE;
+}
+
 int series_load_version(struct series_version *v, const char *root,
 			const char *name, const char *version,
 			struct err *err)
@@ -574,8 +764,7 @@ int series_load_version(struct series_version *v, const char *root,
 	size_t nv = 0;
 	char *vdir = NULL, *path = NULL;
 	struct buf data = BUF_INIT, origins = BUF_INIT, text = BUF_INIT;
-	struct cursor c;
-	struct span line;
+	struct series_quilt q = { 0 };
 	int error;
 
 	series_version_init(v, name, NULL);
@@ -610,40 +799,22 @@ int series_load_version(struct series_version *v, const char *root,
 	if (fs_is_file(path) &&
 	    (error = fs_read_file(&v->cover, path, 0, err)) < 0)
 		goto out;
-	cursor_init(&c, data.ptr, data.len);
-	while (cursor_next(&c, &line, NULL)) {
+	free(path);
+	path = fs_join(vdir, SERIES_FILE);
+	if ((error = series_quilt_parse(&q, (struct span){ data.ptr, data.len },
+					path, 1, err)) < 0)
+		goto out;
+	for (size_t k = 0; k < q.nr; k++) {
 		struct patch p;
 		struct patch_parse_opts popts = { 0 };
-		char *file, *origin = NULL;
+		char *file = q.items[k].file, *origin = NULL;
 		const char *o;
 
-		line = span_trim(line);
-		if (!line.len || line.ptr[0] == '#')
-			continue;
-		/* quilt series lines: "NAME [-pN]" */
-		{
-			const char *sp = memchr(line.ptr, ' ', line.len);
-			struct span rest = SPAN_NULL;
-			if (sp) {
-				rest.ptr = sp;
-				rest.len = line.len - (size_t)(sp - line.ptr);
-				rest = span_trim(rest);
-				line.len = (size_t)(sp - line.ptr);
-			}
-			popts.strip = 1;
-			if (rest.len > 2 && span_starts_with(rest, "-p")) {
-				popts.strip = atoi(rest.ptr + 2);
-				popts.strip_set = true;
-			}
-		}
-		file = span_dup(line);
 		free(path);
 		path = fs_join(vdir, file);
 		if ((error = fs_read_file(&text, path, MAX_PATCH_FILE, err)) <
-		    0) {
-			free(file);
+		    0)
 			goto out;
-		}
 		/* origins: "FILE\tORIGIN\n" lines */
 		for (o = origins.ptr; o && *o; o = strchr(o, '\n') ? strchr(o, '\n') + 1 : NULL) {
 			size_t fl = strlen(file);
@@ -655,22 +826,23 @@ int series_load_version(struct series_version *v, const char *root,
 			}
 		}
 		popts.name = path;
+		popts.strip = q.items[k].strip;
 		popts.strip_set = true;
 		patch_init(&p);
 		error = patch_parse(&p, text.ptr, text.len, &popts, err);
 		if (error < 0) {
 			patch_release(&p);
-			free(file);
 			free(origin);
 			goto out;
 		}
 		series_version_add(v, &p, &text, origin ? origin : file);
-		v->items[v->nr - 1].strip = popts.strip;
+		v->items[v->nr - 1].strip = q.items[k].strip;
 		free(v->items[v->nr - 1].file);
-		v->items[v->nr - 1].file = file;
+		v->items[v->nr - 1].file = xstrdup(file);
 		free(origin);
 	}
 out:
+	series_quilt_release(&q);
 	buf_release(&data);
 	buf_release(&origins);
 	buf_release(&text);
@@ -684,30 +856,17 @@ int series_parse_spec(const char *spec, char **name, char **version,
 		      struct err *err)
 {
 	const char *at = strchr(spec, '@');
-	size_t n = at ? (size_t)(at - spec) : strlen(spec);
+	char *n = at ? xstrndup(spec, (size_t)(at - spec)) : xstrdup(spec);
+	int error;
 
 	*name = NULL;
 	*version = NULL;
-	if (!n)
-		return err_set(err, ERR_USAGE, "'%s': empty series name", spec);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)spec[i];
-		if (!isalnum(c) && c != '-' && c != '_' && c != '.')
-			return err_set(err, ERR_USAGE,
-				       "'%s': a series name takes letters, "
-				       "digits, '-', '_' and '.'",
-				       spec);
+	if ((error = name_check(NAME_SERIES, n, err)) < 0 ||
+	    (at && (error = name_check(NAME_VERSION, at + 1, err)) < 0)) {
+		free(n);
+		return error;
 	}
-	if (spec[0] == '.')
-		return err_set(err, ERR_USAGE, "'%s': a series name cannot "
-			       "start with '.'", spec);
-	if (at) {
-		const char *v = at + 1;
-		if (!*v || strchr(v, '/') || strchr(v, '@') || v[0] == '.')
-			return err_set(err, ERR_USAGE,
-				       "'%s': bad version after '@'", spec);
-	}
-	*name = xstrndup(spec, n);
+	*name = n;
 	if (at)
 		*version = xstrdup(at + 1);
 	return 0;

@@ -29,7 +29,7 @@ struct series_version {
 struct series_provenance {
 	const char *kind;   /* "mbox", "quilt", "git", "apt" */
 	const char *source; /* path, URL, "apt:linux=6.1.170-3", repo range */
-	char **msgids;
+	char **msgids; /* the thread's root first (the cover letter) */
 	size_t nr_msgids;
 	const char *base_commit;
 	const char *cover_subject;
@@ -50,6 +50,7 @@ enum series_write_result {
 	SERIES_WRITTEN,
 	SERIES_UNCHANGED,  /* identical content already stored */
 	SERIES_REPLACED,   /* different content replaced (force) */
+	SERIES_REPAIRED,   /* same content; its provenance was rewritten */
 };
 
 /*
@@ -89,6 +90,29 @@ int series_write_resolution(const char *root, const char *name,
 			    const char *fingerprint, const char *text,
 			    size_t len, struct err *err);
 
+/* One line of a quilt 'series' file. */
+struct series_quilt_entry {
+	char *file;    /* as listed, relative to the series file's folder */
+	int strip;     /* -pN, or the default */
+	size_t lineno; /* in the series file */
+};
+
+struct series_quilt {
+	struct series_quilt_entry *items;
+	size_t nr, alloc;
+};
+
+/*
+ * Read a quilt 'series' text (the one reader of the format): one
+ * "NAME [-pN | -p N]" per line; '#' starts a comment; blank lines are
+ * skipped.  -R (reversed), other options, a strip count over 64 and names
+ * that leave the folder (absolute, "..") are refused with
+ * "name:line: ..." (ERR_PARSE).  default_strip applies without -p.
+ */
+int series_quilt_parse(struct series_quilt *out, struct span text,
+		       const char *name, int default_strip, struct err *err);
+void series_quilt_release(struct series_quilt *q);
+
 /* Load a stored version; version NULL: the newest. */
 int series_load_version(struct series_version *v, const char *root,
 			const char *name, const char *version,
@@ -102,7 +126,10 @@ int series_list_names(const char *root, char ***names, size_t *nr,
 		      struct err *err);
 void series_free_list(char **list, size_t nr);
 
-/* Parse "NAME[@VERSION]"; *version is NULL when absent.  New strings. */
+/*
+ * Parse "NAME[@VERSION]"; *version is NULL when absent.  New strings.
+ * Both parts must be valid names (name.h), else ERR_USAGE.
+ */
 int series_parse_spec(const char *spec, char **name, char **version,
 		      struct err *err);
 

@@ -8,18 +8,24 @@
 #ifndef KCARRY_TARGET_H
 #define KCARRY_TARGET_H
 
+#include "lock.h"
 #include "tree.h"
 
 enum target_kind { TARGET_LOCAL, TARGET_REMOTE, TARGET_TARBALL };
 
 struct target {
 	char *name;
+	char *root;      /* the workspace (its kcarry.conf sets limits) */
 	char *conf_path;
 	enum target_kind kind;
 	char *url;     /* local path or remote URL (LOCAL, REMOTE) */
 	char *ref;     /* ref or tag in that repository */
 	char *tarball; /* path, URL or apt:PKG=VERSION (TARBALL) */
 	char *repo_path; /* the repository kcarry reads and writes */
+	/* the normalised tarball path or URL, or remote URL, that keys the
+	 * cache folder (TARBALL, REMOTE) */
+	char *source;
+	struct lock lock; /* held from target_prepare to target_release */
 	char *build_command;
 	char **build_config;
 	size_t nr_build_config;
@@ -30,7 +36,7 @@ struct target_progress {
 	void *ctx;
 };
 
-/* kernels/NAME.conf of root. */
+/* kernels/NAME.conf of root; on failure t holds nothing to release. */
 int target_load(struct target *t, const char *root, const char *name,
 		struct err *err);
 void target_release(struct target *t);
@@ -43,7 +49,10 @@ bool target_ready(const struct target *t, char **detail);
 
 /*
  * Make the tree available (clone, download, import as needed) and open
- * its repository; *base gets the commit the series is applied to.
+ * its repository; *base gets the commit the series is applied to.  The
+ * repository's kcarry lock is taken (another kcarry using the same tree
+ * waits, told through progress) and held until target_release; ref locks
+ * an interrupted kcarry left on kcarry's branches are then cleared.
  */
 int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 		   struct target *t, const struct target_progress *progress,

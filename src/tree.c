@@ -1,6 +1,8 @@
 #include "tree.h"
+#include "strmap.h"
 
 #include <archive.h>
+#include <ctype.h>
 #include <archive_entry.h>
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
@@ -90,11 +92,15 @@ static int wrap_repo(struct tree_repo **out, git_repository *repo,
 	r->repo = repo;
 	r->path = xstrdup(path);
 	if (git_odb_new(&r->fast) < 0 ||
-	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0 ||
-	    git_odb_add_backend(r->fast, loose, 1) < 0)
+	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0)
 		error = err_set(err, ERR_IO, "cannot open the objects of '%s'",
 				path);
-	else
+	else if (git_odb_add_backend(r->fast, loose, 1) < 0) {
+		/* not owned by the odb yet */
+		loose->free(loose);
+		error = err_set(err, ERR_IO, "cannot open the objects of '%s'",
+				path);
+	} else
 		r->loose = loose;
 	free(objdir);
 	if (error) {
@@ -126,6 +132,13 @@ int tree_global_init(struct err *err)
 	 */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	/*
+	 * libgit2 caches no tree over 4 KiB: a kernel folder (drivers/,
+	 * fs/btrfs/) is larger, and every path looked up in it inflated it
+	 * again (a patch adding 100,000 files took 75 s to refresh).
+	 */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE,
+			 (size_t)4 << 20);
 	return 0;
 }
 
@@ -262,6 +275,11 @@ const char *tree_path(const struct tree_repo *r)
 	return r->path;
 }
 
+const char *tree_git_dir(const struct tree_repo *r)
+{
+	return git_repository_path(r->repo);
+}
+
 int tree_read_blob_by_id(struct buf *out, struct tree_repo *r,
 			 const char *hex, struct err *err)
 {
@@ -352,6 +370,8 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 	git_oid oc, nc;
 	int error = 0;
 
+	struct strmap seen = STRMAP_INIT;
+
 	to_git(&oc, old_commit);
 	to_git(&nc, new_commit);
 	buf_reset(out);
@@ -361,12 +381,12 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		git_buf text = GIT_BUF_INIT;
 		git_diff_options o = GIT_DIFF_OPTIONS_INIT;
 		unsigned ma, mb;
-		bool dup = false;
 
-		for (size_t k = 0; k < i && !dup; k++)
-			dup = !strcmp(paths[k], paths[i]);
-		if (dup)
+		/* a path named twice is diffed once (a hash: a patch may name
+		 * 100,000 files) */
+		if (strmap_get(&seen, paths[i]) != (size_t)-1)
 			continue;
+		strmap_put(&seen, paths[i], i);
 		if ((error = blob_at(&a, &ma, r, &oc, paths[i], err)) < 0 ||
 		    (error = blob_at(&b, &mb, r, &nc, paths[i], err)) < 0)
 			goto next;
@@ -388,6 +408,7 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		git_blob_free(a);
 		git_blob_free(b);
 	}
+	strmap_release(&seen);
 	return error;
 }
 
@@ -456,7 +477,12 @@ int tree_range_patches(struct tree_commit_patch **out, size_t *nr,
 			goto out;
 		}
 	}
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	if (git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) <
+	    0) {
+		error = err_set(err, ERR_IO, "cannot walk '%s': %s", range,
+				git_text());
+		goto out;
+	}
 	while ((rc = git_revwalk_next(&oid, walk)) == 0) {
 		git_commit *commit = NULL;
 		struct tree_commit_patch *p;
@@ -804,11 +830,39 @@ out:
 	return error;
 }
 
+/*
+ * An identity as git writes it: without the characters a commit header
+ * cannot hold ('<', '>', newlines), surrounding blanks and quotes
+ * dropped, as git's ident code strips "crud".  "Eve <Ops>" is "Eve Ops".
+ */
+static char *clean_ident(const char *s, const char *def)
+{
+	struct buf b = BUF_INIT;
+
+	for (; s && *s; s++)
+		if (!strchr("<>\n\r", *s))
+			buf_addc(&b, *s);
+	while (b.len && strchr(" \t.,:;\"'", b.ptr[b.len - 1]))
+		buf_truncate(&b, b.len - 1);
+	{
+		size_t k = 0;
+		while (k < b.len && strchr(" \t.,:;\"'", b.ptr[k]))
+			k++;
+		if (k) {
+			memmove(b.ptr, b.ptr + k, b.len - k);
+			buf_truncate(&b, b.len - k);
+		}
+	}
+	if (!b.len)
+		buf_adds(&b, def);
+	return buf_detach(&b, NULL);
+}
+
 static int make_sig(git_signature **sig, const struct tree_person *p,
 		    struct err *err)
 {
-	const char *name = p && p->name && *p->name ? p->name : "kcarry";
-	const char *email = p && p->email && *p->email ? p->email : "kcarry@localhost";
+	char *name = clean_ident(p ? p->name : NULL, "kcarry");
+	char *email = clean_ident(p ? p->email : NULL, "kcarry@localhost");
 	int rc;
 
 	if (p && p->when)
@@ -817,9 +871,11 @@ static int make_sig(git_signature **sig, const struct tree_person *p,
 	else
 		rc = git_signature_now(sig, name, email);
 	if (rc < 0)
-		return err_set(err, ERR_PARSE, "bad identity '%s <%s>': %s",
-			       name, email, git_text());
-	return 0;
+		err_set(err, ERR_PARSE, "bad identity '%s <%s>': %s", name,
+			email, git_text());
+	free(name);
+	free(email);
+	return rc < 0 ? ERR_PARSE : 0;
 }
 
 int tree_commit(struct tree_oid *out, struct tree_repo *r,
@@ -964,12 +1020,35 @@ static int build_tree(git_oid *out, git_repository *repo,
 
 #define MAX_TAR_FILE (512UL * 1024 * 1024)
 
+int tree_check_tarball(const char *path, struct err *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	int error = 0;
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &ae) != ARCHIVE_OK)
+		error = err_set(err, ERR_PARSE, "not a tar archive (%s)",
+				archive_error_string(a)
+					? archive_error_string(a)
+					: "no entry");
+	archive_read_free(a);
+	return error;
+}
+
 int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 			const char *tarball, const char *refname,
 			const char *message,
+			const struct tree_tarball_limits *limits,
 			const struct tree_import_progress *progress,
 			struct err *err)
 {
+	static const struct tree_tarball_limits defaults = {
+		TREE_TARBALL_MAX_BYTES, TREE_TARBALL_MAX_ENTRIES
+	};
+	unsigned long nr_entries = 0;
 	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
 	struct tar_entry *entries = NULL;
@@ -989,8 +1068,13 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 	 * would double the import time for objects read back rarely.
 	 */
 	if (git_odb_new(&odb) < 0 ||
-	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0 ||
-	    git_odb_add_backend(odb, loose, 1) < 0) {
+	    git_odb_backend_loose(&loose, objdir, 1, 0, 0, 0) < 0) {
+		error = err_set(err, ERR_IO, "cannot open '%s': %s", objdir,
+				git_text());
+		goto out;
+	}
+	if (git_odb_add_backend(odb, loose, 1) < 0) {
+		loose->free(loose); /* not owned by the odb yet */
 		error = err_set(err, ERR_IO, "cannot open '%s': %s", objdir,
 				git_text());
 		goto out;
@@ -1002,6 +1086,8 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 				archive_error_string(a));
 		goto out;
 	}
+	if (!limits)
+		limits = &defaults;
 	while ((rc = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
 		mode_t type = archive_entry_filetype(ae);
@@ -1009,6 +1095,17 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 		const char *slash;
 		la_int64_t size;
 
+		/* every entry counts, so that empty ones cannot flood us */
+		if (limits->max_entries && ++nr_entries > limits->max_entries) {
+			error = err_set(err, ERR_PARSE,
+					"%s: more than %lu entries "
+					"(tarball.max-entries)",
+					tarball, limits->max_entries);
+			err_hint(err, "raise tarball.max-entries in kcarry.conf "
+				      "or KCARRY_TARBALL_MAX_ENTRIES if the "
+				      "tarball is trusted");
+			goto out;
+		}
 		if (type != AE_IFREG && type != AE_IFLNK)
 			continue;
 		/* drop the top directory: linux-6.1.170/Makefile */
@@ -1032,6 +1129,22 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 				error = err_set(err, ERR_PARSE,
 						"%s: member '%s' is too large",
 						tarball, name);
+				goto out;
+			}
+			/* checked from the header, before a byte is read */
+			if (limits->max_bytes &&
+			    bytes + (unsigned long long)size >
+				    limits->max_bytes) {
+				error = err_set(err, ERR_PARSE,
+						"%s: more than %llu bytes once "
+						"uncompressed, at '%s' "
+						"(tarball.max-size)",
+						tarball, limits->max_bytes,
+						name);
+				err_hint(err, "raise tarball.max-size in "
+					      "kcarry.conf or "
+					      "KCARRY_TARBALL_MAX_SIZE if the "
+					      "tarball is trusted");
 				goto out;
 			}
 			buf_grow(&data, (size_t)size);
@@ -1125,4 +1238,283 @@ int tree_fetch(struct tree_repo *r, struct err *err)
 				r->path, git_text());
 	git_remote_free(remote);
 	return error;
+}
+
+/* ---- for export ------------------------------------------------------- */
+
+struct changed_ctx {
+	git_repository *repo;
+	char **paths;
+	size_t nr, alloc;
+	struct buf path; /* the folder being walked, with a '/' */
+};
+
+static void add_changed(struct changed_ctx *c, const char *name)
+{
+	ALLOC_GROW(c->paths, c->nr + 1, c->alloc);
+	c->paths[c->nr++] = xstrfmt("%s%s", c->path.ptr, name);
+}
+
+/*
+ * The paths of the files that differ between trees a and b (either may
+ * be NULL: empty), in tree order.  Entries with the same id are not
+ * entered: a change to one file of the kernel costs the folders on its
+ * path, not the 78,000 files of the tree.
+ */
+static int walk_changed(struct changed_ctx *c, const git_tree *a,
+			const git_tree *b)
+{
+	size_t na = a ? git_tree_entrycount(a) : 0;
+	size_t nb = b ? git_tree_entrycount(b) : 0;
+	size_t i = 0, j = 0;
+	int error = 0;
+
+	while (!error && (i < na || j < nb)) {
+		const git_tree_entry *ea = i < na ? git_tree_entry_byindex(a, i)
+						  : NULL;
+		const git_tree_entry *eb = j < nb ? git_tree_entry_byindex(b, j)
+						  : NULL;
+		int cmp = !ea ? 1 : !eb ? -1 : git_tree_entry_cmp(ea, eb);
+		const git_tree_entry *one = cmp < 0 ? ea : eb;
+		git_tree *ta = NULL, *tb = NULL;
+		size_t len = c->path.len;
+
+		if (cmp == 0) {
+			i++;
+			j++;
+			if (git_oid_equal(git_tree_entry_id(ea),
+					  git_tree_entry_id(eb)) &&
+			    git_tree_entry_filemode(ea) ==
+				    git_tree_entry_filemode(eb))
+				continue;
+		} else if (cmp < 0) {
+			i++;
+		} else {
+			j++;
+		}
+		if (git_tree_entry_type(one) != GIT_OBJECT_TREE ||
+		    (cmp == 0 && git_tree_entry_type(ea) != GIT_OBJECT_TREE)) {
+			add_changed(c, git_tree_entry_name(one));
+			continue;
+		}
+		/* a folder: on both sides, or on one */
+		if ((cmp <= 0 &&
+		     git_tree_lookup(&ta, c->repo, git_tree_entry_id(ea)) < 0) ||
+		    (cmp >= 0 &&
+		     git_tree_lookup(&tb, c->repo, git_tree_entry_id(eb)) < 0))
+			error = -1;
+		if (!error) {
+			buf_addf(&c->path, "%s/", git_tree_entry_name(one));
+			error = walk_changed(c, ta, tb);
+			buf_truncate(&c->path, len);
+		}
+		git_tree_free(ta);
+		git_tree_free(tb);
+	}
+	return error;
+}
+
+static int cmp_strs(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int commit_tree_of(git_tree **t, struct tree_repo *r,
+			  const struct tree_oid *commit, struct err *err)
+{
+	git_commit *c = NULL;
+	git_oid o;
+	int rc;
+
+	to_git(&o, commit);
+	if (git_commit_lookup(&c, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read commit: %s",
+			       git_text());
+	rc = git_commit_tree(t, c);
+	git_commit_free(c);
+	if (rc < 0)
+		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+	return 0;
+}
+
+int tree_changed_paths(char ***paths, size_t *nr, struct tree_repo *r,
+		       const struct tree_oid *old_commit,
+		       const struct tree_oid *new_commit, struct err *err)
+{
+	git_tree *a = NULL, *b = NULL;
+	struct changed_ctx c = { 0 };
+	int error;
+
+	*paths = NULL;
+	*nr = 0;
+	c.repo = r->repo;
+	buf_init(&c.path, 0);
+	if ((error = commit_tree_of(&a, r, old_commit, err)) < 0 ||
+	    (error = commit_tree_of(&b, r, new_commit, err)) < 0)
+		goto out;
+	if (walk_changed(&c, a, b) < 0) {
+		error = err_set(err, ERR_IO, "cannot compare trees: %s",
+				git_text());
+		goto out;
+	}
+	if (c.nr)
+		qsort(c.paths, c.nr, sizeof(char *), cmp_strs);
+	*paths = c.paths;
+	*nr = c.nr;
+	c.paths = NULL;
+	c.nr = 0;
+out:
+	for (size_t i = 0; i < c.nr; i++)
+		free(c.paths[i]);
+	free(c.paths);
+	buf_release(&c.path);
+	git_tree_free(a);
+	git_tree_free(b);
+	return error;
+}
+
+static char *config_string(git_config *cfg, const char *key)
+{
+	git_buf v = GIT_BUF_INIT;
+	char *s = NULL;
+
+	if (git_config_get_string_buf(&v, cfg, key) == 0 && v.size)
+		s = xstrndup(v.ptr, v.size);
+	git_buf_dispose(&v);
+	return s;
+}
+
+int tree_user(char **name, char **email, struct tree_repo *r,
+	      struct err *err)
+{
+	git_config *cfg = NULL, *snap = NULL;
+
+	*name = *email = NULL;
+	if (git_repository_config(&cfg, r->repo) < 0 ||
+	    git_config_snapshot(&snap, cfg) < 0) {
+		git_config_free(cfg);
+		return err_set(err, ERR_IO, "cannot read the configuration of "
+			       "'%s': %s", r->path, git_text());
+	}
+	*name = config_string(snap, "user.name");
+	*email = config_string(snap, "user.email");
+	git_config_free(snap);
+	git_config_free(cfg);
+	return 0;
+}
+
+bool tree_has_commit(struct tree_repo *r, const char *hex)
+{
+	git_commit *c = NULL;
+	git_oid o;
+	bool ok;
+
+	if (strlen(hex) != 40 || git_oid_fromstr(&o, hex) < 0)
+		return false;
+	ok = git_commit_lookup(&c, r->repo, &o) == 0;
+	git_commit_free(c);
+	return ok;
+}
+
+/* A mainline release tag: vX.Y or vX.Y-rcN; *rc is INT_MAX for a release. */
+struct release_tag {
+	char *name;
+	long major, minor, rc;
+	git_oid commit;
+};
+
+static bool parse_release(struct release_tag *t, const char *name)
+{
+	char *end;
+
+	if (name[0] != 'v' || !isdigit((unsigned char)name[1]))
+		return false;
+	t->major = strtol(name + 1, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]))
+		return false;
+	t->minor = strtol(end + 1, &end, 10);
+	t->rc = 0x7fffffffL;
+	if (!strncmp(end, "-rc", 3) && isdigit((unsigned char)end[3]))
+		t->rc = strtol(end + 3, &end, 10);
+	return *end == '\0';
+}
+
+static int cmp_release(const void *va, const void *vb)
+{
+	const struct release_tag *a = va, *b = vb;
+
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	if (a->rc != b->rc)
+		return a->rc < b->rc ? -1 : 1;
+	return 0;
+}
+
+static bool tag_contains(git_repository *repo, const git_oid *tag_commit,
+			 const git_oid *commit)
+{
+	return git_oid_equal(tag_commit, commit) ||
+	       git_graph_descendant_of(repo, tag_commit, commit) == 1;
+}
+
+int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
+			    struct err *err)
+{
+	git_strarray names = { 0 };
+	struct release_tag *tags = NULL;
+	size_t nr = 0, lo, hi;
+	git_oid want;
+
+	*tag = NULL;
+	if (!tree_has_commit(r, hex))
+		return 0;
+	git_oid_fromstr(&want, hex);
+	if (git_tag_list_match(&names, "v*", r->repo) < 0)
+		return err_set(err, ERR_IO, "cannot list the tags of '%s': %s",
+			       r->path, git_text());
+	tags = xcalloc(names.count + 1, sizeof(*tags));
+	for (size_t i = 0; i < names.count; i++) {
+		struct release_tag t = { 0 };
+		git_object *obj = NULL, *peeled = NULL;
+		char *ref;
+
+		if (!parse_release(&t, names.strings[i]))
+			continue;
+		ref = xstrfmt("refs/tags/%s", names.strings[i]);
+		if (git_revparse_single(&obj, r->repo, ref) == 0 &&
+		    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
+			git_oid_cpy(&t.commit, git_object_id(peeled));
+			t.name = xstrdup(names.strings[i]);
+			tags[nr++] = t;
+		}
+		git_object_free(peeled);
+		git_object_free(obj);
+		free(ref);
+	}
+	git_strarray_dispose(&names);
+	if (nr)
+		qsort(tags, nr, sizeof(*tags), cmp_release);
+	/*
+	 * Mainline releases descend from one another, so "contains" is
+	 * false and then true along the sorted tags: a binary search costs
+	 * a dozen ancestry walks on the kernel's history.
+	 */
+	if (nr && tag_contains(r->repo, &tags[nr - 1].commit, &want)) {
+		lo = 0;
+		hi = nr - 1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (tag_contains(r->repo, &tags[mid].commit, &want))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		*tag = xstrdup(tags[lo].name);
+	}
+	for (size_t i = 0; i < nr; i++)
+		free(tags[i].name);
+	free(tags);
+	return 0;
 }

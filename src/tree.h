@@ -58,7 +58,10 @@ void tree_diff_release(struct tree_diff *d);
 
 int tree_open(struct tree_repo **out, const char *path, struct err *err);
 void tree_close(struct tree_repo *r);
+/* The path the repository was opened or created at. */
 const char *tree_path(const struct tree_repo *r);
+/* The repository's git directory ("/x/linux/.git/", or the bare one). */
+const char *tree_git_dir(const struct tree_repo *r);
 
 /*
  * Read the blob whose (possibly abbreviated, at least 7 hex digits) id is
@@ -171,21 +174,70 @@ struct tree_import_progress {
 };
 
 /*
+ * Limits of a tarball import, so that a compression bomb (600 KB of xz
+ * that inflates to 4 GB) stops early: the uncompressed bytes of all
+ * members, and the number of entries of any type.  0: no limit.
+ */
+struct tree_tarball_limits {
+	unsigned long long max_bytes; /* default 3 GiB (Linux 6.12: 1.4 GB) */
+	unsigned long max_entries;    /* default 500,000 (Linux 6.12: 90,000) */
+};
+#define TREE_TARBALL_MAX_BYTES (3ULL << 30)
+#define TREE_TARBALL_MAX_ENTRIES 500000UL
+
+/*
  * Import a tarball (any compression libarchive reads) as one commit:
  * the first path component is dropped (linux-6.1.170/...), every regular
  * file and symlink becomes a blob, read straight from the stream.  The
- * commit is set on refname.
+ * commit is set on refname.  Beyond a limit (NULL: the defaults) the
+ * import fails with ERR_PARSE before reading further.
  */
 int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 			const char *tarball, const char *refname,
 			const char *message,
+			const struct tree_tarball_limits *limits,
 			const struct tree_import_progress *progress,
 			struct err *err);
+/*
+ * Whether path is a tar archive libarchive can read (any compression):
+ * its first header parses.  Used on a download before it is cached.
+ */
+int tree_check_tarball(const char *path, struct err *err);
 
 /* Clone url (bare, all refs) into path. */
 int tree_clone_bare(struct tree_repo **out, const char *url,
 		    const char *path, struct err *err);
 /* Fetch every ref of origin again. */
 int tree_fetch(struct tree_repo *r, struct err *err);
+
+/* ---- for export (a carried branch read back, written elsewhere) ------ */
+
+/*
+ * Paths whose blobs or modes differ between two commits (both sides of a
+ * rename), sorted.  Identical subtrees are skipped by id, so the cost is
+ * what changed, not the size of the tree.
+ */
+int tree_changed_paths(char ***paths, size_t *nr, struct tree_repo *r,
+		       const struct tree_oid *old_commit,
+		       const struct tree_oid *new_commit, struct err *err);
+
+/*
+ * user.name and user.email as git reads them for r (the repository's
+ * configuration, then the global and system files); either comes back
+ * NULL when unset.  New strings.
+ */
+int tree_user(char **name, char **email, struct tree_repo *r,
+	      struct err *err);
+
+/*
+ * The first mainline release tag of r (vX.Y or vX.Y-rcN, the tags Linus
+ * makes) whose commit contains the commit hex (40 digits), as "v6.12-rc3";
+ * *tag is NULL when r lacks the commit or no such tag contains it.
+ */
+int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
+			    struct err *err);
+
+/* True when r holds the commit hex (40 digits). */
+bool tree_has_commit(struct tree_repo *r, const char *hex);
 
 #endif

@@ -60,7 +60,7 @@ ls ws/patches ws/series | grep -q bad && fail "bad series recorded"
 
 # bad names
 expect_exit 2 kcarry -C ws import ../x lie.patch
-stderr_has "^error: '../x': a series name takes letters"
+stderr_has "^error: '../x': '/' is not allowed in a series name"
 expect_exit 2 kcarry -C ws import ok nosuchfile
 stderr_has "^error: 'nosuchfile' does not exist"
 exit 0

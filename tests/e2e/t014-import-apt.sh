@@ -79,6 +79,10 @@ linux=6.1.1-1)
 	echo "'http://127.0.0.1:$port/linux_6.1.1-1.debian.tar.xz' linux_6.1.1-1.debian.tar.xz $size SHA256:$sha" ;;
 linux=6.1.2-1)
 	echo "'http://127.0.0.1:$port/linux_6.1.2-1.debian.tar.xz' linux_6.1.2-1.debian.tar.xz $size SHA256:0000$sha" ;;
+linux=6.1.3-1)
+	echo "'http://127.0.0.1:$port/linux_6.1.1-1.debian.tar.xz' ../../linux_6.1.3-1.debian.tar.xz $size SHA256:$sha" ;;
+linux=6.1.4-1)
+	echo "'http://127.0.0.1:$port/linux_6.1.1-1.debian.tar.xz' .. $size SHA256:$sha" ;;
 *) echo "E: Unable to find a source package for \$spec" >&2; exit 100 ;;
 esac
 EOT
@@ -105,8 +109,19 @@ stdout_has "^imported deb2@6.1.1-1: 2 patches"
 
 # a download whose checksum is not apt's is refused and not kept
 expect_exit 3 kcarry -C ws import deb@6.1.2-1 apt:linux=6.1.2-1
-stderr_has "^error: 'http://127.0.0.1:[0-9]+/linux_6.1.2-1.debian.tar.xz' does not have the size and SHA-256 apt gives for it"
+stderr_has "^error: 'http://127.0.0.1:[0-9]+/linux_6.1.2-1.debian.tar.xz' \(HTTP 200, [^)]*\): does not have the size and SHA-256 apt gives for it"
+stderr_has "^hint: nothing was cached"
 [ ! -e .cache/debian/linux_6.1.2-1.debian.tar.xz ] || fail "bad download kept"
+
+# a file name apt prints is a path in the cache: only its last component
+# counts ("../../x" would land beside the cache), and it must be a name
+expect_exit 0 kcarry -C ws import deb3@6.1.3-1 apt:linux=6.1.3-1
+[ -f .cache/debian/linux_6.1.3-1.debian.tar.xz ] || fail "not in the cache"
+[ ! -e linux_6.1.3-1.debian.tar.xz ] || fail "written outside the cache"
+expect_exit 3 kcarry -C ws import deb4@6.1.4-1 apt:linux=6.1.4-1
+expect_stderr <<'EOT'
+error: apt-get source --print-uris 'linux=6.1.4-1' names the file '..', which is not a plain file name
+EOT
 
 expect_exit 2 kcarry -C ws import deb@9 apt:linux=9.9-9
 expect_stderr <<'EOT'

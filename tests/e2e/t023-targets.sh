@@ -28,14 +28,18 @@ kcarry init ws >/dev/null
 printf '[kernel]\n\turl = file://%s/up\n\tref = base\n' "$TEST_TMP" >ws/kernels/remote.conf
 printf '[kernel]\n\ttarball = ../linux-6.1.1.tar.xz\n' >ws/kernels/tar.conf
 printf '[kernel]\n\turl = %s/up\n\tref = base\n' "$TEST_TMP" >ws/kernels/local.conf
+# cache folders: a readable stem and a hash of the normalised source
+key() { printf '%s-%s' "$1" "$(printf '%s' "$2" | git hash-object --stdin | cut -c1-16)"; }
+remote_key=$(key up "file://$TEST_TMP/up")
+tar_key=$(key linux-6.1.1.tar.xz "$TEST_TMP/linux-6.1.1.tar.xz")
 expect_exit 0 kcarry -C ws kernels
 expect_stdout <<EOT
 TARGET       KIND     STATE     SOURCE
 local        local    ready     $TEST_TMP/up base
 remote       remote   not yet   file://$TEST_TMP/up base
-             not cloned yet ($TEST_TMP/.cache/trees/file___$(echo "$TEST_TMP" | tr / _)_up.git)
+             not cloned yet ($TEST_TMP/.cache/trees/$remote_key.git)
 tar          tarball  not yet   $TEST_TMP/ws/../linux-6.1.1.tar.xz
-             tarball not imported yet ($TEST_TMP/.cache/trees/linux-6.1.1.tar.xz.git)
+             tarball not imported yet ($TEST_TMP/.cache/trees/$tar_key.git)
 EOT
 expect_exit 0 kcarry -C ws import s --git up base..HEAD
 
@@ -44,7 +48,7 @@ stderr_has "^remote: cloning \(once; later runs reuse it\)$"
 stdout_has "^  0001 clean"
 expect_exit 0 kcarry -C ws apply s remote
 [ -s "$ERR" ] && { cat "$ERR"; fail "second run cloned again"; }
-git -C "$TEST_TMP/.cache/trees/"file___*_up.git rev-parse -q --verify kcarry/s/v1/remote >/dev/null ||
+git -C "$TEST_TMP/.cache/trees/$remote_key.git" rev-parse -q --verify kcarry/s/v1/remote >/dev/null ||
 	fail "branch not in the cached clone"
 git -C up rev-parse -q --verify kcarry/s/v1/remote >/dev/null &&
 	fail "the remote repository was written to"
@@ -52,7 +56,7 @@ git -C up rev-parse -q --verify kcarry/s/v1/remote >/dev/null &&
 expect_exit 0 kcarry -C ws apply s tar
 stderr_has "^tar: importing the tarball"
 stdout_has "^  0001 clean"
-repo=$TEST_TMP/.cache/trees/linux-6.1.1.tar.xz.git
+repo=$TEST_TMP/.cache/trees/$tar_key.git
 [ "$(git -C "$repo" rev-list --count kcarry-base)" = 1 ] || fail "not one commit"
 git -C "$repo" ls-tree -r kcarry-base >"$TEST_TMP/ls"
 grep -q '^100755 blob .*	scripts/run.sh$' "$TEST_TMP/ls" || fail "executable bit lost"

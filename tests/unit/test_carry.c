@@ -653,9 +653,9 @@ static void tilde_in_version_makes_a_valid_branch(void **state)
 	make_version(&v, "6.12.100-1~deb12u1", texts, 1);
 	carry_ok(&res, fx, &v, "6.12", &opts);
 	assert_string_equal(res.branch,
-			    "refs/heads/kcarry/btrfs/6.12.100-1_deb12u1/6.12");
+			    "refs/heads/kcarry/btrfs/6.12.100-1%7Edeb12u1/6.12");
 	assert_string_equal(res.version, "6.12.100-1~deb12u1");
-	head = rev(fx, "kcarry/btrfs/6.12.100-1_deb12u1/6.12");
+	head = rev(fx, "kcarry/btrfs/6.12.100-1%7Edeb12u1/6.12");
 	assert_oid(&res.head, head);
 	free(head);
 	carry_result_release(&res);
@@ -664,16 +664,18 @@ static void tilde_in_version_makes_a_valid_branch(void **state)
 
 /* ---- names and fingerprints ------------------------------------------- */
 
-static void branch_name_replaces_characters_refs_refuse(void **state)
+static void branch_name_escapes_what_refs_refuse(void **state)
 {
 	static const struct {
 		const char *version, *target, *want;
 	} cases[] = {
 		{ "v3", "6.1", "refs/heads/kcarry/btrfs/v3/6.1" },
 		{ "6.12.100-1~deb12u1", "6.12",
-		  "refs/heads/kcarry/btrfs/6.12.100-1_deb12u1/6.12" },
+		  "refs/heads/kcarry/btrfs/6.12.100-1%7Edeb12u1/6.12" },
 		{ "a:b^c?d*e[f\\g h", "t~1",
-		  "refs/heads/kcarry/btrfs/a_b_c_d_e_f_g_h/t_1" },
+		  "refs/heads/kcarry/btrfs/a%3Ab%5Ec%3Fd%2Ae%5Bf%5Cg%20h/t%7E1" },
+		{ "1..2", "6.1", "refs/heads/kcarry/btrfs/1.%2E2/6.1" },
+		{ "v1.lock", "6.1", "refs/heads/kcarry/btrfs/v1%2Elock/6.1" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -687,23 +689,27 @@ static void branch_name_replaces_characters_refs_refuse(void **state)
 }
 
 /*
- * Fixed: src/carry.c:46 carry_branch_name only replaces single characters;
- * a version that series_parse_spec accepts ("x@1..2", "x@v1.lock") still
- * gives a name git refuses ("..", a component ending in ".lock"), and
- * carry_series then fails in tree_set_ref after all the work.  Expected:
- * every version series_parse_spec accepts gives a valid ref name.
+ * Hardening 8: x:y, "x y", x;y and x]y all became x_y, so their branches
+ * overwrote each other.  Distinct names must give distinct, valid refs.
  */
-static void branch_name_is_valid_for_every_accepted_version(void **state)
+static void branch_names_of_distinct_versions_differ(void **state)
 {
-	static const char *const versions[] = { "1..2", "v1.lock" };
+	static const char *const versions[] = {
+		"x_y", "x:y", "x y", "x;y", "x]y", "x%y", "x%5Fy", "x.y",
+		"x..y", "x.", ".x", "x.lock", "x%2Elock", "1~rc1", "1_rc1",
+	};
+	size_t n = sizeof(versions) / sizeof(versions[0]);
+	char *names[sizeof(versions) / sizeof(versions[0])];
 
-	/* fixed: see the comment above */
-	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
-		char *name = carry_branch_name("btrfs", versions[i], "6.1");
-
-		assert_int_equal(unit_run("git check-ref-format '%s'", name), 0);
-		free(name);
+	for (size_t i = 0; i < n; i++) {
+		names[i] = carry_branch_name("s", versions[i], "t");
+		assert_int_equal(unit_run("git check-ref-format '%s'",
+					  names[i]), 0);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(names[i], names[j]);
 	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
 }
 
 static void fingerprint_ignores_line_numbers(void **state)
@@ -800,9 +806,8 @@ int main(void)
 		T(progress_is_called_before_each_patch),
 		T(recorded_resolution_is_replayed),
 		T(tilde_in_version_makes_a_valid_branch),
-		cmocka_unit_test(branch_name_replaces_characters_refs_refuse),
-		cmocka_unit_test(
-			branch_name_is_valid_for_every_accepted_version),
+		cmocka_unit_test(branch_name_escapes_what_refs_refuse),
+		cmocka_unit_test(branch_names_of_distinct_versions_differ),
 		T(fingerprint_ignores_line_numbers),
 		T(fingerprint_changes_with_the_tree_or_the_change),
 	};

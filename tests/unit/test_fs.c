@@ -175,15 +175,36 @@ static void read_of_missing_file_is_notfound(void **state)
 static void read_of_directory_is_an_error(void **state)
 {
 	const struct fixture *fx = *state;
-	char *msg = xstrfmt("'%s' is a directory", fx->dir);
+	char *msg = xstrfmt("'%s' is a folder, not a file", fx->dir);
 	struct buf b = BUF_INIT;
 	struct err err = ERR_INIT;
 
-	assert_int_equal(fs_read_file(&b, fx->dir, 0, &err), ERR_IO);
+	assert_int_equal(fs_read_file(&b, fx->dir, 0, &err), ERR_PARSE);
 	assert_string_equal(err.msg.ptr, msg);
 	buf_release(&b);
 	err_release(&err);
 	free(msg);
+}
+
+/* Hardening 10: a FIFO named where a file belongs hung the import. */
+static void read_of_fifo_fails_at_once(void **state)
+{
+	const struct fixture *fx = *state;
+	char *p = fs_join(fx->dir, "fifo");
+	char *msg = xstrfmt("'%s' is not a regular file", p);
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(fs_read_file(&b, p, 0, &err), ERR_PARSE);
+	assert_string_equal(err.msg.ptr, msg);
+	err_release(&err);
+	assert_int_equal(fs_read_file(&b, "/dev/zero", 0, &err), ERR_PARSE);
+	assert_string_equal(err.msg.ptr, "'/dev/zero' is not a regular file");
+	buf_release(&b);
+	err_release(&err);
+	free(msg);
+	free(p);
 }
 
 /* ---- atomic writes ---------------------------------------------------- */
@@ -533,6 +554,39 @@ static void absolute_puts_relative_paths_under_cwd(void **state)
 	free(cwd);
 }
 
+static void normalise_resolves_dots_in_the_text(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "/a/b/../c", "/a/c" },     { "/a/./b//c/", "/a/b/c" },
+		{ "/../..", "/" },           { "/a/b/../../..", "/" },
+		{ "/ws/../t.tar.xz", "/t.tar.xz" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *n = fs_normalise(cases[i].in);
+
+		assert_string_equal(n, cases[i].want);
+		free(n);
+	}
+}
+
+static void sha256_of_a_file_is_its_digest(void **state)
+{
+	const struct fixture *fx = *state;
+	char *path = fs_join(fx->dir, "abc");
+	struct err err = ERR_INIT;
+	char hex[65];
+
+	assert_int_equal(fs_write_atomic(path, "abc", 3, &err), 0);
+	assert_int_equal(fs_sha256_file(hex, path, &err), 0);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223"
+				 "b00361a396177a9cb410ff61f20015ad");
+	free(path);
+	err_release(&err);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -545,6 +599,7 @@ int main(void)
 		T(read_over_the_limit_fails),
 		T(read_of_missing_file_is_notfound),
 		T(read_of_directory_is_an_error),
+		T(read_of_fifo_fails_at_once),
 		T(write_creates_the_file),
 		T(write_replaces_content_and_leaves_no_temp_file),
 		T(write_of_nothing_makes_an_empty_file),
@@ -564,6 +619,8 @@ int main(void)
 		T(join_puts_one_slash_between),
 		T(absolute_keeps_absolute_paths),
 		T(absolute_puts_relative_paths_under_cwd),
+		T(normalise_resolves_dots_in_the_text),
+		T(sha256_of_a_file_is_its_digest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

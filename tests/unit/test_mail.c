@@ -635,21 +635,25 @@ static void corpus_reply_trailers_land_on_the_patch_they_answer(void **st)
 
 	load(&c, corpus("btrfs-workqueue-cleanups.v1.mbox"));
 	s = &c.sl.items[0];
-	for (size_t i = 0; i < 2; i++) {
-		const struct mail_patch *p = &s->patches[i];
-		assert_int_equal(p->nr_extra_trailers, 2);
-		/* "... <nborisov@suse.com> albeit one small nit" is cut */
-		assert_true(has_trailer(p, "Reviewed-by: Nikolay Borisov "
-					   "<nborisov@suse.com>"));
-		assert_true(has_trailer(p, "Reviewed-by: Filipe Manana "
-					   "<fdmanana@suse.com>"));
-		assert_true(has(&p->text, "Signed-off-by: Omar Sandoval "
-					  "<osandov@fb.com>\n"
-					  "Reviewed-by: Nikolay Borisov "
-					  "<nborisov@suse.com>\n"
-					  "Reviewed-by: Filipe Manana "
-					  "<fdmanana@suse.com>\n---\n"));
-	}
+	assert_int_equal(s->patches[0].nr_extra_trailers, 2);
+	assert_true(has(&s->patches[0].text, "Signed-off-by: Omar Sandoval "
+					     "<osandov@fb.com>\n"
+					     "Reviewed-by: Nikolay Borisov "
+					     "<nborisov@suse.com>\n"
+					     "Reviewed-by: Filipe Manana "
+					     "<fdmanana@suse.com>\n---\n"));
+	/* "... <nborisov@suse.com> albeit one small nit" is left out, as
+	 * b4 leaves it out, and said so */
+	assert_int_equal(s->patches[1].nr_extra_trailers, 1);
+	assert_true(has(&s->patches[1].text, "Signed-off-by: Omar Sandoval "
+					     "<osandov@fb.com>\n"
+					     "Reviewed-by: Filipe Manana "
+					     "<fdmanana@suse.com>\n---\n"));
+	assert_int_equal(s->nr_skipped_trailers, 1);
+	assert_string_equal(s->skipped_trailers[0],
+			    "Reviewed-by: Nikolay Borisov <nborisov@suse.com> "
+			    "albeit one small nit (reply from "
+			    "nborisov@suse.com)");
 	ctx_release(&c);
 
 	load(&c, corpus("btrfs-fix-memory-ordering-between-normal-and-ordered-"
@@ -1576,6 +1580,113 @@ static void unthreaded_patch_joins_the_cover_of_its_version(void **state)
 
 #define T(f) cmocka_unit_test(f)
 
+/* Series of an mbox held in memory: messages after SEP lines. */
+static void load_mem(struct ctx *c, const char *data)
+{
+	memset(c, 0, sizeof(*c));
+	err_init(&c->err);
+	if (mail_read_mbox(&c->l, data, strlen(data), "mem", &c->err) < 0 ||
+	    mail_find_series(&c->sl, &c->l, &c->err) < 0)
+		fail_msg("%s", c->err.msg.ptr);
+}
+
+#define SEP "From mboxrd@z Thu Jan  1 00:00:00 1970\n"
+#define PATCH_MSG(v, id, subj, diffline)                                   \
+	SEP "From: A <a@x.org>\nSubject: [PATCH " v "] " subj "\n"       \
+	"Message-ID: <" id ">\n\nText.\n\nSigned-off-by: A <a@x.org>\n---\n"  \
+	"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n" diffline  \
+	"\n\n"
+
+static void reply_trailer_must_be_its_senders(void **state)
+{
+	struct ctx c;
+
+	load_mem(&c, PATCH_MSG("v1", "p@x", "foo", "+b")
+		 SEP "From: Rev <rev+lists@mail.example.com>\n"
+		 "Subject: Re: [PATCH v1] foo\nMessage-ID: <r1@x>\n"
+		 "In-Reply-To: <p@x>\n\n"
+		 "Reviewed-by: Rev <rev@example.com>\n"
+		 "Reviewed-by: Boss <boss@example.com>\n"
+		 "Acked-by: Rev <rev@example.com> with a nit\n"
+		 "Tested-by: Rev <rev@example.com> # on arm64\n\n");
+	/* +lists and one more domain level are the same person; the boss
+	 * did not write this reply; text after the address is no trailer */
+	assert_int_equal(c.sl.items[0].patches[0].nr_extra_trailers, 2);
+	assert_true(has_trailer(&c.sl.items[0].patches[0],
+				"Reviewed-by: Rev <rev@example.com>"));
+	assert_true(has_trailer(&c.sl.items[0].patches[0],
+				"Tested-by: Rev <rev@example.com>"));
+	assert_int_equal(c.sl.items[0].nr_skipped_trailers, 2);
+	assert_string_equal(c.sl.items[0].skipped_trailers[0],
+			    "Reviewed-by: Boss <boss@example.com> (reply from "
+			    "rev+lists@mail.example.com)");
+	assert_string_equal(c.sl.items[0].skipped_trailers[1],
+			    "Acked-by: Rev <rev@example.com> with a nit (reply "
+			    "from rev+lists@mail.example.com)");
+	ctx_release(&c);
+}
+
+static void trailers_carry_to_the_same_patch_of_another_version(void **st)
+{
+	struct ctx c;
+
+	/* v2 1/2 is v1's patch unchanged; v2 2/2 changed */
+	load_mem(&c, PATCH_MSG("1/2", "a1@x", "one", "+b")
+		 PATCH_MSG("2/2", "a2@x", "two", "+c")
+		 SEP "From: R <r@x.org>\nSubject: Re: [PATCH 1/2] one\n"
+		 "Message-ID: <ra1@x>\nIn-Reply-To: <a1@x>\n\n"
+		 "Reviewed-by: R <r@x.org>\n\n"
+		 SEP "From: R <r@x.org>\nSubject: Re: [PATCH 2/2] two\n"
+		 "Message-ID: <ra2@x>\nIn-Reply-To: <a2@x>\n\n"
+		 "Acked-by: R <r@x.org>\n\n"
+		 PATCH_MSG("v2 1/2", "b1@x", "one", "+b")
+		 PATCH_MSG("v2 2/2", "b2@x", "two", "+d")
+		 SEP "From: T <t@x.org>\nSubject: Re: [PATCH v2 1/2] one\n"
+		 "Message-ID: <rb1@x>\nIn-Reply-To: <b1@x>\n\n"
+		 "Tested-by: T <t@x.org>\n\n");
+	assert_int_equal(c.sl.nr, 2);
+	/* v1 1/2 gets v2's Tested-by, v2 1/2 v1's Reviewed-by */
+	assert_int_equal(c.sl.items[0].patches[0].nr_extra_trailers, 2);
+	assert_string_equal(c.sl.items[0].patches[0].extra_trailers[1],
+			    "Tested-by: T <t@x.org>");
+	assert_int_equal(c.sl.items[1].patches[0].nr_extra_trailers, 2);
+	assert_string_equal(c.sl.items[1].patches[0].extra_trailers[0],
+			    "Tested-by: T <t@x.org>");
+	assert_string_equal(c.sl.items[1].patches[0].extra_trailers[1],
+			    "Reviewed-by: R <r@x.org>");
+	/* an ack of another diff does not carry */
+	assert_int_equal(c.sl.items[1].patches[1].nr_extra_trailers, 0);
+	ctx_release(&c);
+}
+
+static void author_is_the_in_body_from(void **state)
+{
+	struct mail m;
+	struct err err = ERR_INIT;
+	char *name, *email;
+	static const char a[] = "From: Sender <s@x.org>\nSubject: x\n\n"
+				"From: Real Author <real@x.org>\n\nText.\n";
+	static const char b[] = "From: Sender <s@x.org>\nSubject: x\n\nText.\n";
+
+	mail_init(&m);
+	assert_int_equal(mail_parse(&m, a, strlen(a), "a", &err), 0);
+	mail_author(&m, &name, &email);
+	assert_string_equal(name, "Real Author");
+	assert_string_equal(email, "real@x.org");
+	free(name);
+	free(email);
+	mail_release(&m);
+	mail_init(&m);
+	assert_int_equal(mail_parse(&m, b, strlen(b), "b", &err), 0);
+	mail_author(&m, &name, &email);
+	assert_string_equal(name, "Sender");
+	assert_string_equal(email, "s@x.org");
+	free(name);
+	free(email);
+	mail_release(&m);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1638,6 +1749,9 @@ int main(void)
 		T(diff_keeps_its_bytes_while_the_message_is_converted),
 		T(mbox_first_line_needs_no_date),
 		T(unthreaded_patch_joins_the_cover_of_its_version),
+		T(reply_trailer_must_be_its_senders),
+		T(trailers_carry_to_the_same_patch_of_another_version),
+		T(author_is_the_in_body_from),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -860,6 +860,48 @@ static void diffstat_summarises_file_operations(void **state)
 	patch_release(&p);
 }
 
+/* A diff of files that add and remove so many lines. */
+static void counted_diff(struct buf *out, const char *path, unsigned adds,
+			 unsigned dels)
+{
+	buf_addf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", path, path,
+		 path, path);
+	buf_addf(out, "@@ -1,%u +1,%u @@\n", dels, adds);
+	for (unsigned i = 0; i < dels; i++)
+		buf_addf(out, "-old %u\n", i);
+	for (unsigned i = 0; i < adds; i++)
+		buf_addf(out, "+new %u\n", i);
+}
+
+static void diffstat_graph_scales_as_git_does(void **state)
+{
+	struct buf text = BUF_INIT, out = BUF_INIT;
+	struct patch p;
+	struct err err = ERR_INIT;
+	struct patch_parse_opts opts = { "stat", 1, true };
+
+	/* the files of a real patch (btrfs, "pass an inode to
+	 * btrfs_add_extent_mapping()") and git format-patch's graph */
+	counted_diff(&text, "fs/btrfs/extent_map.c", 7, 7);
+	counted_diff(&text, "fs/btrfs/extent_map.h", 1, 2);
+	counted_diff(&text, "fs/btrfs/inode.c", 1, 1);
+	counted_diff(&text, "fs/btrfs/tests/extent-map-tests.c", 86, 88);
+	patch_init(&p);
+	assert_int_equal(patch_parse(&p, text.ptr, text.len, &opts, &err), 0);
+	patch_diffstat(&out, &p);
+	assert_string_equal(out.ptr,
+		" fs/btrfs/extent_map.c             |  14 +--\n"
+		" fs/btrfs/extent_map.h             |   3 +-\n"
+		" fs/btrfs/inode.c                  |   2 +-\n"
+		" fs/btrfs/tests/extent-map-tests.c | 174 +++++++++++++++"
+		"---------------\n"
+		" 4 files changed, 95 insertions(+), 98 deletions(-)\n");
+	patch_release(&p);
+	buf_release(&text);
+	buf_release(&out);
+	err_release(&err);
+}
+
 static void format_then_parse_round_trips(void **state)
 {
 	const char *names[] = { "format-patch-trailers.patch",
@@ -1096,9 +1138,51 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 	err_release(&err);
 }
 
+/* git's verify_path with core.protectHFS and core.protectNTFS */
+static void path_refused_as_git_verify_path_does(void **state)
+{
+	static const struct {
+		const char *path;
+		unsigned mode;
+		const char *why; /* NULL: accepted */
+	} cases[] = {
+		{ "fs/btrfs/a.c", 0, NULL },
+		{ ".gitignore", 0, NULL },
+		{ "a.git/x", 0, NULL },
+		{ "git~2/x", 0, NULL },
+		{ ".gitmodules", 0100644, NULL },
+		{ ".git", 0, "is inside .git" },
+		{ "x/.GiT/y", 0, "is inside .git" },
+		{ ".git /x", 0, "is inside .git" },
+		{ ".git. . ./x", 0, "is inside .git" },
+		{ "GIT~1/x", 0, "is inside .git" },
+		{ ".g\xe2\x80\x8cit/x", 0, "is inside .git" },
+		{ "\xef\xbb\xbf.git", 0, "is inside .git" },
+		{ ".gi\xe2\x81\xaft", 0, "is inside .git" },
+		{ ".gitmodules", 0120000, "is a .gitmodules symlink" },
+		{ "a//b", 0, "has an empty component" },
+		{ "a/./b", 0, "has a '.' component" },
+		{ "a/../b", 0, "escapes the tree" },
+		{ "dir/", 0, "ends with '/'" },
+		{ "/etc/passwd", 0, "is absolute" },
+		{ "", 0, "is empty" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *why = patch_path_refused(cases[i].path,
+						     cases[i].mode);
+		if (!cases[i].why && why)
+			fail_msg("'%s' refused: %s", cases[i].path, why);
+		if (cases[i].why && (!why || strcmp(why, cases[i].why)))
+			fail_msg("'%s': got %s, want %s", cases[i].path,
+				 why ? why : "accepted", cases[i].why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(path_refused_as_git_verify_path_does),
 		cmocka_unit_test(git_new_file_is_an_add),
 		cmocka_unit_test(git_deleted_file_is_a_delete),
 		cmocka_unit_test(git_mode_change_has_no_hunks),
@@ -1144,6 +1228,7 @@ int main(void)
 		cmocka_unit_test(format_writes_git_am_form),
 		cmocka_unit_test(format_without_metadata_uses_the_name),
 		cmocka_unit_test(diffstat_summarises_file_operations),
+		cmocka_unit_test(diffstat_graph_scales_as_git_does),
 		cmocka_unit_test(format_then_parse_round_trips),
 		cmocka_unit_test(slug_follows_git),
 		cmocka_unit_test(git_format_patch_round_trips_through_git_am),

@@ -282,96 +282,6 @@ static void build_report(struct check_report *r)
 	c->error_code = ERR_NOTFOUND;
 }
 
-/* ---- releasing it (check.c, carry.c and audit.c are not linked) ------- */
-
-static void release_carry(struct carry_result *cr)
-{
-	for (size_t i = 0; i < cr->nr; i++) {
-		struct carry_patch *cp = &cr->patches[i];
-
-		for (size_t f = 0; f < cp->nr_files; f++) {
-			struct carry_file *cf = &cp->files[f];
-
-			for (size_t h = 0; h < cf->nr_hunks; h++) {
-				free(cf->hunks[h].func);
-				free(cf->hunks[h].found_func);
-				free(cf->hunks[h].reason);
-			}
-			free(cf->hunks);
-			free(cf->path);
-			free(cf->error);
-			buf_release(&cf->rej);
-		}
-		free(cp->files);
-		free(cp->depends);
-	}
-	free(cr->patches);
-	free(cr->series);
-	free(cr->version);
-	free(cr->target);
-	free(cr->branch);
-}
-
-static void release_sites(struct audit_site *s, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++) {
-		free(s[i].path);
-		free(s[i].func);
-		free(s[i].symbol);
-		free(s[i].text);
-	}
-	free(s);
-}
-
-static void release_audit(struct audit_result *a)
-{
-	for (size_t i = 0; i < a->nr_watched; i++)
-		free(a->watched[i]);
-	free(a->watched);
-	for (size_t i = 0; i < a->nr_changes; i++) {
-		free(a->changes[i].name);
-		free(a->changes[i].old_sig);
-		free(a->changes[i].new_sig);
-	}
-	free(a->changes);
-	release_sites(a->unconverted, a->nr_unconverted);
-	release_sites(a->absent, a->nr_absent);
-	free(a->patches);
-}
-
-static void release_version(struct series_version *v)
-{
-	for (size_t i = 0; i < v->nr; i++) {
-		free(v->items[i].file);
-		free(v->items[i].origin);
-		buf_release(&v->items[i].text);
-		patch_release(&v->items[i].patch);
-	}
-	free(v->items);
-	free(v->name);
-	free(v->version);
-	buf_release(&v->cover);
-}
-
-static void release_report(struct check_report *r)
-{
-	for (size_t i = 0; i < r->nr_series * r->nr_targets; i++) {
-		release_carry(&r->cells[i].carry);
-		release_audit(&r->cells[i].audit);
-		free(r->cells[i].error);
-	}
-	free(r->cells);
-	for (size_t s = 0; s < r->nr_series; s++) {
-		free(r->series[s].name);
-		release_version(&r->series[s].v);
-	}
-	free(r->series);
-	for (size_t t = 0; t < r->nr_targets; t++)
-		free(r->targets[t]);
-	free(r->targets);
-	free(r->root);
-}
-
 /* ---- running the reports and the validators --------------------------- */
 
 typedef int (*report_fn)(FILE *out, const struct check_report *r,
@@ -1265,7 +1175,7 @@ static int teardown(void **state)
 	if (!getenv("KCARRY_KEEP"))
 		fs_remove_tree(fx->dir, &err);
 	err_release(&err);
-	release_report(&fx->r);
+	check_report_release(&fx->r); /* what check.c frees, it owns */
 	free(fx->dir);
 	free(fx);
 	return 0;

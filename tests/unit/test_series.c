@@ -325,22 +325,26 @@ static void parse_spec_rejects_bad_names_and_versions(void **state)
 	static const struct {
 		const char *spec, *msg;
 	} bad[] = {
-		{ "", "'': empty series name" },
-		{ "@v1", "'@v1': empty series name" },
+		{ "", "empty series name" },
+		{ "@v1", "empty series name" },
 		{ "..", "'..': a series name cannot start with '.'" },
 		{ ".hidden", "'.hidden': a series name cannot start with '.'" },
-		{ "../etc", "'../etc': a series name takes letters, digits, "
-			    "'-', '_' and '.'" },
-		{ "a/b", "'a/b': a series name takes letters, digits, '-', '_' "
-			 "and '.'" },
-		{ "a b", "'a b': a series name takes letters, digits, '-', '_' "
-			 "and '.'" },
-		{ "x@", "'x@': bad version after '@'" },
-		{ "x@a/b", "'x@a/b': bad version after '@'" },
-		{ "x@..", "'x@..': bad version after '@'" },
-		{ "x@../../etc", "'x@../../etc': bad version after '@'" },
-		{ "x@.v1", "'x@.v1': bad version after '@'" },
-		{ "x@v1@v2", "'x@v1@v2': bad version after '@'" },
+		{ "-x", "'-x': a series name cannot start with '-'" },
+		{ "../etc", "'../etc': '/' is not allowed in a series name" },
+		{ "a/b", "'a/b': '/' is not allowed in a series name" },
+		{ "a b", "'a b': ' ' is not allowed in a series name" },
+		{ "a~b", "'a~b': '~' is not allowed in a series name" },
+		{ "x@", "empty version name" },
+		{ "x@a/b", "'a/b': '/' is not allowed in a version name" },
+		{ "x@..", "'..': a version name cannot start with '.'" },
+		{ "x@../../etc",
+		  "'../../etc': '/' is not allowed in a version name" },
+		{ "x@.v1", "'.v1': a version name cannot start with '.'" },
+		{ "x@v1@v2", "'v1@v2': '@' is not allowed in a version name" },
+		{ "x@x:y", "'x:y': ':' is not allowed in a version name" },
+		{ "x@x]y", "'x]y': ']' is not allowed in a version name" },
+		{ "x@a\tb", "a version name cannot hold the byte 0x09" },
+		{ "x@a\nb", "a version name cannot hold the byte 0x0a" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -494,10 +498,9 @@ static void write_records_provenance_in_the_conf(void **state)
 	assert_int_equal(conf_get_all(c, "version.6.1.170-3.msgid", &vals, &nr,
 				      &err),
 			 0);
+	/* one: the thread's root; the patches' own ids are in origins */
 	join_list(&all, vals, nr);
-	assert_string_equal(all.ptr, "20211102.0@example.org|"
-				     "20211102.1@example.org|"
-				     "20211102.3@example.org");
+	assert_string_equal(all.ptr, "20211102.0@example.org");
 	conf_free_list(vals, nr);
 	buf_release(&all);
 	err_release(&err);

@@ -1,0 +1,574 @@
+/*
+ * cmd_export: write the backport of a series on one target in the form a
+ * packaging ecosystem consumes (debian, rpm, suse, quilt, mbox, git).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmds.h"
+#include "conf.h"
+#include "export.h"
+#include "fs.h"
+#include "job.h"
+#include "mail.h"
+
+struct export_cli {
+	char *name, *version;
+	const char *target;
+	bool format_set, allow_partial, allow_risk, start_set;
+	const char *signoff_ident; /* --signoff=NAME <EMAIL> */
+	const char *mainline;
+	const char **to, **cc, **bugs;
+	size_t nr_to, nr_cc, nr_bugs;
+	struct export_opts eo;
+	struct carry_opts co;
+};
+
+/* The value of "--opt VALUE" or "--opt=VALUE"; NULL when a is not opt. */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt,
+			     bool *missing)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(opt);
+
+	if (strncmp(a, opt, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int parse_number(unsigned long *n, const char *v, unsigned long max)
+{
+	char *end;
+	unsigned long x;
+
+	if (!v || !*v || *v == '-')
+		return -1;
+	x = strtoul(v, &end, 10);
+	if (*end || x > max)
+		return -1;
+	*n = x;
+	return 0;
+}
+
+static int parse_args(struct export_cli *c, int argc, char **argv,
+		      struct err *err)
+{
+	const char *spec = NULL;
+
+	c->co.apply.fuzz = APPLY_DEFAULT_FUZZ;
+	c->eo.start = 1000;
+	c->to = xcalloc((size_t)argc, sizeof(char *));
+	c->cc = xcalloc((size_t)argc, sizeof(char *));
+	c->bugs = xcalloc((size_t)argc, sizeof(char *));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		bool missing = false;
+
+#define VALUE(opt) ((v = opt_value(argc, argv, &i, opt, &missing)) || missing)
+		if (VALUE("--format") || VALUE("-f")) {
+			if (missing)
+				goto needs;
+			if (export_format_parse(&c->eo.format, v, err) < 0)
+				return ERR_USAGE;
+			c->format_set = true;
+		} else if (VALUE("--output") || VALUE("-o")) {
+			if (missing)
+				goto needs;
+			c->eo.out = v;
+		} else if (VALUE("--into")) {
+			if (missing)
+				goto needs;
+			c->eo.into = v;
+		} else if (VALUE("--subdir")) {
+			if (missing)
+				goto needs;
+			c->eo.subdir = v;
+		} else if (VALUE("--start")) {
+			unsigned long n;
+			if (missing)
+				goto needs;
+			if (parse_number(&n, v, 999999) < 0)
+				return err_set(err, ERR_USAGE,
+					       "--start takes a number (0 to "
+					       "999999)");
+			c->eo.start = (unsigned)n;
+			c->start_set = true;
+		} else if (!strcmp(a, "--autopatch")) {
+			c->eo.autopatch = true;
+		} else if (VALUE("--to")) {
+			if (missing)
+				goto needs;
+			c->to[c->nr_to++] = v;
+		} else if (VALUE("--cc")) {
+			if (missing)
+				goto needs;
+			c->cc[c->nr_cc++] = v;
+		} else if (VALUE("--upstream-line")) {
+			if (missing)
+				goto needs;
+			if (!strcmp(v, "commit"))
+				c->eo.text.upstream_style =
+					UPSTREAM_STYLE_COMMIT;
+			else if (!strcmp(v, "bracket"))
+				c->eo.text.upstream_style =
+					UPSTREAM_STYLE_BRACKET;
+			else
+				return err_set(err, ERR_USAGE,
+					       "--upstream-line takes 'commit' "
+					       "or 'bracket'");
+		} else if (!strcmp(a, "--signoff") || !strcmp(a, "-s")) {
+			c->eo.text.signoff = true;
+		} else if (starts_with(a, "--signoff=")) {
+			c->eo.text.signoff = true;
+			c->signoff_ident = a + 10;
+		} else if (VALUE("--bug")) {
+			if (missing)
+				goto needs;
+			c->bugs[c->nr_bugs++] = v;
+		} else if (VALUE("--mainline")) {
+			if (missing)
+				goto needs;
+			c->mainline = v;
+		} else if (VALUE("--branch")) {
+			if (missing)
+				goto needs;
+			c->eo.branch = v;
+		} else if (VALUE("--git-dir")) {
+			if (missing)
+				goto needs;
+			c->eo.git_dir = v;
+		} else if (VALUE("--onto")) {
+			if (missing)
+				goto needs;
+			c->eo.onto = v;
+		} else if (!strcmp(a, "--allow-partial")) {
+			c->allow_partial = true;
+		} else if (!strcmp(a, "--allow-risk")) {
+			c->allow_risk = true;
+		} else if (!strcmp(a, "--no-3way")) {
+			c->co.apply.no_3way = true;
+		} else if (!strcmp(a, "--strict")) {
+			c->co.strict = true;
+		} else if (VALUE("--fuzz") || VALUE("-F")) {
+			unsigned long n;
+			if (missing)
+				goto needs;
+			if (parse_number(&n, v, 3) < 0)
+				return err_set(err, ERR_USAGE,
+					       "--fuzz takes 0 to 3");
+			c->co.apply.fuzz = (unsigned)n;
+		} else if (a[0] == '-' && a[1]) {
+			return err_set(err, ERR_USAGE, "unknown option '%s'",
+				       a);
+		} else if (!spec) {
+			spec = a;
+		} else if (!c->target) {
+			c->target = a;
+		} else {
+			return err_set(err, ERR_USAGE,
+				       "one target at a time ('%s')", a);
+		}
+		continue;
+#undef VALUE
+	needs:
+		return err_set(err, ERR_USAGE, "%s needs a value", a);
+	}
+	if (!spec || !c->target)
+		return err_set(err, ERR_USAGE,
+			       "expected NAME[@VERSION] TARGET");
+	if (!c->format_set)
+		return err_set(err, ERR_USAGE,
+			       "say which --format: debian, rpm, suse, quilt, "
+			       "mbox or git");
+	{
+		enum export_format f = c->eo.format;
+		const char *bad = NULL;
+
+		if (c->eo.into && f != EXPORT_DEBIAN && f != EXPORT_RPM &&
+		    f != EXPORT_SUSE)
+			bad = "--into";
+		else if (c->eo.subdir && f != EXPORT_DEBIAN)
+			bad = "--subdir";
+		else if ((c->start_set || c->eo.autopatch) && f != EXPORT_RPM)
+			bad = c->eo.autopatch ? "--autopatch" : "--start";
+		else if ((c->nr_to || c->nr_cc) && f != EXPORT_MBOX)
+			bad = c->nr_to ? "--to" : "--cc";
+		else if ((c->eo.branch || c->eo.git_dir || c->eo.onto) &&
+			 f != EXPORT_GIT)
+			bad = c->eo.branch    ? "--branch"
+			      : c->eo.git_dir ? "--git-dir"
+					      : "--onto";
+		else if (c->eo.out && f == EXPORT_GIT)
+			bad = "-o";
+		if (bad)
+			return err_set(err, ERR_USAGE,
+				       "%s does not go with --format %s", bad,
+				       export_format_name(f));
+		if (c->eo.onto && !c->eo.git_dir)
+			return err_set(err, ERR_USAGE,
+				       "--onto goes with --git-dir");
+		if (c->eo.into && c->eo.out && f != EXPORT_RPM)
+			return err_set(err, ERR_USAGE,
+				       "-o and --into name the same place for "
+				       "--format %s: give one",
+				       export_format_name(f));
+	}
+	c->eo.text.to = c->to;
+	c->eo.text.nr_to = c->nr_to;
+	c->eo.text.cc = c->cc;
+	c->eo.text.nr_cc = c->nr_cc;
+	return series_parse_spec(spec, &c->name, &c->version, err);
+}
+
+struct progress_ctx {
+	const struct options *opts;
+	const char *target;
+};
+
+static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
+{
+	struct progress_ctx *ctx = vctx;
+
+	if (!ctx->opts->progress)
+		return;
+	fprintf(stderr, "\r\033[K%s: carrying patch %zu/%zu", ctx->target,
+		i + 1, nr);
+	if (i + 1 == nr)
+		fputc('\n', stderr);
+}
+
+static void on_target(void *vctx, const char *target, const char *what)
+{
+	const struct options *opts = vctx;
+	note(opts, "%s: %s", target, what);
+}
+
+/* What series/NAME.conf says of a version. */
+struct provenance {
+	char *kind, *cover, *stacks_on;
+	char **msgids;
+	size_t nr_msgids;
+};
+
+static void provenance_load(struct provenance *p, const char *root,
+			    const char *name, const char *version)
+{
+	char *path = xstrfmt("%s/series/%s.conf", root, name);
+	struct conf *c = NULL;
+	struct err e = ERR_INIT;
+
+	memset(p, 0, sizeof(*p));
+	if (fs_is_file(path) && conf_open(&c, path, false, &e) == 0) {
+		char *k = xstrfmt("version.%s.kind", version);
+		char *cv = xstrfmt("version.%s.cover", version);
+		char *m = xstrfmt("version.%s.msgid", version);
+
+		p->kind = conf_get_or(c, k, NULL);
+		p->cover = conf_get_or(c, cv, NULL);
+		p->stacks_on = conf_get_or(c, "series.stacks-on", NULL);
+		if (conf_get_all(c, m, &p->msgids, &p->nr_msgids, &e) < 0) {
+			p->msgids = NULL;
+			p->nr_msgids = 0;
+		}
+		free(k);
+		free(cv);
+		free(m);
+		conf_free(c);
+	}
+	err_release(&e);
+	free(path);
+}
+
+static void provenance_release(struct provenance *p)
+{
+	free(p->kind);
+	free(p->cover);
+	free(p->stacks_on);
+	conf_free_list(p->msgids, p->nr_msgids);
+}
+
+/*
+ * The commit the series is carried from: the target's base, or the head
+ * of the series it stacks on (carried completely there first).
+ */
+static int stack_base(struct tree_oid *base, struct job *j, const char *root,
+		      const char *other, const struct carry_opts *co,
+		      unsigned depth, struct err *err)
+{
+	struct series_version ov;
+	struct carry_result r;
+	struct provenance pv;
+	struct tree_oid from = j->base;
+	int error;
+
+	if (depth > 8)
+		return err_set(err, ERR_PARSE,
+			       "series stack on each other in a loop");
+	series_version_init(&ov, NULL, NULL);
+	memset(&r, 0, sizeof(r));
+	if ((error = series_load_version(&ov, root, other, NULL, err)) < 0) {
+		err_prefix(err, "the series it stacks on");
+		goto out;
+	}
+	provenance_load(&pv, root, other, ov.version);
+	if (pv.stacks_on)
+		error = stack_base(&from, j, root, pv.stacks_on, co, depth + 1,
+				   err);
+	provenance_release(&pv);
+	if (error < 0)
+		goto out;
+	{
+		struct carry_opts o = *co;
+		o.no_ref = true;
+		if ((error = job_carry_from(&r, j, &from, &ov, &o, false,
+					    err)) < 0)
+			goto out;
+	}
+	if (r.nr_failed) {
+		error = err_set(err, ERR_CONFLICT,
+				"'%s@%s' it stacks on did not carry completely "
+				"onto %s",
+				other, ov.version, j->target.name);
+		goto out;
+	}
+	*base = r.head;
+out:
+	carry_result_release(&r);
+	series_version_release(&ov);
+	return error;
+}
+
+/*
+ * Carry the series as apply does; the branch must hold that result's
+ * tree (a branch from other options or inputs would not be what is
+ * exported).
+ */
+static int carry(struct carry_result *res, struct job *j,
+		 const struct series_version *v, const struct provenance *pv,
+		 const struct export_cli *cli, const struct options *opts,
+		 struct err *err)
+{
+	struct carry_opts co = cli->co;
+	struct tree_oid base = j->base, head, tree;
+	struct progress_ctx pc = { opts, j->target.name };
+	int error;
+
+	co.progress = on_patch;
+	co.ctx = &pc;
+
+	if (pv->stacks_on &&
+	    (error = stack_base(&base, j, j->root, pv->stacks_on, &co, 0,
+				err)) < 0)
+		return error;
+	co.no_ref = true;
+	if ((error = job_carry_from(res, j, &base, v, &co, false, err)) < 0)
+		return error;
+	error = tree_get_ref(&head, j->repo, res->branch, err);
+	if (error == ERR_NOTFOUND) {
+		err_release(err);
+		err_init(err);
+		note(opts, "%s: created %s", j->target.name,
+		     res->branch + strlen("refs/heads/"));
+		return tree_set_ref(j->repo, res->branch, &res->head,
+				    "kcarry export", err);
+	}
+	if (error < 0)
+		return error;
+	/* the trees, not the ids: a patch without a date is committed at
+	 * the time it is carried, so its commit id changes every time */
+	if ((error = tree_commit_tree(&head, j->repo, &head, err)) < 0 ||
+	    (error = tree_commit_tree(&tree, j->repo, &res->head, err)) < 0)
+		return error;
+	if (memcmp(head.id, tree.id, sizeof(head.id))) {
+		error = err_set(err, ERR_CONFLICT,
+				"%s does not hold %s@%s as it carries onto %s "
+				"now",
+				res->branch + strlen("refs/heads/"), v->name,
+				v->version, j->target.name);
+		err_hint(err,
+			 "run 'kcarry apply %s@%s %s' with the --fuzz, "
+			 "--no-3way and --strict you give export, then "
+			 "export again",
+			 v->name, v->version, j->target.name);
+	}
+	return error;
+}
+
+/* The backporter: --signoff=IDENT, $GIT_COMMITTER_*, git's user.*. */
+static int backporter(char **name, char **email, const struct export_cli *cli,
+		      struct tree_repo *repo, struct err *err)
+{
+	const char *en = getenv("GIT_COMMITTER_NAME");
+	const char *ee = getenv("GIT_COMMITTER_EMAIL");
+	char *cn = NULL, *ce = NULL;
+	int error;
+
+	*name = *email = NULL;
+	if (cli->signoff_ident) {
+		mail_parse_address(cli->signoff_ident, name, email);
+		if (!*email)
+			return err_set(err, ERR_USAGE,
+				       "--signoff='%s' has no address; write "
+				       "'Name <email>'",
+				       cli->signoff_ident);
+		return 0;
+	}
+	if ((error = tree_user(&cn, &ce, repo, err)) < 0)
+		return error;
+	*name = en && *en ? xstrdup(en) : cn ? xstrdup(cn) : NULL;
+	*email = ee && *ee ? xstrdup(ee) : ce ? xstrdup(ce) : NULL;
+	free(cn);
+	free(ce);
+	if (cli->eo.text.signoff && !*email)
+		return err_set(err, ERR_USAGE,
+			       "--signoff: who signs? set git's user.name "
+			       "and user.email, or give --signoff='Name "
+			       "<email>'");
+	return 0;
+}
+
+static long long export_time(void)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long t;
+
+	if (e && *e) {
+		t = strtoll(e, &end, 10);
+		if (!*end && t >= 0)
+			return t;
+	}
+	return (long long)time(NULL);
+}
+
+static void print_result(const struct export_series *s,
+			 const struct export_written *w,
+			 const struct export_cli *cli)
+{
+	size_t left = s->nr - s->nr_included;
+
+	printf("exported %s@%s on %s as %s: %zu patch%s", s->name, s->version,
+	       s->target, export_format_name(cli->eo.format), s->nr_included,
+	       s->nr_included == 1 ? "" : "es");
+	if (left)
+		printf(", %zu left out", left);
+	printf(" (%s)\n", w->where ? w->where : ".");
+	for (size_t i = 0; i < w->nr; i++)
+		printf("  %s\n", w->lines[i]);
+	if (left) {
+		printf("left out:\n");
+		for (size_t i = 0; i < s->nr; i++)
+			if (!s->patches[i].included)
+				printf("  %s: %s\n", s->patches[i].file,
+				       s->patches[i].why);
+	}
+}
+
+int cmd_export(int argc, char **argv, const struct options *opts)
+{
+	struct export_cli cli = { 0 };
+	struct err err = ERR_INIT;
+	struct series_version v;
+	struct carry_result res;
+	struct export_series s;
+	struct export_written w;
+	struct provenance pv = { 0 };
+	struct job j;
+	char *root = NULL, *bname = NULL, *bemail = NULL;
+	bool opened = false;
+	int rc = EXIT_DONE;
+
+	series_version_init(&v, NULL, NULL);
+	memset(&res, 0, sizeof(res));
+	memset(&s, 0, sizeof(s));
+	memset(&w, 0, sizeof(w));
+	memset(&j, 0, sizeof(j));
+	if (parse_args(&cli, argc, argv, &err) < 0) {
+		rc = usage_error("export", opts, "%s", err.msg.ptr);
+		goto out;
+	}
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
+		goto fail;
+	provenance_load(&pv, root, v.name, v.version);
+	{
+		struct target_progress tp = { on_target, (void *)opts };
+		opened = true;
+		if (job_open(&j, root, cli.target, &tp, &err) < 0)
+			goto fail;
+	}
+	if (carry(&res, &j, &v, &pv, &cli, opts, &err) < 0 ||
+	    backporter(&bname, &bemail, &cli, j.repo, &err) < 0)
+		goto fail;
+	{
+		struct export_model_opts mo = { 0 };
+
+		mo.kind = pv.kind;
+		mo.cover_msgids = pv.msgids;
+		mo.nr_cover_msgids = pv.nr_msgids;
+		mo.cover_title = pv.cover;
+		mo.backporter_name = bname;
+		mo.backporter_email = bemail;
+		mo.now = export_time();
+		mo.bugs = cli.bugs;
+		mo.nr_bugs = cli.nr_bugs;
+		mo.mainline = cli.mainline;
+		if (export_model(&s, j.repo, &res, &mo, &err) < 0)
+			goto fail;
+	}
+	if (export_check_complete(&s, cli.allow_partial, cli.allow_risk, &err) <
+	    0)
+		goto fail;
+	if (!s.nr_included) {
+		err_set(&err, ERR_CONFLICT,
+			"%s@%s leaves nothing to export "
+			"on %s",
+			s.name, s.version, s.target);
+		goto fail;
+	}
+	if (export_write(&w, &s, j.repo, &cli.eo, &err) < 0)
+		goto fail;
+	print_result(&s, &w, &cli);
+	if (cli.eo.format == EXPORT_MBOX) {
+		size_t n = 0;
+		for (size_t i = 0; i < s.nr; i++)
+			n += s.patches[i].included && !s.patches[i].upstream[0];
+		if (n)
+			note(opts,
+			     "note: %zu of %zu patches name no upstream "
+			     "commit; stable takes a backport with its "
+			     "'commit X upstream.' line",
+			     n, s.nr_included);
+	}
+	goto out;
+fail:
+	rc = err_report(&err, opts);
+out:
+	export_written_release(&w);
+	export_series_release(&s);
+	carry_result_release(&res);
+	if (opened)
+		job_close(&j);
+	provenance_release(&pv);
+	series_version_release(&v);
+	free(cli.to);
+	free(cli.cc);
+	free(cli.bugs);
+	free(cli.name);
+	free(cli.version);
+	free(root);
+	free(bname);
+	free(bemail);
+	err_release(&err);
+	return rc;
+}

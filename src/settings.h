@@ -1,0 +1,35 @@
+/*
+ * settings: the workspace-wide kcarry.conf (git-config syntax, at the
+ * workspace root, read through conf.c) and the KCARRY_* environment that
+ * overrides it: the mail archive server, the HTTP limits of every
+ * download, the limits of a tarball import, offline mode.
+ */
+#ifndef KCARRY_SETTINGS_H
+#define KCARRY_SETTINGS_H
+
+#include "fetch.h"
+#include "tree.h"
+
+#define SETTINGS_FILE "kcarry.conf"
+#define SETTINGS_DEFAULT_LORE "https://lore.kernel.org/all/"
+
+struct settings {
+	char *lore;   /* kcarry.lore: public-inbox base URL, ends in '/' */
+	char *cainfo; /* http.cainfo, or NULL */
+	struct fetch_opts fetch; /* fetch.cainfo points at cainfo */
+	struct tree_tarball_limits tarball;
+};
+
+/*
+ * Defaults, then root/kcarry.conf (root may be NULL), then the
+ * environment.  A value that does not parse is an error naming its key.
+ */
+int settings_load(struct settings *s, const char *root, struct err *err);
+void settings_release(struct settings *s);
+
+/* "512", "64k", "2M", "1.5G", "1GiB": bytes (k = 1024). */
+int settings_parse_size(unsigned long long *out, const char *s);
+/* "250ms", "30", "30s", "5m", "1h", "0.5s": milliseconds. */
+int settings_parse_duration(long *ms, const char *s);
+
+#endif

@@ -1,0 +1,194 @@
+#!/bin/sh
+# kcarry export --format mbox: a stable-style series for git send-email.
+# The real git decides: git am of the messages onto the target gives
+# exactly the kcarry branch's tree, git mailinfo of each gives the
+# author, subject and body intended.  A single upstream commit from a
+# real stable FAILED report (../shared/corpus) backported to a 6.1 tree
+# is written as stable's rules ask: [PATCH 6.1.y] and the upstream
+# commit line first (Documentation/process/stable-kernel-rules.rst).
+. ./export-lib.sh
+. ./lib.sh
+
+export_setup
+expect_exit 0 kcarry -C ws apply wq 6.1
+
+expect_exit 0 kcarry -C ws export wq 6.1 --format mbox -o out --signoff \
+	--to stable@vger.kernel.org --cc 'A U Thor <author@example.org>' \
+	--cc linux-btrfs@vger.kernel.org
+expect_stdout <<'EOT'
+exported wq@v1 on 6.1 as mbox: 2 patches (out)
+  out/0000-cover-letter.patch
+  out/0001-btrfs-exact-fix.patch
+  out/0002-btrfs-offset-fix.patch
+EOT
+expect_stderr </dev/null
+
+# the header of a message as git format-patch --to --cc writes it
+sed '/^$/q' out/0002-btrfs-offset-fix.patch >"$TEST_TMP/got"
+cat >"$TEST_TMP/want" <<EOT
+From $(git -C tgt rev-parse kcarry/wq/v1/6.1) Mon Sep 17 00:00:00 2001
+From: A U Thor <author@example.org>
+Date: Thu, 7 Nov 2013 10:00:00 +0800
+Subject: [PATCH 6.1.y 2/2] btrfs: offset fix
+To: stable@vger.kernel.org
+Cc: A U Thor <author@example.org>,
+ linux-btrfs@vger.kernel.org
+
+EOT
+diff -u "$TEST_TMP/want" "$TEST_TMP/got" || fail "message header"
+
+# git mailinfo: author, subject, body with the upstream line first
+git mailinfo "$TEST_TMP/msg" "$TEST_TMP/patch" <out/0002-btrfs-offset-fix.patch >"$TEST_TMP/info" ||
+	fail "git mailinfo"
+cat >"$TEST_TMP/want" <<'EOT'
+Author: A U Thor
+Email: author@example.org
+Subject: btrfs: offset fix
+Date: Thu, 7 Nov 2013 10:00:00 +0800
+
+EOT
+diff -u "$TEST_TMP/want" "$TEST_TMP/info" || fail "mailinfo header"
+cat >"$TEST_TMP/want" <<EOT
+commit $UP2 upstream.
+
+The second fix.
+
+Link: https://lore.kernel.org/r/20241106-offset-1-author@example.org
+Signed-off-by: A U Thor <author@example.org>
+[ C O Mitter: backported to 6.1.y: fs/btrfs/async-thread.c: hunk 1
+  offset +5 lines ]
+Signed-off-by: C O Mitter <committer@example.org>
+EOT
+diff -u "$TEST_TMP/want" "$TEST_TMP/msg" || fail "mailinfo body"
+git mailinfo "$TEST_TMP/msg" "$TEST_TMP/patch" <out/0001-btrfs-exact-fix.patch >"$TEST_TMP/info"
+grep -qx 'Subject: btrfs: exact fix' "$TEST_TMP/info" || fail "subject of 1/2"
+[ "$(head -n 1 "$TEST_TMP/msg")" = "commit $UP1 upstream." ] || fail "upstream line of 1/2"
+
+# the cover letter: from the backporter, what each patch needed
+sed -n '/^Subject:/p;/^$/,$p' out/0000-cover-letter.patch >"$TEST_TMP/got"
+cat >"$TEST_TMP/want" <<EOT
+Subject: [PATCH 6.1.y 0/2] wq: backport to 6.1.y
+
+This is a backport of wq@v1 to 6.1.y, carried onto 6.1 (Linux 6.1.170).
+
+  1/2 btrfs: exact fix
+      commit $UP1 upstream
+      applied as it is
+  2/2 btrfs: offset fix
+      commit $UP2 upstream
+      fs/btrfs/async-thread.c: hunk 1 offset +5 lines
+
+-- 
+$(kcarry version)
+
+EOT
+diff -u "$TEST_TMP/want" "$TEST_TMP/got" || fail "cover letter"
+grep -q '^From: C O Mitter <committer@example.org>$' out/0000-cover-letter.patch || fail "cover From"
+grep -q '^Date: Wed, 6 Nov 2024 02:09:00 +0000$' out/0000-cover-letter.patch || fail "cover Date"
+
+# git am onto the target: exactly the branch's tree
+git clone -q tgt am && git -C am checkout -q v6.1.170 || fail "clone"
+git -C am am -q "$TEST_TMP"/out/0001-*.patch "$TEST_TMP"/out/0002-*.patch ||
+	fail "git am"
+[ "$(git -C am rev-parse HEAD^{tree})" = "$(git -C tgt rev-parse kcarry/wq/v1/6.1^{tree})" ] ||
+	fail "git am's tree is not the branch's"
+[ "$(git -C am log -1 --format=%an%n%s HEAD~1)" = "A U Thor
+btrfs: exact fix" ] || fail "git am: author, subject"
+
+# a smaller version replaces kcarry's files; a user's file is refused
+expect_exit 0 kcarry -C ws import wq@v2 --git up base..HEAD~3
+expect_exit 0 kcarry -C ws export wq@v2 6.1 --format mbox -o out
+expect_stdout <<'EOT'
+exported wq@v2 on 6.1 as mbox: 1 patch (out)
+  out/0001-btrfs-exact-fix.patch
+  out/0000-cover-letter.patch (removed)
+  out/0002-btrfs-offset-fix.patch (removed)
+EOT
+grep -q '^Subject: \[PATCH 6.1.y\] btrfs: exact fix$' out/0001-btrfs-exact-fix.patch ||
+	fail "single patch subject"
+echo 'my notes' >out/0002-btrfs-offset-fix.patch
+expect_exit 2 kcarry -C ws export wq@v1 6.1 --format mbox -o out
+expect_stderr <<'EOT'
+error: 'out/0002-btrfs-offset-fix.patch' exists and kcarry did not write it
+hint: move it away, or export somewhere else
+EOT
+[ "$(cat out/0002-btrfs-offset-fix.patch)" = 'my notes' ] || fail "user file overwritten"
+grep -q 'Subject: \[PATCH 6.1.y\]' out/0001-btrfs-exact-fix.patch || fail "wrote before refusing"
+
+# --- a real stable FAILED report, backported to a 6.1 tree -------------
+need_corpus
+failed=$KCARRY_CORPUS/failed-v6.6-stable-btrfs-fix-error-propagation-of-split-bios.v1.mbox
+upstream=$(sed -n 's/^>From \([0-9a-f]\{40\}\) Mon Sep 17 00:00:00 2001$/\1/p' "$failed")
+[ ${#upstream} = 40 ] || fail "no upstream commit in the report"
+expect_exit 0 kcarry -C ws import split-bios "$failed"
+
+# a 6.1 tree where the fix applies: each file the preimage of its hunks
+# inside the functions their headers name, three lines lower than
+# upstream had them
+python3 - ws/patches/split-bios/v1/0001-*.patch t61 <<'EOT' || fail "6.1 tree"
+import os, re, sys
+text = open(sys.argv[1]).read().split("\n")
+files, cur = {}, None
+for line in text:
+    m = re.match(r"^diff --git a/(\S+) b/", line)
+    if m:
+        cur = files.setdefault(m.group(1), [])
+        continue
+    m = re.match(r"^@@ -(\d+)(?:,\d+)? \+\S+ @@ ?(.*)$", line)
+    if m and cur is not None:
+        cur.append([int(m.group(1)), [], m.group(2)])
+        continue
+    if cur and cur[-1] and line[:1] in (" ", "-") and not line.startswith("--- "):
+        cur[-1][1].append(line[1:])
+for path, hunks in files.items():
+    out = ["/* 6.1 only %d */" % i for i in range(3)]
+    for start, lines, func in hunks:
+        while len(out) < start - 1 + 3:
+            out.append("/* filler %d */" % len(out))
+        # the function the hunk header names, just above it
+        if func and len(out) > 3:
+            out[-1] = func
+        out.extend(lines)
+    out += ["/* end %d */" % i for i in range(5)]
+    full = os.path.join(sys.argv[2], path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    open(full, "w").write("\n".join(out) + "\n")
+EOT
+printf 'VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 112\nEXTRAVERSION =\n' >t61/Makefile
+git init -q t61 && git -C t61 add -A && git -C t61 commit -qm "Linux 6.1.112" || fail "t61"
+cat >ws/kernels/stable61.conf <<EOT
+[kernel]
+	url = $TEST_TMP/t61
+	ref = master
+EOT
+expect_exit 0 kcarry -C ws export split-bios stable61 --format mbox -o stable
+expect_stdout <<'EOT'
+exported split-bios@v1 on stable61 as mbox: 1 patch (stable)
+  stable/0001-btrfs-fix-error-propagation-of-split-bios.patch
+EOT
+msg=stable/0001-btrfs-fix-error-propagation-of-split-bios.patch
+# stable's subject tag, and the line that names the upstream commit, as
+# in the real "[PATCH 6.1.y]" submissions the report asks for
+grep -qx 'Subject: \[PATCH 6.1.y\] btrfs: fix error propagation of split bios' $msg ||
+	fail "stable subject"
+git mailinfo "$TEST_TMP/msg" "$TEST_TMP/patch" <$msg >"$TEST_TMP/info"
+grep -qx 'Author: Naohiro Aota' "$TEST_TMP/info" || fail "author"
+[ "$(sed -n 1p "$TEST_TMP/msg")" = "commit $upstream upstream." ] &&
+	[ -z "$(sed -n 2p "$TEST_TMP/msg")" ] ||
+	fail "first body line: $(head -n 1 "$TEST_TMP/msg")"
+tail -n 3 "$TEST_TMP/msg" >"$TEST_TMP/got"
+cat >"$TEST_TMP/want" <<'EOT'
+[ C O Mitter: backported to 6.1.y: fs/btrfs/bio.c: hunk 1 offset +3
+  lines, hunk 2 offset +3 lines; fs/btrfs/bio.h: hunk 1 offset +3
+  lines ]
+EOT
+diff -u "$TEST_TMP/want" "$TEST_TMP/got" || fail "backporter's note"
+# the AUTOSEL form of the same line
+expect_exit 0 kcarry -C ws export split-bios stable61 --format mbox -o autosel --upstream-line bracket
+git mailinfo "$TEST_TMP/msg" "$TEST_TMP/patch" <autosel/0001-btrfs-fix-error-propagation-of-split-bios.patch >/dev/null
+[ "$(head -n 1 "$TEST_TMP/msg")" = "[ Upstream commit $upstream ]" ] || fail "bracket line"
+# and git am takes it onto the 6.1 tree
+git -C t61 am -q "$TEST_TMP/$msg" || fail "git am of the stable backport"
+[ "$(git -C t61 rev-parse HEAD^{tree})" = "$(git -C t61 rev-parse kcarry/split-bios/v1/stable61^{tree})" ] ||
+	fail "stable backport's tree"
+exit 0
