@@ -19,6 +19,8 @@ int cmd_resolve(int argc, char **argv, const struct options *opts);
 int cmd_refresh(int argc, char **argv, const struct options *opts);
 int cmd_check(int argc, char **argv, const struct options *opts);
 int cmd_callers(int argc, char **argv, const struct options *opts);
+int cmd_diff(int argc, char **argv, const struct options *opts);
+int cmd_rebase(int argc, char **argv, const struct options *opts);
 int cmd_export(int argc, char **argv, const struct options *opts);
 int cmd_build(int argc, char **argv, const struct options *opts);
 int cmd_report(int argc, char **argv, const struct options *opts);

@@ -178,6 +178,73 @@ int tree_merge_file(struct buf *out, bool *conflicts, struct span base,
 	return 0;
 }
 
+static int diff_hunk_cb(const git_diff_delta *delta, const git_diff_hunk *h,
+			void *payload)
+{
+	struct tree_diff *d = payload;
+	struct tree_diff_hunk *th;
+
+	ALLOC_GROW(d->hunks, d->nr_hunks + 1, d->alloc_hunks);
+	th = &d->hunks[d->nr_hunks++];
+	th->old_start = (size_t)h->old_start;
+	th->old_count = (size_t)h->old_lines;
+	th->new_start = (size_t)h->new_start;
+	th->new_count = (size_t)h->new_lines;
+	th->first = d->nr_lines;
+	th->nr = 0;
+	return 0;
+}
+
+static int diff_line_cb(const git_diff_delta *delta, const git_diff_hunk *h,
+			const git_diff_line *l, void *payload)
+{
+	struct tree_diff *d = payload;
+	struct tree_diff_line *tl;
+
+	/* "\ No newline at end of file" marks are not lines */
+	if (l->origin != GIT_DIFF_LINE_CONTEXT &&
+	    l->origin != GIT_DIFF_LINE_ADDITION &&
+	    l->origin != GIT_DIFF_LINE_DELETION)
+		return 0;
+	if (!d->nr_hunks)
+		return -1;
+	ALLOC_GROW(d->lines, d->nr_lines + 1, d->alloc_lines);
+	tl = &d->lines[d->nr_lines++];
+	tl->kind = l->origin == GIT_DIFF_LINE_CONTEXT	 ? ' '
+		   : l->origin == GIT_DIFF_LINE_ADDITION ? '+'
+							 : '-';
+	tl->old_no = l->old_lineno > 0 ? (size_t)l->old_lineno : 0;
+	tl->new_no = l->new_lineno > 0 ? (size_t)l->new_lineno : 0;
+	d->hunks[d->nr_hunks - 1].nr++;
+	return 0;
+}
+
+int tree_diff_text(struct tree_diff *out, struct span a, struct span b,
+		   unsigned context, struct err *err)
+{
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+
+	memset(out, 0, sizeof(*out));
+	opts.flags = GIT_DIFF_FORCE_TEXT;
+	opts.context_lines = context;
+	opts.interhunk_lines = 0;
+	if (git_diff_buffers(a.ptr ? a.ptr : "", a.len, "a", b.ptr ? b.ptr : "",
+			     b.len, "b", &opts, NULL, NULL, diff_hunk_cb,
+			     diff_line_cb, out) < 0) {
+		tree_diff_release(out);
+		return err_set(err, ERR_IO, "cannot diff two texts: %s",
+			       git_text());
+	}
+	return 0;
+}
+
+void tree_diff_release(struct tree_diff *d)
+{
+	free(d->hunks);
+	free(d->lines);
+	memset(d, 0, sizeof(*d));
+}
+
 int tree_open(struct tree_repo **out, const char *path, struct err *err)
 {
 	git_repository *repo = NULL;

@@ -32,6 +32,30 @@ int tree_merge_file(struct buf *out, bool *conflicts, struct span base,
 		    struct span ours, struct span theirs,
 		    const struct tree_merge_labels *labels, struct err *err);
 
+/*
+ * Line diff of two texts with libgit2's xdiff (Myers, no heuristics, as
+ * git's xdi_diff_outf runs it for range-diff): hunks with `context` lines
+ * of context.  Lines are numbered from 1 in their text; old_no is 0 for
+ * an added line and new_no 0 for a removed one.  Needs no repository.
+ */
+struct tree_diff_line {
+	char kind; /* ' ', '-' or '+' */
+	size_t old_no, new_no;
+};
+struct tree_diff_hunk {
+	size_t old_start, old_count, new_start, new_count;
+	size_t first, nr; /* its lines: lines[first .. first + nr) */
+};
+struct tree_diff {
+	struct tree_diff_hunk *hunks;
+	size_t nr_hunks, alloc_hunks;
+	struct tree_diff_line *lines;
+	size_t nr_lines, alloc_lines;
+};
+int tree_diff_text(struct tree_diff *out, struct span a, struct span b,
+		   unsigned context, struct err *err);
+void tree_diff_release(struct tree_diff *d);
+
 int tree_open(struct tree_repo **out, const char *path, struct err *err);
 void tree_close(struct tree_repo *r);
 /* The path the repository was opened or created at. */

@@ -1,0 +1,224 @@
+/*
+ * cmd_diff: two stored versions of a series side by side, as git
+ * range-diff shows two branches: unchanged, changed (with the interdiff),
+ * new, dropped and moved patches.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "vdiff.h"
+
+struct diff_cli {
+	const char *name, *v1, *v2;
+	char *name_buf; /* NAME of NAME@V1 NAME@V2 */
+	bool json, stat;
+	const char *output;
+	unsigned creation_factor;
+};
+
+static int parse_args(struct diff_cli *c, int argc, char **argv,
+		      struct err *err)
+{
+	const char *pos[3];
+	size_t npos = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json"))
+			c->json = true;
+		else if (!strcmp(a, "--stat"))
+			c->stat = true;
+		else if (!strcmp(a, "--creation-factor") ||
+			 !strncmp(a, "--creation-factor=", 18)) {
+			const char *v = a[17] == '=' ? a + 18 : NULL;
+			char *end;
+			long n;
+			if (!v && i + 1 < argc)
+				v = argv[++i];
+			n = v ? strtol(v, &end, 10) : -1;
+			if (!v || !*v || *end || n < 1 || n > 1000)
+				return err_set(err, ERR_USAGE,
+					       "--creation-factor takes a "
+					       "percentage (1-1000)");
+			c->creation_factor = (unsigned)n;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc)
+				return err_set(err, ERR_USAGE,
+					       "%s needs a file", a);
+			c->output = argv[i];
+		} else if (a[0] == '-' && a[1])
+			return err_set(err, ERR_USAGE, "unknown option '%s'",
+				       a);
+		else if (npos < 3)
+			pos[npos++] = a;
+		else
+			return err_set(err, ERR_USAGE, "too many arguments");
+	}
+	if (npos == 2 && strchr(pos[0], '@') && strchr(pos[1], '@')) {
+		/* NAME@V1 NAME@V2 */
+		const char *a1 = strchr(pos[0], '@'), *a2 = strchr(pos[1], '@');
+		size_t n = (size_t)(a1 - pos[0]);
+		if (n != (size_t)(a2 - pos[1]) || strncmp(pos[0], pos[1], n) ||
+		    !n || !a1[1] || !a2[1])
+			return err_set(err, ERR_USAGE,
+				       "'%s' and '%s' are not two versions of "
+				       "one series",
+				       pos[0], pos[1]);
+		c->name_buf = xstrndup(pos[0], n);
+		c->name = c->name_buf;
+		c->v1 = a1 + 1;
+		c->v2 = a2 + 1;
+		return 0;
+	}
+	if (npos != 3)
+		return err_set(err, ERR_USAGE, "expected NAME V1 V2");
+	c->name = pos[0];
+	c->v1 = pos[1];
+	c->v2 = pos[2];
+	if (strchr(c->name, '@'))
+		return err_set(err, ERR_USAGE,
+			       "name the versions apart: NAME V1 V2");
+	return 0;
+}
+
+static int width(size_t n)
+{
+	int w = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		w++;
+	}
+	return w;
+}
+
+static const char *subject_of(const struct series_item *it)
+{
+	return it->patch.subject && *it->patch.subject ? it->patch.subject
+						       : it->file;
+}
+
+static int print_text(FILE *out, const struct vdiff *d,
+		      const struct diff_cli *c, const struct options *opts,
+		      struct err *err)
+{
+	int w = width(d->a->nr > d->b->nr ? d->a->nr : d->b->nr);
+	const char *off = color(opts, true, "\033[m");
+	struct buf idiff = BUF_INIT;
+	int error = 0;
+
+	fprintf(out, "%s: %s (%zu patches) -> %s (%zu patches)\n", d->b->name,
+		d->a->version, d->a->nr, d->b->version, d->b->nr);
+	for (size_t k = 0; k < d->nr_pairs && !error; k++) {
+		const struct vdiff_pair *p = &d->pairs[k];
+		const struct series_item *ia = p->a >= 0 ? &d->a->items[p->a]
+							 : NULL;
+		const struct series_item *ib = p->b >= 0 ? &d->b->items[p->b]
+							 : NULL;
+		const char *col = p->status == VDIFF_NEW       ? "\033[32m"
+				  : p->status == VDIFF_DROPPED ? "\033[31m"
+				  : p->status == VDIFF_SAME    ? ""
+							       : "\033[33m";
+		bool idiff_wanted = p->status == VDIFF_CHANGED ||
+				    p->status == VDIFF_REWRITTEN;
+		size_t add = 0, del = 0;
+
+		buf_reset(&idiff);
+		if (idiff_wanted &&
+		    (error = vdiff_interdiff(&idiff, &add, &del, d, p, 4,
+					     err)) < 0)
+			break;
+		fprintf(out, "%s", color(opts, true, col));
+		if (ia)
+			fprintf(out, "%*ld: ", w, p->a + 1);
+		else
+			fprintf(out, "%*s: ", w, "-");
+		fprintf(out, "%c ", vdiff_status_char(p->status));
+		if (ib)
+			fprintf(out, "%*ld: ", w, p->b + 1);
+		else
+			fprintf(out, "%*s: ", w, "-");
+		fprintf(out, "%s", subject_of(ib ? ib : ia));
+		if (ia && ib && strcmp(subject_of(ia), subject_of(ib)))
+			fprintf(out, " (was: %s)", subject_of(ia));
+		if (p->status == VDIFF_REWRITTEN)
+			fprintf(out, " (rewritten)");
+		if (p->moved)
+			fprintf(out, " (moved)");
+		if (idiff_wanted && c->stat)
+			fprintf(out, " (+%zu -%zu)", add, del);
+		if (ia && ib && opts->verbosity > 0)
+			fprintf(out, " [%s]",
+				p->by == VDIFF_BY_PATCH_ID  ? "same patch-id"
+				: p->by == VDIFF_BY_SUBJECT ? "same subject"
+							    : "similar diff");
+		fprintf(out, "%s\n", off);
+		if (idiff_wanted && !c->stat)
+			fputs(idiff.ptr, out);
+	}
+	if (!error)
+		fprintf(out,
+			"%zu unchanged, %zu changed, %zu rewritten, %zu new, "
+			"%zu dropped, %zu moved\n",
+			d->nr_same, d->nr_changed, d->nr_rewritten, d->nr_new,
+			d->nr_dropped, d->nr_moved);
+	buf_release(&idiff);
+	return error;
+}
+
+int cmd_diff(int argc, char **argv, const struct options *opts)
+{
+	struct diff_cli cli = { 0 };
+	struct err err = ERR_INIT;
+	struct series_version a, b;
+	struct vdiff d = { 0 };
+	struct vdiff_opts vo = { 0 };
+	char *root = NULL;
+	FILE *out = stdout;
+	int rc = EXIT_DONE;
+
+	series_version_init(&a, NULL, NULL);
+	series_version_init(&b, NULL, NULL);
+	if (parse_args(&cli, argc, argv, &err) < 0) {
+		rc = usage_error("diff", opts, "%s", err.msg.ptr);
+		goto out;
+	}
+	vo.creation_factor = cli.creation_factor;
+	if (workspace_find(&root, opts, &err) < 0 ||
+	    series_load_version(&a, root, cli.name, cli.v1, &err) < 0 ||
+	    series_load_version(&b, root, cli.name, cli.v2, &err) < 0 ||
+	    vdiff_compute(&d, &a, &b, &vo, &err) < 0)
+		goto fail;
+	if (cli.output && !(out = fopen(cli.output, "w"))) {
+		err_set(&err, ERR_IO, "cannot write '%s': %s", cli.output,
+			strerror(errno));
+		out = NULL;
+		goto fail;
+	}
+	if (cli.json) {
+		char *s = NULL;
+		if (vdiff_json(&s, &d, cli.stat, &err) < 0)
+			goto fail;
+		fprintf(out, "%s\n", s);
+		free(s);
+	} else if (print_text(out, &d, &cli, opts, &err) < 0)
+		goto fail;
+	goto out;
+fail:
+	rc = err_report(&err, opts);
+out:
+	if (out && out != stdout && fclose(out) && rc == EXIT_DONE) {
+		fprintf(stderr, "error: cannot write '%s'\n", cli.output);
+		rc = EXIT_ENV;
+	}
+	vdiff_release(&d);
+	series_version_release(&a);
+	series_version_release(&b);
+	free(cli.name_buf);
+	free(root);
+	err_release(&err);
+	return rc;
+}
