@@ -580,6 +580,42 @@ static void added_block_beside_an_exact_match_is_already_applied(void **state)
 	DONE(c, res);
 }
 
+/* "btrfs: reject encoded write if inode has nodatasum flag set" is in
+ * 6.12 with its final comment; an earlier posting with another comment
+ * matches exactly 80 lines down, right below the check, and GNU patch
+ * adds the check a second time. */
+static void present_with_other_comment_at_offset_is_not_added_twice(void **state)
+{
+	CASE(c, res, "present-other-comment-offset", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_true(res.hunks[0].risk);
+	assert_int_equal(res.hunks[0].offset, 80);
+	assert_string_equal(res.hunks[0].reason,
+			    "the added lines already stand at line 221, "
+			    "but for comments or whitespace; the context match "
+			    "would add them again at line 226");
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+/* The same posting checking where upstream does: fuzz 1 would add it. */
+static void present_with_other_comment_at_fuzz_is_not_added_twice(void **state)
+{
+	CASE(c, res, "present-other-comment-fuzz", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "the added lines already stand at line 221, "
+			       "but for comments or whitespace; fuzz 1 would "
+			       "add them again"));
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
 /* Debian's 6.1 yama patch on 6.12: the context line after the change
  * differs (security_add_hooks takes &yama_lsmid), so neither fuzz 2 nor
  * the hunk merge can place it; the removed line is unique and unchanged. */
@@ -1040,6 +1076,8 @@ static const struct cross {
 	{ "drift-conflict", GNU_FAILED, OTHER, OUTCOME_CONFLICT },
 	{ "already-present-drifted", GNU_FUZZ, RISK, OUTCOME_ALREADY },
 	{ "already-block-beside-exact", GNU_OFFSET, RISK, OUTCOME_ALREADY },
+	{ "present-other-comment-offset", GNU_OFFSET, RISK, OUTCOME_ALREADY },
+	{ "present-other-comment-fuzz", GNU_FUZZ, RISK, OUTCOME_ALREADY },
 	{ "already-applied-drifted", GNU_REVERSED, OTHER, OUTCOME_ALREADY },
 	{ "defines-existing-function", GNU_REVERSED, OTHER, OUTCOME_3WAY },
 };
@@ -1241,6 +1279,8 @@ int main(void)
 		cmocka_unit_test(applied_hunk_with_drifted_context_is_not_applied_twice),
 		cmocka_unit_test(added_block_beside_an_exact_match_is_already_applied),
 		cmocka_unit_test(removed_lines_found_when_their_context_drifted),
+		cmocka_unit_test(present_with_other_comment_at_offset_is_not_added_twice),
+		cmocka_unit_test(present_with_other_comment_at_fuzz_is_not_added_twice),
 		cmocka_unit_test(adding_a_function_the_target_defines_is_a_risk),
 		cmocka_unit_test(three_way_with_blob_merges_drifted_context),
 		cmocka_unit_test(three_way_at_hunk_level_merges_drifted_context),
