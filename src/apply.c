@@ -101,6 +101,10 @@ struct pat {
 	bool func_whole;    /* func is not cut short ("foo(" was seen) */
 	long anchor;        /* last funcname line of the leading context, or
 			     * -1: the hunk shows its function itself */
+	bool alias_done;    /* similar looked for */
+	char *alias;        /* the target's function like func, when the
+			     * target lacks func */
+	unsigned alias_pct;
 };
 
 /* A hunk's result in the output: target lines [start, end) become text. */
@@ -613,6 +617,33 @@ static void pat_release(struct pat *p)
 	lines_release(&p->pre);
 	lines_release(&p->post);
 	free(p->func);
+	free(p->alias);
+}
+
+/*
+ * Where the target defines the function most like the one hunk k's header
+ * names, when the target lacks that one (looked for once), or -1.
+ */
+static long alias_def(struct engine *e, size_t k)
+{
+	struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+
+	if (!p->func)
+		return -1;
+	if (!p->alias_done) {
+		p->alias_done = true;
+		if (pat_func_def(e, p) < 0)
+			cause_similar_function(&p->alias, &p->alias_pct, e->old,
+					       file_path(e->f), p->h, p->func);
+	}
+	if (!p->alias)
+		return -1;
+	if (!r->similar) {
+		r->similar = xstrdup(p->alias);
+		r->similarity = p->alias_pct;
+	}
+	return func_def(e, p->alias);
 }
 
 /* GNU patch's fuzz level f; false when f drops more than the context. */
@@ -1339,12 +1370,19 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0)) {
 		/* (exact at the stated line while the line the section
 		 * names is gone from the target: nothing to check) */
+		bool gone = pat_func_def(e, p) < 0;
+		long ad = gone ? alias_def(e, k) : -1;
+
 		r->risk = true;
 		add_reason(r, "lands in %s%s at line %zu, not in %s%s named "
 			   "by the hunk header%s",
 			   or_none(r->found_func), call(or_none(r->found_func)),
 			   c->pos + 1, p->func, call(p->func),
-			   pat_func_def(e, p) < 0 ? " (not found in the target)" : "");
+			   gone ? " (not found in the target)" : "");
+		if (ad >= 0 && r->found_func && !strcmp(r->found_func, p->alias))
+			add_reason(r, "%s() is %s() here (%u%% of the hunk's "
+				   "lines are in it)",
+				   p->func, p->alias, p->alias_pct);
 	}
 	if (!c->post && near && near->pos != c->pos) {
 		r->risk = true;
@@ -1487,14 +1525,29 @@ static size_t clamp_sub(size_t a, size_t b, size_t floor)
  * when the target has it, else near the expected place.
  */
 static bool locate_region(struct engine *e, size_t k, long exp,
-			  struct region *rg, bool *outside)
+			  struct region *rg, bool *outside, bool *aliased)
 {
 	const struct pat *p = &e->pats[k];
 	size_t n = e->t.nr, m = p->pre.nr, reach = 3 * m + 200, lo, hi;
 	size_t ex = exp < 0 ? 0 : (size_t)exp;
-	long def = pat_func_def(e, p);
+	long def = pat_func_def(e, p), ad;
 
 	*outside = false;
+	*aliased = false;
+	if (def < 0 && (ad = alias_def(e, k)) >= 0) {
+		/* the target's function that is the named one under another
+		 * name: merge inside it, as a risk */
+		lo = clamp_sub((size_t)ad, m, e->min_pos);
+		hi = func_end(e, (size_t)ad) + m;
+		if (hi > n)
+			hi = n;
+		if (align(e, p, lo, hi, exp, rg) && region_good(p, rg) &&
+		    rg->start > (size_t)ad &&
+		    e->fn_func[rg->start - 1] == ad) {
+			*aliased = true;
+			return true;
+		}
+	}
 	if (def >= 0) {
 		/* from the definition, whose header line a hunk may
 		 * show as leading context, to its closing brace */
@@ -1603,12 +1656,12 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	struct buf base = BUF_INIT, theirs = BUF_INIT, merged = BUF_INIT;
 	struct region rg;
 	struct span ours;
-	bool conflicts = false, outside = false, edited;
+	bool conflicts = false, outside = false, edited, aliased;
 	int error = 0;
 	long at;
 
 	*done = *tried = false;
-	if (!p->pre.nr || !locate_region(e, k, exp, &rg, &outside))
+	if (!p->pre.nr || !locate_region(e, k, exp, &rg, &outside, &aliased))
 		return 0;
 	*tried = true;
 	pat_text(&base, &p->pre);
@@ -1677,6 +1730,13 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 			   "header (not found in the target)",
 			   or_none(r->found_func), call(or_none(r->found_func)),
 			   p->func, call(p->func));
+	}
+	if (aliased) {
+		r->risk = true;
+		add_reason(r, "%s() is not in the target: merged inside %s(), "
+			   "the same function here (%u%% of the hunk's lines "
+			   "are in it)",
+			   p->func, p->alias, p->alias_pct);
 	}
 	e->min_pos = rg.end;
 	e->last_offset = (long)rg.end - (p->stated + (long)p->pre.nr);
@@ -2416,6 +2476,8 @@ void apply_file_result_release(struct apply_file_result *res)
 		free(res->hunks[k].func);
 		free(res->hunks[k].found_func);
 		free(res->hunks[k].reason);
+		free(res->hunks[k].similar);
+		cause_free(res->hunks[k].cause);
 	}
 	free(res->hunks);
 	free(res->reason);

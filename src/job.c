@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debsrc.h"
 #include "fs.h"
 #include "refresh.h"
 
@@ -13,13 +14,23 @@ int job_open(struct job *j, const char *root, const char *target,
 
 	memset(j, 0, sizeof(*j));
 	j->root = root;
-	if ((error = target_load(&j->target, root, target, err)) < 0)
+	if ((error = target_load(&j->target, root, target, err)) < 0 ||
+	    (error = target_prepare(&j->repo, &j->base, &j->target, progress,
+				    err)) < 0)
 		return error;
-	return target_prepare(&j->repo, &j->base, &j->target, progress, err);
+	{
+		char *cache = debsrc_cache_dir(), *dir = fs_join(cache, "ident");
+
+		error = ident_index_new(&j->index, j->repo, dir);
+		free(dir);
+		free(cache);
+	}
+	return error;
 }
 
 void job_close(struct job *j)
 {
+	ident_index_free(j->index);
 	tree_close(j->repo);
 	target_release(&j->target);
 	memset(j, 0, sizeof(*j));
@@ -60,6 +71,7 @@ int job_carry_from(struct carry_result *res, struct job *j,
 
 	co.apply.load_blob = load_blob;
 	co.apply.ctx = j->repo;
+	co.index = j->index;
 	{
 		/* fingerprints cost a tree lookup per file: only when there
 		 * is a recorded resolution to find */

@@ -2734,6 +2734,12 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		   (s->flags & WATCH_FRAGMENT) && term != ';' &&
 		   looks_enum_items(t, a, n)) {
 		mark_enum_items(s, a, n);
+	} else if (a < n && kind == CCTX_TOP && t[a].type == TOK_IDENT &&
+		   a + 1 < n && tok_punct(&t[a + 1], '(') &&
+		   (!(s->flags & WATCH_FRAGMENT) || t[a].col == 1)) {
+		/* a call at file scope is a macro: module_param_named(x...) */
+		mark_macro_args(s, a + 1, n);
+		mark_all_macro_args(s, a, n);
 	} else if (a < n) {
 		mark_all_macro_args(s, a, n);
 	}
@@ -2860,6 +2866,7 @@ static void c_include(struct cscan *s, struct lexer *sub)
 	ALLOC_GROW(s->out->includes, s->out->nr_includes + 1,
 		   s->out->alloc_includes);
 	inc = &s->out->includes[s->out->nr_includes++];
+	inc->line = sub->line;
 	inc->path = p + 1;
 	inc->len = (size_t)(q - p - 1);
 	inc->angle = close == '>';

@@ -230,6 +230,7 @@ struct watch_func {
 struct watch_include {
 	const char *path; /* into the text: "linux/fs.h" */
 	size_t len;
+	size_t line;
 	bool angle;       /* <...> rather than "..." */
 };
 

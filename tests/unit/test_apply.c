@@ -770,7 +770,11 @@ static void placement_risk_when_offset_lands_in_another_function(void **state)
 	assert_string_equal(res.hunks[0].reason,
 			    "lands in btrfs_del_orphan_item() at line 11, not in "
 			    "btrfs_insert_orphan_item() named by the hunk header "
-			    "(not found in the target)");
+			    "(not found in the target); "
+			    "btrfs_insert_orphan_item() is btrfs_del_orphan_item() "
+			    "here (100% of the hunk's lines are in it)");
+	assert_string_equal(res.hunks[0].similar, "btrfs_del_orphan_item");
+	assert_int_equal(res.hunks[0].similarity, 100);
 	assert_out(&res, &c.expect);
 	DONE(c, res);
 }
