@@ -22,6 +22,14 @@ static const char *outcome_color(enum apply_outcome o)
 	}
 }
 
+bool report_cause_tells(const struct apply_hunk_result *hr)
+{
+	const struct cause *c = hr->cause;
+
+	return c && c->text && *c->text && c->kind != CAUSE_CONTEXT &&
+	       c->kind != CAUSE_PLACEMENT && c->kind != CAUSE_PRESENT;
+}
+
 static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 		       int verbosity)
 {
@@ -44,6 +52,8 @@ static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 	if (hr->reason)
 		fprintf(out, ": %s", hr->reason);
 	fputc('\n', out);
+	if (report_cause_tells(hr))
+		fprintf(out, "           cause: %s\n", hr->cause->text);
 }
 
 void report_apply_text(FILE *out, const struct carry_result *res,
@@ -152,6 +162,63 @@ json_t *report_json_str(const char *s)
 	return s ? report_json_strn(s, strlen(s)) : json_null();
 }
 
+static json_t *json_source(const struct cause_source *src)
+{
+	json_t *o;
+
+	if (src->kind == SOURCE_NONE)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "kind",
+			    json_string(src->kind == SOURCE_SERIES ? "series"
+					: src->kind == SOURCE_OTHER ? "other"
+								    : "upstream"));
+	json_object_set_new(o, "patch",
+			    src->patch ? json_integer((json_int_t)src->patch)
+				       : json_null());
+	json_object_set_new(o, "series", report_json_str(src->series));
+	json_object_set_new(o, "version", report_json_str(src->version));
+	json_object_set_new(o, "commit", report_json_str(src->commit));
+	json_object_set_new(o, "subject", report_json_str(src->subject));
+	return o;
+}
+
+json_t *report_json_cause(const struct cause *c)
+{
+	json_t *o, *names, *failed;
+
+	if (!c)
+		return json_null();
+	o = json_object();
+	names = json_array();
+	failed = json_array();
+	json_object_set_new(o, "kind", json_string(cause_kind_name(c->kind)));
+	json_object_set_new(o, "text", report_json_str(c->text ? c->text : ""));
+	json_object_set_new(o, "function", report_json_str(c->function));
+	json_object_set_new(o, "similar", report_json_str(c->similar));
+	json_object_set_new(o, "similarity",
+			    c->similar ? json_integer(c->similarity)
+				       : json_null());
+	for (size_t i = 0; i < c->nr_names; i++) {
+		const struct cause_name *n = &c->names[i];
+		json_t *no = json_object();
+
+		json_object_set_new(no, "name", report_json_str(n->name));
+		json_object_set_new(no, "tag", report_json_str(n->tag));
+		json_object_set_new(no, "use",
+				    json_string(cause_use_name(n->use)));
+		json_object_set_new(no, "source", json_source(&n->source));
+		json_array_append_new(names, no);
+	}
+	json_object_set_new(o, "names", names);
+	for (size_t i = 0; i < c->nr_patches; i++)
+		json_array_append_new(failed,
+				      json_integer((json_int_t)c->patches[i]));
+	json_object_set_new(o, "failed_patches", failed);
+	json_object_set_new(o, "stacks_on", report_json_str(c->stacks_on));
+	return o;
+}
+
 json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 {
 	json_t *o = json_object();
@@ -165,6 +232,7 @@ json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 	json_object_set_new(o, "function", report_json_str(h->func));
 	json_object_set_new(o, "found_function", report_json_str(h->found_func));
 	json_object_set_new(o, "reason", report_json_str(h->reason));
+	json_object_set_new(o, "cause", report_json_cause(h->cause));
 	return o;
 }
 

@@ -110,6 +110,14 @@ static void describe_hunk(struct buf *b, const struct carry_file *cf,
 		buf_addf(b, ": %s", hr->reason);
 }
 
+/* "    cause: fs/btrfs/x.c has no foo()\n" */
+static void describe_cause(struct buf *b, const char *indent,
+			   const struct apply_hunk_result *hr)
+{
+	if (report_cause_tells(hr))
+		buf_addf(b, "%scause: %s\n", indent, hr->cause->text);
+}
+
 static bool hunk_matters(const struct apply_hunk_result *hr)
 {
 	return hr->rule == RULE_CONFLICT || hr->risk;
@@ -505,6 +513,7 @@ static void patch_details(struct buf *b, const struct check_cell *c,
 			buf_adds(b, "  ");
 			describe_hunk(b, cf, h);
 			buf_addc(b, '\n');
+			describe_cause(b, "    ", &cf->hunks[h]);
 		}
 	}
 	if (cp->nr_depends) {
@@ -926,6 +935,11 @@ static void md_patch_failure(struct buf *b, const struct check_cell *c,
 			buf_adds(b, "- ");
 			md_add(b, line.ptr);
 			buf_addc(b, '\n');
+			if (report_cause_tells(&cf->hunks[h])) {
+				buf_adds(b, "  - cause: ");
+				md_add(b, cf->hunks[h].cause->text);
+				buf_addc(b, '\n');
+			}
 		}
 	}
 	if (cp->nr_depends) {
@@ -1295,6 +1309,7 @@ static void email_body(struct buf *b, const struct check_report *r,
 			buf_adds(b, "  ");
 			describe_hunk(b, cf, h);
 			buf_addc(b, '\n');
+			describe_cause(b, "    ", &cf->hunks[h]);
 		}
 	}
 	for (size_t f = 0; f < cp->nr_files; f++) {
