@@ -222,6 +222,29 @@ static char *first_clause(const char *reason)
 		    : xstrdup(reason);
 }
 
+/* The hunk header names a function ("static int foo(...)"), not a struct
+ * or a macro's expansion. */
+static bool names_function(const struct patch_hunk *h)
+{
+	struct span sec = span_trim(h->section);
+	const char *paren = memchr(sec.ptr, '(', sec.len);
+	static const char *const tags[] = { "struct ", "union ", "enum ",
+					    "static struct ", "const struct " };
+
+	if (!paren)
+		return false;
+	for (size_t i = 0; i < sizeof(tags) / sizeof(*tags); i++)
+		if (span_starts_with(sec, tags[i]) &&
+		    !memchr(sec.ptr, '(', (size_t)(paren - sec.ptr)))
+			return memmem(sec.ptr, sec.len, ")", 1) != NULL &&
+			       memchr(sec.ptr, '{', sec.len) == NULL;
+	/* a macro invocation: DECLARE_EVENT_CLASS(btrfs__work, */
+	for (const char *p = sec.ptr; p < paren; p++)
+		if (*p >= 'a' && *p <= 'z')
+			return true;
+	return false;
+}
+
 /*
  * Why hunk r (of file pf, meeting the target's text old) conflicts or is
  * a risk, in one line, with what it needs.
@@ -260,7 +283,7 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 		buf_adds(&t, file_reason);
 		goto done;
 	}
-	if (r->func && exists && c_file(path) &&
+	if (r->func && exists && c_file(path) && names_function(&pf->hunks[k]) &&
 	    !cause_defines_function(old, path, r->func)) {
 		c->kind = CAUSE_FUNCTION;
 		c->function = xstrdup(r->func);
@@ -608,7 +631,7 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 		watch_set_release(&nm->own);
 		watch_set_init(&nm->own);
 		if (opts->index)
-			cause_patch_decls(&nm->own, use);
+			cause_patch_decls(&nm->own, use, false);
 		error = apply_one(cp, repo, &tree, use, opts, nm, err);
 		patch_release(&replay);
 		if (error < 0) {
@@ -642,8 +665,14 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 			cp->committed = true;
 			cp->commit = commit;
 		}
-		if (opts->index)
-			cause_defs_add(&nm->defs, &nm->own, i + 1, cp->committed);
+		if (opts->index) {
+			struct watch_set added;
+
+			watch_set_init(&added);
+			cause_patch_decls(&added, use, true);
+			cause_defs_add(&nm->defs, &added, i + 1, cp->committed);
+			watch_set_release(&added);
+		}
 		res->counts[cp->outcome]++;
 		if (cp->outcome > res->worst)
 			res->worst = cp->outcome;

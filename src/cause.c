@@ -125,8 +125,11 @@ void cause_name_text(struct buf *out, const struct cause_name *n)
 		buf_addf(out, "%s(): no such function in this tree", n->name);
 		break;
 	case USE_TYPE:
-		buf_addf(out, "%s %s: no such type in this tree",
-			 n->tag ? n->tag : "struct", n->name);
+		if (n->tag)
+			buf_addf(out, "%s %s: no such type in this tree", n->tag,
+				 n->name);
+		else
+			buf_addf(out, "%s: no such type in this tree", n->name);
 		break;
 	case USE_MACRO:
 		buf_addf(out, "%s: no such macro or constant in this tree",
@@ -333,11 +336,12 @@ static void side_text(struct buf *out, char **kind_of, size_t *nr,
 }
 
 /* Call fn for every name the added lines of p declare. */
-static void each_decl(const struct patch *p,
+static void each_decl(const struct patch *p, char kind,
 		      void (*fn)(void *ctx, const char *name), void *ctx)
 {
 	struct buf text = BUF_INIT;
 	struct err err = ERR_INIT;
+	const char *side = kind == '+' ? " +" : " -";
 
 	for (size_t f = 0; f < p->nr_files; f++) {
 		const struct patch_file *pf = &p->files[f];
@@ -349,18 +353,18 @@ static void each_decl(const struct patch *p,
 			struct watch_c c;
 			char *kinds;
 			size_t nr;
+			bool whole = kind == '+' ? !pf->old_path : !pf->new_path;
 
-			side_text(&text, &kinds, &nr, &pf->hunks[k], " +");
+			side_text(&text, &kinds, &nr, &pf->hunks[k], side);
 			watch_c_init(&c);
 			if (watch_scan_c(&c, path, text.ptr, text.len,
-					 pf->old_path ? WATCH_FRAGMENT : 0,
-					 &err) == 0)
+					 whole ? 0 : WATCH_FRAGMENT, &err) == 0)
 				for (size_t i = 0; i < c.nr; i++) {
 					char *name;
 
 					if (!declares(&c.ids[i]) ||
 					    c.ids[i].line > nr ||
-					    kinds[c.ids[i].line - 1] != '+')
+					    kinds[c.ids[i].line - 1] != kind)
 						continue;
 					name = xstrndup(c.ids[i].name,
 							c.ids[i].len);
@@ -418,9 +422,27 @@ static void set_note(void *ctx, const char *name)
 	watch_set_add(ctx, name, WATCH_ANY);
 }
 
-void cause_patch_decls(struct watch_set *out, const struct patch *p)
+void cause_patch_decls(struct watch_set *out, const struct patch *p,
+		       bool added_only)
 {
-	each_decl(p, set_note, out);
+	struct watch_set removed, all;
+
+	if (!added_only) {
+		each_decl(p, '+', set_note, out);
+		return;
+	}
+	/* a name both removed and added is changed, not added */
+	watch_set_init(&removed);
+	watch_set_init(&all);
+	each_decl(p, '-', set_note, &removed);
+	each_decl(p, '+', set_note, &all);
+	for (size_t i = 0; i < all.cap; i++)
+		if (all.slots[i].name &&
+		    !watch_set_find(&removed, all.slots[i].name,
+				    all.slots[i].len))
+			watch_set_add(out, all.slots[i].name, WATCH_ANY);
+	watch_set_release(&removed);
+	watch_set_release(&all);
 }
 
 /* ---- checking names ---- */
@@ -464,7 +486,8 @@ static bool listed(const struct cause_name *names, size_t nr, const char *p,
 static int check_ids(struct cause_name **names, size_t *nr,
 		     const struct cause_check *chk, const char *text,
 		     const struct watch_c *c, const char *kind_of,
-		     size_t nr_kinds, const char *kinds, struct err *err)
+		     size_t nr_kinds, const char *kinds, bool meets,
+		     struct err *err)
 {
 	struct watch_set local, members;
 	size_t alloc = *nr;
@@ -492,6 +515,12 @@ static int check_ids(struct cause_name **names, size_t *nr,
 
 		if (id->kind == WATCH_ID_DECL || id->kind == WATCH_ID_LABEL ||
 		    id->directive)
+			continue;
+		/* in a hunk that does not apply, a plain lower-case name is
+		 * most likely a local declared above the hunk, in the
+		 * function the target does not have as it is */
+		if (meets && id->kind == WATCH_ID_USE &&
+		    !upper(id->name, id->len))
 			continue;
 		if (kind_of && (id->line > nr_kinds ||
 				!strchr(kinds, kind_of[id->line - 1])))
@@ -533,6 +562,9 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		case WATCH_ID_TAG:
 			cn->use = USE_TYPE;
 			cn->tag = tag_of(text, id->name);
+			break;
+		case WATCH_ID_TYPE:
+			cn->use = USE_TYPE;
 			break;
 		default:
 			cn->use = upper(id->name, id->len) ? USE_MACRO : USE_NAME;
@@ -627,7 +659,9 @@ int cause_missing_names(struct cause_name **names, size_t *nr,
 			error = added_includes(chk, &c, kind_of, n, err);
 			if (!error)
 				error = check_ids(names, nr, chk, text.ptr, &c,
-						  kind_of, n, want.ptr, err);
+						  kind_of, n, want.ptr,
+						  strchr(kinds, '-') != NULL,
+						  err);
 		} else {
 			err_release(err);
 		}
@@ -665,7 +699,7 @@ int cause_missing_in_text(struct cause_name **names, size_t *nr,
 		}
 		if (!error)
 			error = check_ids(names, nr, chk, t.ptr, &c, NULL, 0,
-					  NULL, err);
+					  NULL, false, err);
 	} else {
 		err_release(err);
 	}

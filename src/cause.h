@@ -105,8 +105,12 @@ void cause_defs_release(struct cause_defs *d);
 /* Note what patch number n (1-based) declares (cause_patch_decls). */
 void cause_defs_add(struct cause_defs *d, const struct watch_set *decls,
 		    size_t n, bool applied);
-/* The names patch p declares in its added lines (a set). */
-void cause_patch_decls(struct watch_set *out, const struct patch *p);
+/*
+ * The names patch p declares in its added lines (a set); with added_only,
+ * not those its removed lines declare too (a changed signature).
+ */
+void cause_patch_decls(struct watch_set *out, const struct patch *p,
+		       bool added_only);
 
 /* ---- checking names ---- */
 

@@ -2420,6 +2420,27 @@ static bool looks_declaration(const struct token *t, size_t n)
 	return j + 1 < n && tok_punct(&t[j], '(') && tok_punct(&t[j + 1], '*');
 }
 
+/* The first plain name of t[a..b) that is not declared: its type. */
+static void mark_type_name(struct cscan *s, size_t a, size_t b)
+{
+	const struct token *t = s->unit.v;
+
+	for (size_t k = a; k < b; k++) {
+		if (is_open(&t[k]) || tok_punct(&t[k], '=') ||
+		    tok_punct(&t[k], '*'))
+			return;
+		if (t[k].type != TOK_IDENT)
+			continue;
+		if (word_class(&t[k]) == WORD_TAG)
+			return; /* struct x: a tag */
+		if (word_class(&t[k]) == WORD_NAME) {
+			if (s->cls[k] == WATCH_ID_USE)
+				s->cls[k] = WATCH_ID_TYPE;
+			return;
+		}
+	}
+}
+
 /* Mark the declarators of the declaration t[a..b) of the unit. */
 static void mark_declarators(struct cscan *s, size_t a, size_t b,
 			     enum watch_decl_kind kind, bool need_type)
@@ -2436,8 +2457,11 @@ static void mark_declarators(struct cscan *s, size_t a, size_t b,
 			continue;
 		if (first < k &&
 		    find_name(t + first, k - first, need_type && first == a,
-			      &idx))
+			      &idx)) {
 			mark(s, first + idx, kind);
+			if (first == a && need_type)
+				mark_type_name(s, a, first + idx);
+		}
 		first = k + 1;
 	}
 }
@@ -2486,8 +2510,12 @@ static void mark_param_group(struct cscan *s, size_t open, size_t n)
 		}
 		if (k < close && !tok_punct(&t[k], ','))
 			continue;
-		if (a < k && find_name(t + a, k - a, true, &idx))
+		if (a < k && find_name(t + a, k - a, true, &idx)) {
 			mark(s, a + idx, WATCH_DECL_LOCAL);
+			mark_type_name(s, a, a + idx);
+		} else if (a < k) {
+			mark_type_name(s, a, k); /* unnamed: "btrfs_func_t" */
+		}
 		a = k + 1;
 	}
 }
@@ -2605,6 +2633,7 @@ static void mark_declaration(struct cscan *s, size_t a, size_t n,
 	if (kind != WATCH_DECL_TYPEDEF && find_function(t + a, n - a, &name)) {
 		mark(s, a + name, kind == WATCH_DECL_MEMBER ? WATCH_DECL_MEMBER
 							    : WATCH_DECL_FUNCTION);
+		mark_type_name(s, a, a + name);
 		mark_params(s, a + name, n);
 		return;
 	}
@@ -2681,6 +2710,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		struct watch_func *f;
 
 		mark(s, a + name, WATCH_DECL_FUNCTION);
+		mark_type_name(s, a, a + name);
 		mark_params(s, a + name, n);
 		ALLOC_GROW(s->out->funcs, s->out->nr_funcs + 1,
 			   s->out->alloc_funcs);

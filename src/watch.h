@@ -195,6 +195,7 @@ enum watch_id_kind {
 	WATCH_ID_TAG,    /* after struct, union or enum */
 	WATCH_ID_DECL,   /* declared or defined here (see decl) */
 	WATCH_ID_LABEL,  /* a goto target */
+	WATCH_ID_TYPE,   /* a name used as a type: u64 in "u64 x;" */
 };
 
 enum watch_decl_kind {

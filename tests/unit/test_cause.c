@@ -290,7 +290,7 @@ static void member_the_patch_adds_is_not_missing(void **state)
 
 	parse(&p, with_member_patch);
 	watch_set_init(&own);
-	cause_patch_decls(&own, &p);
+	cause_patch_decls(&own, &p, false);
 	assert_non_null(watch_set_find(&own, "bdev_file", 9));
 	missing(*state, bdev_file_patch, "+", &own, NULL, &names, &nr);
 	assert_int_equal(nr, 0);
@@ -310,7 +310,7 @@ static void member_of_a_failed_earlier_patch_names_it(void **state)
 
 	parse(&p, with_member_patch);
 	watch_set_init(&decls);
-	cause_patch_decls(&decls, &p);
+	cause_patch_decls(&decls, &p, true);
 	cause_defs_init(&defs);
 	cause_defs_add(&defs, &decls, 2, false);
 	missing(*state, bdev_file_patch, "+", NULL, &defs, &names, &nr);

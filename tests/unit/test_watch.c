@@ -1053,7 +1053,7 @@ static void names_tell_declarations_from_uses(void **state)
 	assert_decl(&c, "n", 2, WATCH_DECL_LOCAL);
 	assert_decl(&c, "device", 4, WATCH_DECL_LOCAL);
 	assert_int_equal(id_of(&c, "c", 4)->kind, WATCH_ID_MEMBER);
-	assert_int_equal(id_of(&c, "u64", 5)->kind, WATCH_ID_USE);
+	assert_int_equal(id_of(&c, "u64", 5)->kind, WATCH_ID_TYPE);
 	assert_decl(&c, "bytes", 5, WATCH_DECL_LOCAL);
 	assert_decl(&c, "j", 6, WATCH_DECL_LOCAL);
 	assert_int_equal(id_of(&c, "out", 9)->kind, WATCH_ID_LABEL);
