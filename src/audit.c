@@ -194,7 +194,53 @@ void audit_result_release(struct audit_result *r)
 		free(p->hunks);
 	}
 	free(r->patches);
+	for (size_t i = 0; i < r->nr_intents; i++) {
+		free(r->intents[i].name);
+		free(r->intents[i].old_sig);
+		free(r->intents[i].new_sig);
+		free(r->intents[i].target_sig);
+	}
+	free(r->intents);
+	for (size_t i = 0; i < r->nr_target_api; i++) {
+		free(r->target_api[i].name);
+		free(r->target_api[i].path);
+		free(r->target_api[i].signature);
+	}
+	free(r->target_api);
+	for (size_t i = 0; i < r->nr_callers; i++) {
+		site_release(&r->callers[i].site);
+		free(r->callers[i].file);
+	}
+	free(r->callers);
 	memset(r, 0, sizeof(*r));
+}
+
+const char *audit_target_state_name(enum audit_target_state s)
+{
+	switch (s) {
+	case AUDIT_TARGET_PRESENT:
+		return "present";
+	case AUDIT_TARGET_OTHER:
+		return "other";
+	case AUDIT_TARGET_ALREADY:
+		return "already";
+	case AUDIT_TARGET_ABSENT:
+		break;
+	}
+	return "absent";
+}
+
+const char *audit_caller_class_name(enum audit_caller_class c)
+{
+	switch (c) {
+	case AUDIT_CONVERTED:
+		return "converted";
+	case AUDIT_CONFLICTED:
+		return "conflicted";
+	case AUDIT_TARGET_ONLY:
+		break;
+	}
+	return "target-only";
 }
 
 /* A growing list of sites. */
@@ -862,6 +908,466 @@ static int audit_patch(struct run *r, struct audit_patch *ap,
 	return error;
 }
 
+/* ---- the series' own API change ---- */
+
+/* The exports one side of the watched files' hunks of p declare. */
+static int side_exports(struct watch_exports *ex, const struct patch *p,
+			const char *const *w, size_t nw, char kind,
+			struct err *err)
+{
+	struct buf *texts = NULL;
+	struct watch_source *src = NULL;
+	size_t n = 0, alloc = 0, alloc2 = 0;
+	int error;
+
+	for (size_t f = 0; f < p->nr_files; f++) {
+		const struct patch_file *pf = &p->files[f];
+		const char *path = kind == '-' ? pf->old_path : pf->new_path;
+
+		if (!path || !is_watched(w, nw, path))
+			continue;
+		for (size_t k = 0; k < pf->nr_hunks; k++) {
+			struct side sd;
+
+			side_build(&sd, &pf->hunks[k], kind);
+			ALLOC_GROW(texts, n + 1, alloc);
+			ALLOC_GROW(src, n + 1, alloc2);
+			buf_init(&texts[n], 0);
+			buf_swap(&texts[n], &sd.text);
+			/* a new or deleted file's one side is all of it */
+			src[n] = (struct watch_source){
+				path, texts[n].ptr, texts[n].len,
+				pf->old_path && pf->new_path
+			};
+			n++;
+			side_release(&sd);
+		}
+	}
+	error = watch_exports(ex, src, n, err);
+	if (error == ERR_PARSE) {
+		/* not C (a NUL byte, conflict markers): nothing known */
+		err_release(err);
+		error = 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf_release(&texts[i]);
+	free(texts);
+	free(src);
+	return error;
+}
+
+/* What the series does to one symbol so far. */
+struct intent_acc {
+	char *name;
+	enum watch_kind kind;
+	bool before;     /* it was there before the series touched it */
+	bool now;        /* it is there after the patches so far */
+	char *first_sig; /* as the series found it */
+	char *last_sig;  /* as the series leaves it */
+	size_t patch;
+};
+
+static struct intent_acc *acc_get(struct intent_acc **v, size_t *nr,
+				  size_t *alloc, const struct watch_symbol *s,
+				  bool *fresh)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if (!strcmp((*v)[i].name, s->name)) {
+			*fresh = false;
+			return &(*v)[i];
+		}
+	ALLOC_GROW(*v, *nr + 1, *alloc);
+	memset(&(*v)[*nr], 0, sizeof(**v));
+	(*v)[*nr].name = xstrdup(s->name);
+	(*v)[*nr].kind = s->kind;
+	*fresh = true;
+	return &(*v)[(*nr)++];
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void set_sig(char **at, const char *sig)
+{
+	free(*at);
+	*at = dup_or_null(sig);
+}
+
+static int change_rank(enum watch_change c)
+{
+	return c == WATCH_CHANGED ? 0 : c == WATCH_REMOVED ? 1 : 2;
+}
+
+static int find_intents(struct audit_result *out,
+			const struct series_version *v,
+			const char *const *w, size_t nw,
+			const struct watch_exports *target, struct err *err)
+{
+	struct intent_acc *acc = NULL;
+	size_t nr = 0, alloc = 0, alloc_out = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < v->nr && !error; i++) {
+		const struct patch *p = &v->items[i].patch;
+		struct watch_exports o, n;
+		bool fresh;
+
+		watch_exports_init(&o);
+		watch_exports_init(&n);
+		if ((error = side_exports(&o, p, w, nw, '-', err)) < 0 ||
+		    (error = side_exports(&n, p, w, nw, '+', err)) < 0)
+			goto next;
+		for (size_t k = 0; k < o.nr; k++) {
+			const struct watch_symbol *os = &o.v[k];
+			const struct watch_symbol *ns =
+				watch_exports_find(&n, os->name);
+			struct intent_acc *a;
+
+			if (ns && (os->partial || ns->partial ||
+				   (os->signature == ns->signature) ||
+				   (os->signature && ns->signature &&
+				    !strcmp(os->signature, ns->signature))))
+				continue; /* the same, or not known whole */
+			a = acc_get(&acc, &nr, &alloc, os, &fresh);
+			if (fresh) {
+				a->before = true;
+				a->first_sig = dup_or_null(os->signature);
+				a->patch = i + 1;
+			}
+			a->now = ns != NULL;
+			set_sig(&a->last_sig, ns ? ns->signature : NULL);
+		}
+		for (size_t k = 0; k < n.nr; k++) {
+			struct intent_acc *a;
+
+			if (watch_exports_find(&o, n.v[k].name))
+				continue;
+			a = acc_get(&acc, &nr, &alloc, &n.v[k], &fresh);
+			if (fresh)
+				a->patch = i + 1;
+			a->now = true;
+			set_sig(&a->last_sig, n.v[k].signature);
+		}
+next:
+		watch_exports_release(&o);
+		watch_exports_release(&n);
+	}
+	for (size_t i = 0; i < nr && !error; i++) {
+		struct intent_acc *a = &acc[i];
+		struct audit_intent *t;
+		const struct watch_symbol *ts;
+		enum watch_change change;
+
+		if (a->before && !a->now)
+			change = WATCH_REMOVED;
+		else if (a->before &&
+			 !(a->first_sig == a->last_sig ||
+			   (a->first_sig && a->last_sig &&
+			    !strcmp(a->first_sig, a->last_sig))))
+			change = WATCH_CHANGED;
+		else if (!a->before && a->now)
+			change = WATCH_ADDED;
+		else
+			continue; /* back as it was, or added then removed */
+		ALLOC_GROW(out->intents, out->nr_intents + 1, alloc_out);
+		t = &out->intents[out->nr_intents++];
+		memset(t, 0, sizeof(*t));
+		t->name = xstrdup(a->name);
+		t->kind = a->kind;
+		t->change = change;
+		t->old_sig = change == WATCH_ADDED ? NULL
+						   : dup_or_null(a->first_sig);
+		t->new_sig = change == WATCH_REMOVED ? NULL
+						     : dup_or_null(a->last_sig);
+		t->patch = a->patch;
+		ts = watch_exports_find(target, a->name);
+		if (!ts) {
+			t->target = AUDIT_TARGET_ABSENT;
+		} else {
+			t->target_sig = dup_or_null(ts->signature);
+			if (change != WATCH_ADDED &&
+			    (ts->signature == t->old_sig ||
+			     (ts->signature && t->old_sig &&
+			      !strcmp(ts->signature, t->old_sig))))
+				t->target = AUDIT_TARGET_PRESENT;
+			else if (change != WATCH_REMOVED &&
+				 (ts->signature == t->new_sig ||
+				  (ts->signature && t->new_sig &&
+				   !strcmp(ts->signature, t->new_sig))))
+				t->target = AUDIT_TARGET_ALREADY;
+			else
+				t->target = AUDIT_TARGET_OTHER;
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		free(acc[i].name);
+		free(acc[i].first_sig);
+		free(acc[i].last_sig);
+	}
+	free(acc);
+	/* changed first, then removed, then added; stable */
+	for (size_t i = 1; i < out->nr_intents; i++) {
+		struct audit_intent t = out->intents[i];
+		size_t j = i;
+
+		while (j > 0 && change_rank(out->intents[j - 1].change) >
+					change_rank(t.change)) {
+			out->intents[j] = out->intents[j - 1];
+			j--;
+		}
+		out->intents[j] = t;
+	}
+	return error;
+}
+
+/* The series changes an API the target lacks: say what it has instead. */
+static void note_absent_api(struct audit_result *out,
+			    const struct watch_exports *target)
+{
+	size_t breaking = 0, absent = 0, alloc = 0;
+	bool calls = false;
+
+	/* the functions and macros the series changes: a struct of the same
+	 * name may well be there in another era's form */
+	for (size_t i = 0; i < out->nr_intents; i++)
+		calls |= out->intents[i].change != WATCH_ADDED &&
+			 (out->intents[i].kind == WATCH_FUNCTION ||
+			  out->intents[i].kind == WATCH_MACRO);
+	for (size_t i = 0; i < out->nr_intents; i++) {
+		const struct audit_intent *t = &out->intents[i];
+
+		if (t->change == WATCH_ADDED ||
+		    (calls && t->kind != WATCH_FUNCTION &&
+		     t->kind != WATCH_MACRO))
+			continue;
+		breaking++;
+		absent += t->target == AUDIT_TARGET_ABSENT;
+	}
+	out->api_absent = breaking && absent == breaking;
+	if (!out->api_absent)
+		return;
+	for (size_t i = 0; i < target->nr; i++) {
+		const struct watch_symbol *s = &target->v[i];
+		struct watch_symbol *t;
+
+		if (s->kind != WATCH_FUNCTION && s->kind != WATCH_TYPE)
+			continue;
+		ALLOC_GROW(out->target_api, out->nr_target_api + 1, alloc);
+		t = &out->target_api[out->nr_target_api++];
+		memset(t, 0, sizeof(*t));
+		t->name = xstrdup(s->name);
+		t->kind = s->kind;
+		t->path = dup_or_null(s->path);
+		t->line = s->line;
+		t->signature = dup_or_null(s->signature);
+	}
+}
+
+/* A use of a changed symbol that a hunk of the series converts. */
+struct conversion {
+	size_t patch, file, hunk; /* 0-based */
+	const char *path;
+	char *func;               /* around it, in the series' view */
+	char *symbol;
+	char *text;               /* the statement's first line, trimmed */
+};
+
+static void conversions_free(struct conversion *c, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(c[i].func);
+		free(c[i].symbol);
+		free(c[i].text);
+	}
+	free(c);
+}
+
+static int find_conversions(struct conversion **out, size_t *nr,
+			    const struct series_version *v,
+			    const char *const *w, size_t nw,
+			    const struct watch_set *changed, struct err *err)
+{
+	size_t alloc = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < v->nr && !error; i++) {
+		const struct patch *p = &v->items[i].patch;
+
+		for (size_t f = 0; f < p->nr_files && !error; f++) {
+			const struct patch_file *pf = &p->files[f];
+
+			if (!pf->old_path || is_watched(w, nw, pf->old_path))
+				continue;
+			for (size_t k = 0; k < pf->nr_hunks && !error; k++) {
+				const struct patch_hunk *h = &pf->hunks[k];
+				struct side sd;
+				struct watch_refs refs;
+
+				side_build(&sd, h, '-');
+				watch_refs_init(&refs);
+				error = watch_scan_refs(&refs, changed,
+							pf->old_path, sd.text.ptr,
+							sd.text.len, err);
+				if (error == ERR_PARSE) {
+					err_release(err);
+					error = 0;
+				}
+				for (size_t r = 0; !error && r < refs.nr; r++) {
+					const struct watch_ref *ref = &refs.v[r];
+					struct conversion *c;
+					size_t first = ref->line - 1;
+
+					if (ref->kind == WATCH_REF_DECL ||
+					    !stmt_changed(&sd, first))
+						continue;
+					ALLOC_GROW(*out, *nr + 1, alloc);
+					c = &(*out)[(*nr)++];
+					c->patch = i;
+					c->file = f;
+					c->hunk = k;
+					c->path = pf->old_path;
+					c->func = hunk_func(h, sd.hunk_line[first]);
+					c->symbol = xstrdup(ref->name);
+					c->text = span_dup(span_trim(
+						line_at(&sd.lines, first)));
+				}
+				watch_refs_release(&refs);
+				side_release(&sd);
+			}
+		}
+	}
+	return error;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The conversion meant for site: same file, symbol and function, the same
+ * statement preferred. */
+static const struct conversion *conversion_of(const struct conversion *c,
+					      size_t nr,
+					      const struct audit_site *site)
+{
+	const struct conversion *best = NULL;
+
+	for (size_t i = 0; i < nr; i++) {
+		if (strcmp(c[i].path, site->path) ||
+		    strcmp(c[i].symbol, site->symbol) ||
+		    !same_str(c[i].func, site->func))
+			continue;
+		if (site->text && !strcmp(c[i].text, site->text))
+			return &c[i];
+		if (!best)
+			best = &c[i];
+	}
+	return best;
+}
+
+/* Every caller in the target of a symbol the series changes, classified. */
+static int classify_callers(struct run *r, const struct series_version *v,
+			    const struct carry_result *cr, struct err *err)
+{
+	struct audit_result *out = r->out;
+	struct watch_set changed;
+	struct conversion *conv = NULL;
+	struct strv files = { 0 };
+	struct buf text = BUF_INIT;
+	size_t nconv = 0, alloc = 0;
+	int error = 0;
+
+	watch_set_init(&changed);
+	for (size_t i = 0; i < out->nr_intents; i++) {
+		const struct audit_intent *t = &out->intents[i];
+
+		if (t->change == WATCH_ADDED ||
+		    (t->target != AUDIT_TARGET_PRESENT &&
+		     t->target != AUDIT_TARGET_OTHER))
+			continue;
+		/* a struct whose members change: its uses are not callers */
+		if (t->change == WATCH_CHANGED && t->kind == WATCH_TYPE &&
+		    (starts_with(t->name, "struct ") ||
+		     starts_with(t->name, "union ") ||
+		     starts_with(t->name, "enum ")))
+			continue;
+		watch_set_add(&changed, t->name, t->kind);
+	}
+	if (!changed.nr)
+		goto out;
+	if ((error = find_conversions(&conv, &nconv, v, r->watched, r->nw,
+				      &changed, err)) < 0 ||
+	    (error = list_scope(&files, r->repo, &r->base, r->watched, r->nw,
+				r->opts, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < files.nr && !error; i++) {
+		struct watch_refs refs;
+		struct lines l = { 0 };
+		bool exists;
+
+		if (is_watched(r->watched, r->nw, files.v[i]))
+			continue;
+		watch_refs_init(&refs);
+		error = scan_file(&refs, &text, &exists, r->repo, &r->base,
+				  files.v[i], &changed, err);
+		if (!error && exists && refs.nr)
+			lines_init(&l, text.ptr, text.len);
+		for (size_t j = 0; !error && exists && j < refs.nr; j++) {
+			const struct watch_ref *ref = &refs.v[j];
+			const struct conversion *cv;
+			struct audit_caller *c;
+			struct span t;
+
+			if (ref->kind == WATCH_REF_DECL)
+				continue;
+			ALLOC_GROW(out->callers, out->nr_callers + 1, alloc);
+			c = &out->callers[out->nr_callers++];
+			memset(c, 0, sizeof(*c));
+			t = line_at(&l, ref->line - 1);
+			c->site.path = xstrdup(files.v[i]);
+			c->site.line = ref->line;
+			c->site.func = dup_or_null(ref->func);
+			c->site.symbol = xstrdup(ref->name);
+			c->site.kind = ref->kind;
+			c->site.text = span_dup(span_trim(t));
+			cv = conversion_of(conv, nconv, &c->site);
+			if (!cv) {
+				c->class = AUDIT_TARGET_ONLY;
+				out->nr_target_only++;
+				continue;
+			}
+			c->patch = cv->patch + 1;
+			c->file = xstrdup(cv->path);
+			c->hunk = cv->hunk + 1;
+			c->class = AUDIT_CONFLICTED;
+			if (cv->patch < cr->nr) {
+				const struct carry_patch *cp =
+					&cr->patches[cv->patch];
+				const struct carry_file *cf =
+					cv->file < cp->nr_files
+						? &cp->files[cv->file]
+						: NULL;
+
+				if (cp->committed && cf && cv->hunk < cf->nr_hunks &&
+				    cf->hunks[cv->hunk].rule != RULE_CONFLICT)
+					c->class = AUDIT_CONVERTED;
+			}
+			if (c->class == AUDIT_CONFLICTED)
+				out->nr_conflicted++;
+		}
+		lines_release(&l);
+		watch_refs_release(&refs);
+	}
+out:
+	conversions_free(conv, nconv);
+	strv_release(&files);
+	buf_release(&text);
+	watch_set_release(&changed);
+	return error;
+}
+
 /* ---- audit_run ---- */
 
 static void fill_changes(struct audit_result *out, const struct watch_diff *d)
@@ -937,6 +1443,11 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 		if ((error = audit_patch(&r, &out->patches[i],
 					 &v->items[i].patch, err)) < 0)
 			goto out;
+	/* what the series' own hunks change, and the target's callers */
+	if ((error = find_intents(out, v, r.watched, r.nw, &old_ex, err)) < 0)
+		goto out;
+	note_absent_api(out, &old_ex);
+	error = classify_callers(&r, v, cr, err);
 out:
 	out->absent = r.absent.v;
 	out->nr_absent = r.absent.nr;

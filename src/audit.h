@@ -8,6 +8,14 @@
  * target that still use them after the series (unconverted callers), the
  * callers the series converts that the target does not have, and which
  * patches touch a watched file or a caller.
+ *
+ * The API the series means to change comes from the series itself too:
+ * the declarations its hunks of the watched files remove, add and change
+ * (the code its author saw), whether or not those hunks land.  Every
+ * caller of such a symbol in the target is then classified: converted by
+ * a hunk that landed, meant to be converted by a hunk that did not, or
+ * only in the target (the series never converts it); and a target that
+ * lacks the API altogether says so, with what its watched files define.
  */
 #ifndef KCARRY_AUDIT_H
 #define KCARRY_AUDIT_H
@@ -52,6 +60,39 @@ struct audit_hunk {
 	char *symbol;      /* caller hunks: the first export it touches */
 };
 
+/* A symbol the series' own hunks change, and what the target has of it. */
+enum audit_target_state {
+	AUDIT_TARGET_PRESENT, /* the target has it as the series found it */
+	AUDIT_TARGET_OTHER,   /* the target has it, with another signature */
+	AUDIT_TARGET_ALREADY, /* the target has it as the series leaves it */
+	AUDIT_TARGET_ABSENT,  /* the target's watched files do not have it */
+};
+
+struct audit_intent {
+	char *name;
+	enum watch_kind kind;
+	enum watch_change change; /* removed, added, changed */
+	char *old_sig, *new_sig;  /* the series' view; NULL where absent */
+	size_t patch;             /* 1-based: the first patch changing it */
+	enum audit_target_state target;
+	char *target_sig;         /* the target's, when it has it */
+};
+
+/* How a caller of a symbol the series changes fares on the target. */
+enum audit_caller_class {
+	AUDIT_CONVERTED,   /* a hunk of the series converts it, and landed */
+	AUDIT_CONFLICTED,  /* a hunk meant to convert it did not land */
+	AUDIT_TARGET_ONLY, /* the series never converts it */
+};
+
+struct audit_caller {
+	struct audit_site site;  /* in the target's base tree */
+	enum audit_caller_class class;
+	size_t patch;            /* 1-based, the converting hunk's; 0: none */
+	char *file;              /* the converting hunk's file, or NULL */
+	size_t hunk;             /* 1-based in that file, 0: none */
+};
+
 struct audit_patch {
 	bool touches_watched; /* a hunk changes a watched file */
 	bool touches_caller;  /* a hunk changes a line using an export */
@@ -78,6 +119,19 @@ struct audit_result {
 	struct audit_patch *patches; /* one per patch of the version */
 	size_t nr_patches;
 	size_t nr_files_scanned;
+	/* the series' own API change (removed, changed, added symbols) */
+	struct audit_intent *intents;
+	size_t nr_intents;
+	/* the series removes or changes symbols and the target has none
+	 * of them: target_api is what its watched files export instead */
+	bool api_absent;
+	struct watch_symbol *target_api; /* functions and types; owned */
+	size_t nr_target_api;
+	/* every caller, in the target, of a symbol the series removes or
+	 * changes and the target has */
+	struct audit_caller *callers;
+	size_t nr_callers;
+	size_t nr_conflicted, nr_target_only; /* callers of those classes */
 };
 
 void audit_opts_release(struct audit_opts *o);
@@ -108,5 +162,8 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 		  const char *const *symbols, size_t nr_symbols,
 		  const struct audit_opts *opts, struct err *err);
 void audit_sites_free(struct audit_site *sites, size_t nr);
+const char *audit_target_state_name(enum audit_target_state s);
+/* "converted", "conflicted", "target-only" */
+const char *audit_caller_class_name(enum audit_caller_class c);
 
 #endif

@@ -395,7 +395,8 @@ int check_exit_code(const struct check_report *r)
 		for (size_t t = 0; t < r->nr_targets; t++) {
 			const struct check_cell *c = check_cell(r, s, t);
 			if (!c->ok || c->carry.nr_failed || c->carry.risk ||
-			    c->audit.nr_unconverted)
+			    c->audit.nr_unconverted || c->audit.nr_conflicted ||
+			    c->audit.nr_target_only)
 				return 1;
 		}
 	return 0;

@@ -393,11 +393,115 @@ static void print_cell_summary(FILE *out, const struct check_report *r,
 		fprintf(out, ", %zu unconverted caller%s",
 			c->audit.nr_unconverted,
 			c->audit.nr_unconverted == 1 ? "" : "s");
+	if (c->audit.nr_conflicted)
+		fprintf(out, ", %zu caller%s left by a conflict",
+			c->audit.nr_conflicted,
+			c->audit.nr_conflicted == 1 ? "" : "s");
+	if (c->audit.nr_target_only && !c->audit.nr_unconverted)
+		fprintf(out, ", %zu caller%s only in %s",
+			c->audit.nr_target_only,
+			c->audit.nr_target_only == 1 ? "" : "s", r->targets[t]);
+	if (c->audit.api_absent)
+		fprintf(out, ", API absent");
 	if (c->audit.nr_absent)
 		fprintf(out, ", %zu converted caller%s absent from %s",
 			c->audit.nr_absent, c->audit.nr_absent == 1 ? "" : "s",
 			r->targets[t]);
 	fputc('\n', out);
+}
+
+/*
+ * The API the series' own hunks change, when the carried result does not
+ * show it (the watched patch did not land), and a target without it.
+ */
+static void print_intents(FILE *out, const struct audit_result *a,
+			  const char *target, int verbosity)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; !a->nr_changes && i < a->nr_intents; i++) {
+		const struct audit_intent *t = &a->intents[i];
+
+		if (t->change == WATCH_ADDED && verbosity < 1)
+			continue;
+		if (shown++ == 12 && verbosity < 1) {
+			fprintf(out, "    ... more the series changes (-v shows "
+				     "all)\n");
+			break;
+		}
+		fprintf(out, "    series %s %s %s (%04zu)",
+			t->change == WATCH_REMOVED ? "removes"
+			: t->change == WATCH_ADDED ? "adds"
+						   : "changes",
+			watch_kind_name(t->kind), t->name, t->patch);
+		if (t->change == WATCH_CHANGED && t->old_sig && t->new_sig)
+			fprintf(out, ": %s -> %s", t->old_sig, t->new_sig);
+		fprintf(out, "; %s %s\n", target,
+			t->target == AUDIT_TARGET_ABSENT ? "does not have it"
+			: t->target == AUDIT_TARGET_PRESENT ? "has it"
+			: t->target == AUDIT_TARGET_ALREADY
+				? "has the new form already"
+				: "has it in another form");
+	}
+	if (a->api_absent) {
+		fprintf(out, "    %s does not have the API the series changes",
+			target);
+		for (size_t i = 0; i < a->nr_target_api; i++) {
+			const struct watch_symbol *w = &a->target_api[i];
+
+			if (!i)
+				fprintf(out, "; its %s defines instead:",
+					w->path ? w->path : "watched files");
+			fprintf(out, "%s %s%s", i ? "," : "", w->name,
+				w->kind == WATCH_FUNCTION ? "()" : "");
+		}
+		fputc('\n', out);
+	}
+}
+
+/*
+ * The target's callers of what the series changes, by how they fare.
+ * When the carried result shows the change, its unconverted callers are
+ * listed already: only the callers a conflict left are added then.
+ */
+static void print_callers(FILE *out, const struct audit_result *a,
+			  const char *target, int verbosity)
+{
+	size_t shown = 0, converted = 0;
+	bool all = !a->nr_changes || verbosity >= 1;
+
+	for (size_t i = 0; i < a->nr_callers; i++) {
+		const struct audit_caller *c = &a->callers[i];
+		const struct audit_site *u = &c->site;
+
+		if (c->class == AUDIT_CONVERTED) {
+			converted++;
+			if (verbosity < 1)
+				continue;
+		}
+		if (!all && c->class != AUDIT_CONFLICTED)
+			continue;
+		if (shown++ == 20 && verbosity < 1) {
+			fprintf(out, "    ... more callers (-v shows all)\n");
+			break;
+		}
+		fprintf(out, "    caller %s:%zu %s%s %s: ", u->path, u->line,
+			u->func ? u->func : "(file scope)", u->func ? "()" : "",
+			u->symbol);
+		if (c->class == AUDIT_CONVERTED)
+			fprintf(out, "converted by %04zu\n", c->patch);
+		else if (c->class == AUDIT_CONFLICTED)
+			fprintf(out, "%04zu (%s hunk %zu) meant to convert it "
+				     "and did not apply\n",
+				c->patch, c->file, c->hunk);
+		else
+			fprintf(out, "only in %s, the series never converts "
+				     "it\n",
+				target);
+	}
+	if (converted && verbosity < 1 && shown)
+		fprintf(out, "    %zu caller%s converted by the series\n",
+			converted, converted == 1 ? "" : "s");
 }
 
 static void print_audit(FILE *out, const struct check_report *r, size_t s,
@@ -407,9 +511,11 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 	const struct audit_result *a = &c->audit;
 	size_t shown = 0;
 
-	if (!c->ok || (!a->nr_changes && !a->nr_unconverted && !a->nr_absent))
+	if (!c->ok || (!a->nr_changes && !a->nr_unconverted && !a->nr_absent &&
+		       !a->nr_intents && !a->nr_callers))
 		return;
 	fprintf(out, "  watch, %s on %s:\n", r->series[s].name, r->targets[t]);
+	print_intents(out, a, r->targets[t], verbosity);
 	for (size_t i = 0; i < a->nr_changes; i++) {
 		const struct audit_change *ch = &a->changes[i];
 		if (ch->change == WATCH_ADDED && verbosity < 1)
@@ -438,6 +544,7 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 			u->path, u->func ? u->func : "", u->func ? "()" : "",
 			u->symbol);
 	}
+	print_callers(out, a, r->targets[t], verbosity);
 }
 
 void report_check_text(FILE *out, const struct check_report *r,

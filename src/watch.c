@@ -1460,6 +1460,36 @@ static int find_conflict_marker(const struct watch_source *s, size_t *line)
 	return 0;
 }
 
+static size_t fragment_start(const char *text, size_t len);
+
+/* One declaration of a fragment: braces it leaves open are closed. */
+static void parse_chunk(struct exports_ctx *x, const struct file_ctx *f,
+			struct tokv *tv)
+{
+	static const struct token close = { TOK_PUNCT, "}", 1, 0, 0, 0 };
+	size_t from = x->nfound, cfrom = x->nctags;
+	int depth = 0;
+
+	for (size_t i = 0; i < tv->nr && depth >= 0; i++)
+		if (tok_punct(&tv->v[i], '{'))
+			depth++;
+		else if (tok_punct(&tv->v[i], '}'))
+			depth--;
+	if (depth < 0 || !tv->nr) {
+		tv->nr = 0; /* the end of something that started before */
+		return;
+	}
+	for (int i = 0; i < depth; i++)
+		tokv_push(tv, &close);
+	parse_decls(x, f, tv->v, tv->nr);
+	for (size_t k = from; depth && k < x->nfound; k++)
+		if (x->found[k].kind == WATCH_TYPE)
+			x->found[k].partial = true;
+	for (size_t k = cfrom; depth && k < x->nctags; k++)
+		x->ctags[k].partial = true;
+	tv->nr = 0;
+}
+
 static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 			struct err *err)
 {
@@ -1470,7 +1500,7 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 	struct conds cs = { NULL, 0, 0, false };
 	struct depths d;
 	size_t line;
-	bool guard_next = false;
+	bool guard_next = false, started = false;
 	int error = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -1481,7 +1511,16 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 	if (find_conflict_marker(s, &line) < 0)
 		return err_set(err, ERR_PARSE, "%s:%zu: conflict marker",
 			       s->path, line);
-	lexer_init(&lx, s->text, s->len, 1, s->text);
+	if (s->fragment) {
+		size_t start = fragment_start(s->text, s->len), l = 1;
+
+		for (size_t i = 0; i < start; i++)
+			l += s->text[i] == '\n';
+		lexer_init(&lx, s->text + start, s->len - start, l,
+			   s->text + start);
+	} else {
+		lexer_init(&lx, s->text, s->len, 1, s->text);
+	}
 	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
 		if (t.type == TOK_DIRECTIVE) {
 			struct lexer sub;
@@ -1529,13 +1568,25 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 		guard_next = false;
 		if (cs.dead)
 			continue;
+		if (s->fragment) {
+			/* a name in the first column starts a declaration */
+			if (t.col == 1 && t.type == TOK_IDENT) {
+				parse_chunk(x, &f, &tv);
+				started = true;
+			}
+			if (started)
+				tokv_push(&tv, &t);
+			continue;
+		}
 		if (tok_punct(&t, '{'))
 			d.brace++;
 		else if (tok_punct(&t, '}'))
 			d.brace--;
 		tokv_push(&tv, &t);
 	}
-	if (d.brace)
+	if (s->fragment)
+		parse_chunk(x, &f, &tv);
+	else if (d.brace)
 		error = err_set(err, ERR_PARSE, "%s: unbalanced braces",
 				s->path);
 	else

@@ -52,6 +52,8 @@ struct watch_symbol {
 	char *path;       /* the first file declaring it: headers come first */
 	size_t line;
 	char *signature;
+	bool partial;     /* a fragment cut its body: the signature is not
+			   * all of it */
 };
 
 struct watch_exports {
@@ -65,6 +67,13 @@ struct watch_source {
 	const char *path; /* ".h" at the end marks a header */
 	const char *text;
 	size_t len;
+	/*
+	 * The text is the lines of a hunk, not a whole file: a declaration
+	 * starts at a name in the first column, what comes before the
+	 * first one is left out, and braces a fragment leaves open are
+	 * closed (a struct whose body is cut has a partial signature).
+	 */
+	bool fragment;
 };
 
 void watch_exports_init(struct watch_exports *ex);
