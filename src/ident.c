@@ -344,7 +344,9 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 	return error;
 }
 
-#define SHARED_MAGIC "kcarry-ident/2\n"
+/* bump when watch.c reads declarations differently: kept sets are then
+ * built again */
+#define SHARED_MAGIC "kcarry-ident/3\n"
 
 /* The cache file of the shared set of tree: named by its folders' ids. */
 static int shared_file(char **path, struct ident_index *x,

@@ -2807,6 +2807,9 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		if (looks_declaration(t + a + 2, semi - (a + 2)))
 			mark_declarators(s, a + 2, semi, WATCH_DECL_LOCAL, true);
 		mark_all_macro_args(s, a, n);
+	} else if (decl_ctx && term == ';' && n - a == 2 &&
+		   is_tag_keyword(&t[a]) && t[a + 1].type == TOK_IDENT) {
+		mark(s, a + 1, WATCH_DECL_TAG); /* struct x; */
 	} else if (decl_ctx && a < n && !control_word(&t[a]) &&
 		   looks_declaration(t + a, n - a)) {
 		mark_declaration(s, a, n, dk);

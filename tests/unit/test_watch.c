@@ -1086,7 +1086,8 @@ static void names_of_records_enums_typedefs_and_macros(void **state)
 		"};\n"
 		"enum e { E_A, E_B = 2 };\n"                            /* 11 */
 		"typedef void (*btrfs_func_t)(struct btrfs_work *arg);\n" /* 12 */
-		"typedef struct { int z; } zt;\n";                      /* 13 */
+		"typedef struct { int z; } zt;\n"                       /* 13 */
+		"struct workqueue_struct;\n";                           /* 14 */
 	struct watch_c c;
 
 	scan_c(&c, text, 0);
@@ -1111,6 +1112,7 @@ static void names_of_records_enums_typedefs_and_macros(void **state)
 	assert_decl(&c, "arg", 12, WATCH_DECL_LOCAL);
 	assert_decl(&c, "z", 13, WATCH_DECL_MEMBER);
 	assert_decl(&c, "zt", 13, WATCH_DECL_TYPEDEF);
+	assert_decl(&c, "workqueue_struct", 14, WATCH_DECL_TAG);
 	watch_c_release(&c);
 }
 
