@@ -266,13 +266,23 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 		if (c->nr_names) {
 			c->kind = CAUSE_NAMES;
 			cause_names_text(&t, c->names, c->nr_names);
+		} else if (r->similar && r->func && r->found_func &&
+			   !strcmp(r->found_func, r->similar)) {
+			/* it landed in the function that looks like the
+			 * one it names */
+			c->kind = CAUSE_FUNCTION;
+			c->function = xstrdup(r->func);
+			c->similar = xstrdup(r->similar);
+			c->similarity = r->similarity;
+			buf_addf(&t, "%s has no %s(); it landed in %s(), the "
+				     "same function by its body (%u%% of the "
+				     "hunk's lines are in it)",
+				 path, r->func, r->similar, r->similarity);
 		} else {
 			char *first = first_clause(r->reason);
 
 			c->kind = r->rule == RULE_ALREADY ? CAUSE_PRESENT
 							  : CAUSE_PLACEMENT;
-			if (r->similar && strstr(r->reason, "the same function"))
-				c->kind = CAUSE_FUNCTION;
 			buf_adds(&t, first);
 			free(first);
 		}

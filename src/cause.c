@@ -1,5 +1,7 @@
 #include "cause.h"
 
+#include "series.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -579,7 +581,8 @@ static int check_ids(struct cause_name **names, size_t *nr,
 			}
 		if (cn->source.kind == SOURCE_NONE && chk->lookup &&
 		    (error = chk->lookup->fn(chk->lookup->ctx, cn->name,
-					     &cn->source, err)) < 0)
+					     chk->view->path, &cn->source,
+					     err)) < 0)
 			break;
 	}
 	watch_set_release(&local);
@@ -706,4 +709,156 @@ int cause_missing_in_text(struct cause_name **names, size_t *nr,
 	watch_c_release(&c);
 	buf_release(&t);
 	return error;
+}
+
+/* ---- where missing names come from ---- */
+
+void cause_finder_init(struct cause_finder *f, const char *root,
+		       const char *series, const char *version,
+		       const char *history)
+{
+	memset(f, 0, sizeof(*f));
+	f->root = root;
+	f->series = series;
+	f->version = version;
+	f->history = history;
+	f->max_commits = 200000;
+	watch_set_init(&f->names);
+}
+
+void cause_finder_release(struct cause_finder *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		cause_source_release(&f->sources[i]);
+		free(f->source_names[i]);
+	}
+	free(f->sources);
+	free(f->source_names);
+	watch_set_release(&f->names);
+	tree_close(f->hist);
+	memset(f, 0, sizeof(*f));
+}
+
+/* What every patch of every other stored version declares. */
+static int finder_load(struct cause_finder *f, struct err *err)
+{
+	char **names = NULL;
+	size_t nr = 0;
+	int error;
+
+	f->loaded = true;
+	if ((error = series_list_names(f->root, &names, &nr, err)) < 0)
+		return error;
+	for (size_t i = 0; i < nr && !error; i++) {
+		char **vs = NULL;
+		size_t nv = 0;
+
+		if (series_list_versions(f->root, names[i], &vs, &nv, err) < 0) {
+			err_release(err);
+			continue;
+		}
+		for (size_t k = 0; k < nv && !error; k++) {
+			struct series_version v;
+
+			if (!strcmp(names[i], f->series) &&
+			    !strcmp(vs[k], f->version))
+				continue;
+			series_version_init(&v, NULL, NULL);
+			if (series_load_version(&v, f->root, names[i], vs[k],
+						err) < 0) {
+				/* a version that does not load adds nothing */
+				err_release(err);
+				series_version_release(&v);
+				continue;
+			}
+			for (size_t p = 0; p < v.nr; p++) {
+				struct watch_set decls;
+
+				watch_set_init(&decls);
+				cause_patch_decls(&decls, &v.items[p].patch,
+						  true);
+				for (size_t d = 0; d < decls.cap; d++) {
+					const char *n = decls.slots[d].name;
+					struct cause_source *src;
+
+					if (!n || watch_set_find(&f->names, n,
+								 strlen(n)))
+						continue;
+					watch_set_add(&f->names, n, WATCH_ANY);
+					ALLOC_GROW(f->sources, f->nr + 1,
+						   f->alloc);
+					ALLOC_GROW(f->source_names, f->nr + 1,
+						   f->alloc_names);
+					src = &f->sources[f->nr];
+					memset(src, 0, sizeof(*src));
+					src->kind = SOURCE_OTHER;
+					src->patch = p + 1;
+					src->series = xstrdup(names[i]);
+					src->version = xstrdup(vs[k]);
+					src->file = xstrdup(v.items[p].file);
+					f->source_names[f->nr++] = xstrdup(n);
+				}
+				watch_set_release(&decls);
+			}
+			series_version_release(&v);
+		}
+		series_free_list(vs, nv);
+	}
+	series_free_list(names, nr);
+	return error;
+}
+
+int cause_finder_find(void *ctx, const char *name, const char *path,
+		      struct cause_source *out, struct err *err)
+{
+	struct cause_finder *f = ctx;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (!f->loaded && (error = finder_load(f, err)) < 0)
+		return error;
+	if (watch_set_find(&f->names, name, strlen(name)))
+		for (size_t i = 0; i < f->nr; i++)
+			if (!strcmp(f->source_names[i], name)) {
+				*out = f->sources[i];
+				out->series = xstrdup(f->sources[i].series);
+				out->version = xstrdup(f->sources[i].version);
+				out->file = xstrdup(f->sources[i].file);
+				return 0;
+			}
+	if (f->history && !f->hist_tried) {
+		f->hist_tried = true;
+		if (tree_open(&f->hist, f->history, err) < 0) {
+			/* a history that cannot be read names nothing */
+			err_release(err);
+			f->hist = NULL;
+		}
+	}
+	if (f->hist) {
+		char *dir = slash ? xstrndup(path, (size_t)(slash - path))
+				  : xstrdup("");
+		const char *paths[] = { dir, "include" };
+		struct tree_oid commit;
+		char hex[41], *subject = NULL;
+		bool found;
+
+		error = tree_pickaxe(&commit, &subject, &found, f->hist,
+				     "HEAD", name, paths, *dir ? 2 : 1,
+				     f->max_commits, err);
+		free(dir);
+		if (error < 0) {
+			err_release(err);
+			return 0;
+		}
+		if (found) {
+			tree_oid_hex(hex, &commit);
+			out->kind = SOURCE_UPSTREAM;
+			out->commit = xstrdup(hex);
+			out->subject = subject;
+			subject = NULL;
+		}
+		free(subject);
+	}
+	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "ident.h"
 #include "patch.h"
+#include "tree.h"
 
 enum cause_kind {
 	CAUSE_CONTEXT,      /* the context differs, nothing more is known */
@@ -114,12 +115,40 @@ void cause_patch_decls(struct watch_set *out, const struct patch *p,
 
 /* ---- checking names ---- */
 
-/* Finds where a name missing from the target comes from (job.c). */
+/* Finds where a name missing from the target's path comes from. */
 struct cause_lookup {
-	int (*fn)(void *ctx, const char *name, struct cause_source *out,
-		  struct err *err);
+	int (*fn)(void *ctx, const char *name, const char *path,
+		  struct cause_source *out, struct err *err);
 	void *ctx;
 };
+
+/*
+ * The lookup of a workspace and a target: the patches of every other
+ * series and version stored in the workspace (what their added lines
+ * declare), then the target's kernel.history (tree_pickaxe under the
+ * file's folder and include/).  Both are read on the first lookup.
+ */
+struct cause_finder {
+	const char *root;            /* the workspace */
+	const char *series, *version; /* the one being carried: not looked in */
+	const char *history;         /* kernel.history, or NULL */
+	size_t max_commits;          /* of history looked at (0: all) */
+	bool loaded;
+	struct watch_set names;      /* what the other series declare */
+	struct cause_source *sources; /* per name, in the order added */
+	char **source_names;
+	size_t nr, alloc, alloc_names;
+	struct tree_repo *hist;
+	bool hist_tried;
+};
+
+void cause_finder_init(struct cause_finder *f, const char *root,
+		       const char *series, const char *version,
+		       const char *history);
+void cause_finder_release(struct cause_finder *f);
+/* The cause_lookup function of a finder (ctx: the finder). */
+int cause_finder_find(void *ctx, const char *name, const char *path,
+		      struct cause_source *out, struct err *err);
 
 struct cause_check {
 	struct ident_view *view;        /* the file in the target */

@@ -67,11 +67,18 @@ int job_carry_from(struct carry_result *res, struct job *j,
 {
 	struct carry_opts co = *opts;
 	struct resolution_ctx rc = { j->root, v->name };
+	struct cause_finder finder;
+	struct cause_lookup lookup = { cause_finder_find, &finder };
 	int error;
 
 	co.apply.load_blob = load_blob;
 	co.apply.ctx = j->repo;
 	co.index = j->index;
+	/* where names the target lacks come from: the workspace's other
+	 * series, the target's kernel.history */
+	cause_finder_init(&finder, j->root, v->name, v->version,
+			  j->target.history);
+	co.lookup = &lookup;
 	{
 		/* fingerprints cost a tree lookup per file: only when there
 		 * is a recorded resolution to find */
@@ -84,6 +91,7 @@ int job_carry_from(struct carry_result *res, struct job *j,
 		free(dir);
 	}
 	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
+	cause_finder_release(&finder);
 	if (!error && refresh && !co.no_ref) {
 		size_t written;
 		error = refresh_write(&written, j->root, j->repo, res, err);

@@ -27,7 +27,8 @@ bool report_cause_tells(const struct apply_hunk_result *hr)
 	const struct cause *c = hr->cause;
 
 	return c && c->text && *c->text && c->kind != CAUSE_CONTEXT &&
-	       c->kind != CAUSE_PLACEMENT && c->kind != CAUSE_PRESENT;
+	       c->kind != CAUSE_PLACEMENT && c->kind != CAUSE_PRESENT &&
+	       !(hr->reason && strstr(hr->reason, c->text));
 }
 
 static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,

@@ -20,6 +20,10 @@ struct target {
 	char *ref;     /* ref or tag in that repository */
 	char *tarball; /* path, URL or apt:PKG=VERSION (TARBALL) */
 	char *repo_path; /* the repository kcarry reads and writes */
+	/* kernel.history: a repository with upstream history, where the
+	 * commit that introduced a name the target lacks is looked for
+	 * (absolute; NULL when not set) */
+	char *history;
 	char *build_command;
 	char **build_config;
 	size_t nr_build_config;

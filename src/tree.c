@@ -450,6 +450,108 @@ out:
 	return error;
 }
 
+static bool pick_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether word stands in blob id as a word (a missing blob has none). */
+static bool blob_has_word(git_repository *repo, const git_oid *id,
+			  const char *word, size_t len)
+{
+	git_blob *b = NULL;
+	const char *p, *end, *q;
+	bool yes = false;
+
+	if (git_oid_is_zero(id) || git_blob_lookup(&b, repo, id) < 0)
+		return false;
+	p = git_blob_rawcontent(b);
+	end = p + git_blob_rawsize(b);
+	for (const char *s = p; !yes && s + len <= end; s = q + 1) {
+		if (!(q = memmem(s, (size_t)(end - s), word, len)))
+			break;
+		yes = (q == p || !pick_word_char(q[-1])) &&
+		      (q + len == end || !pick_word_char(q[len]));
+	}
+	git_blob_free(b);
+	return yes;
+}
+
+int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
+		 struct tree_repo *r, const char *rev, const char *word,
+		 const char *const *paths, size_t nr_paths, size_t max,
+		 struct err *err)
+{
+	git_revwalk *walk = NULL;
+	git_object *start = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_oid id, best;
+	size_t seen = 0, len = strlen(word);
+	int error = 0;
+
+	*found = false;
+	*subject = NULL;
+	opts.pathspec.strings = (char **)paths;
+	opts.pathspec.count = paths ? nr_paths : 0;
+	if (git_revparse_single(&start, r->repo, rev) < 0)
+		return err_set(err, ERR_NOTFOUND, "cannot resolve '%s' in '%s': "
+			       "%s", rev, r->path, git_text());
+	if (git_revwalk_new(&walk, r->repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TIME) < 0 ||
+	    git_revwalk_push(walk, git_object_id(start)) < 0) {
+		error = err_set(err, ERR_IO, "cannot walk '%s': %s", r->path,
+				git_text());
+		goto out;
+	}
+	while (!error && (!max || seen < max) &&
+	       git_revwalk_next(&id, walk) == 0) {
+		git_commit *c = NULL, *parent = NULL;
+		git_tree *t = NULL, *pt = NULL;
+		git_diff *diff = NULL;
+
+		seen++;
+		if (git_commit_lookup(&c, r->repo, &id) < 0 ||
+		    git_commit_parentcount(c) > 1 || git_commit_tree(&t, c) < 0 ||
+		    (git_commit_parentcount(c) == 1 &&
+		     (git_commit_parent(&parent, c, 0) < 0 ||
+		      git_commit_tree(&pt, parent) < 0)) ||
+		    git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts) < 0)
+			goto next;
+		for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+			const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+			if (blob_has_word(r->repo, &d->new_file.id, word, len) &&
+			    !blob_has_word(r->repo, &d->old_file.id, word,
+					   len)) {
+				/* the oldest such commit wins: keep going */
+				git_oid_cpy(&best, &id);
+				*found = true;
+				break;
+			}
+		}
+next:
+		git_diff_free(diff);
+		git_tree_free(t);
+		git_tree_free(pt);
+		git_commit_free(parent);
+		git_commit_free(c);
+	}
+	if (*found) {
+		git_commit *c = NULL;
+
+		from_git(commit, &best);
+		if (git_commit_lookup(&c, r->repo, &best) == 0) {
+			*subject = xstrdup(git_commit_summary(c));
+			git_commit_free(c);
+		}
+	}
+out:
+	git_revwalk_free(walk);
+	git_object_free(start);
+	return error;
+}
+
 int tree_oid_parse(struct tree_oid *oid, const char *hex)
 {
 	git_oid o;

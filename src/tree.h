@@ -77,6 +77,18 @@ void tree_oid_hex(char out[41], const struct tree_oid *oid);
 int tree_oid_parse(struct tree_oid *oid, const char *hex);
 bool tree_oid_is_zero(const struct tree_oid *oid);
 
+/*
+ * git log -S, done with libgit2: the oldest commit reachable from rev
+ * (newest first, at most max commits looked at; 0: all) whose change to
+ * a file under paths (NULL: anywhere) makes word appear in it where it
+ * was not (as a word: not inside a longer name).  *found false when none;
+ * *subject gets the commit's title (new string).
+ */
+int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
+		 struct tree_repo *r, const char *rev, const char *word,
+		 const char *const *paths, size_t nr_paths, size_t max,
+		 struct err *err);
+
 /* Create a bare repository at path (or open it if it exists). */
 int tree_init_bare(struct tree_repo **out, const char *path, struct err *err);
 /* Commit id a ref or revision names ("v6.1", "HEAD", "refs/heads/x"). */
