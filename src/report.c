@@ -430,19 +430,19 @@ static void print_intents(FILE *out, const struct audit_result *a,
 				     "all)\n");
 			break;
 		}
-		fprintf(out, "    series %s %s %s (%04zu)",
+		fprintf(out, "    series %s %s %s in %04zu, which %s %s",
 			t->change == WATCH_REMOVED ? "removes"
 			: t->change == WATCH_ADDED ? "adds"
 						   : "changes",
-			watch_kind_name(t->kind), t->name, t->patch);
+			watch_kind_name(t->kind), t->name, t->patch, target,
+			t->target == AUDIT_TARGET_ABSENT ? "does not have"
+			: t->target == AUDIT_TARGET_PRESENT ? "has"
+			: t->target == AUDIT_TARGET_ALREADY
+				? "has in the new form already"
+				: "has in another form");
 		if (t->change == WATCH_CHANGED && t->old_sig && t->new_sig)
 			fprintf(out, ": %s -> %s", t->old_sig, t->new_sig);
-		fprintf(out, "; %s %s\n", target,
-			t->target == AUDIT_TARGET_ABSENT ? "does not have it"
-			: t->target == AUDIT_TARGET_PRESENT ? "has it"
-			: t->target == AUDIT_TARGET_ALREADY
-				? "has the new form already"
-				: "has it in another form");
+		fputc('\n', out);
 	}
 	if (a->api_absent) {
 		fprintf(out, "    %s does not have the API the series changes",

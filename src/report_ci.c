@@ -731,13 +731,17 @@ static void describe_series_api(struct buf *b, const struct audit_result *a,
 
 		if (t->change == WATCH_ADDED)
 			continue;
-		buf_addf(b, "series %s %s %s (%04zu)",
+		buf_addf(b, "series %s %s %s in %04zu, which %s %s",
 			 t->change == WATCH_REMOVED ? "removes" : "changes",
-			 watch_kind_name(t->kind), t->name, t->patch);
+			 watch_kind_name(t->kind), t->name, t->patch, target,
+			 t->target == AUDIT_TARGET_ABSENT ? "does not have"
+			 : t->target == AUDIT_TARGET_PRESENT ? "has"
+			 : t->target == AUDIT_TARGET_ALREADY
+				 ? "has in the new form already"
+				 : "has in another form");
 		if (t->change == WATCH_CHANGED && t->old_sig && t->new_sig)
 			buf_addf(b, ": %s -> %s", t->old_sig, t->new_sig);
-		buf_addf(b, "; %s: %s\n", target,
-			 audit_target_state_name(t->target));
+		buf_addc(b, '\n');
 	}
 	if (a->api_absent) {
 		buf_addf(b, "%s does not have the API the series changes",
