@@ -629,7 +629,9 @@ static long alias_def(struct engine *e, size_t k)
 	struct pat *p = &e->pats[k];
 	struct apply_hunk_result *r = &e->hr[k];
 
-	if (!p->func)
+	/* only a function's head ("foo(..."), not a cut or a struct */
+	if (!p->func || !memchr(p->section.ptr, '(', p->section.len) ||
+	    strchr(p->func, '('))
 		return -1;
 	if (!p->alias_done) {
 		p->alias_done = true;

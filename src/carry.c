@@ -267,6 +267,7 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 			c->kind = CAUSE_NAMES;
 			cause_names_text(&t, c->names, c->nr_names);
 		} else if (r->similar && r->func && r->found_func &&
+			   names_function(&pf->hunks[k]) &&
 			   !strcmp(r->found_func, r->similar)) {
 			/* it landed in the function that looks like the
 			 * one it names */

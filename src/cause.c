@@ -279,11 +279,14 @@ bool cause_defines_function(struct span text, const char *path,
 	bool yes = false;
 
 	watch_c_init(&c);
+	/* a definition, or in a header its prototype */
 	if (watch_scan_c(&c, path, text.ptr ? text.ptr : "", text.len, 0,
 			 &err) == 0)
-		for (size_t i = 0; i < c.nr_funcs && !yes; i++)
-			yes = c.funcs[i].len == fl &&
-			      !memcmp(c.funcs[i].name, func, fl);
+		for (size_t i = 0; i < c.nr && !yes; i++)
+			yes = c.ids[i].kind == WATCH_ID_DECL &&
+			      c.ids[i].decl == WATCH_DECL_FUNCTION &&
+			      c.ids[i].len == fl &&
+			      !memcmp(c.ids[i].name, func, fl);
 	err_release(&err);
 	watch_c_release(&c);
 	return yes;

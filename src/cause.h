@@ -87,7 +87,7 @@ void cause_source_release(struct cause_source *s);
 void cause_similar_function(char **name, unsigned *percent, struct span text,
 			    const char *path, const struct patch_hunk *h,
 			    const char *func);
-/* Whether text (of path) defines function func. */
+/* Whether text (of path) defines or declares function func. */
 bool cause_defines_function(struct span text, const char *path,
 			    const char *func);
 
