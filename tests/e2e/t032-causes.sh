@@ -224,6 +224,20 @@ assert c["names"][0]["source"] == {"kind": "series", "patch": 1, "series": None,
 assert c["failed_patches"] == [1], c
 EOT
 
+# the documented example validates too
+python3 - "$KCARRY_FIXTURES/../../docs/json-schema.md" "$KCARRY_FIXTURES/../../docs/kcarry-apply.schema.json" <<'EOT' || fail "docs/json-schema.md example"
+import json, sys
+md = open(sys.argv[1]).read()
+a = md.index("```json\n") + 8
+ex = json.loads(md[a:md.index("\n```\n", a)])
+assert ex["schema"] == "kcarry-apply/1"
+try:
+    import jsonschema
+    jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(ex)
+except ImportError:
+    pass
+EOT
+
 # ---- a patch that applies but uses what the tree lacks ----
 # the stable backport of upstream aec8e6bf8391 to a tree before the
 # block device file: device->bdev_file exists in no struct here
