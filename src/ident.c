@@ -3,6 +3,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fs.h"
 
@@ -415,6 +419,66 @@ out:
 	return ok;
 }
 
+/* Files kept at most, of each kind (name sets, header lists): a tree's
+ * include/ changes with every release.  The least recently used go. */
+#define KEEP_SETS 16
+
+struct kept {
+	char *path;
+	time_t mtime;
+};
+
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : 0;
+}
+
+static bool is_headers(const char *name)
+{
+	size_t n = strlen(name), m = strlen(".headers");
+
+	return n > m && !strcmp(name + n - m, ".headers");
+}
+
+/* Remove all but the KEEP_SETS newest files of a kind in the folder. */
+static void prune_cache(const char *dir, bool headers)
+{
+	struct err err = ERR_INIT;
+	struct kept *v;
+	char **names;
+	size_t nr, n = 0;
+
+	if (fs_list_dir(dir, &names, &nr, &err) < 0) {
+		err_release(&err);
+		return;
+	}
+	v = xcalloc(nr + 1, sizeof(*v));
+	for (size_t i = 0; i < nr; i++) {
+		struct stat st;
+		char *p;
+
+		if (is_headers(names[i]) != headers)
+			continue;
+		p = fs_join(dir, names[i]);
+		if (stat(p, &st) < 0) {
+			free(p);
+			continue;
+		}
+		v[n].path = p;
+		v[n++].mtime = st.st_mtime;
+	}
+	qsort(v, n, sizeof(*v), cmp_kept);
+	for (size_t i = 0; i < n; i++) {
+		if (i >= KEEP_SETS)
+			unlink(v[i].path);
+		free(v[i].path);
+	}
+	free(v);
+	fs_free_list(names, nr);
+}
+
 /* Keep the set for the next run; a cache that cannot be written is no
  * error (the set is built again). */
 static void save_shared(struct ident_index *x, const char *path)
@@ -432,8 +496,9 @@ static void save_shared(struct ident_index *x, const char *path)
 	buf_adds(&b, "*\n");
 	for (size_t i = 0; i < x->nr_shared_pastes; i++)
 		buf_addf(&b, "%s\n", x->shared_pastes[i]);
-	if (fs_mkdirs(x->cache, &err) == 0)
-		fs_write_atomic(path, b.ptr, b.len, &err);
+	if (fs_mkdirs(x->cache, &err) == 0 &&
+	    fs_write_atomic(path, b.ptr, b.len, &err) == 0)
+		prune_cache(x->cache, false);
 	err_release(&err);
 	buf_release(&b);
 }
@@ -449,6 +514,7 @@ static int build_shared(struct ident_index *x, const struct tree_oid *tree,
 	if ((error = shared_file(&path, x, tree, err)) < 0)
 		return error;
 	if (path && load_shared(x, path)) {
+		utimes(path, NULL); /* used: kept longest */
 		free(path);
 		return 0;
 	}
@@ -642,8 +708,9 @@ static int list_headers(struct ident_index *x, const struct tree_oid *tree,
 	}
 	x->nr_all_headers = nr;
 	tree_blobs_free(blobs, nr);
-	if (path && fs_mkdirs(x->cache, &e2) == 0)
-		fs_write_atomic(path, b.ptr, b.len, &e2);
+	if (path && fs_mkdirs(x->cache, &e2) == 0 &&
+	    fs_write_atomic(path, b.ptr, b.len, &e2) == 0)
+		prune_cache(x->cache, true);
 out:
 	err_release(&e2);
 	buf_release(&b);

@@ -5,6 +5,9 @@
  */
 #include "unit.h"
 
+#include <sys/time.h>
+#include <unistd.h>
+
 #include "ident.h"
 #include "tree.h"
 
@@ -295,6 +298,52 @@ static void shared_names_are_kept_in_the_cache(void **state)
 	err_release(&err);
 }
 
+/* The cache keeps the 16 most recently used sets of each kind. */
+static void cache_keeps_the_newest_sets(void **state)
+{
+	struct repo *rp = *state;
+	struct ident_view v;
+	struct err err = ERR_INIT;
+	char **names;
+	size_t nr, sets = 0;
+	bool headers = false;
+
+	assert_int_equal(fs_remove_tree(rp->cache, &err), 0);
+	assert_int_equal(fs_mkdirs(rp->cache, &err), 0);
+	for (int i = 0; i < 20; i++) {
+		char *path = xstrfmt("%s/%040d", rp->cache, i);
+		struct timeval tv[2] = { { 1000000 + i, 0 },
+					 { 1000000 + i, 0 } };
+
+		assert_int_equal(fs_write_atomic(path, "x", 1, &err), 0);
+		assert_int_equal(utimes(path, tv), 0);
+		free(path);
+	}
+	put(rp->cache, "old.headers", "x");
+	view(&v, rp, "fs/btrfs/volumes.c");
+	assert_false(find(&v, "bdev_file"));
+	ident_view_release(&v);
+	assert_int_equal(fs_list_dir(rp->cache, &names, &nr, &err), 0);
+	for (size_t i = 0; i < nr; i++) {
+		if (!strcmp(names[i], "old.headers")) {
+			headers = true;
+			continue;
+		}
+		sets++;
+	}
+	assert_int_equal(sets, 16);
+	/* the oldest five went, the new set stays */
+	for (int i = 0; i < 20; i++) {
+		char *path = xstrfmt("%s/%040d", rp->cache, i);
+
+		assert_int_equal(access(path, F_OK) == 0, i >= 5);
+		free(path);
+	}
+	assert_true(headers);
+	fs_free_list(names, nr);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +364,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(include_a_patch_adds_is_read,
 						index_new, index_free),
 		cmocka_unit_test_setup_teardown(shared_names_are_kept_in_the_cache,
+						index_new, index_free),
+		cmocka_unit_test_setup_teardown(cache_keeps_the_newest_sets,
 						index_new, index_free),
 	};
 
