@@ -1545,3 +1545,634 @@ out:
 	watch_exports_release(&ex);
 	return error;
 }
+
+/* ---- suggestions: the series' own conversion for the calls it misses ---- */
+
+#define MAX_ARGS 32
+#define CALL_LINES 3 /* context lines a converted call may start in */
+
+/* A call "name(args)" in a text: where it is, and its arguments. */
+struct call {
+	size_t start, name_end, close; /* offsets */
+	struct span args[MAX_ARGS];    /* trimmed, pointing into the text */
+	size_t nargs;
+};
+
+static bool ident_ch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The first call of name at or after from in text[0..len). */
+static bool find_call(struct call *c, const char *text, size_t len, size_t from,
+		      const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = from; i + n < len; i++) {
+		size_t j = i + n, a;
+		int depth = 0;
+
+		if (memcmp(text + i, name, n) || (i && ident_ch(text[i - 1])) ||
+		    ident_ch(text[j]))
+			continue;
+		while (j < len && isspace((unsigned char)text[j]))
+			j++;
+		if (j >= len || text[j] != '(')
+			continue;
+		c->start = i;
+		c->name_end = i + n;
+		c->nargs = 0;
+		a = j + 1;
+		for (size_t k = j; k < len; k++) {
+			char ch = text[k];
+
+			if (ch == '"' || ch == '\'') {
+				for (k++; k < len && text[k] != ch; k++)
+					if (text[k] == '\\')
+						k++;
+				continue;
+			}
+			if (ch == '(' || ch == '[' || ch == '{') {
+				depth++;
+			} else if ((ch == ')' || ch == ']' || ch == '}') &&
+				   --depth == 0) {
+				struct span s = span_trim(
+					(struct span){ text + a, k - a });
+
+				if (s.len && c->nargs < MAX_ARGS)
+					c->args[c->nargs++] = s;
+				c->close = k;
+				return c->nargs < MAX_ARGS;
+			} else if (ch == ',' && depth == 1 &&
+				   c->nargs < MAX_ARGS) {
+				c->args[c->nargs++] = span_trim(
+					(struct span){ text + a, k - a });
+				a = k + 1;
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+/* An argument with its blanks folded, to compare two spellings. */
+static char *folded(struct span s)
+{
+	struct buf b = BUF_INIT;
+	bool blank = false;
+
+	for (size_t i = 0; i < s.len; i++) {
+		if (isspace((unsigned char)s.ptr[i])) {
+			blank = b.len > 0;
+			continue;
+		}
+		if (blank)
+			buf_addc(&b, ' ');
+		blank = false;
+		buf_addc(&b, s.ptr[i]);
+	}
+	return buf_detach(&b, NULL);
+}
+
+static bool arg_eq(struct span a, struct span b)
+{
+	char *x = folded(a), *y = folded(b);
+	bool eq = !strcmp(x, y);
+
+	free(x);
+	free(y);
+	return eq;
+}
+
+/* Whether new is old without argument k. */
+static bool drops(const struct call *old, const struct call *new, size_t k)
+{
+	if (new->nargs + 1 != old->nargs)
+		return false;
+	for (size_t i = 0, j = 0; i < old->nargs; i++) {
+		if (i == k)
+			continue;
+		if (!arg_eq(old->args[i], new->args[j++]))
+			return false;
+	}
+	return true;
+}
+
+/* Whether new is old with an argument inserted at k. */
+static bool adds(const struct call *old, const struct call *new, size_t k)
+{
+	if (new->nargs != old->nargs + 1)
+		return false;
+	for (size_t i = 0, j = 0; j < new->nargs; j++) {
+		if (j == k)
+			continue;
+		if (!arg_eq(old->args[i++], new->args[j]))
+			return false;
+	}
+	return true;
+}
+
+/* The first "name(" of a text (a renamed callee), or NULL. */
+static char *first_callee(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		size_t j = i;
+
+		if (!isalpha((unsigned char)text[i]) && text[i] != '_')
+			continue;
+		if (i && ident_ch(text[i - 1]))
+			continue;
+		while (j < len && ident_ch(text[j]))
+			j++;
+		if (j < len && text[j] == '(')
+			return xstrndup(text + i, j - i);
+		i = j;
+	}
+	return NULL;
+}
+
+/* The first call of name in text that ends at or after edge (reaches
+ * into the changed lines, which start there). */
+static bool call_into(struct call *c, const char *text, size_t len, size_t edge,
+		      const char *name)
+{
+	for (size_t from = 0; find_call(c, text, len, from, name);
+	     from = c->name_end)
+		if (c->close >= edge)
+			return true;
+	return false;
+}
+
+/* One converted call: the rule it shows (a new rule, complete).  Both
+ * texts start with the same ctx bytes of context. */
+static bool rule_of(struct audit_rule *r, const char *sym, const char *old_text,
+		    size_t old_len, const char *new_text, size_t new_len,
+		    size_t ctx)
+{
+	struct call o, n;
+	char *callee = NULL;
+	bool same = true;
+
+	memset(r, 0, sizeof(*r));
+	if (!call_into(&o, old_text, old_len, ctx, sym))
+		return false;
+	if (!call_into(&n, new_text, new_len, ctx, sym)) {
+		callee = first_callee(new_text + ctx, new_len - ctx);
+		if (!callee || !call_into(&n, new_text, new_len, ctx, callee)) {
+			free(callee);
+			return false;
+		}
+	}
+	r->new_name = callee;
+	r->arity = o.nargs;
+	r->examples = 1;
+	for (size_t k = 0; k < o.nargs; k++)
+		if (drops(&o, &n, k))
+			r->drops |= (uint32_t)1 << k;
+	for (size_t k = 0; !r->drops && k < n.nargs; k++)
+		if (adds(&o, &n, k)) {
+			char *t = folded(n.args[k]);
+
+			if (r->add_text && strcmp(r->add_text, t)) {
+				free(t);
+				continue; /* another text: not one rule */
+			}
+			free(r->add_text);
+			r->add_text = t;
+			r->adds |= (uint32_t)1 << k;
+		}
+	/* no argument changed: a rename, or nothing to learn */
+	for (size_t k = 0; same && k < o.nargs; k++)
+		same = n.nargs == o.nargs && arg_eq(o.args[k], n.args[k]);
+	if (!r->drops && !r->adds && (!same || !callee)) {
+		free(r->new_name);
+		free(r->add_text);
+		memset(r, 0, sizeof(*r));
+		return false;
+	}
+	r->symbol = xstrdup(sym);
+	return true;
+}
+
+/* b agrees with a: what they have in common stays in a. */
+static bool merge_rule(struct audit_rule *a, const struct audit_rule *b)
+{
+	if (strcmp(a->symbol, b->symbol) ||
+	    !same_str(a->new_name, b->new_name) || a->arity != b->arity ||
+	    !same_str(a->add_text, b->add_text) || !!a->drops != !!b->drops ||
+	    !!a->adds != !!b->adds)
+		return false;
+	a->drops &= b->drops;
+	a->adds &= b->adds;
+	a->examples++;
+	return (a->drops || !b->drops) && (a->adds || !b->adds);
+}
+
+static void rule_release(struct audit_rule *r)
+{
+	free(r->symbol);
+	free(r->new_name);
+	free(r->add_text);
+}
+
+/* The rules the series' converted callers agree on, one per symbol. */
+static void learn_rules(struct audit_suggestions *out,
+			const struct series_version *v, const char *const *w,
+			size_t nw, const struct audit_result *a)
+{
+	struct audit_rule *seen = NULL;
+	bool *bad = NULL;
+	size_t nr = 0, alloc = 0, alloc_bad = 0, alloc_out = 0;
+
+	for (size_t i = 0; i < v->nr; i++) {
+		const struct patch *p = &v->items[i].patch;
+
+		for (size_t f = 0; f < p->nr_files; f++) {
+			const struct patch_file *pf = &p->files[f];
+
+			if (!pf->old_path || is_watched(w, nw, pf->old_path))
+				continue;
+			for (size_t k = 0; k < pf->nr_hunks; k++) {
+				const struct patch_hunk *h = &pf->hunks[k];
+
+				for (size_t l = 0; l < h->nr_lines;) {
+					struct buf o = BUF_INIT, n = BUF_INIT;
+					size_t ctx;
+
+					if (h->lines[l].kind == ' ') {
+						l++;
+						continue;
+					}
+					/* with the context lines before it: a
+					 * call over several lines */
+					ctx = l;
+					while (ctx > 0 &&
+					       l - ctx < CALL_LINES &&
+					       h->lines[ctx - 1].kind == ' ')
+						ctx--;
+					for (; ctx < l; ctx++) {
+						buf_addspan(&o,
+							    h->lines[ctx].text);
+						buf_addc(&o, '\n');
+					}
+					ctx = o.len;
+					buf_add(&n, o.ptr, o.len);
+					/* one block of changed lines */
+					for (; l < h->nr_lines &&
+					       h->lines[l].kind != ' ';
+					     l++) {
+						struct buf *b =
+							h->lines[l].kind == '-'
+								? &o
+								: &n;
+						buf_addspan(b,
+							    h->lines[l].text);
+						buf_addc(b, '\n');
+					}
+					for (size_t t = 0; t < a->nr_intents;
+					     t++) {
+						const struct audit_intent *in =
+							&a->intents[t];
+						struct audit_rule r;
+						size_t s;
+
+						if (in->change == WATCH_ADDED ||
+						    (in->kind !=
+							     WATCH_FUNCTION &&
+						     in->kind != WATCH_MACRO) ||
+						    !rule_of(&r, in->name,
+							     o.ptr, o.len,
+							     n.ptr, n.len, ctx))
+							continue;
+						for (s = 0; s < nr; s++)
+							if (!strcmp(seen[s].symbol,
+								    r.symbol))
+								break;
+						if (s == nr) {
+							ALLOC_GROW(seen, nr + 1,
+								   alloc);
+							ALLOC_GROW(bad, nr + 1,
+								   alloc_bad);
+							seen[nr] = r;
+							bad[nr++] = false;
+							continue;
+						}
+						if (!merge_rule(&seen[s], &r))
+							bad[s] = true;
+						rule_release(&r);
+					}
+					buf_release(&o);
+					buf_release(&n);
+				}
+			}
+		}
+	}
+	for (size_t s = 0; s < nr; s++) {
+		if (bad[s]) {
+			rule_release(&seen[s]);
+			continue;
+		}
+		ALLOC_GROW(out->rules, out->nr_rules + 1, alloc_out);
+		out->rules[out->nr_rules++] = seen[s];
+	}
+	free(seen);
+	free(bad);
+}
+
+/* The call c (in text) rewritten by rule r, dropping or adding at k. */
+static char *rewrite(const struct audit_rule *r, const char *text,
+		     const struct call *c, size_t k)
+{
+	struct buf b = BUF_INIT;
+	size_t to = c->close + 1, cut_a = 0, cut_b = 0, ins = 0;
+	bool cut = r->drops != 0, insert = r->adds != 0;
+
+	if (cut && k + 1 < c->nargs) {
+		cut_a = (size_t)(c->args[k].ptr - text);
+		cut_b = (size_t)(c->args[k + 1].ptr - text);
+	} else if (cut && k) {
+		cut_a = (size_t)(c->args[k - 1].ptr + c->args[k - 1].len -
+				 text);
+		cut_b = (size_t)(c->args[k].ptr + c->args[k].len - text);
+	} else if (cut) { /* the only argument */
+		cut_a = (size_t)(c->args[k].ptr - text);
+		cut_b = cut_a + c->args[k].len;
+	}
+	if (insert)
+		ins = k < c->nargs ? (size_t)(c->args[k].ptr - text)
+		      : c->nargs   ? (size_t)(c->args[c->nargs - 1].ptr +
+					      c->args[c->nargs - 1].len - text)
+				   : c->close;
+	buf_adds(&b, r->new_name ? r->new_name : r->symbol);
+	for (size_t i = c->name_end; i < to; i++) {
+		if (insert && i == ins)
+			buf_addf(&b,
+				 k < c->nargs ? "%s, "
+				 : c->nargs   ? ", %s"
+					      : "%s",
+				 r->add_text);
+		if (cut && i >= cut_a && i < cut_b)
+			continue;
+		buf_addc(&b, text[i]);
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* The rewritten call, the same whichever candidate k; NULL when they
+ * differ (the examples cannot tell which argument goes). */
+static char *rewrite_call(const struct audit_rule *r, const char *text,
+			  const struct call *c)
+{
+	uint32_t mask = r->drops ? r->drops : r->adds;
+	char *result = NULL;
+
+	if (!mask)
+		return rewrite(r, text, c, 0);
+	for (size_t k = 0; k < 32; k++) {
+		char *t;
+
+		if (!(mask & ((uint32_t)1 << k)))
+			continue;
+		t = rewrite(r, text, c, k);
+		if (result && strcmp(result, t)) {
+			free(result);
+			free(t);
+			return NULL;
+		}
+		free(result);
+		result = t;
+	}
+	return result;
+}
+
+/* Offset of line (1-based) in text. */
+static size_t line_offset(const char *text, size_t len, size_t line)
+{
+	size_t off = 0;
+
+	for (size_t l = 1; l < line && off < len; l++) {
+		const char *nl = memchr(text + off, '\n', len - off);
+
+		if (!nl)
+			return len;
+		off = (size_t)(nl - text) + 1;
+	}
+	return off;
+}
+
+static int cmp_fix(const void *x, const void *y)
+{
+	const struct audit_fix *a = x, *b = y;
+	int c = strcmp(a->site.path, b->site.path);
+
+	return c			     ? c
+	       : a->site.line < b->site.line ? -1
+					     : a->site.line > b->site.line;
+}
+
+static long lowest(uint32_t mask)
+{
+	for (long k = 0; k < 32; k++)
+		if (mask & ((uint32_t)1 << k))
+			return k;
+	return -1;
+}
+
+/* The metavariable of argument i: the candidates of an ambiguous drop
+ * or add share the first one's (spatch then wants them equal, as
+ * rewrite_call does). */
+static size_t meta_of(const struct audit_rule *r, size_t i)
+{
+	uint32_t m = r->drops;
+	long low = lowest(m);
+
+	if (low >= 0 && (m & ((uint32_t)1 << i)))
+		return (size_t)low + 1;
+	return i + 1;
+}
+
+static void cocci_rule(struct buf *b, const struct audit_rule *r)
+{
+	long drop = lowest(r->drops), add = lowest(r->adds);
+
+	buf_adds(b, "@@\n");
+	if (r->arity) {
+		bool first = true;
+
+		buf_adds(b, "expression");
+		for (size_t i = 0; i < r->arity; i++) {
+			if (meta_of(r, i) != i + 1)
+				continue;
+			buf_addf(b, "%s e%zu", first ? "" : ",", i + 1);
+			first = false;
+		}
+		buf_adds(b, ";\n");
+	}
+	buf_addf(b, "@@\n- %s(", r->symbol);
+	for (size_t i = 0; i < r->arity; i++)
+		buf_addf(b, "%se%zu", i ? ", " : "", meta_of(r, i));
+	buf_addf(b, ")\n+ %s(", r->new_name ? r->new_name : r->symbol);
+	for (size_t i = 0, out = 0; i <= r->arity; i++) {
+		if (add >= 0 && (size_t)add == i) {
+			buf_addf(b, "%s%s", out ? ", " : "", r->add_text);
+			out++;
+		}
+		if (i == r->arity)
+			break;
+		if (drop >= 0 && (size_t)drop == i)
+			continue;
+		buf_addf(b, "%se%zu", out ? ", " : "", meta_of(r, i));
+		out++;
+	}
+	buf_adds(b, ")\n\n");
+}
+
+static void fix_init(struct audit_fix *fx, const struct audit_site *s)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->site.path = xstrdup(s->path);
+	fx->site.line = s->line;
+	fx->site.func = dup_or_null(s->func);
+	fx->site.symbol = xstrdup(s->symbol);
+	fx->site.kind = s->kind;
+	fx->site.text = dup_or_null(s->text);
+}
+
+int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
+		  const struct series_version *v, const struct carry_result *cr,
+		  const struct audit_result *a, const struct audit_opts *opts,
+		  struct err *err)
+{
+	struct tree_oid head;
+	struct buf text = BUF_INIT, edited = BUF_INIT;
+	size_t nw, alloc = 0, alloc_left = 0;
+	const char *const *w = watched_files(opts, &nw);
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	buf_init(&out->patch, 0);
+	buf_init(&out->cocci, 0);
+	learn_rules(out, v, w, nw, a);
+	for (size_t i = 0; i < out->nr_rules; i++) {
+		const struct audit_rule *r = &out->rules[i];
+
+		buf_addf(&out->cocci,
+			 "// %s: learned from %zu converted call%s "
+			 "of the series\n",
+			 r->symbol, r->examples, r->examples == 1 ? "" : "s");
+		cocci_rule(&out->cocci, r);
+	}
+	if ((error = tree_commit_tree(&head, repo, &cr->head, err)) < 0)
+		goto out;
+	/* file by file, the unconverted calls, last first */
+	for (size_t i = 0; i < a->nr_unconverted && !error;) {
+		const char *path = a->unconverted[i].path;
+		size_t j = i, first_fix = out->nr_fixes;
+		bool exists;
+
+		while (j < a->nr_unconverted &&
+		       !strcmp(a->unconverted[j].path, path))
+			j++;
+		if ((error = tree_read_file(&text, &exists, NULL, repo, &head,
+					    path, err)) < 0)
+			break;
+		buf_reset(&edited);
+		buf_add(&edited, text.ptr, text.len);
+		for (size_t k = j; k-- > i;) {
+			const struct audit_site *s = &a->unconverted[k];
+			const struct audit_rule *r = NULL;
+			struct call c;
+			struct audit_fix *fx;
+			char *new_call, *why;
+			size_t off;
+
+			for (size_t q = 0; q < out->nr_rules && !r; q++)
+				if (!strcmp(out->rules[q].symbol, s->symbol))
+					r = &out->rules[q];
+			off = line_offset(edited.ptr, edited.len, s->line);
+			why = NULL;
+			new_call = NULL;
+			if (!r)
+				why = xstrfmt("the series' converted calls "
+					      "show no one conversion of %s",
+					      s->symbol);
+			else if (s->kind != WATCH_REF_CALL ||
+				 !find_call(&c, edited.ptr, edited.len, off,
+					    s->symbol))
+				why = xstrdup("not a call");
+			else if (c.nargs != r->arity)
+				why = xstrfmt("%zu argument%s, the series' "
+					      "calls have %zu",
+					      c.nargs, c.nargs == 1 ? "" : "s",
+					      r->arity);
+			else if (!(new_call = rewrite_call(r, edited.ptr, &c)))
+				why = xstrdup("the series' calls do not tell "
+					      "which argument goes");
+			if (why) {
+				ALLOC_GROW(out->left, out->nr_left + 1,
+					   alloc_left);
+				fx = &out->left[out->nr_left++];
+				fix_init(fx, s);
+				fx->why = why;
+				continue;
+			}
+			ALLOC_GROW(out->fixes, out->nr_fixes + 1, alloc);
+			fx = &out->fixes[out->nr_fixes++];
+			fix_init(fx, s);
+			fx->old_call = xstrndup(edited.ptr + c.start,
+						c.close + 1 - c.start);
+			fx->new_call = xstrdup(new_call);
+			{
+				struct buf b = BUF_INIT;
+
+				buf_add(&b, edited.ptr, c.start);
+				buf_adds(&b, new_call);
+				buf_add(&b, edited.ptr + c.close + 1,
+					edited.len - c.close - 1);
+				buf_swap(&b, &edited);
+				buf_release(&b);
+			}
+			free(new_call);
+		}
+		if (out->nr_fixes > first_fix)
+			error = tree_diff_text(
+				&out->patch, path,
+				(struct span){ text.ptr, text.len },
+				(struct span){ edited.ptr, edited.len }, err);
+		i = j;
+	}
+	if (out->nr_fixes)
+		qsort(out->fixes, out->nr_fixes, sizeof(*out->fixes), cmp_fix);
+	if (out->nr_left)
+		qsort(out->left, out->nr_left, sizeof(*out->left), cmp_fix);
+out:
+	buf_release(&text);
+	buf_release(&edited);
+	if (error < 0)
+		audit_suggestions_release(out);
+	return error;
+}
+
+static void fixes_free(struct audit_fix *f, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		site_release(&f[i].site);
+		free(f[i].old_call);
+		free(f[i].new_call);
+		free(f[i].why);
+	}
+	free(f);
+}
+
+void audit_suggestions_release(struct audit_suggestions *s)
+{
+	for (size_t i = 0; i < s->nr_rules; i++)
+		rule_release(&s->rules[i]);
+	free(s->rules);
+	fixes_free(s->fixes, s->nr_fixes);
+	fixes_free(s->left, s->nr_left);
+	buf_release(&s->patch);
+	buf_release(&s->cocci);
+	memset(s, 0, sizeof(*s));
+}

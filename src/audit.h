@@ -134,6 +134,42 @@ struct audit_result {
 	size_t nr_conflicted, nr_target_only; /* callers of those classes */
 };
 
+/*
+ * How the series converts the calls of one symbol, learned from its own
+ * converted callers (the Spinfer idea): a callee renamed, an argument
+ * dropped, or one added with the same text every time.
+ */
+struct audit_rule {
+	char *symbol;	/* the callee as the series found it */
+	char *new_name; /* its new name, or NULL */
+	/* bit k: argument k (0-based) may be the one dropped, or the place
+	 * one is added at; several when the examples cannot tell (two
+	 * NULLs side by side) */
+	uint32_t drops, adds;
+	char *add_text;	 /* the argument added */
+	size_t arity;	 /* arguments before */
+	size_t examples; /* converted calls it agrees with */
+};
+
+/* One call the series never converts, and the call the rule makes (or,
+ * for a call left as it is, why: new_call NULL). */
+struct audit_fix {
+	struct audit_site site; /* in the carried result */
+	char *old_call, *new_call;
+	char *why;
+};
+
+struct audit_suggestions {
+	struct audit_rule *rules;
+	size_t nr_rules;
+	struct audit_fix *fixes;
+	size_t nr_fixes;
+	struct audit_fix *left; /* unconverted calls no rule rewrites */
+	size_t nr_left;
+	struct buf patch; /* the fixes as a unified diff against the result */
+	struct buf cocci; /* the rules as a Coccinelle semantic patch */
+};
+
 void audit_opts_release(struct audit_opts *o);
 /* Add a watched file or a scope folder ("./fs/btrfs/" is "fs/btrfs"). */
 void audit_opts_add_watch(struct audit_opts *o, const char *path);
@@ -150,6 +186,17 @@ void audit_result_release(struct audit_result *r);
 int audit_run(struct audit_result *out, struct tree_repo *repo,
 	      const struct series_version *v, const struct carry_result *cr,
 	      const struct audit_opts *opts, struct err *err);
+
+/*
+ * Learn the rules from the series' converted callers and apply them to
+ * the unconverted callers of the carried result (a of cr, both of v).
+ * Nothing is written anywhere: the caller decides where the patch goes.
+ */
+int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
+		  const struct series_version *v, const struct carry_result *cr,
+		  const struct audit_result *a, const struct audit_opts *opts,
+		  struct err *err);
+void audit_suggestions_release(struct audit_suggestions *s);
 
 /*
  * The reference map of commit: every reference to symbols (or, when

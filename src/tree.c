@@ -552,6 +552,27 @@ out:
 	return error;
 }
 
+int tree_diff_text(struct buf *out, const char *path, struct span old,
+		   struct span new, struct err *err)
+{
+	git_patch *patch = NULL;
+	git_buf b = { 0 };
+	int error = 0;
+
+	if (git_patch_from_buffers(&patch, old.ptr, old.len, path, new.ptr,
+				   new.len, path, NULL) < 0 ||
+	    git_patch_to_buf(&b, patch) < 0) {
+		error = err_set(err, ERR_IO, "cannot diff '%s': %s", path,
+				git_text());
+		goto out;
+	}
+	buf_add(out, b.ptr, b.size);
+out:
+	git_buf_dispose(&b);
+	git_patch_free(patch);
+	return error;
+}
+
 int tree_oid_parse(struct tree_oid *oid, const char *hex)
 {
 	git_oid o;

@@ -89,6 +89,10 @@ int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
 		 const char *const *paths, size_t nr_paths, size_t max,
 		 struct err *err);
 
+/* The unified diff (git form, a/ and b/ prefixes) of path from old to new. */
+int tree_diff_text(struct buf *out, const char *path, struct span old,
+		   struct span new, struct err *err);
+
 /* Create a bare repository at path (or open it if it exists). */
 int tree_init_bare(struct tree_repo **out, const char *path, struct err *err);
 /* Commit id a ref or revision names ("v6.1", "HEAD", "refs/heads/x"). */

@@ -854,6 +854,60 @@ static void target_without_the_api_says_what_it_has(void **state)
 	err_release(&err);
 }
 
+/* resolve --suggest: the conversion learned from the series' converted
+ * calls, applied to the calls it never converts. */
+static void suggestion_learned_from_converted_calls(void **state)
+{
+	const struct fixture *fx = *state;
+	struct audit_result r;
+	struct audit_suggestions sg;
+	struct err err = ERR_INIT;
+
+	audit(&r, fx, NULL);
+	assert_int_equal(
+		audit_suggest(&sg, fx->repo, &fx->v, &fx->cr, &r, NULL, &err),
+		0);
+	assert_int_equal(sg.nr_rules, 1);
+	assert_string_equal(sg.rules[0].symbol, "btrfs_init_work");
+	assert_null(sg.rules[0].new_name);
+	/* the series' calls pass NULL twice: 3 or 4 of 4 */
+	assert_int_equal(sg.rules[0].drops, 0xc);
+	assert_int_equal(sg.rules[0].adds, 0);
+	assert_int_equal(sg.rules[0].arity, 4);
+	assert_int_equal(sg.rules[0].examples, 4);
+	/* the call over two lines, rewritten where it stands */
+	assert_int_equal(sg.nr_fixes, 1);
+	assert_string_equal(sg.fixes[0].site.path, "fs/btrfs/disk-io.c");
+	assert_int_equal(sg.fixes[0].site.line, 10);
+	assert_string_equal(sg.fixes[0].old_call,
+			    "btrfs_init_work(&async->work, run_one_async_start,"
+			    " NULL,\n\t\t\tNULL)");
+	assert_string_equal(sg.fixes[0].new_call,
+			    "btrfs_init_work(&async->work, run_one_async_start,"
+			    " NULL)");
+	/* a use as a value is no call to rewrite */
+	assert_int_equal(sg.nr_left, 1);
+	assert_string_equal(sg.left[0].site.path, "fs/btrfs/callback.c");
+	assert_string_equal(sg.left[0].why, "not a call");
+	assert_non_null(strstr(sg.patch.ptr, "--- a/fs/btrfs/disk-io.c\n"
+					     "+++ b/fs/btrfs/disk-io.c\n"));
+	assert_non_null(strstr(sg.patch.ptr, "-\tbtrfs_init_work(&async->work, "
+					     "run_one_async_start, NULL,\n"
+					     "-\t\t\tNULL);\n"
+					     "+\tbtrfs_init_work(&async->work, "
+					     "run_one_async_start, NULL);\n"));
+	assert_string_equal(
+		sg.cocci.ptr,
+		"// btrfs_init_work: learned from 4 converted calls "
+		"of the series\n"
+		"@@\nexpression e1, e2, e3;\n@@\n"
+		"- btrfs_init_work(e1, e2, e3, e3)\n"
+		"+ btrfs_init_work(e1, e2, e3)\n\n");
+	audit_suggestions_release(&sg);
+	audit_result_release(&r);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -874,6 +928,7 @@ int main(void)
 		cmocka_unit_test(callers_are_classified),
 		cmocka_unit_test(api_patch_that_does_not_land_is_still_audited),
 		cmocka_unit_test(target_without_the_api_says_what_it_has),
+		cmocka_unit_test(suggestion_learned_from_converted_calls),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
