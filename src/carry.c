@@ -233,10 +233,11 @@ static bool names_function(const struct patch_hunk *h)
 
 	if (!paren)
 		return false;
+	/* "struct btrfs_root *btrfs_get_root(...)" is a function; a struct
+	 * with an initializer ("static struct x y = { f(..." ) is not */
 	for (size_t i = 0; i < sizeof(tags) / sizeof(*tags); i++)
-		if (span_starts_with(sec, tags[i]) &&
-		    !memchr(sec.ptr, '(', (size_t)(paren - sec.ptr)))
-			return memmem(sec.ptr, sec.len, ")", 1) != NULL &&
+		if (span_starts_with(sec, tags[i]))
+			return memchr(sec.ptr, ')', sec.len) != NULL &&
 			       memchr(sec.ptr, '{', sec.len) == NULL;
 	/* a macro invocation: DECLARE_EVENT_CLASS(btrfs__work, */
 	for (const char *p = sec.ptr; p < paren; p++)
