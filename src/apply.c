@@ -39,6 +39,10 @@
  *    change went in); exact and offset matches need two significant added
  *    lines for that; lines that are there with other comments or blanks,
  *    the code the same, count as there;
+ *  - a hunk nothing places whose whole result stands in the file but for
+ *    comments or whitespace (an added line there with its own comment
+ *    splits the context) is RULE_ALREADY with risk, not a conflict; a
+ *    hunk that changes only comments never is;
  *  - a hunk adding a definition of a function the target already defines,
  *    which the patch does not remove, is a risk (two definitions);
  *  - wherever kcarry's choice differs from GNU patch's (a nearer match in
@@ -1749,6 +1753,72 @@ out:
 	return error;
 }
 
+/*
+ * The hunk's whole result stands in the target but for comments or
+ * whitespace (the change went in with another comment, so the context is
+ * split by a line that differs): the first target line of the match
+ * nearest exp, its end in *end, or -1.  A hunk whose code is the same
+ * before and after (it changes only comments) never stands so.
+ */
+static long post_as_code(const struct engine *e, const struct pat *p, long exp,
+			 size_t *end)
+{
+	struct codes pc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct codes qc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct codes tc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct buf code = BUF_INIT;
+	bool comment = false, same = true, adds_code = false;
+	long best = -1;
+	size_t best_dist = SIZE_MAX;
+
+	/* the postimage's codes; some added line must be code (a hunk
+	 * that comments a line out adds none) */
+	for (size_t i = 0, n = 0; i < p->h->nr_lines; i++) {
+		const struct patch_line *l = &p->h->lines[i];
+
+		if (l->kind != ' ' && l->kind != '+')
+			continue;
+		code_of(&code, l->text.ptr, l->text.len, &comment);
+		codes_add(&pc, &code, n++);
+		if (l->kind == '+' && code.len && significant_code(code.ptr))
+			adds_code = true;
+	}
+	comment = false;
+	for (size_t i = 0; i < p->pre.nr; i++) {
+		code_of(&code, p->pre.v[i].ptr, p->pre.v[i].len, &comment);
+		codes_add(&qc, &code, i);
+	}
+	if (pc.nr == qc.nr)
+		for (size_t i = 0; i < pc.nr && same; i++)
+			same = !strcmp(code_at(&pc, i), code_at(&qc, i));
+	else
+		same = false;
+	if (same || !adds_code || pc.nr < 3)
+		goto out;
+	target_codes(&tc, e, 0, 0, e->t.nr);
+	for (size_t i = 0; i + pc.nr <= tc.nr; i++) {
+		size_t j = 0, d;
+
+		while (j < pc.nr && !strcmp(code_at(&tc, i + j), code_at(&pc, j)))
+			j++;
+		if (j < pc.nr || tc.line[i] < e->min_pos)
+			continue;
+		d = (long)tc.line[i] > exp ? tc.line[i] - (size_t)exp
+					   : (size_t)exp - tc.line[i];
+		if (d < best_dist) {
+			best_dist = d;
+			best = (long)tc.line[i];
+			*end = tc.line[i + pc.nr - 1] + 1;
+		}
+	}
+out:
+	buf_release(&code);
+	codes_release(&pc);
+	codes_release(&qc);
+	codes_release(&tc);
+	return best;
+}
+
 /* --- one hunk ------------------------------------------------------------ */
 
 static bool any_line_present(const struct engine *e, const struct pat *p)
@@ -1829,6 +1899,8 @@ static int place_hunk(struct engine *e, size_t k)
 	int error = 0;
 	struct level lv;
 	char *three;
+	long stands;
+	size_t stands_end = 0;
 
 	if (exp < 0)
 		exp = 0;
@@ -1905,6 +1977,24 @@ static int place_hunk(struct engine *e, size_t k)
 						     best)))
 			best = best_of(&post, cand_nearer);
 		accept(e, k, best, fallback_f, maxf, exp, &pre, &post);
+		goto out;
+	}
+	if ((stands = post_as_code(e, p, exp, &stands_end)) >= 0) {
+		/* there with other comments: applied already, a risk */
+		free(r->reason);
+		r->reason = NULL;
+		r->rule = RULE_ALREADY;
+		r->risk = true;
+		r->line = (unsigned long)stands + 1;
+		r->offset = stands - p->stated;
+		r->fuzz = 0;
+		set_found_func(e, k, (size_t)stands);
+		add_reason(r, "the hunk's result already stands at lines "
+			   "%ld-%zu, but for comments or whitespace",
+			   stands + 1, stands_end);
+		e->min_pos = stands_end;
+		e->last_offset =
+			r->offset + (long)p->post.nr - (long)p->pre.nr;
 		goto out;
 	}
 	r->rule = RULE_CONFLICT;

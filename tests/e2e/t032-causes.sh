@@ -10,7 +10,10 @@
 #  - a patch that applies but uses a member no struct has is a risk
 #    (exit 1) where GNU patch applies it silently; the upstream commit
 #    that introduced the member is named from kernel.history, and a
-#    series of the workspace that adds it is named, with stacks-on.
+#    series of the workspace that adds it is named, with stacks-on;
+#  - the same fix on a tree that has it with a comment of its own is
+#    already applied (cause "present"), and a patch to a file the target
+#    lacks has cause "file" (JSON, valid against the schema).
 . ./lib.sh
 
 # ---- the kernel's shared headers ----
@@ -293,3 +296,40 @@ EOT
 printf '[series]\n\tstacks-on = port\n' >ws/series/stable.conf
 expect_exit 0 kcarry -C ws check --no-refresh stable old
 stdout_has "^  stable@v1 on old: 1 offset$"
+
+# ---- the change already there in edited form; a file the target lacks ----
+# new: has bdev_file, and the fix with its own comment, five lines lower
+git init -q new
+kernel new
+sed -i 's/^\tstruct block_device \*bdev;$/\tstruct block_device *bdev;\n\tstruct file *bdev_file;/' new/fs/btrfs/volumes.h
+sed -i 's/^static void btrfs_close_bdev/static int btrfs_device_count;\n\nstatic void btrfs_note(void)\n{\n}\n\nstatic void btrfs_close_bdev/' new/fs/btrfs/volumes.c
+sed -i 's/^\t\tdevice->bdev = NULL;$/\t\tdevice->bdev = NULL;\n\t\tdevice->bdev_file = NULL; \/* the file goes with it *\//' new/fs/btrfs/volumes.c
+git -C new add -A && git -C new commit -qm base && git -C new tag base
+printf '[kernel]\n\turl = %s/new\n\tref = base\n' "$TEST_TMP" >ws/kernels/new.conf
+rm ws/series/stable.conf
+expect_exit 1 kcarry -C ws apply --no-refresh --json -o present.json stable new
+# a patch to a file old does not have
+git -C hist checkout -q -b ctree port
+printf '#include "volumes.h"\n\nint btrfs_ctree_init(void)\n{\n\treturn 0;\n}\n' >hist/fs/btrfs/ctree.c
+git -C hist add -A && git -C hist commit -qm "btrfs: ctree.c"
+sed -i 's/return 0;/return 1;/' hist/fs/btrfs/ctree.c
+git -C hist commit -qam "btrfs: ctree init returns 1"
+expect_exit 0 kcarry -C ws import ctree --git hist HEAD~1..HEAD
+expect_exit 1 kcarry -C ws apply --no-refresh --json -o file.json ctree old
+python3 - present.json file.json "$KCARRY_FIXTURES/../../docs/kcarry-apply.schema.json" <<'EOT' || fail "present and file causes"
+import json, sys
+schema = json.load(open(sys.argv[3]))
+for f in sys.argv[1:3]:
+    d = json.load(open(f))
+    try:
+        import jsonschema
+        jsonschema.Draft202012Validator(schema).validate(d)
+    except ImportError:
+        pass
+h = json.load(open(sys.argv[1]))["results"][0]["patches"][0]["files"][0]["hunks"][0]
+assert h["rule"] == "already-applied" and h["risk"], h
+assert h["cause"]["kind"] == "present", h["cause"]
+h = json.load(open(sys.argv[2]))["results"][0]["patches"][0]["files"][0]["hunks"][0]
+assert h["rule"] == "conflict", h
+assert h["cause"]["kind"] == "file", h["cause"]
+EOT
