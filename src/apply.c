@@ -33,10 +33,16 @@
  *    that function: the hunk goes on to 3-way inside it, and conflicts when
  *    that fails (with opts->no_3way it lands where GNU patch puts it, as a
  *    risk);
- *  - a fuzzed (or hunk-level 3-way) match whose added lines, holding a line
- *    found once in the file, already sit just beside it in the same
- *    function is RULE_ALREADY with risk, not applied twice (context drifted
- *    after the change went in); for exact and offset matches it is a risk;
+ *  - a match at any rule whose added lines, holding a line found once in
+ *    the file, already sit just beside it in the same function is
+ *    RULE_ALREADY with risk, not applied twice (context drifted after the
+ *    change went in); exact and offset matches need two significant added
+ *    lines for that; lines that are there with other comments or blanks,
+ *    the code the same, count as there;
+ *  - a hunk nothing places whose whole result stands in the file but for
+ *    comments or whitespace (an added line there with its own comment
+ *    splits the context) is RULE_ALREADY with risk, not a conflict; a
+ *    hunk that changes only comments never is;
  *  - a hunk adding a definition of a function the target already defines,
  *    which the patch does not remove, is a risk (two definitions);
  *  - wherever kcarry's choice differs from GNU patch's (a nearer match in
@@ -99,6 +105,10 @@ struct pat {
 	bool func_whole;    /* func is not cut short ("foo(" was seen) */
 	long anchor;        /* last funcname line of the leading context, or
 			     * -1: the hunk shows its function itself */
+	bool alias_done;    /* similar looked for */
+	char *alias;        /* the target's function like func, when the
+			     * target lacks func */
+	unsigned alias_pct;
 };
 
 /* A hunk's result in the output: target lines [start, end) become text. */
@@ -611,6 +621,35 @@ static void pat_release(struct pat *p)
 	lines_release(&p->pre);
 	lines_release(&p->post);
 	free(p->func);
+	free(p->alias);
+}
+
+/*
+ * Where the target defines the function most like the one hunk k's header
+ * names, when the target lacks that one (looked for once), or -1.
+ */
+static long alias_def(struct engine *e, size_t k)
+{
+	struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+
+	/* only a function's head ("foo(..."), not a cut or a struct */
+	if (!p->func || !memchr(p->section.ptr, '(', p->section.len) ||
+	    strchr(p->func, '('))
+		return -1;
+	if (!p->alias_done) {
+		p->alias_done = true;
+		if (pat_func_def(e, p) < 0)
+			cause_similar_function(&p->alias, &p->alias_pct, e->old,
+					       file_path(e->f), p->h, p->func);
+	}
+	if (!p->alias)
+		return -1;
+	if (!r->similar) {
+		r->similar = xstrdup(p->alias);
+		r->similarity = p->alias_pct;
+	}
+	return func_def(e, p->alias);
 }
 
 /* GNU patch's fuzz level f; false when f drops more than the context. */
@@ -919,21 +958,196 @@ static size_t count_in_target(const struct engine *e, const struct line *l)
 }
 
 /*
+ * The code of a line: comments dropped, runs of blanks folded to one
+ * space, none at either end.  *comment says whether a block comment is
+ * open where the line starts, and is left as it is where it ends.
+ * Literals are copied as they are.
+ */
+static void code_of(struct buf *out, const char *p, size_t len, bool *comment)
+{
+	size_t i = 0;
+	bool blank = false;
+
+	buf_reset(out);
+	while (i < len) {
+		char c = p[i];
+
+		if (*comment) {
+			if (c == '*' && i + 1 < len && p[i + 1] == '/') {
+				*comment = false;
+				blank = true;
+				i += 2;
+			} else {
+				i++;
+			}
+			continue;
+		}
+		if (c == '/' && i + 1 < len && p[i + 1] == '*') {
+			*comment = true;
+			i += 2;
+			continue;
+		}
+		if (c == '/' && i + 1 < len && p[i + 1] == '/')
+			break;
+		if (isspace((unsigned char)c)) {
+			blank = true;
+			i++;
+			continue;
+		}
+		if (blank && out->len)
+			buf_addc(out, ' ');
+		blank = false;
+		if (c == '"' || c == '\'') {
+			size_t j = i + 1;
+
+			while (j < len && p[j] != c)
+				j += p[j] == '\\' ? 2 : 1;
+			if (j > len)
+				j = len;
+			buf_add(out, p + i, (j < len ? j + 1 : len) - i);
+			i = j < len ? j + 1 : len;
+			continue;
+		}
+		buf_addc(out, c);
+		i++;
+	}
+}
+
+/* Lines reduced to their code, the empty ones left out. */
+struct codes {
+	struct buf text;  /* the codes, each ended by a NUL */
+	size_t *off;      /* where code i starts in text */
+	size_t *line;     /* the line it comes from */
+	size_t nr, alloc, alloc2;
+};
+
+static void codes_add(struct codes *c, const struct buf *code, size_t line)
+{
+	if (!code->len)
+		return;
+	ALLOC_GROW(c->off, c->nr + 1, c->alloc);
+	ALLOC_GROW(c->line, c->nr + 1, c->alloc2);
+	c->off[c->nr] = c->text.len;
+	c->line[c->nr++] = line;
+	buf_add(&c->text, code->ptr, code->len);
+	buf_addc(&c->text, '\0');
+}
+
+static const char *code_at(const struct codes *c, size_t i)
+{
+	return c->text.ptr + c->off[i];
+}
+
+/* Target lines [from, to) as codes; the comment state is read from 'at'. */
+static void target_codes(struct codes *c, const struct engine *e, size_t at,
+			 size_t from, size_t to)
+{
+	struct buf code = BUF_INIT;
+	bool comment = false;
+
+	for (size_t i = at; i < to; i++) {
+		code_of(&code, e->t.v[i].ptr, e->t.v[i].len, &comment);
+		if (i >= from)
+			codes_add(c, &code, i);
+	}
+	buf_release(&code);
+}
+
+static void codes_release(struct codes *c)
+{
+	buf_release(&c->text);
+	free(c->off);
+	free(c->line);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool significant_code(const char *s)
+{
+	struct line l = { s, strlen(s), true, 0 };
+
+	return significant(&l);
+}
+
+/*
+ * The run of added lines, as code, stands in the target's lines near the
+ * hunk (codes of [lo, start) or [end, hi)), and a significant line of it
+ * is once in the whole file: where it starts, or -1.
+ */
+static long run_as_code(const struct engine *e, const struct lines *run,
+			size_t fn, size_t lo, size_t start, size_t end,
+			size_t hi, size_t *sig)
+{
+	struct codes rc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct codes win = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct codes all = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct buf code = BUF_INIT;
+	bool comment = false, distinct = false;
+	long at = -1;
+	size_t i, j, n;
+
+	for (i = 0; i < run->nr; i++) {
+		code_of(&code, run->v[i].ptr, run->v[i].len, &comment);
+		codes_add(&rc, &code, i);
+	}
+	if (!rc.nr)
+		goto out;
+	/* near the hunk first (cheap), then once in the whole file */
+	target_codes(&win, e, fn < lo ? fn : lo, lo, hi);
+	for (j = 0; j + rc.nr <= win.nr && at < 0; j++) {
+		size_t first = win.line[j], last = win.line[j + rc.nr - 1];
+
+		if (last >= start && first < end)
+			continue;
+		for (i = 0; i < rc.nr; i++)
+			if (strcmp(code_at(&win, j + i), code_at(&rc, i)))
+				break;
+		if (i == rc.nr)
+			at = (long)first;
+	}
+	if (at < 0)
+		goto out;
+	target_codes(&all, e, 0, 0, e->t.nr);
+	for (i = 0; i < rc.nr && !distinct; i++) {
+		if (!significant_code(code_at(&rc, i)))
+			continue;
+		for (j = n = 0; j < all.nr && n < 2; j++)
+			n += !strcmp(code_at(&all, j), code_at(&rc, i));
+		distinct = n == 1;
+	}
+	if (!distinct) {
+		at = -1;
+		goto out;
+	}
+	for (i = 0; sig && i < rc.nr; i++)
+		*sig += significant_code(code_at(&rc, i));
+out:
+	buf_release(&code);
+	codes_release(&rc);
+	codes_release(&win);
+	codes_release(&all);
+	return at;
+}
+
+/*
  * Where hunk k's added lines already are near target lines [start, end)
  * (within the preimage's length and ten lines, in the same function), or
  * -1.  Each run of '+' lines (blank lines at its ends aside) that holds a
  * line found only once in the target must be there, outside [start, end),
  * and not be a line the patch removes elsewhere (a move).  Runs of common
- * lines ("if (ret)", "return ret;") prove nothing and are skipped.
+ * lines ("if (ret)", "return ret;") prove nothing and are skipped.  A run
+ * that stands there only with other comments or blanks sets *edited.
  */
 static long additions_present(const struct engine *e, size_t k, size_t start,
-			      size_t end, size_t *significant_lines)
+			      size_t end, size_t *significant_lines,
+			      bool *edited)
 {
 	const struct pat *p = &e->pats[k];
 	const struct patch_hunk *h = p->h;
 	size_t reach = 10 + p->pre.nr, i = 0, j, lo, hi, pos, runs = 0;
 	long first = -1, fn = start ? e->fn_func[start - 1] : -1;
+	size_t sig_exact = 0, sig_code = 0;
 
+	*edited = false;
 	lo = start > reach ? start - reach : 0;
 	hi = end + reach < e->t.nr ? end + reach : e->t.nr;
 	if (has_functions(file_path(e->f)) && fn >= 0 &&
@@ -947,6 +1161,8 @@ static long additions_present(const struct engine *e, size_t k, size_t start,
 	while (i < h->nr_lines) {
 		struct lines run = { NULL, 0, 0 };
 		bool distinct = false, moved = false, found = false;
+		size_t sig = 0;
+		long at;
 
 		if (h->lines[i].kind != '+') {
 			i++;
@@ -964,32 +1180,46 @@ static long additions_present(const struct engine *e, size_t k, size_t start,
 
 			if (!significant(&run.v[j]))
 				continue;
+			sig++;
 			moved |= patch_has_line(e->f, '-', t);
 			distinct |= count_in_target(e, &run.v[j]) == 1;
 		}
-		if (distinct && !moved) {
+		if (moved || !sig) {
+			lines_release(&run);
+			continue;
+		}
+		for (pos = lo; distinct && pos + run.nr <= hi && !found; pos++) {
+			if (pos + run.nr > start && pos < end)
+				continue;
+			for (j = 0; j < run.nr; j++)
+				if (!line_eq(&run.v[j], &e->t.v[pos + j]))
+					break;
+			if (j == run.nr) {
+				found = true;
+				runs++;
+				sig_exact += sig;
+				sig_code += sig;
+				if (first < 0)
+					first = (long)pos;
+			}
+		}
+		/* there with other comments or blanks, the code the same */
+		if (!found &&
+		    (at = run_as_code(e, &run, fn >= 0 ? (size_t)fn : 0, lo,
+				      start, end, hi, &sig_code)) >= 0) {
+			found = true;
 			runs++;
-			for (j = 0; significant_lines && j < run.nr; j++)
-				*significant_lines += significant(&run.v[j]);
-			for (pos = lo; pos + run.nr <= hi && !found; pos++) {
-				if (pos + run.nr > start && pos < end)
-					continue;
-				for (j = 0; j < run.nr; j++)
-					if (!line_eq(&run.v[j], &e->t.v[pos + j]))
-						break;
-				if (j == run.nr) {
-					found = true;
-					if (first < 0)
-						first = (long)pos;
-				}
-			}
-			if (!found) {
-				lines_release(&run);
-				return -1;
-			}
+			*edited = true;
+			if (first < 0)
+				first = at;
+		} else if (!found && distinct) {
+			lines_release(&run);
+			return -1;
 		}
 		lines_release(&run);
 	}
+	if (significant_lines)
+		*significant_lines += *edited ? sig_code : sig_exact;
 	return runs ? first : -1;
 }
 
@@ -1077,15 +1307,18 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 	set_found_func(e, k, c->pos);
 	if (!c->post) {
 		size_t sig = 0;
+		bool edited;
 		long at = additions_present(e, k, c->pos + p->lead,
-					    c->pos + p->pre.nr - p->trail, &sig);
+					    c->pos + p->pre.nr - p->trail, &sig,
+					    &edited);
+		struct buf again = BUF_INIT;
 
 		/*
 		 * Fuzzed, or a whole block (two or more significant lines,
 		 * one unique in the file) right beside an exact match: the
 		 * change is there already (an upstreamed patch whose context
-		 * happens to match next to it).  A lone "if (ret)" found
-		 * nearby is no evidence.
+		 * happens to match next to it), perhaps with other comments.
+		 * A lone "if (ret)" found nearby is no evidence.
 		 */
 		if (at >= 0 && (f || sig >= 2)) {
 			/* the context drifted and what the hunk adds is
@@ -1093,19 +1326,26 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 			r->rule = RULE_ALREADY;
 			r->risk = true;
 			if (f)
-				add_reason(r, "the added lines are already "
-					   "present at line %ld; fuzz %u would "
-					   "add them again at line %zu",
-					   at + 1, f, c->pos + p->lead + 1);
+				buf_addf(&again, "fuzz %u would", f);
+			else
+				buf_adds(&again, "the context match would");
+			if (edited)
+				add_reason(r, "the added lines already stand "
+					   "at line %ld, but for comments or "
+					   "whitespace; %s add them again at "
+					   "line %zu",
+					   at + 1, again.ptr, c->pos + p->lead + 1);
 			else
 				add_reason(r, "the added lines are already "
-					   "present at line %ld; the context "
-					   "match would add them again at line %zu",
-					   at + 1, c->pos + p->lead + 1);
+					   "present at line %ld; %s add them "
+					   "again at line %zu",
+					   at + 1, again.ptr, c->pos + p->lead + 1);
+			buf_release(&again);
 			e->min_pos = c->pos + p->pre.nr - p->trail;
 			e->last_offset = r->offset;
 			return;
 		}
+		buf_release(&again);
 		/* with the whole context matching (exact or offset), added
 		 * lines found nearby too are ordinary ("if (ret)"): no risk */
 	}
@@ -1136,12 +1376,19 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0)) {
 		/* (exact at the stated line while the line the section
 		 * names is gone from the target: nothing to check) */
+		bool gone = pat_func_def(e, p) < 0;
+		long ad = gone ? alias_def(e, k) : -1;
+
 		r->risk = true;
 		add_reason(r, "lands in %s%s at line %zu, not in %s%s named "
 			   "by the hunk header%s",
 			   or_none(r->found_func), call(or_none(r->found_func)),
 			   c->pos + 1, p->func, call(p->func),
-			   pat_func_def(e, p) < 0 ? " (not found in the target)" : "");
+			   gone ? " (not found in the target)" : "");
+		if (ad >= 0 && r->found_func && !strcmp(r->found_func, p->alias))
+			add_reason(r, "%s() is %s() here (%u%% of the hunk's "
+				   "lines are in it)",
+				   p->func, p->alias, p->alias_pct);
 	}
 	if (!c->post && near && near->pos != c->pos) {
 		r->risk = true;
@@ -1284,14 +1531,29 @@ static size_t clamp_sub(size_t a, size_t b, size_t floor)
  * when the target has it, else near the expected place.
  */
 static bool locate_region(struct engine *e, size_t k, long exp,
-			  struct region *rg, bool *outside)
+			  struct region *rg, bool *outside, bool *aliased)
 {
 	const struct pat *p = &e->pats[k];
 	size_t n = e->t.nr, m = p->pre.nr, reach = 3 * m + 200, lo, hi;
 	size_t ex = exp < 0 ? 0 : (size_t)exp;
-	long def = pat_func_def(e, p);
+	long def = pat_func_def(e, p), ad;
 
 	*outside = false;
+	*aliased = false;
+	if (def < 0 && (ad = alias_def(e, k)) >= 0) {
+		/* the target's function that is the named one under another
+		 * name: merge inside it, as a risk */
+		lo = clamp_sub((size_t)ad, m, e->min_pos);
+		hi = func_end(e, (size_t)ad) + m;
+		if (hi > n)
+			hi = n;
+		if (align(e, p, lo, hi, exp, rg) && region_good(p, rg) &&
+		    rg->start > (size_t)ad &&
+		    e->fn_func[rg->start - 1] == ad) {
+			*aliased = true;
+			return true;
+		}
+	}
 	if (def >= 0) {
 		/* from the definition, whose header line a hunk may
 		 * show as leading context, to its closing brace */
@@ -1400,12 +1662,12 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	struct buf base = BUF_INIT, theirs = BUF_INIT, merged = BUF_INIT;
 	struct region rg;
 	struct span ours;
-	bool conflicts = false, outside = false;
+	bool conflicts = false, outside = false, edited, aliased;
 	int error = 0;
 	long at;
 
 	*done = *tried = false;
-	if (!p->pre.nr || !locate_region(e, k, exp, &rg, &outside))
+	if (!p->pre.nr || !locate_region(e, k, exp, &rg, &outside, &aliased))
 		return 0;
 	*tried = true;
 	pat_text(&base, &p->pre);
@@ -1452,13 +1714,15 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	*done = true;
 	if (merged.len == ours.len && !memcmp(merged.ptr, ours.ptr, ours.len)) {
 		r->rule = RULE_ALREADY;
-	} else if ((at = additions_present(e, k, rg.start, rg.end, NULL)) >= 0) {
+	} else if ((at = additions_present(e, k, rg.start, rg.end, NULL,
+					   &edited)) >= 0) {
 		r->rule = RULE_ALREADY;
 		r->risk = true;
-		add_reason(r, "the added lines are already present at line "
-			   "%ld; a 3-way merge would add them again at lines "
-			   "%zu-%zu",
-			   at + 1, rg.start + 1, rg.end);
+		add_reason(r, "the added lines %s at line %ld%s; a 3-way merge "
+			   "would add them again at lines %zu-%zu",
+			   edited ? "already stand" : "are already present",
+			   at + 1, edited ? ", but for comments or whitespace" : "",
+			   rg.start + 1, rg.end);
 	} else {
 		r->rule = RULE_3WAY_HUNK;
 		add_reason(r, "3-way merge with the hunk's preimage at lines %zu-%zu",
@@ -1473,6 +1737,13 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 			   or_none(r->found_func), call(or_none(r->found_func)),
 			   p->func, call(p->func));
 	}
+	if (aliased) {
+		r->risk = true;
+		add_reason(r, "%s() is not in the target: merged inside %s(), "
+			   "the same function here (%u%% of the hunk's lines "
+			   "are in it)",
+			   p->func, p->alias, p->alias_pct);
+	}
 	e->min_pos = rg.end;
 	e->last_offset = (long)rg.end - (p->stated + (long)p->pre.nr);
 out:
@@ -1480,6 +1751,72 @@ out:
 	buf_release(&theirs);
 	buf_release(&merged);
 	return error;
+}
+
+/*
+ * The hunk's whole result stands in the target but for comments or
+ * whitespace (the change went in with another comment, so the context is
+ * split by a line that differs): the first target line of the match
+ * nearest exp, its end in *end, or -1.  A hunk whose code is the same
+ * before and after (it changes only comments) never stands so.
+ */
+static long post_as_code(const struct engine *e, const struct pat *p, long exp,
+			 size_t *end)
+{
+	struct codes pc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct codes qc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct codes tc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
+	struct buf code = BUF_INIT;
+	bool comment = false, same = true, adds_code = false;
+	long best = -1;
+	size_t best_dist = SIZE_MAX;
+
+	/* the postimage's codes; some added line must be code (a hunk
+	 * that comments a line out adds none) */
+	for (size_t i = 0, n = 0; i < p->h->nr_lines; i++) {
+		const struct patch_line *l = &p->h->lines[i];
+
+		if (l->kind != ' ' && l->kind != '+')
+			continue;
+		code_of(&code, l->text.ptr, l->text.len, &comment);
+		codes_add(&pc, &code, n++);
+		if (l->kind == '+' && code.len && significant_code(code.ptr))
+			adds_code = true;
+	}
+	comment = false;
+	for (size_t i = 0; i < p->pre.nr; i++) {
+		code_of(&code, p->pre.v[i].ptr, p->pre.v[i].len, &comment);
+		codes_add(&qc, &code, i);
+	}
+	if (pc.nr == qc.nr)
+		for (size_t i = 0; i < pc.nr && same; i++)
+			same = !strcmp(code_at(&pc, i), code_at(&qc, i));
+	else
+		same = false;
+	if (same || !adds_code || pc.nr < 3)
+		goto out;
+	target_codes(&tc, e, 0, 0, e->t.nr);
+	for (size_t i = 0; i + pc.nr <= tc.nr; i++) {
+		size_t j = 0, d;
+
+		while (j < pc.nr && !strcmp(code_at(&tc, i + j), code_at(&pc, j)))
+			j++;
+		if (j < pc.nr || tc.line[i] < e->min_pos)
+			continue;
+		d = (long)tc.line[i] > exp ? tc.line[i] - (size_t)exp
+					   : (size_t)exp - tc.line[i];
+		if (d < best_dist) {
+			best_dist = d;
+			best = (long)tc.line[i];
+			*end = tc.line[i + pc.nr - 1] + 1;
+		}
+	}
+out:
+	buf_release(&code);
+	codes_release(&pc);
+	codes_release(&qc);
+	codes_release(&tc);
+	return best;
 }
 
 /* --- one hunk ------------------------------------------------------------ */
@@ -1562,6 +1899,8 @@ static int place_hunk(struct engine *e, size_t k)
 	int error = 0;
 	struct level lv;
 	char *three;
+	long stands;
+	size_t stands_end = 0;
 
 	if (exp < 0)
 		exp = 0;
@@ -1638,6 +1977,24 @@ static int place_hunk(struct engine *e, size_t k)
 						     best)))
 			best = best_of(&post, cand_nearer);
 		accept(e, k, best, fallback_f, maxf, exp, &pre, &post);
+		goto out;
+	}
+	if ((stands = post_as_code(e, p, exp, &stands_end)) >= 0) {
+		/* there with other comments: applied already, a risk */
+		free(r->reason);
+		r->reason = NULL;
+		r->rule = RULE_ALREADY;
+		r->risk = true;
+		r->line = (unsigned long)stands + 1;
+		r->offset = stands - p->stated;
+		r->fuzz = 0;
+		set_found_func(e, k, (size_t)stands);
+		add_reason(r, "the hunk's result already stands at lines "
+			   "%ld-%zu, but for comments or whitespace",
+			   stands + 1, stands_end);
+		e->min_pos = stands_end;
+		e->last_offset =
+			r->offset + (long)p->post.nr - (long)p->pre.nr;
 		goto out;
 	}
 	r->rule = RULE_CONFLICT;
@@ -2211,6 +2568,8 @@ void apply_file_result_release(struct apply_file_result *res)
 		free(res->hunks[k].func);
 		free(res->hunks[k].found_func);
 		free(res->hunks[k].reason);
+		free(res->hunks[k].similar);
+		cause_free(res->hunks[k].cause);
 	}
 	free(res->hunks);
 	free(res->reason);

@@ -9,6 +9,7 @@
 #ifndef KCARRY_APPLY_H
 #define KCARRY_APPLY_H
 
+#include "cause.h"
 #include "patch.h"
 
 /* Per hunk: the rule that placed it, in the order they are tried. */
@@ -47,6 +48,13 @@ struct apply_hunk_result {
 	char *func;         /* function the header names, or NULL */
 	char *found_func;   /* function enclosing the landing place, or NULL */
 	char *reason;       /* why: conflict, risk or 3-way; NULL when clean */
+	/*
+	 * When the target lacks func: its function whose body holds the
+	 * most of the hunk's lines (cause_similar_function), and how much.
+	 */
+	char *similar;
+	unsigned similarity;
+	struct cause *cause; /* why it conflicts or is a risk (carry.c) */
 };
 
 struct apply_opts {

@@ -194,7 +194,53 @@ void audit_result_release(struct audit_result *r)
 		free(p->hunks);
 	}
 	free(r->patches);
+	for (size_t i = 0; i < r->nr_intents; i++) {
+		free(r->intents[i].name);
+		free(r->intents[i].old_sig);
+		free(r->intents[i].new_sig);
+		free(r->intents[i].target_sig);
+	}
+	free(r->intents);
+	for (size_t i = 0; i < r->nr_target_api; i++) {
+		free(r->target_api[i].name);
+		free(r->target_api[i].path);
+		free(r->target_api[i].signature);
+	}
+	free(r->target_api);
+	for (size_t i = 0; i < r->nr_callers; i++) {
+		site_release(&r->callers[i].site);
+		free(r->callers[i].file);
+	}
+	free(r->callers);
 	memset(r, 0, sizeof(*r));
+}
+
+const char *audit_target_state_name(enum audit_target_state s)
+{
+	switch (s) {
+	case AUDIT_TARGET_PRESENT:
+		return "present";
+	case AUDIT_TARGET_OTHER:
+		return "other";
+	case AUDIT_TARGET_ALREADY:
+		return "already";
+	case AUDIT_TARGET_ABSENT:
+		break;
+	}
+	return "absent";
+}
+
+const char *audit_caller_class_name(enum audit_caller_class c)
+{
+	switch (c) {
+	case AUDIT_CONVERTED:
+		return "converted";
+	case AUDIT_CONFLICTED:
+		return "conflicted";
+	case AUDIT_TARGET_ONLY:
+		break;
+	}
+	return "target-only";
 }
 
 /* A growing list of sites. */
@@ -862,6 +908,466 @@ static int audit_patch(struct run *r, struct audit_patch *ap,
 	return error;
 }
 
+/* ---- the series' own API change ---- */
+
+/* The exports one side of the watched files' hunks of p declare. */
+static int side_exports(struct watch_exports *ex, const struct patch *p,
+			const char *const *w, size_t nw, char kind,
+			struct err *err)
+{
+	struct buf *texts = NULL;
+	struct watch_source *src = NULL;
+	size_t n = 0, alloc = 0, alloc2 = 0;
+	int error;
+
+	for (size_t f = 0; f < p->nr_files; f++) {
+		const struct patch_file *pf = &p->files[f];
+		const char *path = kind == '-' ? pf->old_path : pf->new_path;
+
+		if (!path || !is_watched(w, nw, path))
+			continue;
+		for (size_t k = 0; k < pf->nr_hunks; k++) {
+			struct side sd;
+
+			side_build(&sd, &pf->hunks[k], kind);
+			ALLOC_GROW(texts, n + 1, alloc);
+			ALLOC_GROW(src, n + 1, alloc2);
+			buf_init(&texts[n], 0);
+			buf_swap(&texts[n], &sd.text);
+			/* a new or deleted file's one side is all of it */
+			src[n] = (struct watch_source){
+				path, texts[n].ptr, texts[n].len,
+				pf->old_path && pf->new_path
+			};
+			n++;
+			side_release(&sd);
+		}
+	}
+	error = watch_exports(ex, src, n, err);
+	if (error == ERR_PARSE) {
+		/* not C (a NUL byte, conflict markers): nothing known */
+		err_release(err);
+		error = 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf_release(&texts[i]);
+	free(texts);
+	free(src);
+	return error;
+}
+
+/* What the series does to one symbol so far. */
+struct intent_acc {
+	char *name;
+	enum watch_kind kind;
+	bool before;     /* it was there before the series touched it */
+	bool now;        /* it is there after the patches so far */
+	char *first_sig; /* as the series found it */
+	char *last_sig;  /* as the series leaves it */
+	size_t patch;
+};
+
+static struct intent_acc *acc_get(struct intent_acc **v, size_t *nr,
+				  size_t *alloc, const struct watch_symbol *s,
+				  bool *fresh)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if (!strcmp((*v)[i].name, s->name)) {
+			*fresh = false;
+			return &(*v)[i];
+		}
+	ALLOC_GROW(*v, *nr + 1, *alloc);
+	memset(&(*v)[*nr], 0, sizeof(**v));
+	(*v)[*nr].name = xstrdup(s->name);
+	(*v)[*nr].kind = s->kind;
+	*fresh = true;
+	return &(*v)[(*nr)++];
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void set_sig(char **at, const char *sig)
+{
+	free(*at);
+	*at = dup_or_null(sig);
+}
+
+static int change_rank(enum watch_change c)
+{
+	return c == WATCH_CHANGED ? 0 : c == WATCH_REMOVED ? 1 : 2;
+}
+
+static int find_intents(struct audit_result *out,
+			const struct series_version *v,
+			const char *const *w, size_t nw,
+			const struct watch_exports *target, struct err *err)
+{
+	struct intent_acc *acc = NULL;
+	size_t nr = 0, alloc = 0, alloc_out = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < v->nr && !error; i++) {
+		const struct patch *p = &v->items[i].patch;
+		struct watch_exports o, n;
+		bool fresh;
+
+		watch_exports_init(&o);
+		watch_exports_init(&n);
+		if ((error = side_exports(&o, p, w, nw, '-', err)) < 0 ||
+		    (error = side_exports(&n, p, w, nw, '+', err)) < 0)
+			goto next;
+		for (size_t k = 0; k < o.nr; k++) {
+			const struct watch_symbol *os = &o.v[k];
+			const struct watch_symbol *ns =
+				watch_exports_find(&n, os->name);
+			struct intent_acc *a;
+
+			if (ns && (os->partial || ns->partial ||
+				   (os->signature == ns->signature) ||
+				   (os->signature && ns->signature &&
+				    !strcmp(os->signature, ns->signature))))
+				continue; /* the same, or not known whole */
+			a = acc_get(&acc, &nr, &alloc, os, &fresh);
+			if (fresh) {
+				a->before = true;
+				a->first_sig = dup_or_null(os->signature);
+				a->patch = i + 1;
+			}
+			a->now = ns != NULL;
+			set_sig(&a->last_sig, ns ? ns->signature : NULL);
+		}
+		for (size_t k = 0; k < n.nr; k++) {
+			struct intent_acc *a;
+
+			if (watch_exports_find(&o, n.v[k].name))
+				continue;
+			a = acc_get(&acc, &nr, &alloc, &n.v[k], &fresh);
+			if (fresh)
+				a->patch = i + 1;
+			a->now = true;
+			set_sig(&a->last_sig, n.v[k].signature);
+		}
+next:
+		watch_exports_release(&o);
+		watch_exports_release(&n);
+	}
+	for (size_t i = 0; i < nr && !error; i++) {
+		struct intent_acc *a = &acc[i];
+		struct audit_intent *t;
+		const struct watch_symbol *ts;
+		enum watch_change change;
+
+		if (a->before && !a->now)
+			change = WATCH_REMOVED;
+		else if (a->before &&
+			 !(a->first_sig == a->last_sig ||
+			   (a->first_sig && a->last_sig &&
+			    !strcmp(a->first_sig, a->last_sig))))
+			change = WATCH_CHANGED;
+		else if (!a->before && a->now)
+			change = WATCH_ADDED;
+		else
+			continue; /* back as it was, or added then removed */
+		ALLOC_GROW(out->intents, out->nr_intents + 1, alloc_out);
+		t = &out->intents[out->nr_intents++];
+		memset(t, 0, sizeof(*t));
+		t->name = xstrdup(a->name);
+		t->kind = a->kind;
+		t->change = change;
+		t->old_sig = change == WATCH_ADDED ? NULL
+						   : dup_or_null(a->first_sig);
+		t->new_sig = change == WATCH_REMOVED ? NULL
+						     : dup_or_null(a->last_sig);
+		t->patch = a->patch;
+		ts = watch_exports_find(target, a->name);
+		if (!ts) {
+			t->target = AUDIT_TARGET_ABSENT;
+		} else {
+			t->target_sig = dup_or_null(ts->signature);
+			if (change != WATCH_ADDED &&
+			    (ts->signature == t->old_sig ||
+			     (ts->signature && t->old_sig &&
+			      !strcmp(ts->signature, t->old_sig))))
+				t->target = AUDIT_TARGET_PRESENT;
+			else if (change != WATCH_REMOVED &&
+				 (ts->signature == t->new_sig ||
+				  (ts->signature && t->new_sig &&
+				   !strcmp(ts->signature, t->new_sig))))
+				t->target = AUDIT_TARGET_ALREADY;
+			else
+				t->target = AUDIT_TARGET_OTHER;
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		free(acc[i].name);
+		free(acc[i].first_sig);
+		free(acc[i].last_sig);
+	}
+	free(acc);
+	/* changed first, then removed, then added; stable */
+	for (size_t i = 1; i < out->nr_intents; i++) {
+		struct audit_intent t = out->intents[i];
+		size_t j = i;
+
+		while (j > 0 && change_rank(out->intents[j - 1].change) >
+					change_rank(t.change)) {
+			out->intents[j] = out->intents[j - 1];
+			j--;
+		}
+		out->intents[j] = t;
+	}
+	return error;
+}
+
+/* The series changes an API the target lacks: say what it has instead. */
+static void note_absent_api(struct audit_result *out,
+			    const struct watch_exports *target)
+{
+	size_t breaking = 0, absent = 0, alloc = 0;
+	bool calls = false;
+
+	/* the functions and macros the series changes: a struct of the same
+	 * name may well be there in another era's form */
+	for (size_t i = 0; i < out->nr_intents; i++)
+		calls |= out->intents[i].change != WATCH_ADDED &&
+			 (out->intents[i].kind == WATCH_FUNCTION ||
+			  out->intents[i].kind == WATCH_MACRO);
+	for (size_t i = 0; i < out->nr_intents; i++) {
+		const struct audit_intent *t = &out->intents[i];
+
+		if (t->change == WATCH_ADDED ||
+		    (calls && t->kind != WATCH_FUNCTION &&
+		     t->kind != WATCH_MACRO))
+			continue;
+		breaking++;
+		absent += t->target == AUDIT_TARGET_ABSENT;
+	}
+	out->api_absent = breaking && absent == breaking;
+	if (!out->api_absent)
+		return;
+	for (size_t i = 0; i < target->nr; i++) {
+		const struct watch_symbol *s = &target->v[i];
+		struct watch_symbol *t;
+
+		if (s->kind != WATCH_FUNCTION && s->kind != WATCH_TYPE)
+			continue;
+		ALLOC_GROW(out->target_api, out->nr_target_api + 1, alloc);
+		t = &out->target_api[out->nr_target_api++];
+		memset(t, 0, sizeof(*t));
+		t->name = xstrdup(s->name);
+		t->kind = s->kind;
+		t->path = dup_or_null(s->path);
+		t->line = s->line;
+		t->signature = dup_or_null(s->signature);
+	}
+}
+
+/* A use of a changed symbol that a hunk of the series converts. */
+struct conversion {
+	size_t patch, file, hunk; /* 0-based */
+	const char *path;
+	char *func;               /* around it, in the series' view */
+	char *symbol;
+	char *text;               /* the statement's first line, trimmed */
+};
+
+static void conversions_free(struct conversion *c, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(c[i].func);
+		free(c[i].symbol);
+		free(c[i].text);
+	}
+	free(c);
+}
+
+static int find_conversions(struct conversion **out, size_t *nr,
+			    const struct series_version *v,
+			    const char *const *w, size_t nw,
+			    const struct watch_set *changed, struct err *err)
+{
+	size_t alloc = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < v->nr && !error; i++) {
+		const struct patch *p = &v->items[i].patch;
+
+		for (size_t f = 0; f < p->nr_files && !error; f++) {
+			const struct patch_file *pf = &p->files[f];
+
+			if (!pf->old_path || is_watched(w, nw, pf->old_path))
+				continue;
+			for (size_t k = 0; k < pf->nr_hunks && !error; k++) {
+				const struct patch_hunk *h = &pf->hunks[k];
+				struct side sd;
+				struct watch_refs refs;
+
+				side_build(&sd, h, '-');
+				watch_refs_init(&refs);
+				error = watch_scan_refs(&refs, changed,
+							pf->old_path, sd.text.ptr,
+							sd.text.len, err);
+				if (error == ERR_PARSE) {
+					err_release(err);
+					error = 0;
+				}
+				for (size_t r = 0; !error && r < refs.nr; r++) {
+					const struct watch_ref *ref = &refs.v[r];
+					struct conversion *c;
+					size_t first = ref->line - 1;
+
+					if (ref->kind == WATCH_REF_DECL ||
+					    !stmt_changed(&sd, first))
+						continue;
+					ALLOC_GROW(*out, *nr + 1, alloc);
+					c = &(*out)[(*nr)++];
+					c->patch = i;
+					c->file = f;
+					c->hunk = k;
+					c->path = pf->old_path;
+					c->func = hunk_func(h, sd.hunk_line[first]);
+					c->symbol = xstrdup(ref->name);
+					c->text = span_dup(span_trim(
+						line_at(&sd.lines, first)));
+				}
+				watch_refs_release(&refs);
+				side_release(&sd);
+			}
+		}
+	}
+	return error;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The conversion meant for site: same file, symbol and function, the same
+ * statement preferred. */
+static const struct conversion *conversion_of(const struct conversion *c,
+					      size_t nr,
+					      const struct audit_site *site)
+{
+	const struct conversion *best = NULL;
+
+	for (size_t i = 0; i < nr; i++) {
+		if (strcmp(c[i].path, site->path) ||
+		    strcmp(c[i].symbol, site->symbol) ||
+		    !same_str(c[i].func, site->func))
+			continue;
+		if (site->text && !strcmp(c[i].text, site->text))
+			return &c[i];
+		if (!best)
+			best = &c[i];
+	}
+	return best;
+}
+
+/* Every caller in the target of a symbol the series changes, classified. */
+static int classify_callers(struct run *r, const struct series_version *v,
+			    const struct carry_result *cr, struct err *err)
+{
+	struct audit_result *out = r->out;
+	struct watch_set changed;
+	struct conversion *conv = NULL;
+	struct strv files = { 0 };
+	struct buf text = BUF_INIT;
+	size_t nconv = 0, alloc = 0;
+	int error = 0;
+
+	watch_set_init(&changed);
+	for (size_t i = 0; i < out->nr_intents; i++) {
+		const struct audit_intent *t = &out->intents[i];
+
+		if (t->change == WATCH_ADDED ||
+		    (t->target != AUDIT_TARGET_PRESENT &&
+		     t->target != AUDIT_TARGET_OTHER))
+			continue;
+		/* a struct whose members change: its uses are not callers */
+		if (t->change == WATCH_CHANGED && t->kind == WATCH_TYPE &&
+		    (starts_with(t->name, "struct ") ||
+		     starts_with(t->name, "union ") ||
+		     starts_with(t->name, "enum ")))
+			continue;
+		watch_set_add(&changed, t->name, t->kind);
+	}
+	if (!changed.nr)
+		goto out;
+	if ((error = find_conversions(&conv, &nconv, v, r->watched, r->nw,
+				      &changed, err)) < 0 ||
+	    (error = list_scope(&files, r->repo, &r->base, r->watched, r->nw,
+				r->opts, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < files.nr && !error; i++) {
+		struct watch_refs refs;
+		struct lines l = { 0 };
+		bool exists;
+
+		if (is_watched(r->watched, r->nw, files.v[i]))
+			continue;
+		watch_refs_init(&refs);
+		error = scan_file(&refs, &text, &exists, r->repo, &r->base,
+				  files.v[i], &changed, err);
+		if (!error && exists && refs.nr)
+			lines_init(&l, text.ptr, text.len);
+		for (size_t j = 0; !error && exists && j < refs.nr; j++) {
+			const struct watch_ref *ref = &refs.v[j];
+			const struct conversion *cv;
+			struct audit_caller *c;
+			struct span t;
+
+			if (ref->kind == WATCH_REF_DECL)
+				continue;
+			ALLOC_GROW(out->callers, out->nr_callers + 1, alloc);
+			c = &out->callers[out->nr_callers++];
+			memset(c, 0, sizeof(*c));
+			t = line_at(&l, ref->line - 1);
+			c->site.path = xstrdup(files.v[i]);
+			c->site.line = ref->line;
+			c->site.func = dup_or_null(ref->func);
+			c->site.symbol = xstrdup(ref->name);
+			c->site.kind = ref->kind;
+			c->site.text = span_dup(span_trim(t));
+			cv = conversion_of(conv, nconv, &c->site);
+			if (!cv) {
+				c->class = AUDIT_TARGET_ONLY;
+				out->nr_target_only++;
+				continue;
+			}
+			c->patch = cv->patch + 1;
+			c->file = xstrdup(cv->path);
+			c->hunk = cv->hunk + 1;
+			c->class = AUDIT_CONFLICTED;
+			if (cv->patch < cr->nr) {
+				const struct carry_patch *cp =
+					&cr->patches[cv->patch];
+				const struct carry_file *cf =
+					cv->file < cp->nr_files
+						? &cp->files[cv->file]
+						: NULL;
+
+				if (cp->committed && cf && cv->hunk < cf->nr_hunks &&
+				    cf->hunks[cv->hunk].rule != RULE_CONFLICT)
+					c->class = AUDIT_CONVERTED;
+			}
+			if (c->class == AUDIT_CONFLICTED)
+				out->nr_conflicted++;
+		}
+		lines_release(&l);
+		watch_refs_release(&refs);
+	}
+out:
+	conversions_free(conv, nconv);
+	strv_release(&files);
+	buf_release(&text);
+	watch_set_release(&changed);
+	return error;
+}
+
 /* ---- audit_run ---- */
 
 static void fill_changes(struct audit_result *out, const struct watch_diff *d)
@@ -937,6 +1443,11 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 		if ((error = audit_patch(&r, &out->patches[i],
 					 &v->items[i].patch, err)) < 0)
 			goto out;
+	/* what the series' own hunks change, and the target's callers */
+	if ((error = find_intents(out, v, r.watched, r.nw, &old_ex, err)) < 0)
+		goto out;
+	note_absent_api(out, &old_ex);
+	error = classify_callers(&r, v, cr, err);
 out:
 	out->absent = r.absent.v;
 	out->nr_absent = r.absent.nr;
@@ -1033,4 +1544,635 @@ out:
 	watch_set_release(&set);
 	watch_exports_release(&ex);
 	return error;
+}
+
+/* ---- suggestions: the series' own conversion for the calls it misses ---- */
+
+#define MAX_ARGS 32
+#define CALL_LINES 3 /* context lines a converted call may start in */
+
+/* A call "name(args)" in a text: where it is, and its arguments. */
+struct call {
+	size_t start, name_end, close; /* offsets */
+	struct span args[MAX_ARGS];    /* trimmed, pointing into the text */
+	size_t nargs;
+};
+
+static bool ident_ch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The first call of name at or after from in text[0..len). */
+static bool find_call(struct call *c, const char *text, size_t len, size_t from,
+		      const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = from; i + n < len; i++) {
+		size_t j = i + n, a;
+		int depth = 0;
+
+		if (memcmp(text + i, name, n) || (i && ident_ch(text[i - 1])) ||
+		    ident_ch(text[j]))
+			continue;
+		while (j < len && isspace((unsigned char)text[j]))
+			j++;
+		if (j >= len || text[j] != '(')
+			continue;
+		c->start = i;
+		c->name_end = i + n;
+		c->nargs = 0;
+		a = j + 1;
+		for (size_t k = j; k < len; k++) {
+			char ch = text[k];
+
+			if (ch == '"' || ch == '\'') {
+				for (k++; k < len && text[k] != ch; k++)
+					if (text[k] == '\\')
+						k++;
+				continue;
+			}
+			if (ch == '(' || ch == '[' || ch == '{') {
+				depth++;
+			} else if ((ch == ')' || ch == ']' || ch == '}') &&
+				   --depth == 0) {
+				struct span s = span_trim(
+					(struct span){ text + a, k - a });
+
+				if (s.len && c->nargs < MAX_ARGS)
+					c->args[c->nargs++] = s;
+				c->close = k;
+				return c->nargs < MAX_ARGS;
+			} else if (ch == ',' && depth == 1 &&
+				   c->nargs < MAX_ARGS) {
+				c->args[c->nargs++] = span_trim(
+					(struct span){ text + a, k - a });
+				a = k + 1;
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+/* An argument with its blanks folded, to compare two spellings. */
+static char *folded(struct span s)
+{
+	struct buf b = BUF_INIT;
+	bool blank = false;
+
+	for (size_t i = 0; i < s.len; i++) {
+		if (isspace((unsigned char)s.ptr[i])) {
+			blank = b.len > 0;
+			continue;
+		}
+		if (blank)
+			buf_addc(&b, ' ');
+		blank = false;
+		buf_addc(&b, s.ptr[i]);
+	}
+	return buf_detach(&b, NULL);
+}
+
+static bool arg_eq(struct span a, struct span b)
+{
+	char *x = folded(a), *y = folded(b);
+	bool eq = !strcmp(x, y);
+
+	free(x);
+	free(y);
+	return eq;
+}
+
+/* Whether new is old without argument k. */
+static bool drops(const struct call *old, const struct call *new, size_t k)
+{
+	if (new->nargs + 1 != old->nargs)
+		return false;
+	for (size_t i = 0, j = 0; i < old->nargs; i++) {
+		if (i == k)
+			continue;
+		if (!arg_eq(old->args[i], new->args[j++]))
+			return false;
+	}
+	return true;
+}
+
+/* Whether new is old with an argument inserted at k. */
+static bool adds(const struct call *old, const struct call *new, size_t k)
+{
+	if (new->nargs != old->nargs + 1)
+		return false;
+	for (size_t i = 0, j = 0; j < new->nargs; j++) {
+		if (j == k)
+			continue;
+		if (!arg_eq(old->args[i++], new->args[j]))
+			return false;
+	}
+	return true;
+}
+
+/* The first "name(" of a text (a renamed callee), or NULL. */
+static char *first_callee(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		size_t j = i;
+
+		if (!isalpha((unsigned char)text[i]) && text[i] != '_')
+			continue;
+		if (i && ident_ch(text[i - 1]))
+			continue;
+		while (j < len && ident_ch(text[j]))
+			j++;
+		if (j < len && text[j] == '(')
+			return xstrndup(text + i, j - i);
+		i = j;
+	}
+	return NULL;
+}
+
+/* The first call of name in text that ends at or after edge (reaches
+ * into the changed lines, which start there). */
+static bool call_into(struct call *c, const char *text, size_t len, size_t edge,
+		      const char *name)
+{
+	for (size_t from = 0; find_call(c, text, len, from, name);
+	     from = c->name_end)
+		if (c->close >= edge)
+			return true;
+	return false;
+}
+
+/* One converted call: the rule it shows (a new rule, complete).  Both
+ * texts start with the same ctx bytes of context. */
+static bool rule_of(struct audit_rule *r, const char *sym, const char *old_text,
+		    size_t old_len, const char *new_text, size_t new_len,
+		    size_t ctx)
+{
+	struct call o, n;
+	char *callee = NULL;
+	bool same = true;
+
+	memset(r, 0, sizeof(*r));
+	if (!call_into(&o, old_text, old_len, ctx, sym))
+		return false;
+	if (!call_into(&n, new_text, new_len, ctx, sym)) {
+		callee = first_callee(new_text + ctx, new_len - ctx);
+		if (!callee || !call_into(&n, new_text, new_len, ctx, callee)) {
+			free(callee);
+			return false;
+		}
+	}
+	r->new_name = callee;
+	r->arity = o.nargs;
+	r->examples = 1;
+	for (size_t k = 0; k < o.nargs; k++)
+		if (drops(&o, &n, k))
+			r->drops |= (uint32_t)1 << k;
+	for (size_t k = 0; !r->drops && k < n.nargs; k++)
+		if (adds(&o, &n, k)) {
+			char *t = folded(n.args[k]);
+
+			if (r->add_text && strcmp(r->add_text, t)) {
+				free(t);
+				continue; /* another text: not one rule */
+			}
+			free(r->add_text);
+			r->add_text = t;
+			r->adds |= (uint32_t)1 << k;
+		}
+	/* no argument changed: a rename, or nothing to learn */
+	for (size_t k = 0; same && k < o.nargs; k++)
+		same = n.nargs == o.nargs && arg_eq(o.args[k], n.args[k]);
+	if (!r->drops && !r->adds && (!same || !callee)) {
+		free(r->new_name);
+		free(r->add_text);
+		memset(r, 0, sizeof(*r));
+		return false;
+	}
+	r->symbol = xstrdup(sym);
+	return true;
+}
+
+/* b agrees with a: what they have in common stays in a. */
+static bool merge_rule(struct audit_rule *a, const struct audit_rule *b)
+{
+	if (strcmp(a->symbol, b->symbol) ||
+	    !same_str(a->new_name, b->new_name) || a->arity != b->arity ||
+	    !same_str(a->add_text, b->add_text) || !!a->drops != !!b->drops ||
+	    !!a->adds != !!b->adds)
+		return false;
+	a->drops &= b->drops;
+	a->adds &= b->adds;
+	a->examples++;
+	return (a->drops || !b->drops) && (a->adds || !b->adds);
+}
+
+static void rule_release(struct audit_rule *r)
+{
+	free(r->symbol);
+	free(r->new_name);
+	free(r->add_text);
+}
+
+/* The rules the series' converted callers agree on, one per symbol. */
+static void learn_rules(struct audit_suggestions *out,
+			const struct series_version *v, const char *const *w,
+			size_t nw, const struct audit_result *a)
+{
+	struct audit_rule *seen = NULL;
+	bool *bad = NULL;
+	size_t nr = 0, alloc = 0, alloc_bad = 0, alloc_out = 0;
+
+	for (size_t i = 0; i < v->nr; i++) {
+		const struct patch *p = &v->items[i].patch;
+
+		for (size_t f = 0; f < p->nr_files; f++) {
+			const struct patch_file *pf = &p->files[f];
+
+			if (!pf->old_path || is_watched(w, nw, pf->old_path))
+				continue;
+			for (size_t k = 0; k < pf->nr_hunks; k++) {
+				const struct patch_hunk *h = &pf->hunks[k];
+
+				for (size_t l = 0; l < h->nr_lines;) {
+					struct buf o = BUF_INIT, n = BUF_INIT;
+					size_t ctx;
+
+					if (h->lines[l].kind == ' ') {
+						l++;
+						continue;
+					}
+					/* with the context lines before it: a
+					 * call over several lines */
+					ctx = l;
+					while (ctx > 0 &&
+					       l - ctx < CALL_LINES &&
+					       h->lines[ctx - 1].kind == ' ')
+						ctx--;
+					for (; ctx < l; ctx++) {
+						buf_addspan(&o,
+							    h->lines[ctx].text);
+						buf_addc(&o, '\n');
+					}
+					ctx = o.len;
+					buf_add(&n, o.ptr, o.len);
+					/* one block of changed lines */
+					for (; l < h->nr_lines &&
+					       h->lines[l].kind != ' ';
+					     l++) {
+						struct buf *b =
+							h->lines[l].kind == '-'
+								? &o
+								: &n;
+						buf_addspan(b,
+							    h->lines[l].text);
+						buf_addc(b, '\n');
+					}
+					for (size_t t = 0; t < a->nr_intents;
+					     t++) {
+						const struct audit_intent *in =
+							&a->intents[t];
+						struct audit_rule r;
+						size_t s;
+
+						if (in->change == WATCH_ADDED ||
+						    (in->kind !=
+							     WATCH_FUNCTION &&
+						     in->kind != WATCH_MACRO) ||
+						    !rule_of(&r, in->name,
+							     o.ptr, o.len,
+							     n.ptr, n.len, ctx))
+							continue;
+						for (s = 0; s < nr; s++)
+							if (!strcmp(seen[s].symbol,
+								    r.symbol))
+								break;
+						if (s == nr) {
+							ALLOC_GROW(seen, nr + 1,
+								   alloc);
+							ALLOC_GROW(bad, nr + 1,
+								   alloc_bad);
+							seen[nr] = r;
+							bad[nr++] = false;
+							continue;
+						}
+						if (!merge_rule(&seen[s], &r))
+							bad[s] = true;
+						rule_release(&r);
+					}
+					buf_release(&o);
+					buf_release(&n);
+				}
+			}
+		}
+	}
+	for (size_t s = 0; s < nr; s++) {
+		if (bad[s]) {
+			rule_release(&seen[s]);
+			continue;
+		}
+		ALLOC_GROW(out->rules, out->nr_rules + 1, alloc_out);
+		out->rules[out->nr_rules++] = seen[s];
+	}
+	free(seen);
+	free(bad);
+}
+
+/* The call c (in text) rewritten by rule r, dropping or adding at k. */
+static char *rewrite(const struct audit_rule *r, const char *text,
+		     const struct call *c, size_t k)
+{
+	struct buf b = BUF_INIT;
+	size_t to = c->close + 1, cut_a = 0, cut_b = 0, ins = 0;
+	bool cut = r->drops != 0, insert = r->adds != 0;
+
+	if (cut && k + 1 < c->nargs) {
+		cut_a = (size_t)(c->args[k].ptr - text);
+		cut_b = (size_t)(c->args[k + 1].ptr - text);
+	} else if (cut && k) {
+		cut_a = (size_t)(c->args[k - 1].ptr + c->args[k - 1].len -
+				 text);
+		cut_b = (size_t)(c->args[k].ptr + c->args[k].len - text);
+	} else if (cut) { /* the only argument */
+		cut_a = (size_t)(c->args[k].ptr - text);
+		cut_b = cut_a + c->args[k].len;
+	}
+	if (insert)
+		ins = k < c->nargs ? (size_t)(c->args[k].ptr - text)
+		      : c->nargs   ? (size_t)(c->args[c->nargs - 1].ptr +
+					      c->args[c->nargs - 1].len - text)
+				   : c->close;
+	buf_adds(&b, r->new_name ? r->new_name : r->symbol);
+	for (size_t i = c->name_end; i < to; i++) {
+		if (insert && i == ins)
+			buf_addf(&b,
+				 k < c->nargs ? "%s, "
+				 : c->nargs   ? ", %s"
+					      : "%s",
+				 r->add_text);
+		if (cut && i >= cut_a && i < cut_b)
+			continue;
+		buf_addc(&b, text[i]);
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* The rewritten call, the same whichever candidate k; NULL when they
+ * differ (the examples cannot tell which argument goes). */
+static char *rewrite_call(const struct audit_rule *r, const char *text,
+			  const struct call *c)
+{
+	uint32_t mask = r->drops ? r->drops : r->adds;
+	char *result = NULL;
+
+	if (!mask)
+		return rewrite(r, text, c, 0);
+	for (size_t k = 0; k < 32; k++) {
+		char *t;
+
+		if (!(mask & ((uint32_t)1 << k)))
+			continue;
+		t = rewrite(r, text, c, k);
+		if (result && strcmp(result, t)) {
+			free(result);
+			free(t);
+			return NULL;
+		}
+		free(result);
+		result = t;
+	}
+	return result;
+}
+
+/* Offset of line (1-based) in text. */
+static size_t line_offset(const char *text, size_t len, size_t line)
+{
+	size_t off = 0;
+
+	for (size_t l = 1; l < line && off < len; l++) {
+		const char *nl = memchr(text + off, '\n', len - off);
+
+		if (!nl)
+			return len;
+		off = (size_t)(nl - text) + 1;
+	}
+	return off;
+}
+
+static int cmp_fix(const void *x, const void *y)
+{
+	const struct audit_fix *a = x, *b = y;
+	int c = strcmp(a->site.path, b->site.path);
+
+	return c			     ? c
+	       : a->site.line < b->site.line ? -1
+					     : a->site.line > b->site.line;
+}
+
+static long lowest(uint32_t mask)
+{
+	for (long k = 0; k < 32; k++)
+		if (mask & ((uint32_t)1 << k))
+			return k;
+	return -1;
+}
+
+/* The metavariable of argument i: the candidates of an ambiguous drop
+ * or add share the first one's (spatch then wants them equal, as
+ * rewrite_call does). */
+static size_t meta_of(const struct audit_rule *r, size_t i)
+{
+	uint32_t m = r->drops;
+	long low = lowest(m);
+
+	if (low >= 0 && (m & ((uint32_t)1 << i)))
+		return (size_t)low + 1;
+	return i + 1;
+}
+
+static void cocci_rule(struct buf *b, const struct audit_rule *r)
+{
+	long drop = lowest(r->drops), add = lowest(r->adds);
+
+	buf_adds(b, "@@\n");
+	if (r->arity) {
+		bool first = true;
+
+		buf_adds(b, "expression");
+		for (size_t i = 0; i < r->arity; i++) {
+			if (meta_of(r, i) != i + 1)
+				continue;
+			buf_addf(b, "%s e%zu", first ? "" : ",", i + 1);
+			first = false;
+		}
+		buf_adds(b, ";\n");
+	}
+	buf_addf(b, "@@\n- %s(", r->symbol);
+	for (size_t i = 0; i < r->arity; i++)
+		buf_addf(b, "%se%zu", i ? ", " : "", meta_of(r, i));
+	buf_addf(b, ")\n+ %s(", r->new_name ? r->new_name : r->symbol);
+	for (size_t i = 0, out = 0; i <= r->arity; i++) {
+		if (add >= 0 && (size_t)add == i) {
+			buf_addf(b, "%s%s", out ? ", " : "", r->add_text);
+			out++;
+		}
+		if (i == r->arity)
+			break;
+		if (drop >= 0 && (size_t)drop == i)
+			continue;
+		buf_addf(b, "%se%zu", out ? ", " : "", meta_of(r, i));
+		out++;
+	}
+	buf_adds(b, ")\n\n");
+}
+
+static void fix_init(struct audit_fix *fx, const struct audit_site *s)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->site.path = xstrdup(s->path);
+	fx->site.line = s->line;
+	fx->site.func = dup_or_null(s->func);
+	fx->site.symbol = xstrdup(s->symbol);
+	fx->site.kind = s->kind;
+	fx->site.text = dup_or_null(s->text);
+}
+
+int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
+		  const struct series_version *v, const struct carry_result *cr,
+		  const struct audit_result *a, const struct audit_opts *opts,
+		  struct err *err)
+{
+	struct tree_oid head;
+	struct buf text = BUF_INIT, edited = BUF_INIT;
+	size_t nw, alloc = 0, alloc_left = 0;
+	const char *const *w = watched_files(opts, &nw);
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	buf_init(&out->patch, 0);
+	buf_init(&out->cocci, 0);
+	learn_rules(out, v, w, nw, a);
+	for (size_t i = 0; i < out->nr_rules; i++) {
+		const struct audit_rule *r = &out->rules[i];
+
+		buf_addf(&out->cocci,
+			 "// %s: learned from %zu converted call%s "
+			 "of the series\n",
+			 r->symbol, r->examples, r->examples == 1 ? "" : "s");
+		cocci_rule(&out->cocci, r);
+	}
+	if ((error = tree_commit_tree(&head, repo, &cr->head, err)) < 0)
+		goto out;
+	/* file by file, the unconverted calls, last first */
+	for (size_t i = 0; i < a->nr_unconverted && !error;) {
+		const char *path = a->unconverted[i].path;
+		size_t j = i, first_fix = out->nr_fixes;
+		bool exists;
+
+		while (j < a->nr_unconverted &&
+		       !strcmp(a->unconverted[j].path, path))
+			j++;
+		if ((error = tree_read_file(&text, &exists, NULL, repo, &head,
+					    path, err)) < 0)
+			break;
+		buf_reset(&edited);
+		buf_add(&edited, text.ptr, text.len);
+		for (size_t k = j; k-- > i;) {
+			const struct audit_site *s = &a->unconverted[k];
+			const struct audit_rule *r = NULL;
+			struct call c;
+			struct audit_fix *fx;
+			char *new_call, *why;
+			size_t off;
+
+			for (size_t q = 0; q < out->nr_rules && !r; q++)
+				if (!strcmp(out->rules[q].symbol, s->symbol))
+					r = &out->rules[q];
+			off = line_offset(edited.ptr, edited.len, s->line);
+			why = NULL;
+			new_call = NULL;
+			if (!r)
+				why = xstrfmt("the series' converted calls "
+					      "show no one conversion of %s",
+					      s->symbol);
+			else if (s->kind != WATCH_REF_CALL ||
+				 !find_call(&c, edited.ptr, edited.len, off,
+					    s->symbol))
+				why = xstrdup("not a call");
+			else if (c.nargs != r->arity)
+				why = xstrfmt("%zu argument%s, the series' "
+					      "calls have %zu",
+					      c.nargs, c.nargs == 1 ? "" : "s",
+					      r->arity);
+			else if (!(new_call = rewrite_call(r, edited.ptr, &c)))
+				why = xstrdup("the series' calls do not tell "
+					      "which argument goes");
+			if (why) {
+				ALLOC_GROW(out->left, out->nr_left + 1,
+					   alloc_left);
+				fx = &out->left[out->nr_left++];
+				fix_init(fx, s);
+				fx->why = why;
+				continue;
+			}
+			ALLOC_GROW(out->fixes, out->nr_fixes + 1, alloc);
+			fx = &out->fixes[out->nr_fixes++];
+			fix_init(fx, s);
+			fx->old_call = xstrndup(edited.ptr + c.start,
+						c.close + 1 - c.start);
+			fx->new_call = xstrdup(new_call);
+			{
+				struct buf b = BUF_INIT;
+
+				buf_add(&b, edited.ptr, c.start);
+				buf_adds(&b, new_call);
+				buf_add(&b, edited.ptr + c.close + 1,
+					edited.len - c.close - 1);
+				buf_swap(&b, &edited);
+				buf_release(&b);
+			}
+			free(new_call);
+		}
+		if (out->nr_fixes > first_fix)
+			error = tree_diff_unified(
+				&out->patch, path,
+				(struct span){ text.ptr, text.len },
+				(struct span){ edited.ptr, edited.len }, err);
+		i = j;
+	}
+	if (out->nr_fixes)
+		qsort(out->fixes, out->nr_fixes, sizeof(*out->fixes), cmp_fix);
+	if (out->nr_left)
+		qsort(out->left, out->nr_left, sizeof(*out->left), cmp_fix);
+out:
+	buf_release(&text);
+	buf_release(&edited);
+	if (error < 0)
+		audit_suggestions_release(out);
+	return error;
+}
+
+static void fixes_free(struct audit_fix *f, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		site_release(&f[i].site);
+		free(f[i].old_call);
+		free(f[i].new_call);
+		free(f[i].why);
+	}
+	free(f);
+}
+
+void audit_suggestions_release(struct audit_suggestions *s)
+{
+	for (size_t i = 0; i < s->nr_rules; i++)
+		rule_release(&s->rules[i]);
+	free(s->rules);
+	fixes_free(s->fixes, s->nr_fixes);
+	fixes_free(s->left, s->nr_left);
+	buf_release(&s->patch);
+	buf_release(&s->cocci);
+	memset(s, 0, sizeof(*s));
 }

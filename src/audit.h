@@ -8,6 +8,14 @@
  * target that still use them after the series (unconverted callers), the
  * callers the series converts that the target does not have, and which
  * patches touch a watched file or a caller.
+ *
+ * The API the series means to change comes from the series itself too:
+ * the declarations its hunks of the watched files remove, add and change
+ * (the code its author saw), whether or not those hunks land.  Every
+ * caller of such a symbol in the target is then classified: converted by
+ * a hunk that landed, meant to be converted by a hunk that did not, or
+ * only in the target (the series never converts it); and a target that
+ * lacks the API altogether says so, with what its watched files define.
  */
 #ifndef KCARRY_AUDIT_H
 #define KCARRY_AUDIT_H
@@ -52,6 +60,39 @@ struct audit_hunk {
 	char *symbol;      /* caller hunks: the first export it touches */
 };
 
+/* A symbol the series' own hunks change, and what the target has of it. */
+enum audit_target_state {
+	AUDIT_TARGET_PRESENT, /* the target has it as the series found it */
+	AUDIT_TARGET_OTHER,   /* the target has it, with another signature */
+	AUDIT_TARGET_ALREADY, /* the target has it as the series leaves it */
+	AUDIT_TARGET_ABSENT,  /* the target's watched files do not have it */
+};
+
+struct audit_intent {
+	char *name;
+	enum watch_kind kind;
+	enum watch_change change; /* removed, added, changed */
+	char *old_sig, *new_sig;  /* the series' view; NULL where absent */
+	size_t patch;             /* 1-based: the first patch changing it */
+	enum audit_target_state target;
+	char *target_sig;         /* the target's, when it has it */
+};
+
+/* How a caller of a symbol the series changes fares on the target. */
+enum audit_caller_class {
+	AUDIT_CONVERTED,   /* a hunk of the series converts it, and landed */
+	AUDIT_CONFLICTED,  /* a hunk meant to convert it did not land */
+	AUDIT_TARGET_ONLY, /* the series never converts it */
+};
+
+struct audit_caller {
+	struct audit_site site;  /* in the target's base tree */
+	enum audit_caller_class class;
+	size_t patch;            /* 1-based, the converting hunk's; 0: none */
+	char *file;              /* the converting hunk's file, or NULL */
+	size_t hunk;             /* 1-based in that file, 0: none */
+};
+
 struct audit_patch {
 	bool touches_watched; /* a hunk changes a watched file */
 	bool touches_caller;  /* a hunk changes a line using an export */
@@ -78,6 +119,55 @@ struct audit_result {
 	struct audit_patch *patches; /* one per patch of the version */
 	size_t nr_patches;
 	size_t nr_files_scanned;
+	/* the series' own API change (removed, changed, added symbols) */
+	struct audit_intent *intents;
+	size_t nr_intents;
+	/* the series removes or changes symbols and the target has none
+	 * of them: target_api is what its watched files export instead */
+	bool api_absent;
+	struct watch_symbol *target_api; /* functions and types; owned */
+	size_t nr_target_api;
+	/* every caller, in the target, of a symbol the series removes or
+	 * changes and the target has */
+	struct audit_caller *callers;
+	size_t nr_callers;
+	size_t nr_conflicted, nr_target_only; /* callers of those classes */
+};
+
+/*
+ * How the series converts the calls of one symbol, learned from its own
+ * converted callers (the Spinfer idea): a callee renamed, an argument
+ * dropped, or one added with the same text every time.
+ */
+struct audit_rule {
+	char *symbol;	/* the callee as the series found it */
+	char *new_name; /* its new name, or NULL */
+	/* bit k: argument k (0-based) may be the one dropped, or the place
+	 * one is added at; several when the examples cannot tell (two
+	 * NULLs side by side) */
+	uint32_t drops, adds;
+	char *add_text;	 /* the argument added */
+	size_t arity;	 /* arguments before */
+	size_t examples; /* converted calls it agrees with */
+};
+
+/* One call the series never converts, and the call the rule makes (or,
+ * for a call left as it is, why: new_call NULL). */
+struct audit_fix {
+	struct audit_site site; /* in the carried result */
+	char *old_call, *new_call;
+	char *why;
+};
+
+struct audit_suggestions {
+	struct audit_rule *rules;
+	size_t nr_rules;
+	struct audit_fix *fixes;
+	size_t nr_fixes;
+	struct audit_fix *left; /* unconverted calls no rule rewrites */
+	size_t nr_left;
+	struct buf patch; /* the fixes as a unified diff against the result */
+	struct buf cocci; /* the rules as a Coccinelle semantic patch */
 };
 
 void audit_opts_release(struct audit_opts *o);
@@ -98,6 +188,17 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 	      const struct audit_opts *opts, struct err *err);
 
 /*
+ * Learn the rules from the series' converted callers and apply them to
+ * the unconverted callers of the carried result (a of cr, both of v).
+ * Nothing is written anywhere: the caller decides where the patch goes.
+ */
+int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
+		  const struct series_version *v, const struct carry_result *cr,
+		  const struct audit_result *a, const struct audit_opts *opts,
+		  struct err *err);
+void audit_suggestions_release(struct audit_suggestions *s);
+
+/*
  * The reference map of commit: every reference to symbols (or, when
  * nr_symbols is 0, to the exports of the watched files) within the scope,
  * calls and uses (declarations left out), by path then in text order.
@@ -108,5 +209,8 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 		  const char *const *symbols, size_t nr_symbols,
 		  const struct audit_opts *opts, struct err *err);
 void audit_sites_free(struct audit_site *sites, size_t nr);
+const char *audit_target_state_name(enum audit_target_state s);
+/* "converted", "conflicted", "target-only" */
+const char *audit_caller_class_name(enum audit_caller_class c);
 
 #endif

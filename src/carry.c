@@ -19,6 +19,8 @@ void carry_result_release(struct carry_result *res)
 				free(cf->hunks[h].func);
 				free(cf->hunks[h].found_func);
 				free(cf->hunks[h].reason);
+				free(cf->hunks[h].similar);
+				cause_free(cf->hunks[h].cause);
 			}
 			free(cf->hunks);
 			buf_release(&cf->rej);
@@ -242,9 +244,296 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 	return error;
 }
 
+/* What the name check knows of the series so far. */
+struct names {
+	struct cause_defs defs;  /* what earlier patches declare */
+	struct watch_set own;    /* what this patch declares */
+	const struct carry_result *res; /* the patches before this one */
+	size_t index;            /* 0-based, of this patch */
+	const struct patch *patch; /* this patch */
+};
+
+static void append_reason(struct apply_hunk_result *r, const char *text)
+{
+	char *old = r->reason;
+
+	r->reason = old ? xstrfmt("%s; %s", old, text) : xstrdup(text);
+	free(old);
+}
+
+static bool c_file(const char *path)
+{
+	return path && (ends_with(path, ".c") || ends_with(path, ".h"));
+}
+
+/* The names hunk k of pf uses that the tree lacks: a cause for it. */
+static int hunk_names(struct apply_hunk_result *r, struct cause_check *chk,
+		      const struct patch_file *pf, size_t k,
+		      const struct buf *whole, struct err *err)
+{
+	struct cause_name *names = NULL;
+	size_t nr = 0;
+	int error;
+
+	if (whole)
+		error = cause_missing_in_text(&names, &nr, chk,
+					      patch_file_path(pf),
+					      (struct span){ whole->ptr,
+							     whole->len },
+					      err);
+	else
+		error = cause_missing_names(&names, &nr, chk, &pf->hunks[k],
+					    r->rule == RULE_CONFLICT ? " -+"
+								     : "+",
+					    err);
+	if (error < 0 || !nr) {
+		cause_names_free(names, nr);
+		return error;
+	}
+	r->cause = xcalloc(1, sizeof(*r->cause));
+	r->cause->kind = CAUSE_NAMES;
+	r->cause->names = names;
+	r->cause->nr_names = nr;
+	if (r->rule != RULE_CONFLICT) {
+		struct buf t = BUF_INIT;
+
+		cause_names_text(&t, names, nr);
+		r->risk = true;
+		append_reason(r, t.ptr);
+		buf_release(&t);
+	}
+	return 0;
+}
+
+/* The patches before this one that failed and changed lines hunk h meets. */
+static void failed_near(struct cause *c, const struct names *nm,
+			const char *path, const struct patch_hunk *h)
+{
+	unsigned long lo = h->old_start, hi = h->old_start + h->old_count;
+
+	for (size_t j = 0; nm->res && j < nm->index; j++) {
+		const struct carry_patch *fp = &nm->res->patches[j];
+		const struct patch *q = &fp->item->patch;
+		bool meets = false;
+
+		if (!carry_patch_failed(fp) || fp->skipped)
+			continue;
+		for (size_t f = 0; f < q->nr_files && !meets; f++) {
+			const struct patch_file *qf = &q->files[f];
+
+			if (strcmp(patch_file_path(qf), path))
+				continue;
+			if (!qf->nr_hunks)
+				meets = true;
+			for (size_t g = 0; g < qf->nr_hunks && !meets; g++) {
+				unsigned long glo = qf->hunks[g].new_start;
+				unsigned long ghi = glo + qf->hunks[g].new_count;
+
+				meets = lo <= ghi + 3 && glo <= hi + 3;
+			}
+		}
+		if (meets) {
+			c->patches = xrealloc(c->patches, (c->nr_patches + 1) *
+							      sizeof(size_t));
+			c->patches[c->nr_patches++] = j + 1;
+		}
+	}
+}
+
+/* The first clause of a reason ("context does not match near line 9"). */
+static char *first_clause(const char *reason)
+{
+	const char *semi = reason ? strstr(reason, "; ") : NULL;
+
+	if (!reason)
+		return xstrdup("");
+	return semi ? xstrndup(reason, (size_t)(semi - reason))
+		    : xstrdup(reason);
+}
+
+/* The hunk header names a function ("static int foo(...)"), not a struct
+ * or a macro's expansion. */
+static bool names_function(const struct patch_hunk *h)
+{
+	struct span sec = span_trim(h->section);
+	const char *paren = memchr(sec.ptr, '(', sec.len);
+	static const char *const tags[] = { "struct ", "union ", "enum ",
+					    "static struct ", "const struct " };
+
+	if (!paren)
+		return false;
+	/* "struct btrfs_root *btrfs_get_root(...)" is a function; a struct
+	 * with an initializer ("static struct x y = { f(..." ) is not */
+	for (size_t i = 0; i < sizeof(tags) / sizeof(*tags); i++)
+		if (span_starts_with(sec, tags[i]))
+			return memchr(sec.ptr, ')', sec.len) != NULL &&
+			       memchr(sec.ptr, '{', sec.len) == NULL;
+	/* a macro invocation: DECLARE_EVENT_CLASS(btrfs__work, */
+	for (const char *p = sec.ptr; p < paren; p++)
+		if (*p >= 'a' && *p <= 'z')
+			return true;
+	return false;
+}
+
+/*
+ * Why hunk r (of file pf, meeting the target's text old) conflicts or is
+ * a risk, in one line, with what it needs.
+ */
+static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
+		    size_t k, struct span old, bool exists,
+		    const struct names *nm, const char *file_reason)
+{
+	struct cause *c = r->cause;
+	struct buf t = BUF_INIT;
+	const char *path = patch_file_path(pf);
+
+	if (!c) {
+		c = r->cause = xcalloc(1, sizeof(*c));
+		c->kind = CAUSE_CONTEXT;
+	}
+	if (r->rule != RULE_CONFLICT) {
+		/* a risk: what is missing, else what the reason says */
+		if (c->nr_names) {
+			c->kind = CAUSE_NAMES;
+			cause_names_text(&t, c->names, c->nr_names);
+		} else if (r->similar && r->func && r->found_func &&
+			   names_function(&pf->hunks[k]) &&
+			   !strcmp(r->found_func, r->similar)) {
+			/* it landed in the function that looks like the
+			 * one it names */
+			c->kind = CAUSE_FUNCTION;
+			c->function = xstrdup(r->func);
+			c->similar = xstrdup(r->similar);
+			c->similarity = r->similarity;
+			buf_addf(&t, "%s has no %s(); it landed in %s(), the "
+				     "same function by its body (%u%% of the "
+				     "hunk's lines are in it)",
+				 path, r->func, r->similar, r->similarity);
+		} else {
+			char *first = first_clause(r->reason);
+
+			c->kind = r->rule == RULE_ALREADY ? CAUSE_PRESENT
+							  : CAUSE_PLACEMENT;
+			buf_adds(&t, first);
+			free(first);
+		}
+		goto done;
+	}
+	if (file_reason) {
+		c->kind = CAUSE_FILE;
+		buf_adds(&t, file_reason);
+		goto done;
+	}
+	if (r->func && exists && c_file(path) && names_function(&pf->hunks[k]) &&
+	    !cause_defines_function(old, path, r->func)) {
+		c->kind = CAUSE_FUNCTION;
+		c->function = xstrdup(r->func);
+		if (!r->similar)
+			cause_similar_function(&r->similar, &r->similarity, old,
+					       path, &pf->hunks[k], r->func);
+		buf_addf(&t, "%s has no %s()", path, r->func);
+		if (r->similar) {
+			c->similar = xstrdup(r->similar);
+			c->similarity = r->similarity;
+			buf_addf(&t, "; %s() is %s() here (%u%% of the hunk's "
+				     "lines are in it)",
+				 r->func, r->similar, r->similarity);
+		}
+	}
+	if (c->nr_names) {
+		if (c->kind == CAUSE_CONTEXT)
+			c->kind = CAUSE_NAMES;
+		if (t.len)
+			buf_adds(&t, "; ");
+		cause_names_text(&t, c->names, c->nr_names);
+	}
+	failed_near(c, nm, path, &pf->hunks[k]);
+	if (c->nr_patches) {
+		if (c->kind == CAUSE_CONTEXT)
+			c->kind = CAUSE_FAILED_PATCH;
+		buf_addf(&t, "%sit meets lines of %s", t.len ? "; " : "",
+			 c->nr_patches > 1 ? "patches" : "patch");
+		for (size_t i = 0; i < c->nr_patches; i++)
+			buf_addf(&t, "%s %04zu", i ? "," : "", c->patches[i]);
+		buf_addf(&t, ", which did not apply");
+	}
+	if (!t.len) {
+		char *first = first_clause(r->reason);
+
+		buf_adds(&t, first);
+		free(first);
+	}
+done:
+	for (size_t i = 0; i < c->nr_names && !c->stacks_on; i++)
+		if (c->names[i].source.kind == SOURCE_OTHER)
+			c->stacks_on = xstrdup(c->names[i].source.series);
+	if (c->stacks_on)
+		buf_addf(&t, "; series.stacks-on = %s would bring it",
+			 c->stacks_on);
+	free(c->text);
+	c->text = buf_detach(&t, NULL);
+}
+
+/*
+ * The name check of file patch pf (meeting old in tree) and the causes of
+ * its hunks that conflict or are risks.
+ */
+static int explain_file(struct apply_file_result *ar,
+			const struct patch_file *pf, struct span old,
+			bool exists, const struct tree_oid *tree,
+			const struct carry_opts *opts, struct names *nm,
+			struct err *err)
+{
+	const char *path = patch_file_path(pf);
+	bool is_new = !pf->old_path || pf->op == PATCH_ADD;
+	struct ident_view v;
+	struct cause_check chk = { NULL, nm->patch, NULL, NULL, opts->lookup };
+	struct buf whole = BUF_INIT;
+	int error = 0;
+
+	if (opts->index && c_file(path) && (pf->new_path || is_new)) {
+		ident_view_open(&v, opts->index, tree, path,
+				exists && !is_new ? old : (struct span){ NULL, 0 });
+		chk.view = &v;
+		chk.own = &nm->own;
+		chk.series = &nm->defs;
+		if (is_new)
+			for (size_t k = 0; k < pf->nr_hunks; k++)
+				for (size_t i = 0; i < pf->hunks[k].nr_lines; i++)
+					if (pf->hunks[k].lines[i].kind != '-') {
+						buf_addspan(&whole, pf->hunks[k].lines[i].text);
+						buf_addc(&whole, '\n');
+					}
+		for (size_t k = 0; k < ar->nr_hunks && !error; k++) {
+			struct apply_hunk_result *r = &ar->hunks[k];
+
+			if (r->rule == RULE_ALREADY || (is_new && k) ||
+			    (is_new && r->rule == RULE_CONFLICT))
+				continue;
+			error = hunk_names(r, &chk, pf, k, is_new ? &whole : NULL,
+					   err);
+			if (r->risk)
+				ar->risk = true;
+		}
+		ident_view_release(&v);
+		buf_release(&whole);
+		if (error < 0)
+			return error;
+	}
+	for (size_t k = 0; k < ar->nr_hunks; k++) {
+		struct apply_hunk_result *r = &ar->hunks[k];
+
+		if (r->rule == RULE_CONFLICT || r->risk)
+			explain(r, pf, k, old, exists, nm,
+				r->rule == RULE_CONFLICT ? ar->reason : NULL);
+	}
+	return 0;
+}
+
 static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		     struct tree_oid *tree, const struct patch *p,
-		     const struct carry_opts *opts, struct err *err)
+		     const struct carry_opts *opts, struct names *nm,
+		     struct err *err)
 {
 	struct overlay ov = { 0 };
 	struct buf old = BUF_INIT;
@@ -293,6 +582,12 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 			continue;
 		}
 		err_release(&ferr);
+		if ((error = explain_file(&ar, pf,
+					  (struct span){ old.ptr, old.len },
+					  exists, tree, opts, nm, err)) < 0) {
+			apply_file_result_release(&ar);
+			break;
+		}
 		cf->outcome = ar.outcome;
 		cf->risk = ar.risk;
 		if (ar.risk)
@@ -424,26 +719,19 @@ static bool overlaps(const struct patch *later, const struct patch *failed)
 	return false;
 }
 
-int carry_series(struct carry_result *res, struct tree_repo *repo,
-		 const struct tree_oid *base, const struct series_version *v,
-		 const char *target, const struct carry_opts *opts,
-		 struct err *err)
+/* The patches of v, one after the other, from tree (of commit base). */
+static int carry_patches(struct carry_result *res, struct tree_repo *repo,
+			 const struct tree_oid *treep,
+			 const struct tree_oid *base,
+			 const struct series_version *v, const char *target,
+			 const struct carry_opts *opts, struct names *nm,
+			 struct err *err)
 {
-	struct tree_oid tree, commit = *base;
+	struct tree_oid tree = *treep, commit = *base;
 	struct tree_person committer = { "kcarry", "kcarry@localhost", 0, 0 };
 	bool stopped = false;
-	int error;
+	int error = 0;
 
-	memset(res, 0, sizeof(*res));
-	res->series = xstrdup(v->name);
-	res->version = xstrdup(v->version);
-	res->target = xstrdup(target);
-	res->branch = carry_branch_name(v->name, v->version, target);
-	res->base = *base;
-	res->patches = xcalloc(v->nr + 1, sizeof(*res->patches));
-	res->nr = v->nr;
-	if ((error = tree_commit_tree(&tree, repo, base, err)) < 0)
-		return error;
 	for (size_t i = 0; i < v->nr; i++) {
 		struct carry_patch *cp = &res->patches[i];
 		const struct series_item *it = &v->items[i];
@@ -479,7 +767,13 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 				return rc;
 			}
 		}
-		error = apply_one(cp, repo, &tree, use, opts, err);
+		nm->index = i;
+		nm->patch = use;
+		watch_set_release(&nm->own);
+		watch_set_init(&nm->own);
+		if (opts->index)
+			cause_patch_decls(&nm->own, use, false);
+		error = apply_one(cp, repo, &tree, use, opts, nm, err);
 		patch_release(&replay);
 		if (error < 0) {
 			err_prefix(err, "%s", it->file);
@@ -512,6 +806,14 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 			cp->committed = true;
 			cp->commit = commit;
 		}
+		if (opts->index) {
+			struct watch_set added;
+
+			watch_set_init(&added);
+			cause_patch_decls(&added, use, true);
+			cause_defs_add(&nm->defs, &added, i + 1, cp->committed);
+			watch_set_release(&added);
+		}
 		res->counts[cp->outcome]++;
 		if (cp->outcome > res->worst)
 			res->worst = cp->outcome;
@@ -543,5 +845,35 @@ int carry_set_ref(struct tree_repo *repo, const struct carry_result *res,
 	int error = tree_set_ref(repo, res->branch, &res->head, log, err);
 
 	free(log);
+	return error;
+}
+
+int carry_series(struct carry_result *res, struct tree_repo *repo,
+		 const struct tree_oid *base, const struct series_version *v,
+		 const char *target, const struct carry_opts *opts,
+		 struct err *err)
+{
+	struct tree_oid tree;
+	struct names nm;
+	int error;
+
+	memset(res, 0, sizeof(*res));
+	res->series = xstrdup(v->name);
+	res->version = xstrdup(v->version);
+	res->target = xstrdup(target);
+	res->branch = carry_branch_name(v->name, v->version, target);
+	res->base = *base;
+	res->patches = xcalloc(v->nr + 1, sizeof(*res->patches));
+	res->nr = v->nr;
+	if ((error = tree_commit_tree(&tree, repo, base, err)) < 0)
+		return error;
+	memset(&nm, 0, sizeof(nm));
+	cause_defs_init(&nm.defs);
+	watch_set_init(&nm.own);
+	nm.res = res;
+	error = carry_patches(res, repo, &tree, base, v, target, opts, &nm,
+			      err);
+	cause_defs_release(&nm.defs);
+	watch_set_release(&nm.own);
 	return error;
 }

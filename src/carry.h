@@ -9,6 +9,8 @@
 #define KCARRY_CARRY_H
 
 #include "apply.h"
+#include "cause.h"
+#include "ident.h"
 #include "series.h"
 #include "tree.h"
 
@@ -65,6 +67,14 @@ struct carry_opts {
 	int (*resolution)(void *ctx, const char *fingerprint, struct patch *out,
 			  struct err *err);
 	void *resolution_ctx;
+	/*
+	 * The names patches use, checked against the target (cause.c): a
+	 * hunk that applies but adds code using what the tree defines
+	 * nowhere is a placement risk, and the causes of conflicts name
+	 * what is missing.  NULL: no name check (causes still given).
+	 */
+	struct ident_index *index;
+	const struct cause_lookup *lookup; /* where missing names come from */
 	/* called before each patch, for progress */
 	void (*progress)(void *ctx, size_t i, size_t nr, const char *subject);
 	void *ctx;

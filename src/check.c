@@ -503,7 +503,8 @@ int check_exit_code(const struct check_report *r)
 			if (c->other_shard)
 				continue;
 			if (!c->ok || c->carry.nr_failed || c->carry.risk ||
-			    c->audit.nr_unconverted || c->build.failed)
+			    c->audit.nr_unconverted || c->audit.nr_conflicted ||
+			    c->audit.nr_target_only || c->build.failed)
 				return 1;
 		}
 	return 0;

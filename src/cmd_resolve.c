@@ -3,10 +3,12 @@
  * scratch folder, then take the resolution back, record it, and carry the
  * rest of the series on.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
 #include "cmds.h"
 #include "fs.h"
 #include "job.h"
@@ -47,6 +49,156 @@ static char *rel(const char *root, const char *path)
 	return xstrdup(path);
 }
 
+/* " 3 or 4 of 4" */
+static void print_places(const char *what, uint32_t mask, size_t of)
+{
+	bool first = true;
+
+	printf("%s", what);
+	for (size_t k = 0; k < 32; k++) {
+		if (!(mask & ((uint32_t)1 << k)))
+			continue;
+		printf("%s%zu", first ? " " : " or ", k + 1);
+		first = false;
+	}
+	printf(" of %zu", of);
+}
+
+static void print_site(const struct audit_site *s)
+{
+	printf("  %s:%zu %s%s: ", s->path, s->line,
+	       s->func ? s->func : "(file scope)", s->func ? "()" : "");
+}
+
+/* A call over several lines on one: blanks folded. */
+static void print_folded(const char *s)
+{
+	bool blank = false;
+	char last = 0;
+
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s)) {
+			blank = true;
+			continue;
+		}
+		if (blank && last != '(' && *s != ')')
+			putchar(' ');
+		blank = false;
+		putchar(*s);
+		last = *s;
+	}
+}
+
+/* The conversion of the callers the series never converts, as the
+ * series' own converted callers show it: into suggest/, no branch. */
+static int resolve_suggest(int argc, char **argv, const struct options *opts)
+{
+	struct err err = ERR_INIT;
+	struct series_version v;
+	struct carry_result res;
+	struct audit_result a;
+	struct audit_opts ao;
+	struct audit_suggestions sg;
+	struct job j = { 0 };
+	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
+	struct target_progress tp = { on_target, (void *)opts };
+	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	char *sdir = NULL, *path = NULL, *r;
+	int rc = EXIT_DONE;
+
+	memset(&res, 0, sizeof(res));
+	memset(&a, 0, sizeof(a));
+	memset(&ao, 0, sizeof(ao));
+	memset(&sg, 0, sizeof(sg));
+	series_version_init(&v, NULL, NULL);
+	if (argc != 4)
+		return usage_error("resolve", opts,
+				   "expected --suggest NAME[@VERSION] TARGET");
+	if (series_parse_spec(argv[2], &name, &version, &err) < 0 ||
+	    workspace_find(&root, opts, &err) < 0 ||
+	    series_load_version(&v, root, name, version, &err) < 0 ||
+	    audit_opts_load(&ao, root, v.name, &err) < 0 ||
+	    job_open(&j, root, argv[3], &tp, &err) < 0)
+		goto fail;
+	co.no_ref = true;
+	if (job_carry(&res, &j, &v, &co, false, &err) < 0 ||
+	    audit_run(&a, j.repo, &v, &res, &ao, &err) < 0 ||
+	    audit_suggest(&sg, j.repo, &v, &res, &a, &ao, &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < sg.nr_rules; i++) {
+		const struct audit_rule *ru = &sg.rules[i];
+
+		printf("%s@%s converts %s", v.name, v.version, ru->symbol);
+		if (ru->new_name)
+			printf(" into %s", ru->new_name);
+		if (ru->drops)
+			print_places(", dropping argument", ru->drops,
+				     ru->arity);
+		if (ru->adds) {
+			printf(", adding '%s' as argument", ru->add_text);
+			print_places("", ru->adds, ru->arity + 1);
+		}
+		printf(" (learned from %zu converted call%s)\n", ru->examples,
+		       ru->examples == 1 ? "" : "s");
+	}
+	for (size_t i = 0; i < sg.nr_fixes; i++) {
+		const struct audit_fix *fx = &sg.fixes[i];
+
+		print_site(&fx->site);
+		print_folded(fx->old_call);
+		printf(" -> ");
+		print_folded(fx->new_call);
+		printf("\n");
+	}
+	for (size_t i = 0; i < sg.nr_left; i++) {
+		const struct audit_fix *fx = &sg.left[i];
+
+		print_site(&fx->site);
+		printf("left as it is: %s\n", fx->why);
+	}
+	printf("%zu unconverted call%s rewritten, %zu left as %s\n",
+	       sg.nr_fixes, sg.nr_fixes == 1 ? "" : "s", sg.nr_left,
+	       sg.nr_left == 1 ? "it is" : "they are");
+	if (sg.nr_fixes) {
+		dir = resolve_dir(root, v.name, v.version, j.target.name);
+		sdir = fs_join(dir, "suggest");
+		if (fs_mkdirs(sdir, &err) < 0)
+			goto fail;
+		path = fs_join(sdir, "suggest.patch");
+		if (fs_write_atomic(path, sg.patch.ptr, sg.patch.len, &err) < 0)
+			goto fail;
+		free(path);
+		path = fs_join(sdir, "conversion.cocci");
+		if (fs_write_atomic(path, sg.cocci.ptr, sg.cocci.len, &err) < 0)
+			goto fail;
+		r = rel(root, sdir);
+		printf("wrote %s/suggest.patch (against the series carried on "
+		       "%s) and %s/conversion.cocci; nothing was committed\n",
+		       r, j.target.name, r);
+		free(r);
+	}
+	if (sg.nr_left)
+		rc = EXIT_NOT_DONE;
+	goto out;
+fail:
+	rc = err_report(&err, opts);
+out:
+	audit_suggestions_release(&sg);
+	audit_result_release(&a);
+	audit_opts_release(&ao);
+	carry_result_release(&res);
+	job_close(&j);
+	series_version_release(&v);
+	free(path);
+	free(sdir);
+	free(dir);
+	free(name);
+	free(version);
+	free(root);
+	err_release(&err);
+	return rc;
+}
+
 int cmd_resolve(int argc, char **argv, const struct options *opts)
 {
 	struct err err = ERR_INIT;
@@ -61,6 +213,8 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	long k;
 	int rc = EXIT_DONE;
 
+	if (argc > 1 && !strcmp(argv[1], "--suggest"))
+		return resolve_suggest(argc, argv, opts);
 	memset(&res, 0, sizeof(res));
 	series_version_init(&v, NULL, NULL);
 	if (argc != 4)

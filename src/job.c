@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debsrc.h"
 #include "fs.h"
 #include "refresh.h"
 
@@ -13,13 +14,23 @@ int job_open(struct job *j, const char *root, const char *target,
 
 	memset(j, 0, sizeof(*j));
 	j->root = root;
-	if ((error = target_load(&j->target, root, target, err)) < 0)
+	if ((error = target_load(&j->target, root, target, err)) < 0 ||
+	    (error = target_prepare(&j->repo, &j->base, &j->target, progress,
+				    err)) < 0)
 		return error;
-	return target_prepare(&j->repo, &j->base, &j->target, progress, err);
+	{
+		char *cache = debsrc_cache_dir(), *dir = fs_join(cache, "ident");
+
+		error = ident_index_new(&j->index, j->repo, dir);
+		free(dir);
+		free(cache);
+	}
+	return error;
 }
 
 void job_close(struct job *j)
 {
+	ident_index_free(j->index);
 	tree_close(j->repo);
 	target_release(&j->target);
 	memset(j, 0, sizeof(*j));
@@ -56,10 +67,18 @@ int job_carry_from(struct carry_result *res, struct job *j,
 {
 	struct carry_opts co = *opts;
 	struct resolution_ctx rc = { j->root, v->name };
+	struct cause_finder finder;
+	struct cause_lookup lookup = { cause_finder_find, &finder };
 	int error;
 
 	co.apply.load_blob = load_blob;
 	co.apply.ctx = j->repo;
+	co.index = j->index;
+	/* where names the target lacks come from: the workspace's other
+	 * series, the target's kernel.history */
+	cause_finder_init(&finder, j->root, v->name, v->version,
+			  j->target.history);
+	co.lookup = &lookup;
 	{
 		/* fingerprints cost a tree lookup per file: only when there
 		 * is a recorded resolution to find */
@@ -76,6 +95,7 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	 * series */
 	co.no_ref = true;
 	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
+	cause_finder_release(&finder);
 	if (!error && refresh && !opts->no_ref) {
 		size_t written;
 		error = refresh_write(&written, j->root, j->repo, res, err);

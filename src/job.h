@@ -8,6 +8,7 @@
 #define KCARRY_JOB_H
 
 #include "carry.h"
+#include "ident.h"
 #include "target.h"
 
 struct job {
@@ -15,6 +16,7 @@ struct job {
 	struct target target;
 	struct tree_repo *repo;
 	struct tree_oid base;
+	struct ident_index *index; /* what the target's trees define */
 };
 
 /* Load kernels/NAME.conf and make its tree available. */

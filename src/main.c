@@ -176,13 +176,23 @@ static const struct command commands[] = {
 	  "already applied; 1 conflicts, partial patches or placement risks;\n"
 	  "2 bad arguments; 3 repository, network or I/O trouble.\n" },
 	{ "resolve", cmd_resolve, "hand a conflicting patch to a person",
-	  "kcarry resolve NAME[@VERSION] TARGET PATCH",
+	  "kcarry resolve NAME[@VERSION] TARGET PATCH\n"
+	  "       kcarry resolve --suggest NAME[@VERSION] TARGET",
 	  "Apply the patches before PATCH (a number or file name) to TARGET,\n"
 	  "then write the files PATCH touches, as it leaves them, to the\n"
 	  "scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
 	  "workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
 	  "PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
-	  "then run 'kcarry refresh'.\n" },
+	  "then run 'kcarry refresh'.\n"
+	  "\n"
+	  "  --suggest   carry the whole series (no branch moved), learn how it\n"
+	  "              converts the callers of the API it changes (a callee\n"
+	  "              renamed, an argument dropped or added) and write that\n"
+	  "              conversion of the callers it never converts to\n"
+	  "              .kcarry/resolve/NAME/VERSION/TARGET/suggest/: suggest.patch\n"
+	  "              (against the carried result) and conversion.cocci (for\n"
+	  "              spatch).  Nothing is committed.  Exit 1 when some\n"
+	  "              unconverted call has no suggestion.\n" },
 	{ "refresh", cmd_refresh, "record a resolution and carry the rest",
 	  "kcarry refresh NAME[@VERSION] TARGET",
 	  "Take the resolution back from the scratch folder (refused while\n"

@@ -22,6 +22,15 @@ static const char *outcome_color(enum apply_outcome o)
 	}
 }
 
+bool report_cause_tells(const struct apply_hunk_result *hr)
+{
+	const struct cause *c = hr->cause;
+
+	return c && c->text && *c->text && c->kind != CAUSE_CONTEXT &&
+	       c->kind != CAUSE_PLACEMENT && c->kind != CAUSE_PRESENT &&
+	       !(hr->reason && strstr(hr->reason, c->text));
+}
+
 static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 		       int verbosity)
 {
@@ -44,6 +53,8 @@ static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 	if (hr->reason)
 		fprintf(out, ": %s", hr->reason);
 	fputc('\n', out);
+	if (report_cause_tells(hr))
+		fprintf(out, "           cause: %s\n", hr->cause->text);
 }
 
 void report_apply_text(FILE *out, const struct carry_result *res,
@@ -152,6 +163,63 @@ json_t *report_json_str(const char *s)
 	return s ? report_json_strn(s, strlen(s)) : json_null();
 }
 
+static json_t *json_source(const struct cause_source *src)
+{
+	json_t *o;
+
+	if (src->kind == SOURCE_NONE)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "kind",
+			    json_string(src->kind == SOURCE_SERIES ? "series"
+					: src->kind == SOURCE_OTHER ? "other"
+								    : "upstream"));
+	json_object_set_new(o, "patch",
+			    src->patch ? json_integer((json_int_t)src->patch)
+				       : json_null());
+	json_object_set_new(o, "series", report_json_str(src->series));
+	json_object_set_new(o, "version", report_json_str(src->version));
+	json_object_set_new(o, "commit", report_json_str(src->commit));
+	json_object_set_new(o, "subject", report_json_str(src->subject));
+	return o;
+}
+
+json_t *report_json_cause(const struct cause *c)
+{
+	json_t *o, *names, *failed;
+
+	if (!c)
+		return json_null();
+	o = json_object();
+	names = json_array();
+	failed = json_array();
+	json_object_set_new(o, "kind", json_string(cause_kind_name(c->kind)));
+	json_object_set_new(o, "text", report_json_str(c->text ? c->text : ""));
+	json_object_set_new(o, "function", report_json_str(c->function));
+	json_object_set_new(o, "similar", report_json_str(c->similar));
+	json_object_set_new(o, "similarity",
+			    c->similar ? json_integer(c->similarity)
+				       : json_null());
+	for (size_t i = 0; i < c->nr_names; i++) {
+		const struct cause_name *n = &c->names[i];
+		json_t *no = json_object();
+
+		json_object_set_new(no, "name", report_json_str(n->name));
+		json_object_set_new(no, "tag", report_json_str(n->tag));
+		json_object_set_new(no, "use",
+				    json_string(cause_use_name(n->use)));
+		json_object_set_new(no, "source", json_source(&n->source));
+		json_array_append_new(names, no);
+	}
+	json_object_set_new(o, "names", names);
+	for (size_t i = 0; i < c->nr_patches; i++)
+		json_array_append_new(failed,
+				      json_integer((json_int_t)c->patches[i]));
+	json_object_set_new(o, "failed_patches", failed);
+	json_object_set_new(o, "stacks_on", report_json_str(c->stacks_on));
+	return o;
+}
+
 json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 {
 	json_t *o = json_object();
@@ -165,6 +233,7 @@ json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 	json_object_set_new(o, "function", report_json_str(h->func));
 	json_object_set_new(o, "found_function", report_json_str(h->found_func));
 	json_object_set_new(o, "reason", report_json_str(h->reason));
+	json_object_set_new(o, "cause", report_json_cause(h->cause));
 	return o;
 }
 
@@ -474,6 +543,16 @@ static void print_cell_summary(FILE *out, const struct check_report *r,
 		fprintf(out, ", %zu unconverted caller%s",
 			c->audit.nr_unconverted,
 			c->audit.nr_unconverted == 1 ? "" : "s");
+	if (c->audit.nr_conflicted)
+		fprintf(out, ", %zu caller%s left by a conflict",
+			c->audit.nr_conflicted,
+			c->audit.nr_conflicted == 1 ? "" : "s");
+	if (c->audit.nr_target_only && !c->audit.nr_unconverted)
+		fprintf(out, ", %zu caller%s only in %s",
+			c->audit.nr_target_only,
+			c->audit.nr_target_only == 1 ? "" : "s", r->targets[t]);
+	if (c->audit.api_absent)
+		fprintf(out, ", API absent");
 	if (c->audit.nr_absent)
 		fprintf(out, ", %zu converted caller%s absent from %s",
 			c->audit.nr_absent, c->audit.nr_absent == 1 ? "" : "s",
@@ -487,6 +566,100 @@ static void print_cell_summary(FILE *out, const struct check_report *r,
 	fputc('\n', out);
 }
 
+/*
+ * The API the series' own hunks change, when the carried result does not
+ * show it (the watched patch did not land), and a target without it.
+ */
+static void print_intents(FILE *out, const struct audit_result *a,
+			  const char *target, int verbosity)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; !a->nr_changes && i < a->nr_intents; i++) {
+		const struct audit_intent *t = &a->intents[i];
+
+		if (t->change == WATCH_ADDED && verbosity < 1)
+			continue;
+		if (shown++ == 12 && verbosity < 1) {
+			fprintf(out, "    ... more the series changes (-v shows "
+				     "all)\n");
+			break;
+		}
+		fprintf(out, "    series %s %s %s in %04zu, which %s %s",
+			t->change == WATCH_REMOVED ? "removes"
+			: t->change == WATCH_ADDED ? "adds"
+						   : "changes",
+			watch_kind_name(t->kind), t->name, t->patch, target,
+			t->target == AUDIT_TARGET_ABSENT ? "does not have"
+			: t->target == AUDIT_TARGET_PRESENT ? "has"
+			: t->target == AUDIT_TARGET_ALREADY
+				? "has in the new form already"
+				: "has in another form");
+		if (t->change == WATCH_CHANGED && t->old_sig && t->new_sig)
+			fprintf(out, ": %s -> %s", t->old_sig, t->new_sig);
+		fputc('\n', out);
+	}
+	if (a->api_absent) {
+		fprintf(out, "    %s does not have the API the series changes",
+			target);
+		for (size_t i = 0; i < a->nr_target_api; i++) {
+			const struct watch_symbol *w = &a->target_api[i];
+
+			if (!i)
+				fprintf(out, "; its %s defines instead:",
+					w->path ? w->path : "watched files");
+			fprintf(out, "%s %s%s", i ? "," : "", w->name,
+				w->kind == WATCH_FUNCTION ? "()" : "");
+		}
+		fputc('\n', out);
+	}
+}
+
+/*
+ * The target's callers of what the series changes, by how they fare.
+ * When the carried result shows the change, its unconverted callers are
+ * listed already: only the callers a conflict left are added then.
+ */
+static void print_callers(FILE *out, const struct audit_result *a,
+			  const char *target, int verbosity)
+{
+	size_t shown = 0, converted = 0;
+	bool all = !a->nr_changes || verbosity >= 1;
+
+	for (size_t i = 0; i < a->nr_callers; i++) {
+		const struct audit_caller *c = &a->callers[i];
+		const struct audit_site *u = &c->site;
+
+		if (c->class == AUDIT_CONVERTED) {
+			converted++;
+			if (verbosity < 1)
+				continue;
+		}
+		if (!all && c->class != AUDIT_CONFLICTED)
+			continue;
+		if (shown++ == 20 && verbosity < 1) {
+			fprintf(out, "    ... more callers (-v shows all)\n");
+			break;
+		}
+		fprintf(out, "    caller %s:%zu %s%s %s: ", u->path, u->line,
+			u->func ? u->func : "(file scope)", u->func ? "()" : "",
+			u->symbol);
+		if (c->class == AUDIT_CONVERTED)
+			fprintf(out, "converted by %04zu\n", c->patch);
+		else if (c->class == AUDIT_CONFLICTED)
+			fprintf(out, "%04zu (%s hunk %zu) meant to convert it "
+				     "and did not apply\n",
+				c->patch, c->file, c->hunk);
+		else
+			fprintf(out, "only in %s, the series never converts "
+				     "it\n",
+				target);
+	}
+	if (converted && verbosity < 1 && shown)
+		fprintf(out, "    %zu caller%s converted by the series\n",
+			converted, converted == 1 ? "" : "s");
+}
+
 static void print_audit(FILE *out, const struct check_report *r, size_t s,
 			size_t t, int verbosity)
 {
@@ -496,9 +669,11 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 
 	if (c->other_shard)
 		return;
-	if (!c->ok || (!a->nr_changes && !a->nr_unconverted && !a->nr_absent))
+	if (!c->ok || (!a->nr_changes && !a->nr_unconverted && !a->nr_absent &&
+		       !a->nr_intents && !a->nr_callers))
 		return;
 	fprintf(out, "  watch, %s on %s:\n", r->series[s].name, r->targets[t]);
+	print_intents(out, a, r->targets[t], verbosity);
 	for (size_t i = 0; i < a->nr_changes; i++) {
 		const struct audit_change *ch = &a->changes[i];
 		if (ch->change == WATCH_ADDED && verbosity < 1)
@@ -527,6 +702,7 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 			u->path, u->func ? u->func : "", u->func ? "()" : "",
 			u->symbol);
 	}
+	print_callers(out, a, r->targets[t], verbosity);
 }
 
 void report_check_text(FILE *out, const struct check_report *r,

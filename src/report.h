@@ -27,6 +27,13 @@ json_t *report_json_str(const char *s);
 json_t *report_json_strn(const char *s, size_t len);
 /* One hunk result as in docs/json-schema.md. */
 json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i);
+/*
+ * Whether the hunk's cause says more than its reason does (a missing
+ * function or name, a failed patch): text reports print it then.
+ */
+bool report_cause_tells(const struct apply_hunk_result *hr);
+/* Why a hunk conflicts or is a risk (null when c is NULL). */
+json_t *report_json_cause(const struct cause *c);
 
 /* Text: one line per patch, details for anything not clean. */
 void report_apply_text(FILE *out, const struct carry_result *res,

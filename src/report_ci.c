@@ -110,6 +110,14 @@ static void describe_hunk(struct buf *b, const struct carry_file *cf,
 		buf_addf(b, ": %s", hr->reason);
 }
 
+/* "    cause: fs/btrfs/x.c has no foo()\n" */
+static void describe_cause(struct buf *b, const char *indent,
+			   const struct apply_hunk_result *hr)
+{
+	if (report_cause_tells(hr))
+		buf_addf(b, "%scause: %s\n", indent, hr->cause->text);
+}
+
 static bool hunk_matters(const struct apply_hunk_result *hr)
 {
 	return hr->rule == RULE_CONFLICT || hr->risk;
@@ -239,6 +247,73 @@ static json_t *site_json(const struct audit_site *s)
 	return o;
 }
 
+/* The series' own API change and what the target has of it. */
+static json_t *intents_json(const struct audit_result *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->nr_intents; i++) {
+		const struct audit_intent *t = &a->intents[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", report_json_str(t->name));
+		json_object_set_new(o, "kind", jid(watch_kind_name(t->kind)));
+		json_object_set_new(o, "change",
+				    json_string(watch_change_name(t->change)));
+		json_object_set_new(o, "old", report_json_str(t->old_sig));
+		json_object_set_new(o, "new", report_json_str(t->new_sig));
+		json_object_set_new(o, "patch",
+				    json_integer((json_int_t)t->patch));
+		json_object_set_new(o, "target",
+				    json_string(audit_target_state_name(t->target)));
+		json_object_set_new(o, "target_signature",
+				    report_json_str(t->target_sig));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *target_api_json(const struct audit_result *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->nr_target_api; i++) {
+		const struct watch_symbol *w = &a->target_api[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", report_json_str(w->name));
+		json_object_set_new(o, "kind", jid(watch_kind_name(w->kind)));
+		json_object_set_new(o, "path", report_json_str(w->path));
+		json_object_set_new(o, "line", json_integer((json_int_t)w->line));
+		json_object_set_new(o, "signature",
+				    report_json_str(w->signature));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *callers_json(const struct audit_result *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->nr_callers; i++) {
+		const struct audit_caller *c = &a->callers[i];
+		json_t *o = site_json(&c->site);
+
+		json_object_set_new(o, "class",
+				    json_string(audit_caller_class_name(c->class)));
+		json_object_set_new(o, "patch",
+				    c->patch ? json_integer((json_int_t)c->patch)
+					     : json_null());
+		json_object_set_new(o, "hunk_file", report_json_str(c->file));
+		json_object_set_new(o, "hunk",
+				    c->hunk ? json_integer((json_int_t)c->hunk)
+					    : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static json_t *audit_json(const struct audit_result *a)
 {
 	json_t *o = json_object(), *watched = json_array(),
@@ -269,6 +344,10 @@ static json_t *audit_json(const struct audit_result *a)
 	json_object_set_new(o, "absent", absent);
 	json_object_set_new(o, "files_scanned",
 			    json_integer((json_int_t)a->nr_files_scanned));
+	json_object_set_new(o, "intended", intents_json(a));
+	json_object_set_new(o, "api_absent", json_boolean(a->api_absent));
+	json_object_set_new(o, "target_api", target_api_json(a));
+	json_object_set_new(o, "callers", callers_json(a));
 	return o;
 }
 
@@ -686,6 +765,7 @@ static void patch_details(struct buf *b, const struct check_cell *c,
 			buf_adds(b, "  ");
 			describe_hunk(b, cf, h);
 			buf_addc(b, '\n');
+			describe_cause(b, "    ", &cf->hunks[h]);
 		}
 	}
 	if (cp->nr_depends) {
@@ -812,6 +892,94 @@ static void junit_sites(struct junit_suite *js, const struct audit_result *a,
 	buf_release(&text);
 }
 
+/*
+ * The series' own API change says more than the carried result: the
+ * target lacks the API, or callers are left by a conflict or were never
+ * converted while the result does not show the change.
+ */
+static bool series_api_matters(const struct audit_result *a)
+{
+	return a->api_absent || a->nr_conflicted ||
+	       (a->nr_target_only && !a->nr_changes);
+}
+
+/* The series' API change on target and its callers, one per line. */
+static void describe_series_api(struct buf *b, const struct audit_result *a,
+				const char *target)
+{
+	for (size_t i = 0; i < a->nr_intents; i++) {
+		const struct audit_intent *t = &a->intents[i];
+
+		if (t->change == WATCH_ADDED)
+			continue;
+		buf_addf(b, "series %s %s %s in %04zu, which %s %s",
+			 t->change == WATCH_REMOVED ? "removes" : "changes",
+			 watch_kind_name(t->kind), t->name, t->patch, target,
+			 t->target == AUDIT_TARGET_ABSENT ? "does not have"
+			 : t->target == AUDIT_TARGET_PRESENT ? "has"
+			 : t->target == AUDIT_TARGET_ALREADY
+				 ? "has in the new form already"
+				 : "has in another form");
+		if (t->change == WATCH_CHANGED && t->old_sig && t->new_sig)
+			buf_addf(b, ": %s -> %s", t->old_sig, t->new_sig);
+		buf_addc(b, '\n');
+	}
+	if (a->api_absent) {
+		buf_addf(b, "%s does not have the API the series changes",
+			 target);
+		for (size_t i = 0; i < a->nr_target_api; i++)
+			buf_addf(b, "%s %s%s",
+				 i ? "," : "; its watched files define instead:",
+				 a->target_api[i].name,
+				 a->target_api[i].kind == WATCH_FUNCTION ? "()"
+									 : "");
+		buf_addc(b, '\n');
+	}
+	for (size_t i = 0; i < a->nr_callers; i++) {
+		const struct audit_caller *c = &a->callers[i];
+
+		buf_adds(b, "caller ");
+		describe_site(b, &c->site);
+		if (c->class == AUDIT_CONVERTED)
+			buf_addf(b, "; converted by %04zu\n", c->patch);
+		else if (c->class == AUDIT_CONFLICTED)
+			buf_addf(b, "; %04zu (%s hunk %zu) meant to convert it "
+				    "and did not apply\n",
+				 c->patch, c->file, c->hunk);
+		else
+			buf_addf(b, "; only in %s, the series never converts "
+				    "it\n",
+				 target);
+	}
+}
+
+static void junit_series_api(struct junit_suite *js,
+			     const struct audit_result *a, const char *target)
+{
+	struct buf msg = BUF_INIT, text = BUF_INIT;
+	struct junit_case jc = { NULL };
+	size_t left = a->nr_conflicted + (a->nr_changes ? 0 : a->nr_target_only);
+
+	jc.name = "watch: the series' API";
+	jc.child = "failure";
+	if (a->api_absent) {
+		jc.type = "api-absent";
+		buf_addf(&msg, "%s does not have the API the series changes",
+			 target);
+	} else {
+		jc.type = "callers-left";
+		buf_addf(&msg, "%zu caller%s of the API the series changes "
+			       "%s not converted",
+			 left, left == 1 ? "" : "s", left == 1 ? "is" : "are");
+	}
+	jc.message = msg.ptr;
+	describe_series_api(&text, a, target);
+	jc.text = text.ptr;
+	junit_case(js, &jc);
+	buf_release(&msg);
+	buf_release(&text);
+}
+
 /* Jenkins splits a classname at its last dot: keep dots for our parts. */
 static void add_class_part(struct buf *b, const char *s)
 {
@@ -900,6 +1068,8 @@ static void junit_cell(struct buf *doc, size_t totals[3],
 		junit_sites(&js, &c->audit, true, target);
 		if (r->built)
 			junit_build(&js, &c->build);
+		if (series_api_matters(&c->audit))
+			junit_series_api(&js, &c->audit, target);
 	}
 
 	if (r->nr_series > 1)
@@ -1173,6 +1343,11 @@ static void md_patch_failure(struct buf *b, const struct check_cell *c,
 			buf_adds(b, "- ");
 			md_add(b, line.ptr);
 			buf_addc(b, '\n');
+			if (report_cause_tells(&cf->hunks[h])) {
+				buf_adds(b, "  - cause: ");
+				md_add(b, cf->hunks[h].cause->text);
+				buf_addc(b, '\n');
+			}
 		}
 	}
 	if (cp->nr_depends) {
@@ -1229,9 +1404,11 @@ static void md_sites(struct buf *b, const char *title,
 	buf_release(&loc);
 }
 
-static void md_watch(struct buf *b, const struct audit_result *a)
+static void md_watch(struct buf *b, const struct audit_result *a,
+		     const char *target)
 {
-	if (!a->nr_changes && !a->nr_unconverted && !a->nr_absent)
+	if (!a->nr_changes && !a->nr_unconverted && !a->nr_absent &&
+	    !series_api_matters(a))
 		return;
 	buf_adds(b, "Watch findings");
 	for (size_t i = 0; i < a->nr_watched; i++) {
@@ -1262,6 +1439,25 @@ static void md_watch(struct buf *b, const struct audit_result *a)
 	md_sites(b, "Unconverted callers", a->unconverted, a->nr_unconverted);
 	md_sites(b, "Callers the series converts that are absent here",
 		 a->absent, a->nr_absent);
+	if (series_api_matters(a)) {
+		struct buf t = BUF_INIT;
+		const char *p, *nl;
+
+		buf_adds(b, "The API the series' own hunks change:\n\n");
+		describe_series_api(&t, a, target);
+		for (p = t.ptr; *p; p = nl + 1) {
+			char *line;
+
+			nl = strchr(p, '\n');
+			line = xstrndup(p, (size_t)(nl - p));
+			buf_adds(b, "- ");
+			md_add(b, line);
+			buf_addc(b, '\n');
+			free(line);
+		}
+		buf_addc(b, '\n');
+		buf_release(&t);
+	}
 }
 
 static void md_build(struct buf *b, const struct build_result *br)
@@ -1314,7 +1510,7 @@ static bool cell_has_findings(const struct check_cell *c)
 		    c->carry.patches[i].risk)
 			return true;
 	return c->audit.nr_changes || c->audit.nr_unconverted ||
-	       c->audit.nr_absent;
+	       c->audit.nr_absent || series_api_matters(&c->audit);
 }
 
 struct md_totals {
@@ -1443,7 +1639,7 @@ int report_check_markdown(FILE *out, const struct check_report *r,
 				if (patch_failed(&c->carry.patches[i]) ||
 				    c->carry.patches[i].risk)
 					md_patch_failure(&b, c, i);
-			md_watch(&b, &c->audit);
+			md_watch(&b, &c->audit, r->targets[t]);
 			if (r->built)
 				md_build(&b, &c->build);
 		}
@@ -1600,6 +1796,7 @@ static void email_body(struct buf *b, const struct check_report *r,
 			buf_adds(b, "  ");
 			describe_hunk(b, cf, h);
 			buf_addc(b, '\n');
+			describe_cause(b, "    ", &cf->hunks[h]);
 		}
 	}
 	for (size_t f = 0; f < cp->nr_files; f++) {

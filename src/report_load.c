@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cause.h"
 #include "report.h"
 
 static const char *jstr(json_t *o, const char *key)
@@ -111,6 +112,148 @@ static void load_sites(struct audit_site **out, size_t *nr, json_t *arr)
 	json_array_foreach(arr, i, v) load_site(&(*out)[i], v);
 }
 
+static enum watch_kind kind_of(const char *id)
+{
+	for (int k = WATCH_FUNCTION; id && k <= WATCH_ANY; k++)
+		if (same_id(watch_kind_name((enum watch_kind)k), id))
+			return (enum watch_kind)k;
+	return WATCH_ANY;
+}
+
+static enum watch_change change_of(const char *id)
+{
+	for (int k = WATCH_REMOVED; id && k <= WATCH_CHANGED; k++)
+		if (same_id(watch_change_name((enum watch_change)k), id))
+			return (enum watch_change)k;
+	return WATCH_CHANGED;
+}
+
+/* The series' own API change, the target's API, the callers classified
+ * (the fields the audit of the series' hunks adds). */
+static void load_series_api(struct audit_result *a, json_t *o)
+{
+	json_t *arr, *v;
+	size_t i;
+
+	arr = json_object_get(o, "intended");
+	a->nr_intents = json_array_size(arr);
+	a->intents = a->nr_intents ? xcalloc(a->nr_intents, sizeof(*a->intents))
+				   : NULL;
+	json_array_foreach(arr, i, v)
+	{
+		struct audit_intent *t = &a->intents[i];
+		const char *ts = jstr(v, "target");
+		t->name = jdup(v, "name");
+		t->kind = kind_of(jstr(v, "kind"));
+		t->change = change_of(jstr(v, "change"));
+		t->old_sig = jdup(v, "old");
+		t->new_sig = jdup(v, "new");
+		t->patch = jsize(v, "patch");
+		t->target_sig = jdup(v, "target_signature");
+		for (int k = AUDIT_TARGET_PRESENT; ts && k <= AUDIT_TARGET_ABSENT;
+		     k++)
+			if (!strcmp(audit_target_state_name(
+					    (enum audit_target_state)k),
+				    ts))
+				t->target = (enum audit_target_state)k;
+	}
+	a->api_absent = jbool(o, "api_absent");
+	arr = json_object_get(o, "target_api");
+	a->nr_target_api = json_array_size(arr);
+	a->target_api = a->nr_target_api
+				? xcalloc(a->nr_target_api, sizeof(*a->target_api))
+				: NULL;
+	json_array_foreach(arr, i, v)
+	{
+		struct watch_symbol *w = &a->target_api[i];
+		w->name = jdup(v, "name");
+		w->kind = kind_of(jstr(v, "kind"));
+		w->path = jdup(v, "path");
+		w->line = jsize(v, "line");
+		w->signature = jdup(v, "signature");
+	}
+	arr = json_object_get(o, "callers");
+	a->nr_callers = json_array_size(arr);
+	a->callers = a->nr_callers ? xcalloc(a->nr_callers, sizeof(*a->callers))
+				   : NULL;
+	json_array_foreach(arr, i, v)
+	{
+		struct audit_caller *c = &a->callers[i];
+		const char *cls = jstr(v, "class");
+		load_site(&c->site, v);
+		for (int k = AUDIT_CONVERTED; cls && k <= AUDIT_TARGET_ONLY; k++)
+			if (!strcmp(audit_caller_class_name(
+					    (enum audit_caller_class)k),
+				    cls))
+				c->class = (enum audit_caller_class)k;
+		c->patch = jsize(v, "patch");
+		c->file = jdup(v, "hunk_file");
+		c->hunk = jsize(v, "hunk");
+		if (c->class == AUDIT_CONFLICTED)
+			a->nr_conflicted++;
+		else if (c->class == AUDIT_TARGET_ONLY)
+			a->nr_target_only++;
+	}
+}
+
+static void load_source(struct cause_source *s, json_t *o)
+{
+	const char *kind = jstr(o, "kind");
+
+	memset(s, 0, sizeof(*s));
+	if (!json_is_object(o) || !kind)
+		return;
+	s->kind = !strcmp(kind, "series")  ? SOURCE_SERIES
+		  : !strcmp(kind, "other") ? SOURCE_OTHER
+					   : SOURCE_UPSTREAM;
+	s->patch = jsize(o, "patch");
+	s->series = jdup(o, "series");
+	s->version = jdup(o, "version");
+	s->commit = jdup(o, "commit");
+	s->subject = jdup(o, "subject");
+}
+
+static struct cause *load_cause(json_t *o)
+{
+	struct cause *c;
+	const char *kind = jstr(o, "kind");
+	json_t *arr, *v;
+	size_t i;
+
+	if (!json_is_object(o))
+		return NULL;
+	c = xcalloc(1, sizeof(*c));
+	for (int k = CAUSE_CONTEXT; kind && k <= CAUSE_FILE; k++)
+		if (!strcmp(cause_kind_name((enum cause_kind)k), kind))
+			c->kind = (enum cause_kind)k;
+	c->text = jdup(o, "text");
+	c->function = jdup(o, "function");
+	c->similar = jdup(o, "similar");
+	c->similarity = (unsigned)jsize(o, "similarity");
+	c->stacks_on = jdup(o, "stacks_on");
+	arr = json_object_get(o, "names");
+	c->nr_names = json_array_size(arr);
+	c->names = c->nr_names ? xcalloc(c->nr_names, sizeof(*c->names)) : NULL;
+	json_array_foreach(arr, i, v)
+	{
+		struct cause_name *n = &c->names[i];
+		const char *use = jstr(v, "use");
+		n->name = jdup(v, "name");
+		n->tag = jdup(v, "tag");
+		for (int k = USE_NAME; use && k <= USE_MACRO; k++)
+			if (!strcmp(cause_use_name((enum cause_use)k), use))
+				n->use = (enum cause_use)k;
+		load_source(&n->source, json_object_get(v, "source"));
+	}
+	arr = json_object_get(o, "failed_patches");
+	c->nr_patches = json_array_size(arr);
+	c->patches = c->nr_patches ? xcalloc(c->nr_patches, sizeof(size_t))
+				   : NULL;
+	json_array_foreach(arr, i, v) c->patches[i] =
+		json_is_integer(v) ? (size_t)json_integer_value(v) : 0;
+	return c;
+}
+
 static void load_audit(struct audit_result *a, json_t *o, json_t *patches)
 {
 	json_t *arr, *v;
@@ -147,6 +290,7 @@ static void load_audit(struct audit_result *a, json_t *o, json_t *patches)
 		   json_object_get(o, "unconverted"));
 	load_sites(&a->absent, &a->nr_absent, json_object_get(o, "absent"));
 	a->nr_files_scanned = jsize(o, "files_scanned");
+	load_series_api(a, o);
 	a->nr_patches = json_array_size(patches);
 	a->patches = a->nr_patches ? xcalloc(a->nr_patches, sizeof(*a->patches))
 				   : NULL;
@@ -185,6 +329,11 @@ static void load_file(struct carry_file *f, json_t *o)
 		h->func = jdup(v, "function");
 		h->found_func = jdup(v, "found_function");
 		h->reason = jdup(v, "reason");
+		h->cause = load_cause(json_object_get(v, "cause"));
+		if (h->cause && h->cause->similar) {
+			h->similar = xstrdup(h->cause->similar);
+			h->similarity = h->cause->similarity;
+		}
 	}
 }
 

@@ -86,6 +86,7 @@ void target_release(struct target *t)
 	free(t->tarball);
 	free(t->repo_path);
 	free(t->source);
+	free(t->history);
 	free(t->build_command);
 	conf_free_list(t->build_config, t->nr_build_config);
 	lock_release(&t->lock);
@@ -124,6 +125,7 @@ int target_load(struct target *t, const char *root, const char *name,
 	t->url = conf_get_or(c, "kernel.url", NULL);
 	t->ref = conf_get_or(c, "kernel.ref", NULL);
 	t->tarball = conf_get_or(c, "kernel.tarball", NULL);
+	t->history = conf_get_or(c, "kernel.history", NULL);
 	t->build_command = conf_get_or(c, "build.command", NULL);
 	if ((error = conf_get_all(c, "build.config", &t->build_config,
 				  &t->nr_build_config, err)) < 0 ||
@@ -166,6 +168,11 @@ int target_load(struct target *t, const char *root, const char *name,
 		char *abs = fs_join(root, t->tarball);
 		free(t->tarball);
 		t->tarball = abs;
+	}
+	if (t->history && t->history[0] != '/') {
+		char *abs = fs_join(root, t->history);
+		free(t->history);
+		t->history = abs;
 	}
 	if (t->tarball) {
 		char *key;

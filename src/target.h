@@ -26,6 +26,10 @@ struct target {
 	 * cache folder (TARBALL, REMOTE) */
 	char *source;
 	struct lock lock; /* held from target_prepare to target_release */
+	/* kernel.history: a repository with upstream history, where the
+	 * commit that introduced a name the target lacks is looked for
+	 * (absolute; NULL when not set) */
+	char *history;
 	/* [build] of kernels/TARGET.conf (build.c uses them) */
 	char *build_command;  /* build.command: what --full runs */
 	char **build_config;  /* build.config lines, in order */

@@ -536,6 +536,139 @@ out:
 	return error;
 }
 
+static bool pick_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether word stands in blob id as a word (a missing blob has none). */
+static bool blob_has_word(git_repository *repo, const git_oid *id,
+			  const char *word, size_t len)
+{
+	git_blob *b = NULL;
+	const char *p, *end, *q;
+	bool yes = false;
+
+	if (git_oid_is_zero(id) || git_blob_lookup(&b, repo, id) < 0)
+		return false;
+	p = git_blob_rawcontent(b);
+	end = p + git_blob_rawsize(b);
+	for (const char *s = p; !yes && s + len <= end; s = q + 1) {
+		if (!(q = memmem(s, (size_t)(end - s), word, len)))
+			break;
+		yes = (q == p || !pick_word_char(q[-1])) &&
+		      (q + len == end || !pick_word_char(q[len]));
+	}
+	git_blob_free(b);
+	return yes;
+}
+
+int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
+		 struct tree_repo *r, const char *rev, const char *word,
+		 const char *const *paths, size_t nr_paths, size_t max,
+		 struct err *err)
+{
+	git_revwalk *walk = NULL;
+	git_object *start = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_oid id, best;
+	size_t seen = 0, len = strlen(word);
+	int error = 0;
+
+	*found = false;
+	*subject = NULL;
+	opts.pathspec.strings = (char **)paths;
+	opts.pathspec.count = paths ? nr_paths : 0;
+	if (git_revparse_single(&start, r->repo, rev) < 0)
+		return err_set(err, ERR_NOTFOUND, "cannot resolve '%s' in '%s': "
+			       "%s", rev, r->path, git_text());
+	if (git_revwalk_new(&walk, r->repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TIME) < 0 ||
+	    git_revwalk_push(walk, git_object_id(start)) < 0) {
+		error = err_set(err, ERR_IO, "cannot walk '%s': %s", r->path,
+				git_text());
+		goto out;
+	}
+	while (!error && (!max || seen < max) &&
+	       git_revwalk_next(&id, walk) == 0) {
+		git_commit *c = NULL, *parent = NULL;
+		git_tree *t = NULL, *pt = NULL;
+		git_diff *diff = NULL;
+
+		seen++;
+		if (git_commit_lookup(&c, r->repo, &id) < 0 ||
+		    git_commit_parentcount(c) > 1 || git_commit_tree(&t, c) < 0 ||
+		    (git_commit_parentcount(c) == 1 &&
+		     (git_commit_parent(&parent, c, 0) < 0 ||
+		      git_commit_tree(&pt, parent) < 0)) ||
+		    git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts) < 0)
+			goto next;
+		for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+			const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+			if (blob_has_word(r->repo, &d->new_file.id, word, len) &&
+			    !blob_has_word(r->repo, &d->old_file.id, word,
+					   len)) {
+				/* the oldest such commit wins: keep going */
+				git_oid_cpy(&best, &id);
+				*found = true;
+				break;
+			}
+		}
+next:
+		git_diff_free(diff);
+		git_tree_free(t);
+		git_tree_free(pt);
+		git_commit_free(parent);
+		git_commit_free(c);
+	}
+	if (*found) {
+		git_commit *c = NULL;
+
+		from_git(commit, &best);
+		if (git_commit_lookup(&c, r->repo, &best) == 0) {
+			*subject = xstrdup(git_commit_summary(c));
+			git_commit_free(c);
+		}
+	}
+out:
+	git_revwalk_free(walk);
+	git_object_free(start);
+	return error;
+}
+
+int tree_diff_unified(struct buf *out, const char *path, struct span old,
+		      struct span new, struct err *err)
+{
+	git_patch *patch = NULL;
+	git_buf b = { 0 };
+	int error = 0;
+
+	if (git_patch_from_buffers(&patch, old.ptr, old.len, path, new.ptr,
+				   new.len, path, NULL) < 0 ||
+	    git_patch_to_buf(&b, patch) < 0) {
+		error = err_set(err, ERR_IO, "cannot diff '%s': %s", path,
+				git_text());
+		goto out;
+	}
+	buf_add(out, b.ptr, b.size);
+out:
+	git_buf_dispose(&b);
+	git_patch_free(patch);
+	return error;
+}
+
+int tree_oid_parse(struct tree_oid *oid, const char *hex)
+{
+	git_oid o;
+
+	if (strlen(hex) != GIT_OID_HEXSZ || git_oid_fromstr(&o, hex) < 0)
+		return -1;
+	from_git(oid, &o);
+	return 0;
+}
+
 void tree_oid_hex(char out[41], const struct tree_oid *oid)
 {
 	git_oid o;
@@ -722,6 +855,170 @@ out:
 	git_tree_free(sub);
 	git_tree_free(t);
 	return error;
+}
+
+struct blobs_ctx {
+	const char *dir;
+	bool recursive;
+	const char *const *exts;
+	struct tree_blob *v;
+	size_t nr, alloc;
+};
+
+static int blobs_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct blobs_ctx *c = payload;
+	const char *name = git_tree_entry_name(e);
+	bool want = !c->exts;
+
+	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+		return c->recursive ? 0 : 1; /* 1: do not descend */
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	for (size_t i = 0; c->exts && c->exts[i] && !want; i++)
+		want = ends_with(name, c->exts[i]);
+	if (!want)
+		return 0;
+	ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+	c->v[c->nr].path = xstrfmt("%s%s%s%s", c->dir, *c->dir ? "/" : "",
+				   root, name);
+	from_git(&c->v[c->nr].id, git_tree_entry_id(e));
+	c->nr++;
+	return 0;
+}
+
+static int cmp_blobs(const void *a, const void *b)
+{
+	return strcmp(((const struct tree_blob *)a)->path,
+		      ((const struct tree_blob *)b)->path);
+}
+
+int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
+		    const struct tree_oid *tree, const char *dir,
+		    bool recursive, const char *const *exts, struct err *err)
+{
+	struct blobs_ctx c = { dir, recursive, exts, NULL, 0, 0 };
+	git_tree *t = NULL, *sub = NULL;
+	git_tree_entry *e = NULL;
+	git_oid o;
+	int error = 0;
+
+	*out = NULL;
+	*nr = 0;
+	to_git(&o, tree);
+	if (git_tree_lookup(&t, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+	if (*dir) {
+		if (git_tree_entry_bypath(&e, t, dir) < 0 ||
+		    git_tree_entry_type(e) != GIT_OBJECT_TREE)
+			goto out;
+		if (git_tree_lookup(&sub, r->repo, git_tree_entry_id(e)) < 0) {
+			error = err_set(err, ERR_IO, "cannot read '%s': %s", dir,
+					git_text());
+			goto out;
+		}
+	}
+	if (git_tree_walk(sub ? sub : t, GIT_TREEWALK_PRE, blobs_cb, &c) < 0) {
+		error = err_set(err, ERR_IO, "cannot walk '%s': %s", dir,
+				git_text());
+		goto out;
+	}
+	if (c.nr)
+		qsort(c.v, c.nr, sizeof(*c.v), cmp_blobs);
+	*out = c.v;
+	*nr = c.nr;
+	c.v = NULL;
+out:
+	tree_blobs_free(c.v, c.nr);
+	git_tree_entry_free(e);
+	git_tree_free(sub);
+	git_tree_free(t);
+	return error;
+}
+
+void tree_blobs_free(struct tree_blob *b, size_t nr)
+{
+	for (size_t i = 0; b && i < nr; i++)
+		free(b[i].path);
+	free(b);
+}
+
+int tree_list_dirs(char ***names, size_t *nr, struct tree_repo *r,
+		   const struct tree_oid *tree, const char *dir,
+		   struct err *err)
+{
+	struct tree_oid sub;
+	git_tree *t = NULL;
+	git_oid o;
+	bool exists;
+	size_t alloc = 0;
+	int error;
+
+	*names = NULL;
+	*nr = 0;
+	if ((error = tree_dir_id(&sub, &exists, r, tree, dir, err)) < 0 ||
+	    !exists)
+		return error;
+	to_git(&o, &sub);
+	if (git_tree_lookup(&t, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read '%s': %s", dir,
+			       git_text());
+	for (size_t i = 0; i < git_tree_entrycount(t); i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(t, i);
+
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
+			continue;
+		ALLOC_GROW(*names, *nr + 1, alloc);
+		(*names)[(*nr)++] = xstrdup(git_tree_entry_name(e));
+	}
+	git_tree_free(t);
+	return 0;
+}
+
+int tree_dir_id(struct tree_oid *out, bool *exists, struct tree_repo *r,
+		const struct tree_oid *tree, const char *dir, struct err *err)
+{
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	git_oid o;
+	int rc, error = 0;
+
+	*exists = false;
+	memset(out, 0, sizeof(*out));
+	to_git(&o, tree);
+	if (!*dir) {
+		*out = *tree;
+		*exists = true;
+		return 0;
+	}
+	if (git_tree_lookup(&t, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
+	rc = git_tree_entry_bypath(&e, t, dir);
+	if (rc == 0 && git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+		from_git(out, git_tree_entry_id(e));
+		*exists = true;
+	} else if (rc < 0 && rc != GIT_ENOTFOUND) {
+		error = err_set(err, ERR_IO, "cannot read '%s': %s", dir,
+				git_text());
+	}
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	return error;
+}
+
+int tree_read_blob_oid(struct buf *out, struct tree_repo *r,
+		       const struct tree_oid *blob, struct err *err)
+{
+	git_blob *b = NULL;
+	git_oid o;
+
+	to_git(&o, blob);
+	if (git_blob_lookup(&b, r->repo, &o) < 0)
+		return err_set(err, ERR_IO, "cannot read blob: %s", git_text());
+	buf_reset(out);
+	buf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b));
+	git_blob_free(b);
+	return 0;
 }
 
 int tree_file_id(char hex[41], bool *exists, struct tree_repo *r,

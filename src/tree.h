@@ -100,7 +100,25 @@ void tree_commit_patches_free(struct tree_commit_patch *p, size_t nr);
 
 
 void tree_oid_hex(char out[41], const struct tree_oid *oid);
+/* Parse 40 hex digits; -1 when they are not. */
+int tree_oid_parse(struct tree_oid *oid, const char *hex);
 bool tree_oid_is_zero(const struct tree_oid *oid);
+
+/*
+ * git log -S, done with libgit2: the oldest commit reachable from rev
+ * (newest first, at most max commits looked at; 0: all) whose change to
+ * a file under paths (NULL: anywhere) makes word appear in it where it
+ * was not (as a word: not inside a longer name).  *found false when none;
+ * *subject gets the commit's title (new string).
+ */
+int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
+		 struct tree_repo *r, const char *rev, const char *word,
+		 const char *const *paths, size_t nr_paths, size_t max,
+		 struct err *err);
+
+/* The unified diff (git form, a/ and b/ prefixes) of path from old to new. */
+int tree_diff_unified(struct buf *out, const char *path, struct span old,
+		      struct span new, struct err *err);
 
 /* Create a bare repository at path (or open it if it exists). */
 int tree_init_bare(struct tree_repo **out, const char *path, struct err *err);
@@ -126,6 +144,32 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 int tree_list_files(char ***paths, size_t *nr, struct tree_repo *r,
 		    const struct tree_oid *tree, const char *dir,
 		    const char *const *exts, struct err *err);
+
+/* A blob of a tree listing: its path and id. */
+struct tree_blob {
+	char *path;
+	struct tree_oid id;
+};
+
+/*
+ * The blobs under dir ("" for the whole tree) of tree whose names end with
+ * one of exts (NULL-terminated; NULL: all), sorted by path; with
+ * recursive false only those right in dir.  A missing dir gives none.
+ */
+int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
+		    const struct tree_oid *tree, const char *dir,
+		    bool recursive, const char *const *exts, struct err *err);
+void tree_blobs_free(struct tree_blob *b, size_t nr);
+/* The names of the folders right in dir of tree, sorted. */
+int tree_list_dirs(char ***names, size_t *nr, struct tree_repo *r,
+		   const struct tree_oid *tree, const char *dir,
+		   struct err *err);
+/* The id of the folder dir of tree; *exists false when there is none. */
+int tree_dir_id(struct tree_oid *out, bool *exists, struct tree_repo *r,
+		const struct tree_oid *tree, const char *dir, struct err *err);
+/* The content of a blob named by its id. */
+int tree_read_blob_oid(struct buf *out, struct tree_repo *r,
+		       const struct tree_oid *blob, struct err *err);
 
 /* Blob id of path in tree as hex; *exists false when absent. */
 int tree_file_id(char hex[41], bool *exists, struct tree_repo *r,

@@ -26,6 +26,7 @@ struct token {
 	size_t len;
 	size_t line;
 	size_t col;
+	unsigned char wc; /* word_class() + 1 once known; 0: not yet */
 };
 
 struct lexer {
@@ -229,6 +230,7 @@ static void lex(struct lexer *lx, struct token *t)
 	unsigned char c;
 
 	skip_blanks(lx);
+	t->wc = 0;
 	t->p = lx->p;
 	t->line = lx->line;
 	t->col = (size_t)(lx->p - lx->line_start) + 1;
@@ -301,155 +303,157 @@ enum word_class {
 
 struct word {
 	const char *s;
+	size_t len;
 	enum word_class class;
 };
 
 static const struct word words[] = {
-	{ "_Alignas", WORD_ATTR },
-	{ "_Atomic", WORD_QUAL },
-	{ "_Bool", WORD_TYPE },
-	{ "_Complex", WORD_TYPE },
-	{ "_Noreturn", WORD_ATTR },
-	{ "_Static_assert", WORD_OTHER },
-	{ "_Thread_local", WORD_STORAGE },
-	{ "____cacheline_aligned", WORD_ATTR },
-	{ "____cacheline_aligned_in_smp", WORD_ATTR },
-	{ "__acquires", WORD_ATTR },
-	{ "__aligned", WORD_ATTR },
-	{ "__alloc_size", WORD_ATTR },
-	{ "__always_inline", WORD_STORAGE },
-	{ "__always_unused", WORD_ATTR },
-	{ "__asm__", WORD_ATTR },
-	{ "__assume_aligned", WORD_ATTR },
-	{ "__attribute", WORD_ATTR },
-	{ "__attribute__", WORD_ATTR },
-	{ "__attribute_const__", WORD_ATTR },
-	{ "__bitwise", WORD_ATTR },
-	{ "__cacheline_aligned", WORD_ATTR },
-	{ "__cacheline_aligned_in_smp", WORD_ATTR },
-	{ "__cleanup", WORD_ATTR },
-	{ "__cold", WORD_ATTR },
-	{ "__cond_acquires", WORD_ATTR },
-	{ "__cond_releases", WORD_ATTR },
-	{ "__const", WORD_QUAL },
-	{ "__counted_by", WORD_ATTR },
-	{ "__deprecated", WORD_ATTR },
-	{ "__designated_init", WORD_ATTR },
-	{ "__diagnose_as", WORD_ATTR },
-	{ "__exit", WORD_ATTR },
-	{ "__exitdata", WORD_ATTR },
-	{ "__flatten", WORD_ATTR },
-	{ "__force", WORD_ATTR },
-	{ "__free", WORD_ATTR },
-	{ "__hot", WORD_ATTR },
-	{ "__init", WORD_ATTR },
-	{ "__initconst", WORD_ATTR },
-	{ "__initdata", WORD_ATTR },
-	{ "__inline", WORD_STORAGE },
-	{ "__inline__", WORD_STORAGE },
-	{ "__iomem", WORD_ATTR },
-	{ "__kernel", WORD_ATTR },
-	{ "__latent_entropy", WORD_ATTR },
-	{ "__malloc", WORD_ATTR },
-	{ "__maybe_unused", WORD_ATTR },
-	{ "__must_check", WORD_ATTR },
-	{ "__must_hold", WORD_ATTR },
-	{ "__no_randomize_layout", WORD_ATTR },
-	{ "__nocast", WORD_ATTR },
-	{ "__nocfi", WORD_ATTR },
-	{ "__noclone", WORD_ATTR },
-	{ "__nonstring", WORD_ATTR },
-	{ "__noreturn", WORD_ATTR },
-	{ "__packed", WORD_ATTR },
-	{ "__percpu", WORD_ATTR },
-	{ "__printf", WORD_ATTR },
-	{ "__private", WORD_ATTR },
-	{ "__pure", WORD_ATTR },
-	{ "__randomize_layout", WORD_ATTR },
-	{ "__rcu", WORD_ATTR },
-	{ "__read_mostly", WORD_ATTR },
-	{ "__ref", WORD_ATTR },
-	{ "__refdata", WORD_ATTR },
-	{ "__releases", WORD_ATTR },
-	{ "__restrict", WORD_QUAL },
-	{ "__restrict__", WORD_QUAL },
-	{ "__ro_after_init", WORD_ATTR },
-	{ "__scanf", WORD_ATTR },
-	{ "__sched", WORD_ATTR },
-	{ "__section", WORD_ATTR },
-	{ "__signed", WORD_TYPE },
-	{ "__signed__", WORD_TYPE },
-	{ "__thread", WORD_STORAGE },
-	{ "__typeof", WORD_TYPEOF },
-	{ "__typeof__", WORD_TYPEOF },
-	{ "__used", WORD_ATTR },
-	{ "__user", WORD_ATTR },
-	{ "__visible", WORD_ATTR },
-	{ "__volatile", WORD_QUAL },
-	{ "__volatile__", WORD_QUAL },
-	{ "__weak", WORD_ATTR },
-	{ "asm", WORD_ATTR },
-	{ "asmlinkage", WORD_ATTR },
-	{ "auto", WORD_STORAGE },
-	{ "break", WORD_OTHER },
-	{ "case", WORD_OTHER },
-	{ "char", WORD_TYPE },
-	{ "const", WORD_QUAL },
-	{ "continue", WORD_OTHER },
-	{ "default", WORD_OTHER },
-	{ "do", WORD_OTHER },
-	{ "double", WORD_TYPE },
-	{ "else", WORD_OTHER },
-	{ "enum", WORD_TAG },
-	{ "extern", WORD_STORAGE },
-	{ "float", WORD_TYPE },
-	{ "for", WORD_OTHER },
-	{ "goto", WORD_OTHER },
-	{ "if", WORD_OTHER },
-	{ "inline", WORD_STORAGE },
-	{ "int", WORD_TYPE },
-	{ "long", WORD_TYPE },
-	{ "noinline", WORD_ATTR },
-	{ "noinline_for_stack", WORD_ATTR },
-	{ "noinstr", WORD_ATTR },
-	{ "notrace", WORD_ATTR },
-	{ "register", WORD_STORAGE },
-	{ "restrict", WORD_QUAL },
-	{ "return", WORD_OTHER },
-	{ "short", WORD_TYPE },
-	{ "signed", WORD_TYPE },
-	{ "sizeof", WORD_OTHER },
-	{ "static", WORD_STORAGE },
-	{ "static_assert", WORD_OTHER },
-	{ "struct", WORD_TAG },
-	{ "switch", WORD_OTHER },
-	{ "typedef", WORD_STORAGE },
-	{ "typeof", WORD_TYPEOF },
-	{ "union", WORD_TAG },
-	{ "unsigned", WORD_TYPE },
-	{ "void", WORD_TYPE },
-	{ "volatile", WORD_QUAL },
-	{ "while", WORD_OTHER },
+	{ "_Alignas", 8, WORD_ATTR },
+	{ "_Atomic", 7, WORD_QUAL },
+	{ "_Bool", 5, WORD_TYPE },
+	{ "_Complex", 8, WORD_TYPE },
+	{ "_Noreturn", 9, WORD_ATTR },
+	{ "_Static_assert", 14, WORD_OTHER },
+	{ "_Thread_local", 13, WORD_STORAGE },
+	{ "____cacheline_aligned", 21, WORD_ATTR },
+	{ "____cacheline_aligned_in_smp", 28, WORD_ATTR },
+	{ "__acquires", 10, WORD_ATTR },
+	{ "__aligned", 9, WORD_ATTR },
+	{ "__alloc_size", 12, WORD_ATTR },
+	{ "__always_inline", 15, WORD_STORAGE },
+	{ "__always_unused", 15, WORD_ATTR },
+	{ "__asm__", 7, WORD_ATTR },
+	{ "__assume_aligned", 16, WORD_ATTR },
+	{ "__attribute", 11, WORD_ATTR },
+	{ "__attribute__", 13, WORD_ATTR },
+	{ "__attribute_const__", 19, WORD_ATTR },
+	{ "__bitwise", 9, WORD_ATTR },
+	{ "__cacheline_aligned", 19, WORD_ATTR },
+	{ "__cacheline_aligned_in_smp", 26, WORD_ATTR },
+	{ "__cleanup", 9, WORD_ATTR },
+	{ "__cold", 6, WORD_ATTR },
+	{ "__cond_acquires", 15, WORD_ATTR },
+	{ "__cond_releases", 15, WORD_ATTR },
+	{ "__const", 7, WORD_QUAL },
+	{ "__counted_by", 12, WORD_ATTR },
+	{ "__deprecated", 12, WORD_ATTR },
+	{ "__designated_init", 17, WORD_ATTR },
+	{ "__diagnose_as", 13, WORD_ATTR },
+	{ "__exit", 6, WORD_ATTR },
+	{ "__exitdata", 10, WORD_ATTR },
+	{ "__flatten", 9, WORD_ATTR },
+	{ "__force", 7, WORD_ATTR },
+	{ "__free", 6, WORD_ATTR },
+	{ "__hot", 5, WORD_ATTR },
+	{ "__init", 6, WORD_ATTR },
+	{ "__initconst", 11, WORD_ATTR },
+	{ "__initdata", 10, WORD_ATTR },
+	{ "__inline", 8, WORD_STORAGE },
+	{ "__inline__", 10, WORD_STORAGE },
+	{ "__iomem", 7, WORD_ATTR },
+	{ "__kernel", 8, WORD_ATTR },
+	{ "__latent_entropy", 16, WORD_ATTR },
+	{ "__malloc", 8, WORD_ATTR },
+	{ "__maybe_unused", 14, WORD_ATTR },
+	{ "__must_check", 12, WORD_ATTR },
+	{ "__must_hold", 11, WORD_ATTR },
+	{ "__no_randomize_layout", 21, WORD_ATTR },
+	{ "__nocast", 8, WORD_ATTR },
+	{ "__nocfi", 7, WORD_ATTR },
+	{ "__noclone", 9, WORD_ATTR },
+	{ "__nonstring", 11, WORD_ATTR },
+	{ "__noreturn", 10, WORD_ATTR },
+	{ "__packed", 8, WORD_ATTR },
+	{ "__percpu", 8, WORD_ATTR },
+	{ "__printf", 8, WORD_ATTR },
+	{ "__private", 9, WORD_ATTR },
+	{ "__pure", 6, WORD_ATTR },
+	{ "__randomize_layout", 18, WORD_ATTR },
+	{ "__rcu", 5, WORD_ATTR },
+	{ "__read_mostly", 13, WORD_ATTR },
+	{ "__ref", 5, WORD_ATTR },
+	{ "__refdata", 9, WORD_ATTR },
+	{ "__releases", 10, WORD_ATTR },
+	{ "__restrict", 10, WORD_QUAL },
+	{ "__restrict__", 12, WORD_QUAL },
+	{ "__ro_after_init", 15, WORD_ATTR },
+	{ "__scanf", 7, WORD_ATTR },
+	{ "__sched", 7, WORD_ATTR },
+	{ "__section", 9, WORD_ATTR },
+	{ "__signed", 8, WORD_TYPE },
+	{ "__signed__", 10, WORD_TYPE },
+	{ "__thread", 8, WORD_STORAGE },
+	{ "__typeof", 8, WORD_TYPEOF },
+	{ "__typeof__", 10, WORD_TYPEOF },
+	{ "__used", 6, WORD_ATTR },
+	{ "__user", 6, WORD_ATTR },
+	{ "__visible", 9, WORD_ATTR },
+	{ "__volatile", 10, WORD_QUAL },
+	{ "__volatile__", 12, WORD_QUAL },
+	{ "__weak", 6, WORD_ATTR },
+	{ "asm", 3, WORD_ATTR },
+	{ "asmlinkage", 10, WORD_ATTR },
+	{ "auto", 4, WORD_STORAGE },
+	{ "break", 5, WORD_OTHER },
+	{ "case", 4, WORD_OTHER },
+	{ "char", 4, WORD_TYPE },
+	{ "const", 5, WORD_QUAL },
+	{ "continue", 8, WORD_OTHER },
+	{ "default", 7, WORD_OTHER },
+	{ "do", 2, WORD_OTHER },
+	{ "double", 6, WORD_TYPE },
+	{ "else", 4, WORD_OTHER },
+	{ "enum", 4, WORD_TAG },
+	{ "extern", 6, WORD_STORAGE },
+	{ "float", 5, WORD_TYPE },
+	{ "for", 3, WORD_OTHER },
+	{ "goto", 4, WORD_OTHER },
+	{ "if", 2, WORD_OTHER },
+	{ "inline", 6, WORD_STORAGE },
+	{ "int", 3, WORD_TYPE },
+	{ "long", 4, WORD_TYPE },
+	{ "noinline", 8, WORD_ATTR },
+	{ "noinline_for_stack", 18, WORD_ATTR },
+	{ "noinstr", 7, WORD_ATTR },
+	{ "notrace", 7, WORD_ATTR },
+	{ "register", 8, WORD_STORAGE },
+	{ "restrict", 8, WORD_QUAL },
+	{ "return", 6, WORD_OTHER },
+	{ "short", 5, WORD_TYPE },
+	{ "signed", 6, WORD_TYPE },
+	{ "sizeof", 6, WORD_OTHER },
+	{ "static", 6, WORD_STORAGE },
+	{ "static_assert", 13, WORD_OTHER },
+	{ "struct", 6, WORD_TAG },
+	{ "switch", 6, WORD_OTHER },
+	{ "typedef", 7, WORD_STORAGE },
+	{ "typeof", 6, WORD_TYPEOF },
+	{ "union", 5, WORD_TAG },
+	{ "unsigned", 8, WORD_TYPE },
+	{ "void", 4, WORD_TYPE },
+	{ "volatile", 8, WORD_QUAL },
+	{ "while", 5, WORD_OTHER },
 };
 
-static int word_cmp(const char *p, size_t len, const char *s)
+static int word_cmp(const char *p, size_t len, const struct word *w)
 {
-	int c = strncmp(p, s, len);
+	int c = memcmp(p, w->s, len < w->len ? len : w->len);
 
 	if (c)
 		return c;
-	return s[len] ? -1 : 0;
+	return len < w->len ? -1 : len > w->len;
 }
 
-static enum word_class word_class(const struct token *t)
+static enum word_class word_lookup(const char *p, size_t len)
 {
 	size_t lo = 0, hi = sizeof(words) / sizeof(*words);
 
-	if (t->type != TOK_IDENT)
-		return WORD_OTHER;
+	/* every word starts with '_' or a lower-case letter */
+	if (len < 2 || len > 30 || !(*p == '_' || (*p >= 'a' && *p <= 'z')))
+		return WORD_NAME;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = word_cmp(t->p, t->len, words[mid].s);
+		int c = word_cmp(p, len, &words[mid]);
 
 		if (!c)
 			return words[mid].class;
@@ -459,6 +463,20 @@ static enum word_class word_class(const struct token *t)
 			lo = mid + 1;
 	}
 	return WORD_NAME;
+}
+
+static enum word_class word_class(const struct token *t)
+{
+	enum word_class wc;
+
+	if (t->type != TOK_IDENT)
+		return WORD_OTHER;
+	if (t->wc)
+		return (enum word_class)(t->wc - 1);
+	wc = word_lookup(t->p, t->len);
+	/* a cache in the token: tokens live in the scanners' own arrays */
+	((struct token *)t)->wc = (unsigned char)(wc + 1);
+	return wc;
 }
 
 /*
@@ -1164,6 +1182,7 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 					 &x->pool.alloc, joined);
 				last->p = joined;
 				last->len = strlen(joined);
+				last->wc = 0;
 				if (is_ident_start((unsigned char)*joined))
 					last->type = TOK_IDENT;
 				continue;
@@ -1441,6 +1460,36 @@ static int find_conflict_marker(const struct watch_source *s, size_t *line)
 	return 0;
 }
 
+static size_t fragment_start(const char *text, size_t len);
+
+/* One declaration of a fragment: braces it leaves open are closed. */
+static void parse_chunk(struct exports_ctx *x, const struct file_ctx *f,
+			struct tokv *tv)
+{
+	static const struct token close = { TOK_PUNCT, "}", 1, 0, 0, 0 };
+	size_t from = x->nfound, cfrom = x->nctags;
+	int depth = 0;
+
+	for (size_t i = 0; i < tv->nr && depth >= 0; i++)
+		if (tok_punct(&tv->v[i], '{'))
+			depth++;
+		else if (tok_punct(&tv->v[i], '}'))
+			depth--;
+	if (depth < 0 || !tv->nr) {
+		tv->nr = 0; /* the end of something that started before */
+		return;
+	}
+	for (int i = 0; i < depth; i++)
+		tokv_push(tv, &close);
+	parse_decls(x, f, tv->v, tv->nr);
+	for (size_t k = from; depth && k < x->nfound; k++)
+		if (x->found[k].kind == WATCH_TYPE)
+			x->found[k].partial = true;
+	for (size_t k = cfrom; depth && k < x->nctags; k++)
+		x->ctags[k].partial = true;
+	tv->nr = 0;
+}
+
 static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 			struct err *err)
 {
@@ -1451,7 +1500,7 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 	struct conds cs = { NULL, 0, 0, false };
 	struct depths d;
 	size_t line;
-	bool guard_next = false;
+	bool guard_next = false, started = false;
 	int error = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -1462,7 +1511,16 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 	if (find_conflict_marker(s, &line) < 0)
 		return err_set(err, ERR_PARSE, "%s:%zu: conflict marker",
 			       s->path, line);
-	lexer_init(&lx, s->text, s->len, 1, s->text);
+	if (s->fragment) {
+		size_t start = fragment_start(s->text, s->len), l = 1;
+
+		for (size_t i = 0; i < start; i++)
+			l += s->text[i] == '\n';
+		lexer_init(&lx, s->text + start, s->len - start, l,
+			   s->text + start);
+	} else {
+		lexer_init(&lx, s->text, s->len, 1, s->text);
+	}
 	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
 		if (t.type == TOK_DIRECTIVE) {
 			struct lexer sub;
@@ -1510,13 +1568,25 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 		guard_next = false;
 		if (cs.dead)
 			continue;
+		if (s->fragment) {
+			/* a name in the first column starts a declaration */
+			if (t.col == 1 && t.type == TOK_IDENT) {
+				parse_chunk(x, &f, &tv);
+				started = true;
+			}
+			if (started)
+				tokv_push(&tv, &t);
+			continue;
+		}
 		if (tok_punct(&t, '{'))
 			d.brace++;
 		else if (tok_punct(&t, '}'))
 			d.brace--;
 		tokv_push(&tv, &t);
 	}
-	if (d.brace)
+	if (s->fragment)
+		parse_chunk(x, &f, &tv);
+	else if (d.brace)
 		error = err_set(err, ERR_PARSE, "%s: unbalanced braces",
 				s->path);
 	else
@@ -2208,6 +2278,857 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 		s.prev = s.cur;
 	}
 	free(s.q.v);
+	free(s.cs.v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Names of C text */
+
+static const char *const builtins[] = {
+	"NULL", "_Alignof", "_Generic", "__COUNTER__", "__DATE__", "__FILE__",
+	"__FUNCTION__", "__LINE__", "__PRETTY_FUNCTION__", "__TIME__",
+	"__VA_ARGS__", "__VA_OPT__", "__alignof__", "__builtin_va_list",
+	"__extension__", "__func__", "__has_attribute", "__has_builtin",
+	"__has_include", "__int128", "__label__", "__real__", "__imag__",
+	"alignof", "bool", "defined", "false", "goto", "offsetof", "true",
+};
+
+bool watch_is_builtin(const char *name, size_t len)
+{
+	if (word_lookup(name, len) != WORD_NAME)
+		return true;
+	if (!strchr("N_abdfgot", *name))
+		return false;
+	if ((len > 10 && !memcmp(name, "__builtin_", 10)) ||
+	    (len > 9 && !memcmp(name, "__atomic_", 9)) ||
+	    (len > 7 && !memcmp(name, "__sync_", 7)))
+		return true;
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(*builtins); i++)
+		if (strlen(builtins[i]) == len && !memcmp(builtins[i], name, len))
+			return true;
+	return false;
+}
+
+void watch_c_init(struct watch_c *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void watch_c_release(struct watch_c *c)
+{
+	free(c->ids);
+	free(c->funcs);
+	free(c->includes);
+	pool_free(c->pastes, c->nr_pastes);
+	watch_c_init(c);
+}
+
+enum cctx_kind {
+	CCTX_TOP,    /* file scope, or the unknown start of a fragment */
+	CCTX_BLOCK,  /* a function body or a compound statement */
+	CCTX_RECORD, /* a struct or union body */
+	CCTX_ENUM,
+	CCTX_INIT,   /* initializer braces */
+};
+
+struct cctx {
+	enum cctx_kind kind;
+	long func;        /* index in funcs of the definition it is the body of */
+	bool declarators; /* after its '}', the names up to ';' are declared */
+	bool is_typedef;
+};
+
+/* The scanning state conditional branches put back. */
+struct cstate {
+	size_t depth;
+	int paren;
+	size_t unit;
+};
+
+struct cscan {
+	struct watch_c *out;
+	unsigned flags;
+	struct lexer lx;
+	struct conds cs;
+	struct cstate *saved; /* per open #if: at the #if, then the first
+			       * branch's end */
+	bool *seen_else;
+	size_t nr_saved, alloc_saved, alloc_seen;
+	struct tokv unit;
+	struct cctx *stack; /* stack[0] is the top */
+	size_t depth, alloc;
+	int paren;
+	bool after_record; /* the unit declares what follows a record's '}' */
+	bool after_typedef;
+	enum watch_decl_kind after_kind;
+	int *cls;         /* per unit token: its kind, -1 for none */
+	int *decl;
+	size_t cls_alloc, decl_alloc;
+};
+
+static bool upper_name(const struct token *t)
+{
+	bool letter = false;
+
+	for (size_t i = 0; i < t->len; i++) {
+		if (t->p[i] >= 'a' && t->p[i] <= 'z')
+			return false;
+		letter |= t->p[i] >= 'A' && t->p[i] <= 'Z';
+	}
+	return letter;
+}
+
+/* A callee that is a macro by the kernel's naming: FOO() or __foo(). */
+static bool macro_like(const struct token *t)
+{
+	return t->type == TOK_IDENT &&
+	       (upper_name(t) || (t->len > 2 && t->p[0] == '_' && t->p[1] == '_'));
+}
+
+static void add_id(struct watch_c *c, const struct token *t,
+		   enum watch_id_kind kind, enum watch_decl_kind decl,
+		   bool directive)
+{
+	struct watch_id *id;
+
+	ALLOC_GROW(c->ids, c->nr + 1, c->alloc);
+	id = &c->ids[c->nr++];
+	id->name = t->p;
+	id->len = t->len;
+	id->line = t->line;
+	id->kind = kind;
+	id->decl = decl;
+	id->directive = directive;
+}
+
+static struct cctx *ctop(struct cscan *s)
+{
+	return &s->stack[s->depth - 1];
+}
+
+static void cpush(struct cscan *s, enum cctx_kind kind, long func)
+{
+	ALLOC_GROW(s->stack, s->depth + 1, s->alloc);
+	s->stack[s->depth].kind = kind;
+	s->stack[s->depth].func = func;
+	s->stack[s->depth].declarators = false;
+	s->stack[s->depth].is_typedef = false;
+	s->depth++;
+}
+
+static void mark(struct cscan *s, size_t i, enum watch_decl_kind kind)
+{
+	s->cls[i] = WATCH_ID_DECL;
+	s->decl[i] = (int)kind;
+}
+
+/* Does t[0..n) start a declaration: a type, then a declarator? */
+static bool looks_declaration(const struct token *t, size_t n)
+{
+	size_t i = 0, j;
+
+	for (; i < n; i++) {
+		enum word_class wc;
+
+		if (t[i].type != TOK_IDENT)
+			return false;
+		wc = word_class(&t[i]);
+		if (wc == WORD_STORAGE || wc == WORD_QUAL)
+			continue;
+		if (wc == WORD_ATTR) {
+			i = skip_attr(t, i, n) - 1;
+			continue;
+		}
+		if (wc == WORD_TYPE || wc == WORD_TAG || wc == WORD_TYPEOF)
+			return true;
+		if (wc != WORD_NAME)
+			return false;
+		break;
+	}
+	if (i >= n)
+		return false;
+	/* a name: it is a type when a declarator follows */
+	for (j = i + 1; j < n && t[j].type == TOK_IDENT &&
+			(word_class(&t[j]) == WORD_QUAL ||
+			 word_class(&t[j]) == WORD_ATTR);)
+		j = word_class(&t[j]) == WORD_ATTR ? skip_attr(t, j, n) : j + 1;
+	if (j < n && t[j].type == TOK_IDENT && word_class(&t[j]) == WORD_NAME)
+		return true;
+	if (j < n && tok_punct(&t[j], '*')) {
+		while (j < n && (tok_punct(&t[j], '*') ||
+				 (t[j].type == TOK_IDENT &&
+				  (word_class(&t[j]) == WORD_QUAL ||
+				   word_class(&t[j]) == WORD_ATTR))))
+			j++;
+		return j < n && t[j].type == TOK_IDENT &&
+		       word_class(&t[j]) == WORD_NAME &&
+		       (j + 1 == n || tok_punct(&t[j + 1], ';') ||
+			tok_punct(&t[j + 1], ',') || tok_punct(&t[j + 1], '=') ||
+			tok_punct(&t[j + 1], '[') || tok_punct(&t[j + 1], ')') ||
+			tok_punct(&t[j + 1], ':'));
+	}
+	return j + 1 < n && tok_punct(&t[j], '(') && tok_punct(&t[j + 1], '*');
+}
+
+/* The first plain name of t[a..b) that is not declared: its type. */
+static void mark_type_name(struct cscan *s, size_t a, size_t b)
+{
+	const struct token *t = s->unit.v;
+
+	for (size_t k = a; k < b; k++) {
+		if (is_open(&t[k]) || tok_punct(&t[k], '=') ||
+		    tok_punct(&t[k], '*'))
+			return;
+		if (t[k].type != TOK_IDENT)
+			continue;
+		if (word_class(&t[k]) == WORD_TAG)
+			return; /* struct x: a tag */
+		if (word_class(&t[k]) == WORD_NAME) {
+			if (s->cls[k] == WATCH_ID_USE)
+				s->cls[k] = WATCH_ID_TYPE;
+			return;
+		}
+	}
+}
+
+/* Mark the declarators of the declaration t[a..b) of the unit. */
+static void mark_declarators(struct cscan *s, size_t a, size_t b,
+			     enum watch_decl_kind kind, bool need_type)
+{
+	const struct token *t = s->unit.v;
+	size_t first = a, idx;
+
+	for (size_t k = a; k <= b; k++) {
+		if (k < b && is_open(&t[k])) {
+			k = match_group(t, k, b);
+			continue;
+		}
+		if (k < b && !tok_punct(&t[k], ','))
+			continue;
+		if (first < k &&
+		    find_name(t + first, k - first, need_type && first == a,
+			      &idx)) {
+			mark(s, first + idx, kind);
+			if (first == a && need_type)
+				mark_type_name(s, a, first + idx);
+		}
+		first = k + 1;
+	}
+}
+
+/* Lone names in the argument list of a call at t[open] (its '('). */
+static void mark_macro_args(struct cscan *s, size_t open, size_t n)
+{
+	const struct token *t = s->unit.v;
+	size_t close = match_group(t, open, n), a = open + 1;
+
+	for (size_t k = open + 1; k <= close && k < n; k++) {
+		if (k < close && is_open(&t[k])) {
+			k = match_group(t, k, close);
+			continue;
+		}
+		if (k < close && !tok_punct(&t[k], ','))
+			continue;
+		if (k == a + 1 && t[a].type == TOK_IDENT &&
+		    word_class(&t[a]) == WORD_NAME)
+			mark(s, a, WATCH_DECL_MACRO_ARG);
+		a = k + 1;
+	}
+}
+
+/* Macro calls anywhere in t[a..b) hand their lone names over. */
+static void mark_all_macro_args(struct cscan *s, size_t a, size_t b)
+{
+	const struct token *t = s->unit.v;
+
+	for (size_t k = a; k + 1 < b; k++)
+		if (macro_like(&t[k]) && tok_punct(&t[k + 1], '(') &&
+		    word_class(&t[k]) == WORD_NAME)
+			mark_macro_args(s, k + 1, b);
+}
+
+/* The parameters in the group t[open] opens: locals. */
+static void mark_param_group(struct cscan *s, size_t open, size_t n)
+{
+	const struct token *t = s->unit.v;
+	size_t close = match_group(t, open, n), a = open + 1, idx;
+
+	for (size_t k = open + 1; k <= close && k < n; k++) {
+		if (k < close && is_open(&t[k])) {
+			k = match_group(t, k, close);
+			continue;
+		}
+		if (k < close && !tok_punct(&t[k], ','))
+			continue;
+		if (a < k && find_name(t + a, k - a, true, &idx)) {
+			mark(s, a + idx, WATCH_DECL_LOCAL);
+			mark_type_name(s, a, a + idx);
+		} else if (a < k) {
+			mark_type_name(s, a, k); /* unnamed: "btrfs_func_t" */
+		}
+		a = k + 1;
+	}
+}
+
+/* The parameters of the definition whose name is at t[name]. */
+static void mark_params(struct cscan *s, size_t name, size_t n)
+{
+	mark_param_group(s, name + 1, n);
+}
+
+/* Parameter lists of function declarators in t[a..b): "(*f)(int x)". */
+static void mark_declarator_params(struct cscan *s, size_t a, size_t b)
+{
+	const struct token *t = s->unit.v;
+
+	for (size_t k = a + 1; k < b; k++) {
+		if (tok_punct(&t[k], '=') )
+			return;
+		if (tok_punct(&t[k], '(') && tok_punct(&t[k - 1], ')'))
+			mark_param_group(s, k, b);
+		if (is_open(&t[k]))
+			k = match_group(t, k, b);
+	}
+}
+
+/* Enum items in t[a..b): NAME [= value], separated by commas. */
+static void mark_enum_items(struct cscan *s, size_t a, size_t b)
+{
+	const struct token *t = s->unit.v;
+	bool at_start = true;
+
+	for (size_t k = a; k < b; k++) {
+		if (is_open(&t[k])) {
+			k = match_group(t, k, b);
+			at_start = false;
+			continue;
+		}
+		if (tok_punct(&t[k], ',')) {
+			at_start = true;
+			continue;
+		}
+		if (at_start && t[k].type == TOK_IDENT &&
+		    word_class(&t[k]) == WORD_NAME)
+			mark(s, k, WATCH_DECL_ENUM_CONST);
+		at_start = false;
+	}
+}
+
+/* A fragment's run of "A, B = 2, C" with upper-case names: enum items. */
+static bool looks_enum_items(const struct token *t, size_t a, size_t b)
+{
+	bool at_start = true, any = false;
+
+	for (size_t k = a; k < b; k++) {
+		if (tok_punct(&t[k], ',')) {
+			at_start = true;
+			continue;
+		}
+		if (at_start) {
+			if (!upper_name(&t[k]) || (k + 1 < b &&
+						   !tok_punct(&t[k + 1], ',') &&
+						   !tok_punct(&t[k + 1], '=')))
+				return false;
+			any = true;
+			at_start = false;
+			continue;
+		}
+		if (is_open(&t[k]))
+			k = match_group(t, k, b);
+	}
+	return any;
+}
+
+static bool is_word(const struct token *t, const char *w)
+{
+	return t->type == TOK_IDENT && tok_is(t, w, strlen(w));
+}
+
+static bool control_word(const struct token *t)
+{
+	static const char *const w[] = { "if", "else", "for", "while", "do",
+					 "switch", "return", "goto", "break",
+					 "continue", "case", "default" };
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(*w); i++)
+		if (is_word(t, w[i]))
+			return true;
+	return false;
+}
+
+/* The first '=' at depth 0 of t[a..b), or b. */
+static size_t top_assign(const struct token *t, size_t a, size_t b)
+{
+	for (size_t k = a; k < b; k++) {
+		if (is_open(&t[k]))
+			k = match_group(t, k, b);
+		else if (tok_punct(&t[k], '='))
+			return k;
+	}
+	return b;
+}
+
+/*
+ * A declaration (or a prototype) t[a..n) in a context where it declares
+ * kind; is_typedef from the unit.
+ */
+static void mark_declaration(struct cscan *s, size_t a, size_t n,
+			     enum watch_decl_kind kind)
+{
+	const struct token *t = s->unit.v;
+	size_t name;
+
+	if (has_storage(t + a, n - a, "typedef"))
+		kind = WATCH_DECL_TYPEDEF;
+	if (kind != WATCH_DECL_TYPEDEF && find_function(t + a, n - a, &name)) {
+		mark(s, a + name, kind == WATCH_DECL_MEMBER ? WATCH_DECL_MEMBER
+							    : WATCH_DECL_FUNCTION);
+		mark_type_name(s, a, a + name);
+		mark_params(s, a + name, n);
+		return;
+	}
+	mark_declarators(s, a, n, kind, true);
+	mark_declarator_params(s, a, n);
+}
+
+/* Classify the tokens of the unit that ends with term ('{', ';', '}' or
+ * 0 at the end of the text), then open a context for '{'. */
+static void end_unit(struct cscan *s, char term, const struct token *brace)
+{
+	const struct token *t = s->unit.v;
+	size_t n = s->unit.nr, a = 0, name;
+	struct cctx *c = ctop(s);
+	enum cctx_kind kind = c->kind;
+	enum cctx_kind open = CCTX_BLOCK;
+	long func = -1;
+	bool decl_ctx = kind == CCTX_TOP || kind == CCTX_BLOCK;
+	enum watch_decl_kind dk = kind == CCTX_BLOCK ? WATCH_DECL_LOCAL
+						     : WATCH_DECL_VARIABLE;
+
+	ALLOC_GROW(s->cls, n + 1, s->cls_alloc);
+	ALLOC_GROW(s->decl, n + 1, s->decl_alloc);
+	for (size_t i = 0; i < n; i++) {
+		const struct token *p = i ? &t[i - 1] : NULL;
+
+		s->cls[i] = -1;
+		if (t[i].type != TOK_IDENT || word_class(&t[i]) != WORD_NAME ||
+		    watch_is_builtin(t[i].p, t[i].len))
+			continue;
+		if (p && is_member_op(p))
+			s->cls[i] = WATCH_ID_MEMBER;
+		else if (p && is_tag_keyword(p))
+			s->cls[i] = WATCH_ID_TAG;
+		else if (p && is_word(p, "goto"))
+			s->cls[i] = WATCH_ID_LABEL;
+		else if (i + 1 < n && tok_punct(&t[i + 1], '('))
+			s->cls[i] = WATCH_ID_CALL;
+		else
+			s->cls[i] = WATCH_ID_USE;
+	}
+	if (kind == CCTX_TOP && !(s->flags & WATCH_FRAGMENT))
+		dk = WATCH_DECL_VARIABLE;
+	else if (kind == CCTX_TOP && n && t[0].col != 1)
+		dk = WATCH_DECL_LOCAL;
+	/* labels, case and default lead a statement */
+	while (decl_ctx && a < n) {
+		if (a + 1 < n && t[a].type == TOK_IDENT &&
+		    word_class(&t[a]) == WORD_NAME && tok_punct(&t[a + 1], ':') &&
+		    kind != CCTX_TOP) {
+			mark(s, a, WATCH_DECL_LABEL);
+			a += 2;
+		} else if (is_word(&t[a], "case") || is_word(&t[a], "default")) {
+			while (a < n && !tok_punct(&t[a], ':'))
+				a++;
+			a++;
+		} else {
+			break;
+		}
+	}
+	if (s->after_record) {
+		/* struct x { ... } a, *b; */
+		s->after_record = false;
+		mark_declarators(s, a, n, s->after_typedef ? WATCH_DECL_TYPEDEF
+							   : s->after_kind,
+				 false);
+	} else if (kind == CCTX_ENUM) {
+		mark_enum_items(s, a, n);
+	} else if (kind == CCTX_INIT) {
+		/* designators are members already; nothing declares */
+	} else if (term == '{' && (kind == CCTX_TOP || kind == CCTX_BLOCK) &&
+		   a < n && is_function_head(t + a, n - a, &name) &&
+		   (kind == CCTX_TOP || (s->flags & WATCH_FRAGMENT))) {
+		struct watch_func *f;
+
+		mark(s, a + name, WATCH_DECL_FUNCTION);
+		mark_type_name(s, a, a + name);
+		mark_params(s, a + name, n);
+		ALLOC_GROW(s->out->funcs, s->out->nr_funcs + 1,
+			   s->out->alloc_funcs);
+		f = &s->out->funcs[s->out->nr_funcs];
+		f->name = t[a + name].p;
+		f->len = t[a + name].len;
+		f->first = t[a].line;
+		f->last = 0;
+		func = (long)s->out->nr_funcs++;
+	} else if (term == '{' && a < n &&
+		   ((n - a >= 1 && is_tag_keyword(&t[n - 1])) ||
+		    (n - a >= 2 && is_tag_keyword(&t[n - 2]) &&
+		     t[n - 1].type == TOK_IDENT))) {
+		/* struct x {, typedef union {, enum {: the tag, then a body */
+		size_t kw = is_tag_keyword(&t[n - 1]) ? n - 1 : n - 2;
+
+		if (kw + 1 < n)
+			mark(s, kw + 1, WATCH_DECL_TAG);
+		open = is_word(&t[kw], "enum") ? CCTX_ENUM : CCTX_RECORD;
+		cpush(s, open, -1);
+		ctop(s)->declarators = kw > a || kind == CCTX_RECORD;
+		ctop(s)->is_typedef = has_storage(t + a, kw - a, "typedef");
+		s->unit.nr = 0;
+		goto emit;
+	} else if (term == '{' && top_assign(t, a, n) < n) {
+		/* an initializer: what comes before '=' declares */
+		size_t eq = top_assign(t, a, n);
+
+		if (decl_ctx && looks_declaration(t + a, eq - a))
+			mark_declarators(s, a, eq, dk, true);
+		open = CCTX_INIT;
+	} else if (kind == CCTX_RECORD && a < n) {
+		if (looks_declaration(t + a, n - a))
+			mark_declaration(s, a, n, WATCH_DECL_MEMBER);
+		else
+			mark_all_macro_args(s, a, n);
+	} else if (decl_ctx && a < n && is_word(&t[a], "for") && a + 1 < n &&
+		   tok_punct(&t[a + 1], '(')) {
+		size_t close = match_group(t, a + 1, n), semi = a + 2;
+
+		while (semi < close && !tok_punct(&t[semi], ';'))
+			semi++;
+		if (looks_declaration(t + a + 2, semi - (a + 2)))
+			mark_declarators(s, a + 2, semi, WATCH_DECL_LOCAL, true);
+		mark_all_macro_args(s, a, n);
+	} else if (decl_ctx && term == ';' && n - a == 2 &&
+		   is_tag_keyword(&t[a]) && t[a + 1].type == TOK_IDENT) {
+		mark(s, a + 1, WATCH_DECL_TAG); /* struct x; */
+	} else if (decl_ctx && a < n && !control_word(&t[a]) &&
+		   looks_declaration(t + a, n - a)) {
+		mark_declaration(s, a, n, dk);
+		mark_all_macro_args(s, a, n);
+	} else if (decl_ctx && a < n && kind == CCTX_TOP &&
+		   (s->flags & WATCH_FRAGMENT) && term != ';' &&
+		   looks_enum_items(t, a, n)) {
+		mark_enum_items(s, a, n);
+	} else if (a < n && kind == CCTX_TOP && t[a].type == TOK_IDENT &&
+		   a + 1 < n && tok_punct(&t[a + 1], '(') &&
+		   (!(s->flags & WATCH_FRAGMENT) || t[a].col == 1)) {
+		/* a call at file scope is a macro: module_param_named(x...) */
+		mark_macro_args(s, a + 1, n);
+		mark_all_macro_args(s, a, n);
+	} else if (a < n) {
+		mark_all_macro_args(s, a, n);
+	}
+	s->unit.nr = 0;
+	if (term == '{') {
+		cpush(s, open, func);
+		goto emit;
+	}
+emit:
+	for (size_t i = 0; i < n; i++)
+		if (s->cls[i] >= 0)
+			add_id(s->out, &t[i], (enum watch_id_kind)s->cls[i],
+			       s->cls[i] == WATCH_ID_DECL
+				       ? (enum watch_decl_kind)s->decl[i]
+				       : WATCH_DECL_LOCAL,
+			       false);
+	(void)brace;
+}
+
+static void close_context(struct cscan *s, const struct token *brace)
+{
+	struct cctx *c;
+
+	if (s->depth <= 1) {
+		/* a fragment that starts inside something */
+		s->unit.nr = 0;
+		return;
+	}
+	c = ctop(s);
+	if (c->func >= 0)
+		s->out->funcs[c->func].last = brace->line;
+	if (c->declarators) {
+		enum cctx_kind outer = s->stack[s->depth - 2].kind;
+
+		s->after_record = true;
+		s->after_typedef = c->is_typedef;
+		s->after_kind = outer == CCTX_RECORD ? WATCH_DECL_MEMBER
+				: outer == CCTX_BLOCK ? WATCH_DECL_LOCAL
+						      : WATCH_DECL_VARIABLE;
+	}
+	s->depth--;
+}
+
+static void add_paste(struct watch_c *c, bool prefix, const struct token *t)
+{
+	char *p = prefix ? xstrfmt("%.*s*", (int)t->len, t->p)
+			 : xstrfmt("*%.*s", (int)t->len, t->p);
+
+	for (size_t i = 0; i < c->nr_pastes; i++)
+		if (!strcmp(c->pastes[i], p)) {
+			free(p);
+			return;
+		}
+	pool_add(&c->pastes, &c->nr_pastes, &c->alloc_pastes, p);
+}
+
+/* #define NAME(params) body: the name, the body's names, its pastes. */
+static void c_define(struct cscan *s, struct lexer *sub)
+{
+	struct token name, t;
+	struct tokv params = { NULL, 0, 0 }, body = { NULL, 0, 0 };
+
+	lex(sub, &name);
+	if (name.type != TOK_IDENT)
+		return;
+	add_id(s->out, &name, WATCH_ID_DECL, WATCH_DECL_MACRO, false);
+	if (sub->p < sub->end && *sub->p == '(') {
+		lex(sub, &t);
+		for (lex(sub, &t); t.type != TOK_EOF && !tok_punct(&t, ')');
+		     lex(sub, &t))
+			if (t.type == TOK_IDENT)
+				tokv_push(&params, &t);
+	}
+	for (lex(sub, &t); t.type != TOK_EOF; lex(sub, &t))
+		tokv_push(&body, &t);
+	for (size_t i = 0; i < body.nr; i++) {
+		const struct token *b = &body.v[i];
+		bool param = false, pasted;
+
+		if (b->type != TOK_IDENT)
+			continue;
+		for (size_t k = 0; k < params.nr && !param; k++)
+			param = tok_is(&params.v[k], b->p, b->len);
+		param |= TOK_IS(b, "__VA_ARGS__");
+		pasted = (i + 1 < body.nr && TOK_IS(&body.v[i + 1], "##")) ||
+			 (i && TOK_IS(&body.v[i - 1], "##"));
+		if (pasted && !param) {
+			/* b##name builds "b...", name##b builds "...b" */
+			add_paste(s->out,
+				  i + 1 < body.nr && TOK_IS(&body.v[i + 1], "##"),
+				  b);
+			continue;
+		}
+		if (param || pasted || (i && tok_punct(&body.v[i - 1], '#')) ||
+		    word_class(b) != WORD_NAME ||
+		    watch_is_builtin(b->p, b->len))
+			continue;
+		add_id(s->out, b,
+		       i && is_member_op(&body.v[i - 1]) ? WATCH_ID_MEMBER
+		       : i && is_tag_keyword(&body.v[i - 1]) ? WATCH_ID_TAG
+		       : i + 1 < body.nr && tok_punct(&body.v[i + 1], '(')
+			       ? WATCH_ID_CALL
+			       : WATCH_ID_USE,
+		       WATCH_DECL_LOCAL, true);
+	}
+	free(params.v);
+	free(body.v);
+}
+
+static void c_include(struct cscan *s, struct lexer *sub)
+{
+	const char *p = sub->p, *end = sub->end, *q;
+	struct watch_include *inc;
+	char close;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= end || (*p != '<' && *p != '"'))
+		return;
+	close = *p == '<' ? '>' : '"';
+	q = memchr(p + 1, close, (size_t)(end - p - 1));
+	if (!q)
+		return;
+	ALLOC_GROW(s->out->includes, s->out->nr_includes + 1,
+		   s->out->alloc_includes);
+	inc = &s->out->includes[s->out->nr_includes++];
+	inc->line = sub->line;
+	inc->path = p + 1;
+	inc->len = (size_t)(q - p - 1);
+	inc->angle = close == '>';
+}
+
+static void c_directive(struct cscan *s, const struct token *dt)
+{
+	struct lexer sub;
+	struct token name;
+	struct depths dummy;
+	bool is_if;
+	int op;
+
+	memset(&dummy, 0, sizeof(dummy));
+	directive_lexer(&sub, dt, s->lx.line_start);
+	lex(&sub, &name);
+	op = cond_op(&name, &is_if);
+	if (op >= 0) {
+		struct cstate now = { s->depth, s->paren, s->unit.nr };
+
+		if (op == COND_OP_IF) {
+			ALLOC_GROW(s->saved, s->nr_saved + 1, s->alloc_saved);
+			ALLOC_GROW(s->seen_else, s->nr_saved + 1, s->alloc_seen);
+			s->saved[s->nr_saved] = now;
+			s->seen_else[s->nr_saved++] = false;
+		} else if (s->nr_saved) {
+			struct cstate *at = &s->saved[s->nr_saved - 1];
+
+			if (op == COND_OP_ENDIF) {
+				if (s->seen_else[s->nr_saved - 1]) {
+					s->depth = at->depth;
+					s->paren = at->paren;
+				}
+				s->nr_saved--;
+			} else {
+				struct cstate if_state = *at;
+
+				if (!s->seen_else[s->nr_saved - 1]) {
+					s->seen_else[s->nr_saved - 1] = true;
+					*at = now; /* the first branch's end */
+				}
+				if (if_state.depth <= s->depth)
+					s->depth = if_state.depth;
+				s->paren = if_state.paren;
+				if (if_state.unit <= s->unit.nr)
+					s->unit.nr = if_state.unit;
+				(void)if_state;
+			}
+		}
+		cond_apply(&s->cs, (enum cond_op)op, &sub, &dummy);
+		return;
+	}
+	if (s->cs.dead)
+		return;
+	if (TOK_IS(&name, "define"))
+		c_define(s, &sub);
+	else if (TOK_IS(&name, "include"))
+		c_include(s, &sub);
+}
+
+/*
+ * Where the code of a fragment starts: past a comment it starts inside
+ * (a "*" "/" with no opening before it) and past the rest of a macro
+ * body it starts inside (lines ending in a backslash, no #define).
+ */
+static size_t fragment_start(const char *text, size_t len)
+{
+	const char *end = text + len, *p = text;
+	const char *close = NULL;
+
+	for (const char *q = text; q + 1 < end; q++) {
+		if (q[0] == '/' && q[1] == '*')
+			break;
+		if (q[0] == '*' && q[1] == '/') {
+			close = q + 2;
+			break;
+		}
+	}
+	if (close)
+		p = close;
+	/* leading blank lines and spaces */
+	for (;;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end, *b = p;
+		bool backslash;
+
+		while (b < e && (*b == ' ' || *b == '\t'))
+			b++;
+		if (b == e && nl) {
+			p = nl + 1;
+			continue;
+		}
+		if (b < e && *b == '#')
+			return (size_t)(p - text);
+		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		backslash = e > b && e[-1] == '\\';
+		if (!backslash)
+			return (size_t)(p - text);
+		/* a macro body: skip to the line after the last one
+		 * continued */
+		while (nl) {
+			const char *n2 = memchr(nl + 1, '\n',
+						(size_t)(end - nl - 1));
+			const char *e2 = n2 ? n2 : end;
+
+			while (e2 > nl + 1 && (e2[-1] == ' ' || e2[-1] == '\t' ||
+					       e2[-1] == '\r'))
+				e2--;
+			if (!(e2 > nl + 1 && e2[-1] == '\\'))
+				return n2 ? (size_t)(n2 + 1 - text) : len;
+			nl = n2;
+		}
+		return len;
+	}
+}
+
+int watch_scan_c(struct watch_c *out, const char *path, const char *text,
+		 size_t len, unsigned flags, struct err *err)
+{
+	struct cscan s;
+	struct token t;
+	size_t start = 0, line = 1;
+
+	if (has_nul(text, len))
+		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
+			       path);
+	memset(&s, 0, sizeof(s));
+	s.out = out;
+	s.flags = flags;
+	if (flags & WATCH_FRAGMENT)
+		start = fragment_start(text, len);
+	for (size_t i = 0; i < start; i++)
+		line += text[i] == '\n';
+	lexer_init(&s.lx, text + start, len - start, line,
+		   text + start);
+	cpush(&s, CCTX_TOP, -1);
+	for (lex(&s.lx, &t); t.type != TOK_EOF; lex(&s.lx, &t)) {
+		if (t.type == TOK_DIRECTIVE) {
+			c_directive(&s, &t);
+			continue;
+		}
+		if (s.cs.dead)
+			continue;
+		if (t.type == TOK_PUNCT && t.len == 1 && s.paren <= 0) {
+			char c = *t.p;
+
+			if (c == ';' && ctop(&s)->kind != CCTX_INIT &&
+			    ctop(&s)->kind != CCTX_ENUM) {
+				end_unit(&s, ';', &t);
+				continue;
+			}
+			if (c == '{') {
+				end_unit(&s, '{', &t);
+				continue;
+			}
+			if (c == '}') {
+				end_unit(&s, '}', &t);
+				close_context(&s, &t);
+				continue;
+			}
+		}
+		if (t.type == TOK_PUNCT && t.len == 1 &&
+		    (*t.p == '(' || *t.p == '['))
+			s.paren++;
+		else if (t.type == TOK_PUNCT && t.len == 1 &&
+			 (*t.p == ')' || *t.p == ']'))
+			s.paren--;
+		tokv_push(&s.unit, &t);
+	}
+	if (s.unit.nr)
+		end_unit(&s, 0, NULL);
+	free(s.unit.v);
+	free(s.stack);
+	free(s.saved);
+	free(s.seen_else);
+	free(s.cls);
+	free(s.decl);
 	free(s.cs.v);
 	return 0;
 }

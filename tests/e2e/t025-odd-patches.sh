@@ -67,7 +67,7 @@ Subject: new file under a file
 --- /dev/null
 +++ b/f/sub.c
 @@ -0,0 +1 @@
-+new
++int sub_new;
 EOT
 cat >q/05-under-link.patch <<'EOT'
 From: A <a@example.com>
@@ -77,7 +77,7 @@ Subject: new file under a symlink
 --- /dev/null
 +++ b/link/sub.c
 @@ -0,0 +1 @@
-+new
++int sub_new;
 EOT
 cat >q/06-loose-paths.patch <<'EOT'
 From: A <a@example.com>

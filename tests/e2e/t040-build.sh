@@ -114,7 +114,8 @@ PY
 # check --build: the build row and line in the matrix and the summary
 expect_exit 1 kcarry -C ws check --build wq tgt tgt2
 stdout_has '^build +E +E *$'
-stdout_has '^  wq@v2 on tgt: 3 clean, 1 unconverted caller, build: 3 errors$'
+# the name check (lexer) and the build agree on undefined_counter
+stdout_has '^  wq@v2 on tgt: 3 clean, 1 placement risk, 1 unconverted caller, build: 3 errors$'
 stdout_has '^build: 2 of 2 built cells failed, 4 new errors, 0 new warnings \(2 in the base builds, not blamed\)$'
 
 # every report format carries the build: JSON against the check schema,

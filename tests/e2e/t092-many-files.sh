@@ -15,7 +15,7 @@ n = 20000
 with open("many.patch", "w") as f:
     f.write("From: A U Thor <a@example.org>\nSubject: add many files\n\n---\n")
     for i in range(n):
-        f.write("--- /dev/null\n+++ b/d%d/f%d.c\n@@ -0,0 +1 @@\n+file %d\n" % (i % 100, i, i))
+        f.write("--- /dev/null\n+++ b/d%d/f%d.c\n@@ -0,0 +1 @@\n+int v%d;\n" % (i % 100, i, i))
 EOT
 kcarry init ws >/dev/null
 printf '[kernel]\n\turl = %s/t\n\tref = base\n' "$TEST_TMP" >ws/kernels/t.conf

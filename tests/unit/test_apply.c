@@ -580,6 +580,130 @@ static void added_block_beside_an_exact_match_is_already_applied(void **state)
 	DONE(c, res);
 }
 
+/* "btrfs: reject encoded write if inode has nodatasum flag set" is in
+ * 6.12 with its final comment; an earlier posting with another comment
+ * matches exactly 80 lines down, right below the check, and GNU patch
+ * adds the check a second time. */
+static void present_with_other_comment_at_offset_is_not_added_twice(void **state)
+{
+	CASE(c, res, "present-other-comment-offset", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_true(res.hunks[0].risk);
+	assert_int_equal(res.hunks[0].offset, 80);
+	assert_string_equal(res.hunks[0].reason,
+			    "the added lines already stand at line 221, "
+			    "but for comments or whitespace; the context match "
+			    "would add them again at line 226");
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+/* The same posting checking where upstream does: fuzz 1 would add it. */
+static void present_with_other_comment_at_fuzz_is_not_added_twice(void **state)
+{
+	CASE(c, res, "present-other-comment-fuzz", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "the added lines already stand at line 221, "
+			       "but for comments or whitespace; fuzz 1 would "
+			       "add them again"));
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+/* Upstream's bdev_file fix on a 6.12 whose line has a comment of its own:
+ * the line splits the hunk's context, nothing places the preimage and the
+ * merge conflicts; the whole result stands there but for the comment. */
+static void present_with_other_comment_inside_context_is_there(void **state)
+{
+	CASE(c, res, "present-other-comment-inside", NULL);
+
+	assert_int_equal(res.outcome, OUTCOME_ALREADY);
+	assert_int_equal(res.hunks[0].rule, RULE_ALREADY);
+	assert_true(res.hunks[0].risk);
+	assert_int_equal(res.hunks[0].line, 20);
+	assert_string_equal(res.hunks[0].reason,
+			    "the hunk's result already stands at lines 20-26, "
+			    "but for comments or whitespace");
+	assert_out(&res, &c.orig);
+	DONE(c, res);
+}
+
+/* A hunk that changes only a comment is not "there" where the code is. */
+static void comment_only_change_is_not_present_in_edited_form(void **state)
+{
+	static const char orig[] = "int f(void)\n"
+				   "{\n"
+				   "\tint a = 1; /* one */\n"
+				   "\tint b = 2;\n"
+				   "\treturn a + b;\n"
+				   "}\n";
+	static const char patch[] = "--- a/f.c\n"
+				    "+++ b/f.c\n"
+				    "@@ -1,6 +1,6 @@\n"
+				    " int f(void)\n"
+				    " {\n"
+				    "-\tint a = 1; /* the first */\n"
+				    "+\tint a = 1; /* the one */\n"
+				    " \tint b = 2;\n"
+				    " \treturn a + b;\n"
+				    " }\n";
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct apply_file_result res;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, &o, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_CONFLICT);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+/* Debian's af_802154 patch (6.1) on 6.12: it comments a line out, so its
+ * result holds no added code; the code of the lines around it standing
+ * there (MODULE_DESCRIPTION between them) says nothing. */
+static void commented_out_line_is_not_present_in_edited_form(void **state)
+{
+	static const char orig[] = "module_init(af_ieee802154_init);\n"
+				   "module_exit(af_ieee802154_remove);\n"
+				   "\n"
+				   "MODULE_LICENSE(\"GPL\");\n"
+				   "MODULE_DESCRIPTION(\"IEEE 802.15.4 socket "
+				   "interface\");\n"
+				   "MODULE_ALIAS_NETPROTO(PF_IEEE802154);\n";
+	static const char patch[] =
+		"--- a/net/ieee802154/socket.c\n"
+		"+++ b/net/ieee802154/socket.c\n"
+		"@@ -2,4 +2,4 @@ module_init(af_ieee802154_init);\n"
+		" module_exit(af_ieee802154_remove);\n"
+		" \n"
+		" MODULE_LICENSE(\"GPL\");\n"
+		"-MODULE_ALIAS_NETPROTO(PF_IEEE802154);\n"
+		"+/* MODULE_ALIAS_NETPROTO(PF_IEEE802154); */\n";
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct apply_file_result res;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, &o, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_CONFLICT);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
 /* Debian's 6.1 yama patch on 6.12: the context line after the change
  * differs (security_add_hooks takes &yama_lsmid), so neither fuzz 2 nor
  * the hunk merge can place it; the removed line is unique and unchanged. */
@@ -734,7 +858,11 @@ static void placement_risk_when_offset_lands_in_another_function(void **state)
 	assert_string_equal(res.hunks[0].reason,
 			    "lands in btrfs_del_orphan_item() at line 11, not in "
 			    "btrfs_insert_orphan_item() named by the hunk header "
-			    "(not found in the target)");
+			    "(not found in the target); "
+			    "btrfs_insert_orphan_item() is btrfs_del_orphan_item() "
+			    "here (100% of the hunk's lines are in it)");
+	assert_string_equal(res.hunks[0].similar, "btrfs_del_orphan_item");
+	assert_int_equal(res.hunks[0].similarity, 100);
 	assert_out(&res, &c.expect);
 	DONE(c, res);
 }
@@ -1040,6 +1168,9 @@ static const struct cross {
 	{ "drift-conflict", GNU_FAILED, OTHER, OUTCOME_CONFLICT },
 	{ "already-present-drifted", GNU_FUZZ, RISK, OUTCOME_ALREADY },
 	{ "already-block-beside-exact", GNU_OFFSET, RISK, OUTCOME_ALREADY },
+	{ "present-other-comment-offset", GNU_OFFSET, RISK, OUTCOME_ALREADY },
+	{ "present-other-comment-fuzz", GNU_FUZZ, RISK, OUTCOME_ALREADY },
+	{ "present-other-comment-inside", GNU_FAILED, OTHER, OUTCOME_ALREADY },
 	{ "already-applied-drifted", GNU_REVERSED, OTHER, OUTCOME_ALREADY },
 	{ "defines-existing-function", GNU_REVERSED, OTHER, OUTCOME_3WAY },
 };
@@ -1241,6 +1372,11 @@ int main(void)
 		cmocka_unit_test(applied_hunk_with_drifted_context_is_not_applied_twice),
 		cmocka_unit_test(added_block_beside_an_exact_match_is_already_applied),
 		cmocka_unit_test(removed_lines_found_when_their_context_drifted),
+		cmocka_unit_test(present_with_other_comment_at_offset_is_not_added_twice),
+		cmocka_unit_test(present_with_other_comment_at_fuzz_is_not_added_twice),
+		cmocka_unit_test(present_with_other_comment_inside_context_is_there),
+		cmocka_unit_test(comment_only_change_is_not_present_in_edited_form),
+		cmocka_unit_test(commented_out_line_is_not_present_in_edited_form),
 		cmocka_unit_test(adding_a_function_the_target_defines_is_a_risk),
 		cmocka_unit_test(three_way_with_blob_merges_drifted_context),
 		cmocka_unit_test(three_way_at_hunk_level_merges_drifted_context),

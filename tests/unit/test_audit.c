@@ -706,6 +706,208 @@ static void watch_option_changes_what_is_audited(void **state)
 	audit_result_release(&r);
 }
 
+/* ---- the series' own API change ---- */
+
+static const struct audit_intent *intent(const struct audit_result *r,
+					 const char *name)
+{
+	for (size_t i = 0; i < r->nr_intents; i++)
+		if (!strcmp(r->intents[i].name, name))
+			return &r->intents[i];
+	fail_msg("no intent for '%s'", name);
+	return NULL;
+}
+
+static const struct audit_caller *caller(const struct audit_result *r,
+					 const char *path, size_t line)
+{
+	for (size_t i = 0; i < r->nr_callers; i++)
+		if (!strcmp(r->callers[i].site.path, path) &&
+		    r->callers[i].site.line == line)
+			return &r->callers[i];
+	fail_msg("no caller at %s:%zu", path, line);
+	return NULL;
+}
+
+static void intended_change_is_read_from_the_series(void **state)
+{
+	const struct fixture *fx = *state;
+	struct audit_result r;
+	const struct audit_intent *t;
+
+	audit(&r, fx, NULL);
+	t = intent(&r, "btrfs_init_work");
+	assert_int_equal(t->change, WATCH_CHANGED);
+	assert_int_equal(t->patch, 1);
+	assert_string_equal(t->old_sig, "void (struct btrfs_work *, "
+					"btrfs_func_t, btrfs_func_t, "
+					"btrfs_func_t)");
+	assert_string_equal(t->new_sig, "void (struct btrfs_work *, "
+					"btrfs_func_t, btrfs_func_t)");
+	assert_int_equal(t->target, AUDIT_TARGET_PRESENT);
+	assert_false(r.api_absent);
+	audit_result_release(&r);
+}
+
+static void callers_are_classified(void **state)
+{
+	const struct fixture *fx = *state;
+	struct audit_result r;
+	const struct audit_caller *c;
+
+	audit(&r, fx, NULL);
+	/* inode.c and ordered-data.c: converted by 0001, which landed */
+	c = caller(&r, "fs/btrfs/inode.c", 10);
+	assert_int_equal(c->class, AUDIT_CONVERTED);
+	assert_int_equal(c->patch, 1);
+	assert_string_equal(c->file, "fs/btrfs/inode.c");
+	assert_int_equal(c->hunk, 1);
+	assert_int_equal(caller(&r, "fs/btrfs/ordered-data.c", 9)->class,
+			 AUDIT_CONVERTED);
+	/* the series converts submit_other(), not the target's submit() */
+	c = caller(&r, "fs/btrfs/disk-io.c", 10);
+	assert_int_equal(c->class, AUDIT_TARGET_ONLY);
+	assert_int_equal(c->patch, 0);
+	assert_null(c->file);
+	assert_int_equal(caller(&r, "fs/btrfs/callback.c", 5)->class,
+			 AUDIT_TARGET_ONLY);
+	assert_int_equal(r.nr_target_only, 2);
+	assert_int_equal(r.nr_conflicted, 0);
+	audit_result_release(&r);
+}
+
+/* The API patch did not land: the result shows no change, the series'
+ * own hunks still do, and the callers it meant to convert are left. */
+static void api_patch_that_does_not_land_is_still_audited(void **state)
+{
+	const struct fixture *fx = *state;
+	struct carry_result cr = fx->cr;
+	struct carry_patch *patches = xcalloc(cr.nr, sizeof(*patches));
+	struct audit_result r;
+	struct err err = ERR_INIT;
+
+	memcpy(patches, cr.patches, cr.nr * sizeof(*patches));
+	patches[0].committed = false;
+	patches[0].outcome = OUTCOME_CONFLICT;
+	cr.patches = patches;
+	cr.head = cr.base;
+	assert_int_equal(audit_run(&r, fx->repo, &fx->v, &cr, NULL, &err), 0);
+	assert_int_equal(r.nr_changes, 0);
+	assert_int_equal(intent(&r, "btrfs_init_work")->change, WATCH_CHANGED);
+	assert_int_equal(caller(&r, "fs/btrfs/inode.c", 10)->class,
+			 AUDIT_CONFLICTED);
+	assert_int_equal(caller(&r, "fs/btrfs/ordered-data.c", 9)->class,
+			 AUDIT_CONFLICTED);
+	assert_int_equal(caller(&r, "fs/btrfs/disk-io.c", 10)->class,
+			 AUDIT_TARGET_ONLY);
+	assert_int_equal(r.nr_conflicted, 2);
+	audit_result_release(&r);
+	free(patches);
+	err_release(&err);
+}
+
+/* A target of the btrfs_workers era: the series' API is not there. */
+static void target_without_the_api_says_what_it_has(void **state)
+{
+	static const char workers_h[] =
+		"struct btrfs_work {\n"
+		"\tvoid (*func)(struct btrfs_work *work);\n"
+		"};\n"
+		"struct btrfs_workers {\n"
+		"\tint num_workers;\n"
+		"};\n"
+		"void btrfs_queue_worker(struct btrfs_workers *workers,\n"
+		"\t\t\tstruct btrfs_work *work);\n"
+		"void btrfs_init_workers(struct btrfs_workers *workers, "
+		"char *name, int max);\n";
+	static const char workers_c[] =
+		"#include \"async-thread.h\"\n"
+		"void btrfs_queue_worker(struct btrfs_workers *workers,\n"
+		"\t\t\tstruct btrfs_work *work)\n"
+		"{\n"
+		"}\n";
+	const struct fixture *fx = *state;
+	struct carry_result cr = fx->cr;
+	struct audit_result r;
+	struct err err = ERR_INIT;
+	char *tgt = fs_join(fx->dir, "t");
+	struct tree_oid old;
+
+	run(GIT "-C '%s' checkout -q -b old-api base", tgt);
+	write_file(tgt, "fs/btrfs/async-thread.h", workers_h);
+	write_file(tgt, "fs/btrfs/async-thread.c", workers_c);
+	commit_msg(tgt, "the btrfs_workers API");
+	assert_int_equal(tree_resolve(&old, fx->repo, "old-api", &err), 0);
+	cr.base = cr.head = old;
+	assert_int_equal(audit_run(&r, fx->repo, &fx->v, &cr, NULL, &err), 0);
+	assert_int_equal(intent(&r, "btrfs_init_work")->target,
+			 AUDIT_TARGET_ABSENT);
+	assert_true(r.api_absent);
+	assert_int_equal(r.nr_target_api, 4);
+	assert_string_equal(r.target_api[0].name, "struct btrfs_work");
+	assert_string_equal(r.target_api[1].name, "struct btrfs_workers");
+	assert_string_equal(r.target_api[2].name, "btrfs_queue_worker");
+	assert_string_equal(r.target_api[3].name, "btrfs_init_workers");
+	assert_int_equal(r.nr_callers, 0);
+	audit_result_release(&r);
+	free(tgt);
+	err_release(&err);
+}
+
+/* resolve --suggest: the conversion learned from the series' converted
+ * calls, applied to the calls it never converts. */
+static void suggestion_learned_from_converted_calls(void **state)
+{
+	const struct fixture *fx = *state;
+	struct audit_result r;
+	struct audit_suggestions sg;
+	struct err err = ERR_INIT;
+
+	audit(&r, fx, NULL);
+	assert_int_equal(
+		audit_suggest(&sg, fx->repo, &fx->v, &fx->cr, &r, NULL, &err),
+		0);
+	assert_int_equal(sg.nr_rules, 1);
+	assert_string_equal(sg.rules[0].symbol, "btrfs_init_work");
+	assert_null(sg.rules[0].new_name);
+	/* the series' calls pass NULL twice: 3 or 4 of 4 */
+	assert_int_equal(sg.rules[0].drops, 0xc);
+	assert_int_equal(sg.rules[0].adds, 0);
+	assert_int_equal(sg.rules[0].arity, 4);
+	assert_int_equal(sg.rules[0].examples, 4);
+	/* the call over two lines, rewritten where it stands */
+	assert_int_equal(sg.nr_fixes, 1);
+	assert_string_equal(sg.fixes[0].site.path, "fs/btrfs/disk-io.c");
+	assert_int_equal(sg.fixes[0].site.line, 10);
+	assert_string_equal(sg.fixes[0].old_call,
+			    "btrfs_init_work(&async->work, run_one_async_start,"
+			    " NULL,\n\t\t\tNULL)");
+	assert_string_equal(sg.fixes[0].new_call,
+			    "btrfs_init_work(&async->work, run_one_async_start,"
+			    " NULL)");
+	/* a use as a value is no call to rewrite */
+	assert_int_equal(sg.nr_left, 1);
+	assert_string_equal(sg.left[0].site.path, "fs/btrfs/callback.c");
+	assert_string_equal(sg.left[0].why, "not a call");
+	assert_non_null(strstr(sg.patch.ptr, "--- a/fs/btrfs/disk-io.c\n"
+					     "+++ b/fs/btrfs/disk-io.c\n"));
+	assert_non_null(strstr(sg.patch.ptr, "-\tbtrfs_init_work(&async->work, "
+					     "run_one_async_start, NULL,\n"
+					     "-\t\t\tNULL);\n"
+					     "+\tbtrfs_init_work(&async->work, "
+					     "run_one_async_start, NULL);\n"));
+	assert_string_equal(
+		sg.cocci.ptr,
+		"// btrfs_init_work: learned from 4 converted calls "
+		"of the series\n"
+		"@@\nexpression e1, e2, e3;\n@@\n"
+		"- btrfs_init_work(e1, e2, e3, e3)\n"
+		"+ btrfs_init_work(e1, e2, e3)\n\n");
+	audit_suggestions_release(&sg);
+	audit_result_release(&r);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -722,6 +924,11 @@ int main(void)
 		cmocka_unit_test(opts_default_to_async_thread),
 		cmocka_unit_test(opts_read_watch_file_and_scope),
 		cmocka_unit_test(watch_option_changes_what_is_audited),
+		cmocka_unit_test(intended_change_is_read_from_the_series),
+		cmocka_unit_test(callers_are_classified),
+		cmocka_unit_test(api_patch_that_does_not_land_is_still_audited),
+		cmocka_unit_test(target_without_the_api_says_what_it_has),
+		cmocka_unit_test(suggestion_learned_from_converted_calls),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,867 @@
+#include "cause.h"
+
+#include "series.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A function is "the same" when it holds this share of the hunk's lines. */
+#define SIMILAR_PERCENT 50
+
+void cause_source_release(struct cause_source *s)
+{
+	free(s->series);
+	free(s->version);
+	free(s->file);
+	free(s->commit);
+	free(s->subject);
+	memset(s, 0, sizeof(*s));
+}
+
+static void source_copy(struct cause_source *to, const struct cause_source *from)
+{
+	*to = *from;
+	to->series = from->series ? xstrdup(from->series) : NULL;
+	to->version = from->version ? xstrdup(from->version) : NULL;
+	to->file = from->file ? xstrdup(from->file) : NULL;
+	to->commit = from->commit ? xstrdup(from->commit) : NULL;
+	to->subject = from->subject ? xstrdup(from->subject) : NULL;
+}
+
+void cause_names_free(struct cause_name *names, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(names[i].name);
+		free(names[i].tag);
+		cause_source_release(&names[i].source);
+	}
+	free(names);
+}
+
+void cause_free(struct cause *c)
+{
+	if (!c)
+		return;
+	free(c->text);
+	free(c->function);
+	free(c->similar);
+	cause_names_free(c->names, c->nr_names);
+	free(c->patches);
+	free(c->stacks_on);
+	free(c);
+}
+
+struct cause *cause_dup(const struct cause *c)
+{
+	struct cause *d;
+
+	if (!c)
+		return NULL;
+	d = xcalloc(1, sizeof(*d));
+	*d = *c;
+	d->text = c->text ? xstrdup(c->text) : NULL;
+	d->function = c->function ? xstrdup(c->function) : NULL;
+	d->similar = c->similar ? xstrdup(c->similar) : NULL;
+	d->stacks_on = c->stacks_on ? xstrdup(c->stacks_on) : NULL;
+	d->names = xcalloc(c->nr_names + 1, sizeof(*d->names));
+	for (size_t i = 0; i < c->nr_names; i++) {
+		d->names[i] = c->names[i];
+		d->names[i].name = xstrdup(c->names[i].name);
+		d->names[i].tag = c->names[i].tag ? xstrdup(c->names[i].tag)
+						  : NULL;
+		source_copy(&d->names[i].source, &c->names[i].source);
+	}
+	d->patches = xcalloc(c->nr_patches + 1, sizeof(*d->patches));
+	if (c->nr_patches)
+		memcpy(d->patches, c->patches,
+		       c->nr_patches * sizeof(*c->patches));
+	return d;
+}
+
+const char *cause_kind_name(enum cause_kind k)
+{
+	switch (k) {
+	case CAUSE_CONTEXT:
+		return "context";
+	case CAUSE_FUNCTION:
+		return "function";
+	case CAUSE_NAMES:
+		return "names";
+	case CAUSE_FAILED_PATCH:
+		return "failed-patch";
+	case CAUSE_PRESENT:
+		return "present";
+	case CAUSE_FILE:
+		return "file";
+	case CAUSE_PLACEMENT:
+		break;
+	}
+	return "placement";
+}
+
+const char *cause_use_name(enum cause_use u)
+{
+	switch (u) {
+	case USE_FUNCTION:
+		return "function";
+	case USE_MEMBER:
+		return "member";
+	case USE_TYPE:
+		return "type";
+	case USE_MACRO:
+		return "macro";
+	case USE_NAME:
+		break;
+	}
+	return "name";
+}
+
+void cause_name_text(struct buf *out, const struct cause_name *n)
+{
+	switch (n->use) {
+	case USE_MEMBER:
+		buf_addf(out, "%s: no such member in this tree", n->name);
+		break;
+	case USE_FUNCTION:
+		buf_addf(out, "%s(): no such function in this tree", n->name);
+		break;
+	case USE_TYPE:
+		if (n->tag)
+			buf_addf(out, "%s %s: no such type in this tree", n->tag,
+				 n->name);
+		else
+			buf_addf(out, "%s: no such type in this tree", n->name);
+		break;
+	case USE_MACRO:
+		buf_addf(out, "%s: no such macro or constant in this tree",
+			 n->name);
+		break;
+	case USE_NAME:
+		buf_addf(out, "%s: defined nowhere in this tree", n->name);
+		break;
+	}
+	switch (n->source.kind) {
+	case SOURCE_SERIES:
+		buf_addf(out, " (added by %04zu of this series, which did not "
+			      "apply)",
+			 n->source.patch);
+		break;
+	case SOURCE_OTHER:
+		buf_addf(out, " (added by %s@%s %04zu)", n->source.series,
+			 n->source.version, n->source.patch);
+		break;
+	case SOURCE_UPSTREAM:
+		buf_addf(out, " (introduced upstream by %.12s", n->source.commit);
+		if (n->source.subject)
+			buf_addf(out, " \"%s\"", n->source.subject);
+		buf_addc(out, ')');
+		break;
+	case SOURCE_NONE:
+		break;
+	}
+}
+
+void cause_names_text(struct buf *out, const struct cause_name *names,
+		      size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		if (i)
+			buf_adds(out, "; ");
+		cause_name_text(out, &names[i]);
+	}
+}
+
+/* ---- similar functions ---- */
+
+static bool same_line(struct span a, struct span b)
+{
+	return a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
+}
+
+static struct span trimmed(struct span s)
+{
+	return span_trim(s);
+}
+
+/* Worth comparing: more than punctuation and a bare keyword. */
+static bool telling(struct span s)
+{
+	size_t alnum = 0;
+
+	for (size_t i = 0; i < s.len; i++)
+		alnum += isalnum((unsigned char)s.ptr[i]) || s.ptr[i] == '_';
+	return alnum >= 4;
+}
+
+
+void cause_similar_function(char **name, unsigned *percent, struct span text,
+			    const char *path, const struct patch_hunk *h,
+			    const char *func)
+{
+	struct watch_c c;
+	struct err err = ERR_INIT;
+	struct span *lines = NULL, *want = NULL;
+	size_t nr_lines = 0, alloc = 0, nr_want = 0, alloc_want = 0;
+	size_t best = 0, best_n = 0, second = 0, fl = strlen(func);
+	long best_f = -1;
+
+	*name = NULL;
+	*percent = 0;
+	watch_c_init(&c);
+	if (watch_scan_c(&c, path, text.ptr ? text.ptr : "", text.len, 0,
+			 &err) < 0)
+		goto out;
+	for (size_t i = 0; i < c.nr_funcs; i++)
+		if (c.funcs[i].len == fl && !memcmp(c.funcs[i].name, func, fl))
+			goto out; /* it is there */
+	/* the hunk's preimage lines, but its function's own head */
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		struct span t = trimmed(h->lines[i].text);
+
+		if (h->lines[i].kind == '+' || !telling(t))
+			continue;
+		if (t.len >= fl && memmem(t.ptr, t.len, func, fl))
+			continue;
+		ALLOC_GROW(want, nr_want + 1, alloc_want);
+		want[nr_want++] = t;
+	}
+	if (nr_want < 2)
+		goto out;
+	/* the text's lines, once */
+	for (size_t i = 0; i < text.len;) {
+		const char *nl = memchr(text.ptr + i, '\n', text.len - i);
+		size_t end = nl ? (size_t)(nl - text.ptr) : text.len;
+
+		ALLOC_GROW(lines, nr_lines + 1, alloc);
+		lines[nr_lines++] = trimmed((struct span){ text.ptr + i, end - i });
+		i = nl ? end + 1 : text.len;
+	}
+	for (size_t f = 0; f < c.nr_funcs; f++) {
+		const struct watch_func *wf = &c.funcs[f];
+		size_t found = 0;
+
+		if (!wf->last || wf->last > nr_lines)
+			continue;
+		for (size_t k = 0; k < nr_want; k++)
+			for (size_t l = wf->first - 1; l < wf->last; l++)
+				if (same_line(want[k], lines[l])) {
+					found++;
+					break;
+				}
+		if (found > best_n) {
+			second = best_n;
+			best_n = found;
+			best_f = (long)f;
+		} else if (found > second) {
+			second = found;
+		}
+	}
+	best = best_n * 100 / nr_want;
+	if (best_f >= 0 && best >= SIMILAR_PERCENT && best_n >= 2 &&
+	    second < best_n) {
+		*name = xstrndup(c.funcs[best_f].name, c.funcs[best_f].len);
+		*percent = (unsigned)best;
+	}
+out:
+	free(lines);
+	free(want);
+	err_release(&err);
+	watch_c_release(&c);
+}
+
+bool cause_defines_function(struct span text, const char *path,
+			    const char *func)
+{
+	struct watch_c c;
+	struct err err = ERR_INIT;
+	size_t fl = strlen(func);
+	bool yes = false;
+
+	watch_c_init(&c);
+	/* a definition, or in a header its prototype */
+	if (watch_scan_c(&c, path, text.ptr ? text.ptr : "", text.len, 0,
+			 &err) == 0)
+		for (size_t i = 0; i < c.nr && !yes; i++)
+			yes = c.ids[i].kind == WATCH_ID_DECL &&
+			      c.ids[i].decl == WATCH_DECL_FUNCTION &&
+			      c.ids[i].len == fl &&
+			      !memcmp(c.ids[i].name, func, fl);
+	err_release(&err);
+	watch_c_release(&c);
+	return yes;
+}
+
+/* ---- names a series declares ---- */
+
+void cause_defs_init(struct cause_defs *d)
+{
+	memset(d, 0, sizeof(*d));
+	watch_set_init(&d->names);
+}
+
+void cause_defs_release(struct cause_defs *d)
+{
+	watch_set_release(&d->names);
+	for (size_t i = 0; i < d->nr; i++)
+		free(d->name[i]);
+	free(d->name);
+	free(d->patch);
+	free(d->applied);
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * What a patch declares, for its other hunks and later patches: anything
+ * but a label (a local of one hunk is used by the next; a member added to
+ * a struct reads like a local in a hunk that does not show the struct).
+ */
+static bool declares(const struct watch_id *id)
+{
+	return id->kind == WATCH_ID_DECL && id->decl != WATCH_DECL_LABEL;
+}
+
+/* The side of hunk h of kinds ("+ " new side), and which line is which. */
+static void side_text(struct buf *out, char **kind_of, size_t *nr,
+		      const struct patch_hunk *h, const char *kinds)
+{
+	size_t alloc = 0;
+
+	buf_reset(out);
+	*nr = 0;
+	*kind_of = NULL;
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		if (!strchr(kinds, h->lines[i].kind))
+			continue;
+		ALLOC_GROW(*kind_of, *nr + 1, alloc);
+		(*kind_of)[(*nr)++] = h->lines[i].kind;
+		buf_addspan(out, h->lines[i].text);
+		buf_addc(out, '\n');
+	}
+}
+
+/* Call fn for every name the added lines of p declare. */
+static void each_decl(const struct patch *p, char kind,
+		      void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	struct buf text = BUF_INIT;
+	struct err err = ERR_INIT;
+	const char *side = kind == '+' ? " +" : " -";
+
+	for (size_t f = 0; f < p->nr_files; f++) {
+		const struct patch_file *pf = &p->files[f];
+		const char *path = patch_file_path(pf);
+
+		if (!ends_with(path, ".c") && !ends_with(path, ".h"))
+			continue;
+		for (size_t k = 0; k < pf->nr_hunks; k++) {
+			struct watch_c c;
+			char *kinds;
+			size_t nr;
+			bool whole = kind == '+' ? !pf->old_path : !pf->new_path;
+
+			side_text(&text, &kinds, &nr, &pf->hunks[k], side);
+			watch_c_init(&c);
+			if (watch_scan_c(&c, path, text.ptr, text.len,
+					 whole ? 0 : WATCH_FRAGMENT, &err) == 0)
+				for (size_t i = 0; i < c.nr; i++) {
+					char *name;
+
+					if (!declares(&c.ids[i]) ||
+					    c.ids[i].line > nr ||
+					    kinds[c.ids[i].line - 1] != kind)
+						continue;
+					name = xstrndup(c.ids[i].name,
+							c.ids[i].len);
+					fn(ctx, name);
+					free(name);
+				}
+			err_release(&err);
+			watch_c_release(&c);
+			free(kinds);
+		}
+	}
+	buf_release(&text);
+}
+
+struct defs_ctx {
+	struct cause_defs *d;
+	size_t n;
+	bool applied;
+};
+
+static void defs_note(void *vctx, const char *name)
+{
+	struct defs_ctx *c = vctx;
+	struct cause_defs *d = c->d;
+
+	if (watch_set_find(&d->names, name, strlen(name))) {
+		/* an applied declaration wins over a failed one */
+		for (size_t i = 0; i < d->nr; i++)
+			if (!strcmp(d->name[i], name) && c->applied)
+				d->applied[i] = true;
+		return;
+	}
+	watch_set_add(&d->names, name, WATCH_ANY);
+	ALLOC_GROW(d->name, d->nr + 1, d->alloc);
+	ALLOC_GROW(d->patch, d->nr + 1, d->alloc_patch);
+	ALLOC_GROW(d->applied, d->nr + 1, d->alloc_applied);
+	d->name[d->nr] = xstrdup(name);
+	d->patch[d->nr] = c->n;
+	d->applied[d->nr] = c->applied;
+	d->nr++;
+}
+
+void cause_defs_add(struct cause_defs *d, const struct watch_set *decls,
+		    size_t n, bool applied)
+{
+	struct defs_ctx c = { d, n, applied };
+
+	for (size_t i = 0; i < decls->cap; i++)
+		if (decls->slots[i].name)
+			defs_note(&c, decls->slots[i].name);
+}
+
+static void set_note(void *ctx, const char *name)
+{
+	watch_set_add(ctx, name, WATCH_ANY);
+}
+
+void cause_patch_decls(struct watch_set *out, const struct patch *p,
+		       bool added_only)
+{
+	struct watch_set removed, all;
+
+	if (!added_only) {
+		each_decl(p, '+', set_note, out);
+		return;
+	}
+	/* a name both removed and added is changed, not added */
+	watch_set_init(&removed);
+	watch_set_init(&all);
+	each_decl(p, '-', set_note, &removed);
+	each_decl(p, '+', set_note, &all);
+	for (size_t i = 0; i < all.cap; i++)
+		if (all.slots[i].name &&
+		    !watch_set_find(&removed, all.slots[i].name,
+				    all.slots[i].len))
+			watch_set_add(out, all.slots[i].name, WATCH_ANY);
+	watch_set_release(&removed);
+	watch_set_release(&all);
+}
+
+/* ---- checking names ---- */
+
+static bool upper(const char *p, size_t len)
+{
+	bool letter = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (islower((unsigned char)p[i]))
+			return false;
+		letter |= isupper((unsigned char)p[i]) != 0;
+	}
+	return letter;
+}
+
+/* The keyword before a tag name in its text ("struct", "union"...). */
+static char *tag_of(const char *text, const char *name)
+{
+	const char *p = name, *e;
+
+	while (p > text && isspace((unsigned char)p[-1]))
+		p--;
+	e = p;
+	while (p > text && isalpha((unsigned char)p[-1]))
+		p--;
+	return e > p ? xstrndup(p, (size_t)(e - p)) : xstrdup("struct");
+}
+
+static bool listed(const struct cause_name *names, size_t nr, const char *p,
+		   size_t len)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (strlen(names[i].name) == len &&
+		    !memcmp(names[i].name, p, len))
+			return true;
+	return false;
+}
+
+/* Check the names of c on lines whose kind is in kinds. */
+static int check_ids(struct cause_name **names, size_t *nr,
+		     const struct cause_check *chk, const char *text,
+		     const struct watch_c *c, const char *kind_of,
+		     size_t nr_kinds, const char *kinds, bool meets,
+		     struct err *err)
+{
+	struct watch_set local, members;
+	size_t alloc = *nr;
+	int error = 0;
+
+	watch_set_init(&local);
+	watch_set_init(&members);
+	/* every name the text declares counts, whatever the line; a member
+	 * only as a member (a local wq is no device->wq) */
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->ids[i].kind == WATCH_ID_DECL) {
+			char *n = xstrndup(c->ids[i].name, c->ids[i].len);
+			enum watch_decl_kind d = c->ids[i].decl;
+
+			watch_set_add(&local, n, WATCH_ANY);
+			if (d == WATCH_DECL_MEMBER || d == WATCH_DECL_MACRO_ARG ||
+			    d == WATCH_DECL_MACRO)
+				watch_set_add(&members, n, WATCH_ANY);
+			free(n);
+		}
+	for (size_t i = 0; i < c->nr && !error; i++) {
+		const struct watch_id *id = &c->ids[i];
+		struct cause_name *cn;
+		bool found = false;
+
+		if (id->kind == WATCH_ID_DECL || id->kind == WATCH_ID_LABEL ||
+		    id->directive)
+			continue;
+		/* in a hunk that does not apply, a plain lower-case name is
+		 * most likely a local declared above the hunk, in the
+		 * function the target does not have as it is */
+		if (meets && id->kind == WATCH_ID_USE &&
+		    !upper(id->name, id->len))
+			continue;
+		if (kind_of && (id->line > nr_kinds ||
+				!strchr(kinds, kind_of[id->line - 1])))
+			continue;
+		if (watch_set_find(id->kind == WATCH_ID_MEMBER ? &members
+							       : &local,
+				   id->name, id->len) ||
+		    (chk->own && watch_set_find(chk->own, id->name, id->len)) ||
+		    listed(*names, *nr, id->name, id->len))
+			continue;
+		if (chk->series &&
+		    watch_set_find(&chk->series->names, id->name, id->len)) {
+			size_t k;
+
+			for (k = 0; k < chk->series->nr; k++)
+				if (strlen(chk->series->name[k]) == id->len &&
+				    !memcmp(chk->series->name[k], id->name,
+					    id->len))
+					break;
+			if (k < chk->series->nr && chk->series->applied[k])
+				continue;
+		}
+		if ((error = ident_view_find(&found, chk->view, id->name,
+					     id->len, err)) < 0 ||
+		    found)
+			continue;
+		ALLOC_GROW(*names, *nr + 1, alloc);
+		cn = &(*names)[(*nr)++];
+		memset(cn, 0, sizeof(*cn));
+		cn->name = xstrndup(id->name, id->len);
+		switch (id->kind) {
+		case WATCH_ID_MEMBER:
+			cn->use = USE_MEMBER;
+			break;
+		case WATCH_ID_CALL:
+			cn->use = upper(id->name, id->len) ? USE_MACRO
+							   : USE_FUNCTION;
+			break;
+		case WATCH_ID_TAG:
+			cn->use = USE_TYPE;
+			cn->tag = tag_of(text, id->name);
+			break;
+		case WATCH_ID_TYPE:
+			cn->use = USE_TYPE;
+			break;
+		default:
+			cn->use = upper(id->name, id->len) ? USE_MACRO : USE_NAME;
+			break;
+		}
+		/* from an earlier patch of this series that failed? */
+		for (size_t k = 0; chk->series && k < chk->series->nr; k++)
+			if (!strcmp(chk->series->name[k], cn->name)) {
+				cn->source.kind = SOURCE_SERIES;
+				cn->source.patch = chk->series->patch[k];
+				break;
+			}
+		if (cn->source.kind == SOURCE_NONE && chk->lookup &&
+		    (error = chk->lookup->fn(chk->lookup->ctx, cn->name,
+					     chk->view->path, &cn->source,
+					     err)) < 0)
+			break;
+	}
+	watch_set_release(&local);
+	watch_set_release(&members);
+	return error;
+}
+
+/* A quoted include of a file the patch itself writes beside the file. */
+static bool patch_adds(const struct cause_check *chk,
+		       const struct watch_include *inc)
+{
+	const char *path = chk->view->path, *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+
+	for (size_t f = 0; chk->patch && f < chk->patch->nr_files; f++) {
+		const char *np = chk->patch->files[f].new_path;
+
+		if (np && strlen(np) == dl + inc->len && !memcmp(np, path, dl) &&
+		    !memcmp(np + dl, inc->path, inc->len))
+			return true;
+	}
+	return false;
+}
+
+/* The #include lines a hunk adds: the view reads them too. */
+static int added_includes(const struct cause_check *chk,
+			  const struct watch_c *c, const char *kind_of,
+			  size_t nr_kinds, struct err *err)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < c->nr_includes && !error; i++) {
+		const struct watch_include *inc = &c->includes[i];
+		char *p;
+
+		if (inc->line > nr_kinds || kind_of[inc->line - 1] != '+' ||
+		    (!inc->angle && patch_adds(chk, inc)))
+			continue;
+		p = xstrndup(inc->path, inc->len);
+		error = ident_view_include(chk->view, p, inc->angle, err);
+		free(p);
+	}
+	return error;
+}
+
+int cause_missing_names(struct cause_name **names, size_t *nr,
+			const struct cause_check *chk,
+			const struct patch_hunk *h, const char *kinds,
+			struct err *err)
+{
+	static const char *const sides[] = { " -", " +" };
+	struct buf text = BUF_INIT;
+	int error = 0;
+
+	if (!chk->view)
+		return 0;
+	/* the old side for its context and removed lines, the new side for
+	 * its added lines (and its context when the old side is not read) */
+	for (size_t s = 0; s < 2 && !error; s++) {
+		struct watch_c c;
+		struct buf want = BUF_INIT;
+		char *kind_of;
+		size_t n;
+
+		for (const char *k = kinds; *k; k++)
+			if (strchr(sides[s], *k) &&
+			    !(*k == ' ' && s == 1 && strchr(kinds, '-')))
+				buf_addc(&want, *k);
+		if (!want.len) {
+			buf_release(&want);
+			continue;
+		}
+		side_text(&text, &kind_of, &n, h, sides[s]);
+		watch_c_init(&c);
+		if (watch_scan_c(&c, chk->view->path, text.ptr, text.len,
+				 WATCH_FRAGMENT, err) == 0) {
+			error = added_includes(chk, &c, kind_of, n, err);
+			if (!error)
+				error = check_ids(names, nr, chk, text.ptr, &c,
+						  kind_of, n, want.ptr,
+						  strchr(kinds, '-') != NULL,
+						  err);
+		} else {
+			err_release(err);
+		}
+		watch_c_release(&c);
+		free(kind_of);
+		buf_release(&want);
+	}
+	buf_release(&text);
+	return error;
+}
+
+int cause_missing_in_text(struct cause_name **names, size_t *nr,
+			  const struct cause_check *chk, const char *path,
+			  struct span text, struct err *err)
+{
+	struct watch_c c;
+	struct buf t = BUF_INIT;
+	int error = 0;
+
+	if (!chk->view)
+		return 0;
+	buf_addspan(&t, text);
+	watch_c_init(&c);
+	if (watch_scan_c(&c, path, t.ptr, t.len, 0, err) == 0) {
+		for (size_t i = 0; i < c.nr_includes && !error; i++) {
+			char *p;
+
+			if (!c.includes[i].angle &&
+			    patch_adds(chk, &c.includes[i]))
+				continue;
+			p = xstrndup(c.includes[i].path, c.includes[i].len);
+			error = ident_view_include(chk->view, p,
+						   c.includes[i].angle, err);
+			free(p);
+		}
+		if (!error)
+			error = check_ids(names, nr, chk, t.ptr, &c, NULL, 0,
+					  NULL, false, err);
+	} else {
+		err_release(err);
+	}
+	watch_c_release(&c);
+	buf_release(&t);
+	return error;
+}
+
+/* ---- where missing names come from ---- */
+
+void cause_finder_init(struct cause_finder *f, const char *root,
+		       const char *series, const char *version,
+		       const char *history)
+{
+	memset(f, 0, sizeof(*f));
+	f->root = root;
+	f->series = series;
+	f->version = version;
+	f->history = history;
+	f->max_commits = 200000;
+	watch_set_init(&f->names);
+}
+
+void cause_finder_release(struct cause_finder *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		cause_source_release(&f->sources[i]);
+		free(f->source_names[i]);
+	}
+	free(f->sources);
+	free(f->source_names);
+	watch_set_release(&f->names);
+	tree_close(f->hist);
+	memset(f, 0, sizeof(*f));
+}
+
+/* What every patch of every other stored version declares. */
+static int finder_load(struct cause_finder *f, struct err *err)
+{
+	char **names = NULL;
+	size_t nr = 0;
+	int error;
+
+	f->loaded = true;
+	if ((error = series_list_names(f->root, &names, &nr, err)) < 0)
+		return error;
+	for (size_t i = 0; i < nr && !error; i++) {
+		char **vs = NULL;
+		size_t nv = 0;
+
+		if (series_list_versions(f->root, names[i], &vs, &nv, err) < 0) {
+			err_release(err);
+			continue;
+		}
+		for (size_t k = 0; k < nv && !error; k++) {
+			struct series_version v;
+
+			if (!strcmp(names[i], f->series) &&
+			    !strcmp(vs[k], f->version))
+				continue;
+			series_version_init(&v, NULL, NULL);
+			if (series_load_version(&v, f->root, names[i], vs[k],
+						err) < 0) {
+				/* a version that does not load adds nothing */
+				err_release(err);
+				series_version_release(&v);
+				continue;
+			}
+			for (size_t p = 0; p < v.nr; p++) {
+				struct watch_set decls;
+
+				watch_set_init(&decls);
+				cause_patch_decls(&decls, &v.items[p].patch,
+						  true);
+				for (size_t d = 0; d < decls.cap; d++) {
+					const char *n = decls.slots[d].name;
+					struct cause_source *src;
+
+					if (!n || watch_set_find(&f->names, n,
+								 strlen(n)))
+						continue;
+					watch_set_add(&f->names, n, WATCH_ANY);
+					ALLOC_GROW(f->sources, f->nr + 1,
+						   f->alloc);
+					ALLOC_GROW(f->source_names, f->nr + 1,
+						   f->alloc_names);
+					src = &f->sources[f->nr];
+					memset(src, 0, sizeof(*src));
+					src->kind = SOURCE_OTHER;
+					src->patch = p + 1;
+					src->series = xstrdup(names[i]);
+					src->version = xstrdup(vs[k]);
+					src->file = xstrdup(v.items[p].file);
+					f->source_names[f->nr++] = xstrdup(n);
+				}
+				watch_set_release(&decls);
+			}
+			series_version_release(&v);
+		}
+		series_free_list(vs, nv);
+	}
+	series_free_list(names, nr);
+	return error;
+}
+
+int cause_finder_find(void *ctx, const char *name, const char *path,
+		      struct cause_source *out, struct err *err)
+{
+	struct cause_finder *f = ctx;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (!f->loaded && (error = finder_load(f, err)) < 0)
+		return error;
+	if (watch_set_find(&f->names, name, strlen(name)))
+		for (size_t i = 0; i < f->nr; i++)
+			if (!strcmp(f->source_names[i], name)) {
+				*out = f->sources[i];
+				out->series = xstrdup(f->sources[i].series);
+				out->version = xstrdup(f->sources[i].version);
+				out->file = xstrdup(f->sources[i].file);
+				return 0;
+			}
+	if (f->history && !f->hist_tried) {
+		f->hist_tried = true;
+		if (tree_open(&f->hist, f->history, err) < 0) {
+			/* a history that cannot be read names nothing */
+			err_release(err);
+			f->hist = NULL;
+		}
+	}
+	if (f->hist) {
+		char *dir = slash ? xstrndup(path, (size_t)(slash - path))
+				  : xstrdup("");
+		const char *paths[] = { dir, "include" };
+		struct tree_oid commit;
+		char hex[41], *subject = NULL;
+		bool found;
+
+		error = tree_pickaxe(&commit, &subject, &found, f->hist,
+				     "HEAD", name, paths, *dir ? 2 : 1,
+				     f->max_commits, err);
+		free(dir);
+		if (error < 0) {
+			err_release(err);
+			return 0;
+		}
+		if (found) {
+			tree_oid_hex(hex, &commit);
+			out->kind = SOURCE_UPSTREAM;
+			out->commit = xstrdup(hex);
+			out->subject = subject;
+			subject = NULL;
+		}
+		free(subject);
+	}
+	return 0;
+}

@@ -1,0 +1,1132 @@
+#include "ident.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+/* Quoted includes are followed this deep (a header that includes one). */
+#define INCLUDE_DEPTH 3
+
+static const char *const c_exts[] = { ".c", ".h", NULL };
+static const char *const h_exts[] = { ".h", NULL };
+
+/* One text's names, kept per blob id. */
+struct ident_blob {
+	struct tree_oid id;
+	struct watch_set names; /* every name it uses or declares */
+	struct watch_set decls; /* the names it declares */
+	struct watch_set locals; /* its locals, parameters and labels */
+	char **pastes;          /* "trace_*", "*_enabled" */
+	size_t nr_pastes, alloc_pastes;
+	char **quoted;          /* its #include "..." lines */
+	size_t nr_quoted, alloc_quoted;
+	char **angled;          /* its #include <...> lines */
+	size_t nr_angled, alloc_angled;
+};
+
+/*
+ * A large set of names in one pool, sorted: the shared headers declare
+ * some 300,000 names, read from the cache on every run; a sorted pool is
+ * used as it is read.
+ */
+struct names {
+	struct buf pool;   /* names, each ended by a NUL, sorted */
+	uint32_t *off;     /* where each name starts */
+	size_t nr, alloc;
+};
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The pool's names, found again (after it was filled or read). */
+static void names_index(struct names *n)
+{
+	n->nr = 0;
+	for (size_t off = 0; off < n->pool.len;) {
+		size_t len = strlen(n->pool.ptr + off);
+
+		ALLOC_GROW(n->off, n->nr + 1, n->alloc);
+		n->off[n->nr++] = (uint32_t)off;
+		off += len + 1;
+	}
+}
+
+/* Sort a set of names built unsorted (a watch_set) into n. */
+static void names_from_set(struct names *n, const struct watch_set *set)
+{
+	char **v = xcalloc(set->nr + 1, sizeof(*v));
+	size_t k = 0;
+
+	for (size_t i = 0; i < set->cap; i++)
+		if (set->slots[i].name)
+			v[k++] = set->slots[i].name;
+	qsort(v, k, sizeof(*v), cmp_names);
+	buf_reset(&n->pool);
+	for (size_t i = 0; i < k; i++) {
+		buf_adds(&n->pool, v[i]);
+		buf_addc(&n->pool, '\0');
+	}
+	free(v);
+	names_index(n);
+}
+
+static bool names_has(const struct names *n, const char *p, size_t len)
+{
+	size_t lo = 0, hi = n->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *q = n->pool.ptr + n->off[mid];
+		int c = strncmp(q, p, len);
+
+		if (!c)
+			c = q[len] ? 1 : 0;
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static void names_release(struct names *n)
+{
+	buf_release(&n->pool);
+	free(n->off);
+	memset(n, 0, sizeof(*n));
+}
+
+struct ident_index {
+	struct tree_repo *repo;
+	char *cache;               /* where shared sets are kept, or NULL */
+	struct ident_blob **slots; /* open addressing by blob id */
+	size_t cap, nr;
+	bool shared_built;
+	struct names shared;       /* what the shared headers declare */
+	char **shared_pastes;
+	size_t nr_shared_pastes, alloc_shared_pastes;
+	bool listed;               /* all_headers read (for search by name) */
+	char **all_headers;
+	size_t nr_all_headers;
+	bool arches_read;
+	char **arches;
+	size_t nr_arches;
+	/* <...> includes looked for: found (kind WATCH_ANY) or not
+	 * (WATCH_MACRO); a series seldom adds a shared header */
+	struct watch_set angled;
+};
+
+static void strv_add(char ***v, size_t *nr, size_t *alloc, char *s)
+{
+	ALLOC_GROW(*v, *nr + 1, *alloc);
+	(*v)[(*nr)++] = s;
+}
+
+static void strv_free(char **v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void blob_free(struct ident_blob *b)
+{
+	if (!b)
+		return;
+	watch_set_release(&b->names);
+	watch_set_release(&b->decls);
+	watch_set_release(&b->locals);
+	strv_free(b->pastes, b->nr_pastes);
+	strv_free(b->quoted, b->nr_quoted);
+	strv_free(b->angled, b->nr_angled);
+	free(b);
+}
+
+/* The names of one text (not C: none). */
+static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
+				    const char *text, size_t len)
+{
+	struct ident_blob *b = xcalloc(1, sizeof(*b));
+	struct watch_c c;
+	struct err err = ERR_INIT;
+
+	if (id)
+		b->id = *id;
+	watch_set_init(&b->names);
+	watch_set_init(&b->decls);
+	watch_set_init(&b->locals);
+	watch_c_init(&c);
+	if (watch_scan_c(&c, path, text, len, 0, &err) == 0) {
+		for (size_t i = 0; i < c.nr; i++) {
+			char *name = xstrndup(c.ids[i].name, c.ids[i].len);
+
+			watch_set_add(&b->names, name, WATCH_ANY);
+			if (c.ids[i].kind == WATCH_ID_DECL &&
+			    (c.ids[i].decl == WATCH_DECL_LOCAL ||
+			     c.ids[i].decl == WATCH_DECL_LABEL))
+				watch_set_add(&b->locals, name, WATCH_ANY);
+			else if (c.ids[i].kind == WATCH_ID_DECL)
+				watch_set_add(&b->decls, name, WATCH_ANY);
+			free(name);
+		}
+		for (size_t i = 0; i < c.nr_pastes; i++)
+			strv_add(&b->pastes, &b->nr_pastes, &b->alloc_pastes,
+				 xstrdup(c.pastes[i]));
+		for (size_t i = 0; i < c.nr_includes; i++) {
+			char *inc = xstrndup(c.includes[i].path,
+					     c.includes[i].len);
+
+			if (c.includes[i].angle)
+				strv_add(&b->angled, &b->nr_angled,
+					 &b->alloc_angled, inc);
+			else
+				strv_add(&b->quoted, &b->nr_quoted,
+					 &b->alloc_quoted, inc);
+		}
+	}
+	err_release(&err);
+	watch_c_release(&c);
+	return b;
+}
+
+static size_t slot_of(const struct tree_oid *id, size_t cap)
+{
+	size_t h = 0;
+
+	memcpy(&h, id->id, sizeof(h));
+	return h & (cap - 1);
+}
+
+static struct ident_blob **slot_find(struct ident_index *x,
+				     const struct tree_oid *id)
+{
+	for (size_t i = slot_of(id, x->cap);; i = (i + 1) & (x->cap - 1))
+		if (!x->slots[i] || !memcmp(x->slots[i]->id.id, id->id, 20))
+			return &x->slots[i];
+}
+
+static void slots_grow(struct ident_index *x)
+{
+	struct ident_blob **old = x->slots;
+	size_t cap = x->cap;
+
+	x->cap = cap ? cap * 2 : 256;
+	x->slots = xcalloc(x->cap, sizeof(*x->slots));
+	for (size_t i = 0; i < cap; i++)
+		if (old[i])
+			*slot_find(x, &old[i]->id) = old[i];
+	free(old);
+}
+
+/* The names of blob id (of path), read and scanned once. */
+static int blob_get(struct ident_blob **out, struct ident_index *x,
+		    const struct tree_oid *id, const char *path,
+		    struct err *err)
+{
+	struct ident_blob **slot;
+	struct buf text = BUF_INIT;
+	int error;
+
+	if ((x->nr + 1) * 2 > x->cap)
+		slots_grow(x);
+	slot = slot_find(x, id);
+	if (*slot) {
+		*out = *slot;
+		return 0;
+	}
+	if ((error = tree_read_blob_oid(&text, x->repo, id, err)) < 0)
+		return error;
+	*slot = blob_scan(id, path, text.ptr, text.len);
+	x->nr++;
+	*out = *slot;
+	buf_release(&text);
+	return 0;
+}
+
+int ident_index_new(struct ident_index **out, struct tree_repo *repo,
+		    const char *cache)
+{
+	struct ident_index *x = xcalloc(1, sizeof(*x));
+
+	x->repo = repo;
+	x->cache = cache ? xstrdup(cache) : NULL;
+	watch_set_init(&x->angled);
+	buf_init(&x->shared.pool, 0);
+	*out = x;
+	return 0;
+}
+
+void ident_index_free(struct ident_index *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->cap; i++)
+		blob_free(x->slots[i]);
+	free(x->slots);
+	names_release(&x->shared);
+	strv_free(x->shared_pastes, x->nr_shared_pastes);
+	strv_free(x->all_headers, x->nr_all_headers);
+	strv_free(x->arches, x->nr_arches);
+	free(x->cache);
+	watch_set_release(&x->angled);
+	free(x);
+}
+
+struct tree_repo *ident_index_repo(const struct ident_index *x)
+{
+	return x->repo;
+}
+
+/* ---- the shared headers ---- */
+
+static void add_pastes(struct ident_index *x, const struct ident_blob *b)
+{
+	for (size_t i = 0; i < b->nr_pastes; i++) {
+		bool have = false;
+
+		for (size_t k = 0; k < x->nr_shared_pastes && !have; k++)
+			have = !strcmp(x->shared_pastes[k], b->pastes[i]);
+		if (!have)
+			strv_add(&x->shared_pastes, &x->nr_shared_pastes,
+				 &x->alloc_shared_pastes, xstrdup(b->pastes[i]));
+	}
+}
+
+/* include/ and arch/<arch>/include/ of tree: what they declare. */
+static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
+		       struct err *err)
+{
+	static const char *const dirs[] = { "include", "arch" };
+	struct watch_set all;
+	int error = 0;
+
+	watch_set_init(&all);
+
+	for (size_t d = 0; d < 2 && !error; d++) {
+		struct tree_blob *blobs;
+		size_t nr;
+
+		if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree,
+					     dirs[d], true, h_exts, err)) < 0)
+			break;
+		for (size_t i = 0; i < nr && !error; i++) {
+			struct ident_blob *b;
+			struct buf text = BUF_INIT;
+
+			if (d == 1 && !strstr(blobs[i].path, "/include/"))
+				continue;
+			/* read, not kept: the shared set holds the names */
+			if ((error = tree_read_blob_oid(&text, x->repo,
+							&blobs[i].id, err)) < 0)
+				break;
+			b = blob_scan(&blobs[i].id, blobs[i].path, text.ptr,
+				      text.len);
+			for (size_t s = 0; s < b->decls.cap; s++)
+				if (b->decls.slots[s].name)
+					watch_set_add(&all,
+						      b->decls.slots[s].name,
+						      WATCH_ANY);
+			add_pastes(x, b);
+			blob_free(b);
+			buf_release(&text);
+		}
+		tree_blobs_free(blobs, nr);
+	}
+	if (!error)
+		names_from_set(&x->shared, &all);
+	watch_set_release(&all);
+	return error;
+}
+
+/* bump when watch.c reads declarations differently: kept sets are then
+ * built again */
+#define SHARED_MAGIC "kcarry-ident/3\n"
+
+/* The cache file of the shared set of tree: named by its folders' ids. */
+static int shared_file(char **path, struct ident_index *x,
+		       const struct tree_oid *tree, struct err *err)
+{
+	static const char *const dirs[] = { "include", "arch" };
+	struct buf key = BUF_INIT;
+	char hex[41];
+	int error = 0;
+
+	*path = NULL;
+	if (!x->cache)
+		return 0;
+	buf_adds(&key, SHARED_MAGIC);
+	for (size_t d = 0; d < 2; d++) {
+		struct tree_oid id;
+		bool exists;
+
+		if ((error = tree_dir_id(&id, &exists, x->repo, tree, dirs[d],
+					 err)) < 0)
+			goto out;
+		tree_oid_hex(hex, &id);
+		buf_addf(&key, "%s %s\n", dirs[d], exists ? hex : "-");
+	}
+	tree_hash(hex, key.ptr, key.len);
+	*path = xstrfmt("%s/%s", x->cache, hex);
+out:
+	buf_release(&key);
+	return error;
+}
+
+/* A set written by save_shared: names, then "*" and the pastes. */
+static bool load_shared(struct ident_index *x, const char *path)
+{
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+	size_t m = strlen(SHARED_MAGIC), i, star;
+	const char *sep;
+	bool ok = false;
+
+	if (fs_read_file(&b, path, 0, &err) < 0 || b.len < m ||
+	    memcmp(b.ptr, SHARED_MAGIC, m) || b.ptr[b.len - 1] != '\n' ||
+	    !(sep = memmem(b.ptr + m - 1, b.len - m + 1, "\n*\n", 3)))
+		goto out;
+	/* the names are the pool as they are, sorted: NUL for LF */
+	star = (size_t)(sep - b.ptr) + 1;
+	names_release(&x->shared);
+	buf_init(&x->shared.pool, 0);
+	buf_add(&x->shared.pool, b.ptr + m, star - m);
+	for (i = 0; i < x->shared.pool.len; i++)
+		if (x->shared.pool.ptr[i] == '\n')
+			x->shared.pool.ptr[i] = '\0';
+	names_index(&x->shared);
+	for (i = star + 2; i < b.len;) {
+		char *nl = memchr(b.ptr + i, '\n', b.len - i);
+
+		*nl = '\0';
+		strv_add(&x->shared_pastes, &x->nr_shared_pastes,
+			 &x->alloc_shared_pastes, xstrdup(b.ptr + i));
+		i = (size_t)(nl - b.ptr) + 1;
+	}
+	ok = true;
+out:
+	err_release(&err);
+	buf_release(&b);
+	return ok;
+}
+
+/* Files kept at most, of each kind (name sets, header lists): a tree's
+ * include/ changes with every release.  The least recently used go. */
+#define KEEP_SETS 16
+
+struct kept {
+	char *path;
+	time_t mtime;
+};
+
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : 0;
+}
+
+static bool is_headers(const char *name)
+{
+	size_t n = strlen(name), m = strlen(".headers");
+
+	return n > m && !strcmp(name + n - m, ".headers");
+}
+
+/* Remove all but the KEEP_SETS newest files of a kind in the folder. */
+static void prune_cache(const char *dir, bool headers)
+{
+	struct err err = ERR_INIT;
+	struct kept *v;
+	char **names;
+	size_t nr, n = 0;
+
+	if (fs_list_dir(dir, &names, &nr, &err) < 0) {
+		err_release(&err);
+		return;
+	}
+	v = xcalloc(nr + 1, sizeof(*v));
+	for (size_t i = 0; i < nr; i++) {
+		struct stat st;
+		char *p;
+
+		if (is_headers(names[i]) != headers)
+			continue;
+		p = fs_join(dir, names[i]);
+		if (stat(p, &st) < 0) {
+			free(p);
+			continue;
+		}
+		v[n].path = p;
+		v[n++].mtime = st.st_mtime;
+	}
+	qsort(v, n, sizeof(*v), cmp_kept);
+	for (size_t i = 0; i < n; i++) {
+		if (i >= KEEP_SETS)
+			unlink(v[i].path);
+		free(v[i].path);
+	}
+	free(v);
+	fs_free_list(names, nr);
+}
+
+/* Keep the set for the next run; a cache that cannot be written is no
+ * error (the set is built again). */
+static void save_shared(struct ident_index *x, const char *path)
+{
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+
+	buf_adds(&b, SHARED_MAGIC);
+	for (size_t off = 0; off < x->shared.pool.len;) {
+		const char *name = x->shared.pool.ptr + off;
+
+		buf_addf(&b, "%s\n", name);
+		off += strlen(name) + 1;
+	}
+	buf_adds(&b, "*\n");
+	for (size_t i = 0; i < x->nr_shared_pastes; i++)
+		buf_addf(&b, "%s\n", x->shared_pastes[i]);
+	if (fs_mkdirs(x->cache, &err) == 0 &&
+	    fs_write_atomic(path, b.ptr, b.len, &err) == 0)
+		prune_cache(x->cache, false);
+	err_release(&err);
+	buf_release(&b);
+}
+
+/* What the shared headers declare: from the cache, or scanned once. */
+static int build_shared(struct ident_index *x, const struct tree_oid *tree,
+			struct err *err)
+{
+	char *path;
+	int error;
+
+	x->shared_built = true;
+	if ((error = shared_file(&path, x, tree, err)) < 0)
+		return error;
+	if (path && load_shared(x, path)) {
+		utimes(path, NULL); /* used: kept longest */
+		free(path);
+		return 0;
+	}
+	if ((error = scan_shared(x, tree, err)) == 0 && path)
+		save_shared(x, path);
+	free(path);
+	return error;
+}
+
+/* ---- resolving includes ---- */
+
+/* dir/rel with "." and ".." folded; NULL when it leaves the tree. */
+static char *join_path(const char *dir, const char *rel)
+{
+	struct buf b = BUF_INIT;
+	char *all = xstrfmt("%s%s%s", dir, *dir ? "/" : "", rel);
+	size_t *starts = NULL, nr = 0, alloc = 0;
+	const char *p = all;
+	bool bad = false;
+
+	while (*p && !bad) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n == 2 && !memcmp(p, "..", 2)) {
+			if (!nr)
+				bad = true;
+			else
+				b.len = starts[--nr];
+		} else if (n && !(n == 1 && *p == '.')) {
+			ALLOC_GROW(starts, nr + 1, alloc);
+			starts[nr++] = b.len;
+			if (b.len)
+				buf_addc(&b, '/');
+			buf_add(&b, p, n);
+		}
+		p += n + (e != NULL);
+	}
+	if (b.len)
+		b.ptr[b.len] = '\0';
+	free(starts);
+	free(all);
+	if (bad || !b.len) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+static int blob_at(struct ident_blob **out, struct ident_index *x,
+		   const struct tree_oid *tree, const char *path,
+		   struct err *err)
+{
+	char hex[41];
+	bool exists;
+	struct tree_oid id;
+	int error;
+
+	*out = NULL;
+	if ((error = tree_file_id(hex, &exists, x->repo, tree, path, err)) < 0 ||
+	    !exists)
+		return error;
+	if (tree_oid_parse(&id, hex) < 0)
+		BUG("tree_file_id gave '%s'", hex);
+	return blob_get(out, x, &id, path, err);
+}
+
+static int read_arches(struct ident_index *x, const struct tree_oid *tree,
+		       struct err *err)
+{
+	x->arches_read = true;
+	return tree_list_dirs(&x->arches, &x->nr_arches, x->repo, tree, "arch",
+			      err);
+}
+
+/* Whether tree has the file path. */
+static int exists_at(bool *yes, struct ident_index *x,
+		     const struct tree_oid *tree, const char *path,
+		     struct err *err)
+{
+	char hex[41];
+
+	return tree_file_id(hex, yes, x->repo, tree, path, err);
+}
+
+/*
+ * An <...> include: whether the kernel's include paths find it.  What
+ * such a header declares is in the shared set: it is not read here.
+ */
+static int resolve_angled_in(bool *found, struct ident_index *x,
+			     const struct tree_oid *tree, const char *inc,
+			     bool arches, struct err *err);
+
+static int resolve_angled(bool *found, struct ident_index *x,
+			  const struct tree_oid *tree, const char *inc,
+			  struct err *err)
+{
+	const struct watch_set_entry *e =
+		watch_set_find(&x->angled, inc, strlen(inc));
+	int error;
+
+	if (e) {
+		*found = e->kind == WATCH_ANY;
+		return 0;
+	}
+	if ((error = resolve_angled_in(found, x, tree, inc, true, err)) < 0)
+		return error;
+	watch_set_add(&x->angled, inc, *found ? WATCH_ANY : WATCH_MACRO);
+	return 0;
+}
+
+static int resolve_angled_in(bool *found, struct ident_index *x,
+			     const struct tree_oid *tree, const char *inc,
+			     bool arches, struct err *err)
+{
+	static const char *const roots[] = { "include", "include/uapi" };
+	char *p;
+	int error;
+
+	*found = false;
+	for (size_t i = 0; i < 2; i++) {
+		p = xstrfmt("%s/%s", roots[i], inc);
+		error = exists_at(found, x, tree, p, err);
+		free(p);
+		if (error < 0 || *found)
+			return error;
+	}
+	if (starts_with(inc, "asm/")) {
+		p = xstrfmt("include/asm-generic/%s", inc + 4);
+		error = exists_at(found, x, tree, p, err);
+		free(p);
+		if (error < 0 || *found)
+			return error;
+	}
+	if (!arches)
+		return 0;
+	if (!x->arches_read && (error = read_arches(x, tree, err)) < 0)
+		return error;
+	for (size_t a = 0; a < x->nr_arches; a++)
+		for (size_t i = 0; i < 2; i++) {
+			p = xstrfmt("arch/%s/%s/%s", x->arches[a], roots[i], inc);
+			error = exists_at(found, x, tree, p, err);
+			free(p);
+			if (error < 0 || *found)
+				return error;
+		}
+	return 0;
+}
+
+#define HEADERS_MAGIC "kcarry-headers/1\n"
+
+/* The paths of every header of tree, kept in the cache by tree id. */
+static int list_headers(struct ident_index *x, const struct tree_oid *tree,
+			struct err *err)
+{
+	struct tree_blob *blobs;
+	struct buf b = BUF_INIT;
+	struct err e2 = ERR_INIT;
+	char hex[41], *path = NULL;
+	size_t nr, m = strlen(HEADERS_MAGIC), alloc = 0;
+	int error = 0;
+
+	x->listed = true;
+	if (x->cache) {
+		tree_oid_hex(hex, tree);
+		path = xstrfmt("%s/%s.headers", x->cache, hex);
+		if (fs_read_file(&b, path, 0, &e2) == 0 && b.len >= m &&
+		    !memcmp(b.ptr, HEADERS_MAGIC, m)) {
+			for (size_t i = m; i < b.len;) {
+				char *nl = memchr(b.ptr + i, '\n', b.len - i);
+				size_t end = nl ? (size_t)(nl - b.ptr) : b.len;
+
+				strv_add(&x->all_headers, &x->nr_all_headers,
+					 &alloc, xstrndup(b.ptr + i, end - i));
+				i = end + 1;
+			}
+			goto out;
+		}
+		err_release(&e2);
+	}
+	if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, "", true,
+				     h_exts, err)) < 0)
+		goto out;
+	buf_reset(&b);
+	buf_adds(&b, HEADERS_MAGIC);
+	x->all_headers = xcalloc(nr + 1, sizeof(char *));
+	for (size_t i = 0; i < nr; i++) {
+		x->all_headers[i] = blobs[i].path;
+		buf_addf(&b, "%s\n", blobs[i].path);
+		blobs[i].path = NULL;
+	}
+	x->nr_all_headers = nr;
+	tree_blobs_free(blobs, nr);
+	if (path && fs_mkdirs(x->cache, &e2) == 0 &&
+	    fs_write_atomic(path, b.ptr, b.len, &e2) == 0)
+		prune_cache(x->cache, true);
+out:
+	err_release(&e2);
+	buf_release(&b);
+	free(path);
+	return error;
+}
+
+/* The headers of the tree whose path ends with "/inc" (a -I path). */
+static int resolve_elsewhere(struct ident_view *v, bool *found,
+			     const struct tree_oid *tree, const char *inc,
+			     struct err *err)
+{
+	struct ident_index *x = v->x;
+	size_t n = strlen(inc);
+	int error = 0;
+
+	*found = false;
+	if (!x->listed && (error = list_headers(x, tree, err)) < 0)
+		return error;
+	for (size_t i = 0; i < x->nr_all_headers && !error; i++) {
+		const char *p = x->all_headers[i];
+		size_t len = strlen(p);
+		struct ident_blob *b;
+
+		if (len <= n || p[len - n - 1] != '/' || strcmp(p + len - n, inc))
+			continue;
+		if ((error = blob_at(&b, x, tree, p, err)) < 0 || !b)
+			continue;
+		*found = true;
+		ALLOC_GROW(v->headers, v->nr_headers + 1, v->alloc_headers);
+		v->headers[v->nr_headers++] = b;
+	}
+	return error;
+}
+
+static bool have_header(const struct ident_view *v, const struct ident_blob *b)
+{
+	if (b == v->file)
+		return true;
+	for (size_t i = 0; i < v->nr_folder; i++)
+		if (v->folder[i] == b)
+			return true;
+	for (size_t i = 0; i < v->nr_headers; i++)
+		if (v->headers[i] == b)
+			return true;
+	return false;
+}
+
+/* The includes of b (a file in dir): headers, and whether all resolve. */
+static int follow_includes(struct ident_view *v, const struct tree_oid *tree,
+			   const struct ident_blob *b, const char *dir,
+			   int depth, bool *complete, struct err *err)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < b->nr_quoted && !error; i++) {
+		char *p = join_path(dir, b->quoted[i]);
+		struct ident_blob *h = NULL;
+		bool found = false;
+
+		if (p && (error = blob_at(&h, v->x, tree, p, err)) < 0) {
+			free(p);
+			break;
+		}
+		if (h)
+			found = true;
+		if (!h)
+			error = resolve_angled_in(&found, v->x, tree,
+						  b->quoted[i], false, err);
+		if (!error && !h && !found)
+			error = resolve_elsewhere(v, &found, tree, b->quoted[i],
+						  err);
+		if (!error && !found)
+			*complete = false;
+		if (!error && h && !have_header(v, h)) {
+			char *hdir = p && strrchr(p, '/')
+					     ? xstrndup(p, (size_t)(strrchr(p, '/') - p))
+					     : xstrdup("");
+
+			ALLOC_GROW(v->headers, v->nr_headers + 1,
+				   v->alloc_headers);
+			v->headers[v->nr_headers++] = h;
+			if (depth + 1 < INCLUDE_DEPTH)
+				error = follow_includes(v, tree, h, hdir,
+							depth + 1, complete, err);
+			free(hdir);
+		}
+		free(p);
+	}
+	for (size_t i = 0; i < b->nr_angled && !error && depth == 0; i++) {
+		bool found;
+
+		if ((error = resolve_angled(&found, v->x, tree, b->angled[i],
+					    err)) < 0)
+			break;
+		if (!found)
+			*complete = false;
+	}
+	return error;
+}
+
+void ident_view_open(struct ident_view *v, struct ident_index *x,
+		     const struct tree_oid *tree, const char *path,
+		     struct span text)
+{
+	memset(v, 0, sizeof(*v));
+	v->x = x;
+	v->tree = *tree;
+	v->path = xstrdup(path);
+	v->complete = true;
+	buf_init(&v->text, 0);
+	buf_addspan(&v->text, text);
+}
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* name as a word of the file's text (a comment counts: lenient). */
+static bool in_text(const struct ident_view *v, const char *name, size_t len)
+{
+	const char *p = v->text.ptr, *end = v->text.ptr + v->text.len;
+
+	while (p + len <= end) {
+		const char *q = memmem(p, (size_t)(end - p), name, len);
+
+		if (!q)
+			return false;
+		if ((q == v->text.ptr || !word_char(q[-1])) &&
+		    (q + len == end || !word_char(q[len])))
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup("");
+}
+
+/*
+ * The #include lines of text, without lexing it all: a line that starts
+ * (blanks aside) with '#', "include", then <...> or "...".  (A directive
+ * inside a comment would be read too: it only makes the view stricter.)
+ */
+static void includes_of(struct ident_blob *b, const char *text, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len, j = i;
+
+		while (j < end && (text[j] == ' ' || text[j] == '\t'))
+			j++;
+		if (j < end && text[j] == '#') {
+			for (j++; j < end && (text[j] == ' ' || text[j] == '\t');)
+				j++;
+			if (end - j > 7 && !memcmp(text + j, "include", 7)) {
+				const char *q, *close;
+				char c;
+
+				for (j += 7; j < end && (text[j] == ' ' ||
+							 text[j] == '\t');)
+					j++;
+				c = j < end ? text[j] : 0;
+				q = text + j + 1;
+				close = c == '<' || c == '"'
+						? memchr(q, c == '<' ? '>' : '"',
+							 end - j - 1)
+						: NULL;
+				if (close && c == '<')
+					strv_add(&b->angled, &b->nr_angled,
+						 &b->alloc_angled,
+						 xstrndup(q, (size_t)(close - q)));
+				else if (close)
+					strv_add(&b->quoted, &b->nr_quoted,
+						 &b->alloc_quoted,
+						 xstrndup(q, (size_t)(close - q)));
+			}
+		}
+		i = nl ? end + 1 : len;
+	}
+}
+
+/* The file's names, scanned when first needed (pastes, coverage). */
+static struct ident_blob *file_names(struct ident_view *v)
+{
+	if (!v->file_scanned) {
+		struct ident_blob *b = blob_scan(NULL, v->path, v->text.ptr,
+						 v->text.len);
+
+		v->file_scanned = true;
+		blob_free(v->file);
+		v->file = b;
+	}
+	return v->file;
+}
+
+/* The headers the file includes, read on the first name not in it. */
+static int view_load(struct ident_view *v, struct err *err)
+{
+	char *dir = dir_of(v->path);
+	int error;
+
+	v->loaded = true;
+	v->file = xcalloc(1, sizeof(*v->file));
+	watch_set_init(&v->file->names);
+	watch_set_init(&v->file->decls);
+	watch_set_init(&v->file->locals);
+	includes_of(v->file, v->text.ptr, v->text.len);
+	error = follow_includes(v, &v->tree, v->file, dir, 0, &v->complete,
+				err);
+	free(dir);
+	return error;
+}
+
+/* The other files of the folder: the last place looked, the dearest. */
+static int view_folder(struct ident_view *v, struct err *err)
+{
+	char *dir = dir_of(v->path);
+	struct tree_blob *blobs = NULL;
+	size_t nr = 0;
+	int error;
+
+	v->folder_loaded = true;
+	if ((error = tree_list_blobs(&blobs, &nr, v->x->repo, &v->tree, dir,
+				     false, c_exts, err)) < 0)
+		goto out;
+	v->folder = xcalloc(nr + 1, sizeof(*v->folder));
+	for (size_t i = 0; i < nr; i++) {
+		if (!strcmp(blobs[i].path, v->path))
+			continue;
+		if ((error = blob_get(&v->folder[v->nr_folder], v->x,
+				      &blobs[i].id, blobs[i].path, err)) < 0)
+			goto out;
+		v->nr_folder++;
+	}
+out:
+	tree_blobs_free(blobs, nr);
+	free(dir);
+	return error;
+}
+
+int ident_view_include(struct ident_view *v, const char *inc, bool angle,
+		       struct err *err)
+{
+	struct ident_blob b;
+	char *copy = xstrdup(inc), *dir = dir_of(v->path);
+	int error = 0;
+
+	if (!v->loaded && (error = view_load(v, err)) < 0)
+		goto out;
+	memset(&b, 0, sizeof(b));
+	if (angle) {
+		b.angled = &copy;
+		b.nr_angled = 1;
+	} else {
+		b.quoted = &copy;
+		b.nr_quoted = 1;
+	}
+	error = follow_includes(v, &v->tree, &b, dir, 0, &v->complete, err);
+out:
+	free(copy);
+	free(dir);
+	return error;
+}
+
+void ident_view_release(struct ident_view *v)
+{
+	if (!v->path)
+		return;
+	blob_free(v->file);
+	buf_release(&v->text);
+	free(v->folder);
+	free(v->headers);
+	free(v->path);
+	memset(v, 0, sizeof(*v));
+}
+
+/* In the file, its folder (when read) or a header it includes. */
+static bool near_has(const struct ident_view *v, const char *name, size_t len)
+{
+	if (in_text(v, name, len))
+		return true;
+	for (size_t i = 0; i < v->nr_headers; i++)
+		if (watch_set_find(&v->headers[i]->decls, name, len))
+			return true;
+	for (size_t i = 0; i < v->nr_folder; i++)
+		if (watch_set_find(&v->folder[i]->names, name, len))
+			return true;
+	return false;
+}
+
+static bool has(const struct ident_view *v, const char *name, size_t len)
+{
+	return near_has(v, name, len) ||
+	       names_has(&v->x->shared, name, len);
+}
+
+/* A paste pattern "P*" or "*S" that builds name from a known name. */
+static bool built_by(const struct ident_view *v, const char *pat,
+		     const char *name, size_t len)
+{
+	size_t n = strlen(pat) - 1;
+
+	if (n == 0 || n >= len)
+		return false;
+	if (pat[n] == '*')
+		return !memcmp(name, pat, n) && has(v, name + n, len - n);
+	if (pat[0] == '*')
+		return !memcmp(name + len - n, pat + 1, n) &&
+		       has(v, name, len - n);
+	return false;
+}
+
+static bool pasted(const struct ident_view *v, const struct ident_blob *b,
+		   const char *name, size_t len)
+{
+	for (size_t i = 0; i < b->nr_pastes; i++)
+		if (built_by(v, b->pastes[i], name, len))
+			return true;
+	return false;
+}
+
+static bool any_pasted(struct ident_view *v, const char *name, size_t len)
+{
+	const struct ident_index *x = v->x;
+
+	if (pasted(v, file_names(v), name, len))
+		return true;
+	for (size_t i = 0; i < v->nr_headers; i++)
+		if (pasted(v, v->headers[i], name, len))
+			return true;
+	for (size_t i = 0; i < v->nr_folder; i++)
+		if (pasted(v, v->folder[i], name, len))
+			return true;
+	for (size_t i = 0; i < x->nr_shared_pastes; i++)
+		if (built_by(v, x->shared_pastes[i], name, len))
+			return true;
+	return false;
+}
+
+/* Whether something the view has read declares name. */
+static bool declared(struct ident_view *v, const char *name, size_t len)
+{
+	if (watch_set_find(&file_names(v)->decls, name, len) ||
+	    names_has(&v->x->shared, name, len))
+		return true;
+	for (size_t i = 0; i < v->nr_headers; i++)
+		if (watch_set_find(&v->headers[i]->decls, name, len))
+			return true;
+	for (size_t i = 0; i < v->nr_folder; i++)
+		if (watch_set_find(&v->folder[i]->decls, name, len))
+			return true;
+	return any_pasted(v, name, len);
+}
+
+/* How much of what the file uses is declared where the view looks. */
+static void measure_coverage(struct ident_view *v)
+{
+	const struct watch_set *names = &file_names(v)->names;
+	size_t used = 0, found = 0;
+
+	for (size_t i = 0; i < names->cap; i++) {
+		const struct watch_set_entry *e = &names->slots[i];
+
+		if (!e->name || watch_set_find(&v->file->decls, e->name, e->len) ||
+		    watch_set_find(&v->file->locals, e->name, e->len))
+			continue;
+		used++;
+		found += declared(v, e->name, e->len);
+	}
+	v->coverage = used ? (unsigned)(found * 100 / used) : 100;
+}
+
+int ident_view_find(bool *found, struct ident_view *v, const char *name,
+		    size_t len, struct err *err)
+{
+	struct ident_index *x = v->x;
+	int error;
+
+	/* nearest and cheapest first: the file, its headers, the shared
+	 * headers (kept across runs), and only then the folder */
+	*found = in_text(v, name, len);
+	if (*found)
+		return 0;
+	if (!v->loaded && (error = view_load(v, err)) < 0)
+		return error;
+	if (!v->complete || near_has(v, name, len)) {
+		*found = true;
+		return 0;
+	}
+	if (!x->shared_built && (error = build_shared(x, &v->tree, err)) < 0)
+		return error;
+	if (names_has(&x->shared, name, len)) {
+		*found = true;
+		return 0;
+	}
+	if (!v->folder_loaded) {
+		if ((error = view_folder(v, err)) < 0)
+			return error;
+		if (near_has(v, name, len)) {
+			*found = true;
+			return 0;
+		}
+	}
+	if (!v->measured) {
+		v->measured = true;
+		measure_coverage(v);
+		if (v->coverage < IDENT_COVERAGE)
+			v->complete = false;
+	}
+	*found = !v->complete || any_pasted(v, name, len);
+	return 0;
+}
