@@ -774,6 +774,10 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 		if (opts->index)
 			cause_patch_decls(&nm->own, use, false);
 		error = apply_one(cp, repo, &tree, use, opts, nm, err);
+		/* a person resolved it as "nothing to apply here": the
+		 * target needs none of it, as if it were already applied */
+		if (!error && cp->resolved && !use->nr_files)
+			cp->outcome = OUTCOME_ALREADY;
 		patch_release(&replay);
 		if (error < 0) {
 			err_prefix(err, "%s", it->file);

@@ -838,6 +838,13 @@ static int walk_patch(struct rebase_patch *rp, bool *committed, struct walk *w,
 	rc = series_read_resolution(&replay, w->j->root, w->v2->name, fp, err);
 	if (rc < 0 && rc != ERR_NOTFOUND)
 		return rc;
+	if (rc == 0 && !replay.nr_files) {
+		/* resolved as "nothing to apply here": as carry does */
+		err_release(err);
+		rp->how = REBASE_HOW_REPLAYED;
+		rp->outcome = OUTCOME_ALREADY;
+		goto out;
+	}
 	if (rc == 0) {
 		err_release(err);
 		if ((error = carry_one(&cr, &next, w, it, &replay, err)) < 0)

@@ -210,9 +210,17 @@ int resolve_collect(struct buf *text, const struct resolve_state *s,
 
 		paths[f] = xstrfmt("%s/files/%s", s->dir, dst);
 		if (!fs_is_file(paths[f])) {
-			/* a file the person removed is deleted */
-			ch[nch].path = dst;
-			ch[nch++].remove = true;
+			/* a file the person removed is deleted, or, when the
+			 * tree never had it (a new file), not created */
+			bool had = false;
+			unsigned mode;
+			if ((error = tree_read_file(&data, &had, &mode, repo,
+						    &tree, dst, err)) < 0)
+				break;
+			if (had) {
+				ch[nch].path = dst;
+				ch[nch++].remove = true;
+			}
 			continue;
 		}
 		if ((error = fs_read_file(&data, paths[f], MAX_FILE, err)) < 0)
@@ -238,8 +246,21 @@ int resolve_collect(struct buf *text, const struct resolve_state *s,
 	}
 	if (error)
 		goto out;
-	if ((error = tree_update(&tree, repo, &tree, ch, nch, err)) < 0)
-		goto out;
+	{
+		struct tree_oid before = tree;
+		if ((error = tree_update(&tree, repo, &tree, ch, nch, err)) < 0)
+			goto out;
+		if (!memcmp(&before, &tree, sizeof(tree))) {
+			/* the person left every file as the tree has it: the
+			 * target needs nothing of this patch */
+			buf_addf(text, "Subject: %s\n%s\n\nResolved by leaving "
+				       "the tree as it is.\n",
+				 p->subject && *p->subject ? p->subject
+							   : item->file,
+				 SERIES_NOTHING_TO_APPLY);
+			goto out;
+		}
+	}
 	{
 		long long epoch = 0;
 		int tz = 0;

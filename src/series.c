@@ -545,8 +545,15 @@ int series_read_resolution(struct patch *out, const char *root,
 		return error;
 	}
 	po.name = path;
-	if ((error = fs_read_file(&text, path, MAX_PATCH_FILE, err)) == 0)
-		error = patch_parse(out, text.ptr, text.len, &po, err);
+	if ((error = fs_read_file(&text, path, MAX_PATCH_FILE, err)) == 0) {
+		if (strstr(text.ptr, "\n" SERIES_NOTHING_TO_APPLY "\n")) {
+			/* a resolution that changes nothing: a patch with no
+			 * file (carry_series reads it as already applied) */
+			patch_release(out);
+			patch_init(out);
+		} else
+			error = patch_parse(out, text.ptr, text.len, &po, err);
+	}
 	buf_release(&text);
 	free(path);
 	return error;

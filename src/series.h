@@ -86,6 +86,9 @@ int series_write_target(const char *root, const char *name,
  * state, under patches/NAME/.resolutions/FINGERPRINT.patch, replayed on any
  * version and target where the same patch meets the same blobs.
  */
+/* The line of a resolution that leaves the tree as it is (the person
+ * decided the target needs nothing of the patch). */
+#define SERIES_NOTHING_TO_APPLY "X-Kcarry-Resolution: nothing to apply"
 int series_read_resolution(struct patch *out, const char *root,
 			   const char *name, const char *fingerprint,
 			   struct err *err);
