@@ -832,21 +832,29 @@ static bool word_char(char c)
 }
 
 /* name as a word of the file's text (a comment counts: lenient). */
-static bool in_text(const struct ident_view *v, const char *name, size_t len)
+static bool in_text(struct ident_view *v, const char *name, size_t len)
 {
-	const char *p = v->text.ptr, *end = v->text.ptr + v->text.len;
+	if (!v->words_built) {
+		const char *p = v->text.ptr, *end = p + v->text.len;
 
-	while (p + len <= end) {
-		const char *q = memmem(p, (size_t)(end - p), name, len);
+		watch_set_init(&v->words);
+		while (p < end) {
+			const char *w = p;
+			char *word;
 
-		if (!q)
-			return false;
-		if ((q == v->text.ptr || !word_char(q[-1])) &&
-		    (q + len == end || !word_char(q[len])))
-			return true;
-		p = q + 1;
+			while (p < end && word_char(*p))
+				p++;
+			if (p == w) {
+				p++;
+				continue;
+			}
+			word = xstrndup(w, (size_t)(p - w));
+			watch_set_add(&v->words, word, WATCH_ANY);
+			free(word);
+		}
+		v->words_built = true;
 	}
-	return false;
+	return watch_set_find(&v->words, name, len) != NULL;
 }
 
 static char *dir_of(const char *path)
@@ -988,6 +996,8 @@ void ident_view_release(struct ident_view *v)
 		return;
 	blob_free(v->file);
 	buf_release(&v->text);
+	if (v->words_built)
+		watch_set_release(&v->words);
 	free(v->folder);
 	free(v->headers);
 	free(v->path);
@@ -995,7 +1005,7 @@ void ident_view_release(struct ident_view *v)
 }
 
 /* In the file, its folder (when read) or a header it includes. */
-static bool near_has(const struct ident_view *v, const char *name, size_t len)
+static bool near_has(struct ident_view *v, const char *name, size_t len)
 {
 	if (in_text(v, name, len))
 		return true;
@@ -1008,14 +1018,14 @@ static bool near_has(const struct ident_view *v, const char *name, size_t len)
 	return false;
 }
 
-static bool has(const struct ident_view *v, const char *name, size_t len)
+static bool has(struct ident_view *v, const char *name, size_t len)
 {
 	return near_has(v, name, len) ||
 	       names_has(&v->x->shared, name, len);
 }
 
 /* A paste pattern "P*" or "*S" that builds name from a known name. */
-static bool built_by(const struct ident_view *v, const char *pat,
+static bool built_by(struct ident_view *v, const char *pat,
 		     const char *name, size_t len)
 {
 	size_t n = strlen(pat) - 1;
@@ -1030,7 +1040,7 @@ static bool built_by(const struct ident_view *v, const char *pat,
 	return false;
 }
 
-static bool pasted(const struct ident_view *v, const struct ident_blob *b,
+static bool pasted(struct ident_view *v, const struct ident_blob *b,
 		   const char *name, size_t len)
 {
 	for (size_t i = 0; i < b->nr_pastes; i++)

@@ -59,6 +59,10 @@ struct ident_view {
 	 */
 	unsigned coverage;
 	struct buf text;             /* the file's own text */
+	/* its words, made on the first lookup: a hunk of thousands of
+	 * names against a long file looked each up by a scan */
+	struct watch_set words;
+	bool words_built;
 	struct ident_blob *file;     /* its names, once loaded */
 	struct ident_blob **folder;  /* the other files of its folder */
 	size_t nr_folder;

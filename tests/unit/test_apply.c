@@ -349,6 +349,81 @@ static void fuzz_match_must_be_unique(void **state)
 	tdiff_release(&d);
 }
 
+/*
+ * Hardening 10: placement was quadratic in the hunk and the file.  A
+ * hunk of 3,000 lines of "}" around one change, against a file of 40,000
+ * such lines, is placed by the candidate search (KMP over lines) at the
+ * nearest place, as GNU patch places it, and the same hunk with one line
+ * that matches nowhere goes to the banded 3-way alignment, which finds
+ * the region the whole alignment finds.
+ */
+static void long_hunks_of_repeated_lines_place_as_patch_does(void **state)
+{
+	struct buf orig = BUF_INIT, patch = BUF_INIT, want = BUF_INIT;
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct apply_file_result res;
+	struct tdiff d = { 0 };
+	struct err err = ERR_INIT;
+
+	for (int i = 0; i < 40000; i++)
+		buf_adds(&orig, i == 30000 ? "\tmark();\n" : "\t}\n");
+	buf_adds(&patch, "--- a/x.c\n+++ b/x.c\n@@ -28500,3001 +28500,3001 @@\n");
+	for (int i = 0; i < 3001; i++)
+		buf_adds(&patch, i == 1500 ? "-\tmark();\n+\tmarked();\n"
+					   : " \t}\n");
+	/* the preimage stands exactly once: at line 28501 (offset +1) */
+	buf_init(&d.raw, 0);
+	buf_add(&d.raw, patch.ptr, patch.len);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, (struct span){ orig.ptr, orig.len },
+				    true, &o, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_int_equal(res.hunks[0].line, 28501);
+	/* what GNU patch gives: mark() became marked() in place */
+	buf_add(&want, orig.ptr, orig.len);
+	{
+		char *at = strstr(want.ptr, "\tmark();\n");
+		size_t off = (size_t)(at - want.ptr);
+		buf_truncate(&want, off);
+		buf_adds(&want, "\tmarked();\n");
+		buf_add(&want, orig.ptr + off + 9, orig.len - off - 9);
+	}
+	assert_int_equal(res.out.len, want.len);
+	assert_memory_equal(res.out.ptr, want.ptr, want.len);
+	apply_file_result_release(&res);
+
+	/* one context line differs in the target, 700 lines above the
+	 * change: no exact or fuzzy place; 3-way at hunk level, in the band
+	 * of the diagonal that the one distinct line (mark) votes for */
+	{
+		char *at = strstr(orig.ptr, "\tmark();\n") - 700 * 3;
+		assert_memory_equal(at, "\t}\n", 3);
+		buf_truncate(&want, 0);
+		buf_add(&want, orig.ptr, (size_t)(at - orig.ptr));
+		buf_adds(&want, "\t}/*x*/\n");
+		buf_add(&want, at + 3, orig.len - (size_t)(at + 3 - orig.ptr));
+		buf_swap(&want, &orig);
+	}
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, (struct span){ orig.ptr, orig.len },
+				    true, &o, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_3WAY_HUNK);
+	/* the region mark() votes for (1500 lines above line 30001), as
+	 * the whole alignment finds it: in a sea of "}" it starts one line
+	 * early, which the merge makes no difference to */
+	assert_int_equal(res.hunks[0].line, 28500);
+	assert_non_null(strstr(res.out.ptr, "\tmarked();\n"));
+	assert_non_null(strstr(res.out.ptr, "\t}/*x*/\n"));
+	assert_null(strstr(res.out.ptr, "\tmark();\n"));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+	buf_release(&orig);
+	buf_release(&patch);
+	buf_release(&want);
+	err_release(&err);
+}
+
 static void section_cut_short_by_diff_p_is_a_prefix(void **state)
 {
 	/* security/lockdown/lockdown.c of 6.12 and the hunk of Debian's
@@ -1360,6 +1435,7 @@ int main(void)
 		cmocka_unit_test(fuzz_beyond_opts_fuzz_is_refused),
 		cmocka_unit_test(fuzz_beyond_opts_fuzz_goes_to_hunk_3way),
 		cmocka_unit_test(fuzz_match_must_be_unique),
+		cmocka_unit_test(long_hunks_of_repeated_lines_place_as_patch_does),
 		cmocka_unit_test(section_cut_short_by_diff_p_is_a_prefix),
 		cmocka_unit_test(hunk_showing_its_own_entry_needs_no_section),
 		cmocka_unit_test(already_applied_addition_is_recognised),
