@@ -1390,86 +1390,109 @@ static long dropped_context_nearby(const struct engine *e,
 	return -1;
 }
 
-static void accept(struct engine *e, size_t k, const struct cand *c,
-		   unsigned f, unsigned maxf, long exp, const struct cands *pre,
-		   const struct cands *post)
+/* A candidate chosen for hunk k, and what judging it needs. */
+struct choice {
+	const struct cand *c;
+	unsigned f, maxf;  /* its fuzz, the largest allowed */
+	long exp;          /* the expected line */
+	const struct cands *pre, *post; /* every candidate at fuzz f */
+};
+
+/*
+ * The preimage candidate's added lines already stand right beside it,
+ * fuzzed or as a whole block (two or more significant lines, one unique
+ * in the file): the change is there (an upstreamed patch whose context
+ * happens to match next to it), perhaps with other comments.  Settle the
+ * hunk as already applied, a risk, and return true.  A lone "if (ret)"
+ * found nearby is no evidence.
+ */
+static bool settle_present(struct engine *e, size_t k,
+			   const struct choice *ch)
 {
 	const struct pat *p = &e->pats[k];
 	struct apply_hunk_result *r = &e->hr[k];
-	const struct cand *near = best_of(pre, cand_nearer);
-	const struct cand *o;
+	const struct cand *c = ch->c;
+	size_t sig = 0;
+	bool edited;
+	long at;
+	struct buf again = BUF_INIT;
 
-	r->line = c->pos + 1;
-	r->offset = (long)c->pos - p->stated;
-	r->fuzz = f;
-	set_found_func(e, k, c->pos);
-	if (!c->post) {
-		size_t sig = 0;
-		bool edited;
-		long at = additions_present(e, k, c->pos + p->lead,
-					    c->pos + p->pre.nr - p->trail, &sig,
-					    &edited);
-		struct buf again = BUF_INIT;
+	if (c->post)
+		return false;
+	at = additions_present(e, k, c->pos + p->lead,
+			       c->pos + p->pre.nr - p->trail, &sig, &edited);
+	if (at < 0 || !(ch->f || sig >= 2))
+		return false;
+	r->rule = RULE_ALREADY;
+	r->risk = true;
+	if (ch->f)
+		buf_addf(&again, "fuzz %u would", ch->f);
+	else
+		buf_adds(&again, "the context match would");
+	if (edited)
+		add_reason(r, "the added lines already stand at line %ld, but "
+			   "for comments or whitespace; %s add them again at "
+			   "line %zu",
+			   at + 1, again.ptr, c->pos + p->lead + 1);
+	else
+		add_reason(r, "the added lines are already present at line "
+			   "%ld; %s add them again at line %zu",
+			   at + 1, again.ptr, c->pos + p->lead + 1);
+	buf_release(&again);
+	e->min_pos = c->pos + p->pre.nr - p->trail;
+	e->last_offset = r->offset;
+	return true;
+}
 
-		/*
-		 * Fuzzed, or a whole block (two or more significant lines,
-		 * one unique in the file) right beside an exact match: the
-		 * change is there already (an upstreamed patch whose context
-		 * happens to match next to it), perhaps with other comments.
-		 * A lone "if (ret)" found nearby is no evidence.
-		 */
-		if (at >= 0 && (f || sig >= 2)) {
-			/* the context drifted and what the hunk adds is
-			 * right there: applied already, not to be added twice */
-			r->rule = RULE_ALREADY;
-			r->risk = true;
-			if (f)
-				buf_addf(&again, "fuzz %u would", f);
-			else
-				buf_adds(&again, "the context match would");
-			if (edited)
-				add_reason(r, "the added lines already stand "
-					   "at line %ld, but for comments or "
-					   "whitespace; %s add them again at "
-					   "line %zu",
-					   at + 1, again.ptr, c->pos + p->lead + 1);
-			else
-				add_reason(r, "the added lines are already "
-					   "present at line %ld; %s add them "
-					   "again at line %zu",
-					   at + 1, again.ptr, c->pos + p->lead + 1);
-			buf_release(&again);
-			e->min_pos = c->pos + p->pre.nr - p->trail;
-			e->last_offset = r->offset;
-			return;
-		}
-		buf_release(&again);
-		/* with the whole context matching (exact or offset), added
-		 * lines found nearby too are ordinary ("if (ret)"): no risk */
-	}
-	if (!c->post && f) {
-		long d = dropped_context_nearby(e, p, c, f);
-		if (d >= 0) {
-			r->risk = true;
-			add_reason(r, "the context fuzz %u dropped stands at line "
-				   "%ld, apart from the rest: the lines may "
-				   "belong there",
-				   f, d + 1);
-		}
-	}
+/* Place hunk k at the chosen candidate: its rule, its lines, where the
+ * next hunk may start. */
+static void settle(struct engine *e, size_t k, const struct choice *ch)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	const struct cand *c = ch->c;
+
 	if (c->post) {
 		r->rule = RULE_ALREADY;
 		e->min_pos = c->pos + p->post.nr - p->trail;
 		e->last_offset =
 			r->offset + (long)p->post.nr - (long)p->pre.nr;
 	} else {
-		r->rule = f ? RULE_FUZZ : r->offset ? RULE_OFFSET : RULE_EXACT;
+		r->rule = ch->f		? RULE_FUZZ
+			  : r->offset ? RULE_OFFSET
+				      : RULE_EXACT;
 		place_pre(e, k, c->pos);
-		check_definitions(e, k);
 		e->min_pos = c->pos + p->pre.nr - p->trail;
 		e->last_offset = r->offset;
 	}
+}
 
+/*
+ * Whether the place is a risk, and why: each reading of the hunk that is
+ * as plausible as the one taken (its dropped context elsewhere, a
+ * definition the target has, another function, a nearer match, the
+ * other image).  Judging never moves the hunk.
+ */
+static void judge(struct engine *e, size_t k, const struct choice *ch)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	const struct cand *c = ch->c;
+	const struct cand *near = best_of(ch->pre, cand_nearer);
+	const struct cand *o;
+
+	if (!c->post && ch->f) {
+		long d = dropped_context_nearby(e, p, c, ch->f);
+		if (d >= 0) {
+			r->risk = true;
+			add_reason(r, "the context fuzz %u dropped stands at line "
+				   "%ld, apart from the rest: the lines may "
+				   "belong there",
+				   ch->f, d + 1);
+		}
+	}
+	if (!c->post)
+		check_definitions(e, k);
 	if (p->func && !c->in_func &&
 	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0)) {
 		/* (exact at the stated line while the line the section
@@ -1489,15 +1512,15 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 				   p->func, p->alias, p->alias_pct);
 	}
 	if (!c->post && near && near->pos != c->pos) {
-		r->risk = true;
 		const char *nf = or_none(func_at(e, near->pos));
 
+		r->risk = true;
 		add_reason(r, "a nearer match at line %zu is in %s%s",
 			   near->pos + 1, nf, call(nf));
 	}
 	/* only a postimage that adds something can be "already present":
 	 * a deletion's postimage is bare context, found anywhere */
-	if (!c->post && adds_significant(p->h) && (o = rival(post, c))) {
+	if (!c->post && adds_significant(p->h) && (o = rival(ch->post, c))) {
 		r->risk = true;
 		add_reason(r, "the postimage is already present at line %zu",
 			   o->pos + 1);
@@ -1511,8 +1534,8 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 		 * preimage; a fuzzy postimage says "applied already?" */
 		struct cands tmp = { NULL, 0, 0 };
 		unsigned at = 0;
-		const struct cand *fz =
-			more_fuzz(e, k, !c->post, f, maxf, exp, &tmp, &at);
+		const struct cand *fz = more_fuzz(e, k, !c->post, ch->f,
+						  ch->maxf, ch->exp, &tmp, &at);
 
 		if (fz && (c->post || fz->in_func)) {
 			r->risk = true;
@@ -1522,6 +1545,22 @@ static void accept(struct engine *e, size_t k, const struct cand *c,
 		}
 		free(tmp.v);
 	}
+}
+
+/* Take the chosen candidate: settle the place, then judge it. */
+static void accept(struct engine *e, size_t k, const struct choice *ch)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+
+	r->line = ch->c->pos + 1;
+	r->offset = (long)ch->c->pos - p->stated;
+	r->fuzz = ch->f;
+	set_found_func(e, k, ch->c->pos);
+	if (settle_present(e, k, ch))
+		return;
+	settle(e, k, ch);
+	judge(e, k, ch);
 }
 
 /* --- 3-way at hunk level ------------------------------------------------ */
@@ -1538,11 +1577,6 @@ struct cell {
 	size_t matched;
 };
 
-/*
- * Best local alignment of the preimage with target lines [lo, hi): matches
- * of lines that are more than punctuation weigh 3, others 1, a mismatch
- * costs 2 and a skipped line 1.  Ties go to the start nearest exp.
- */
 /* Alignments up to this many cells are computed whole; larger ones in a
  * band around the diagonal that the hunk's distinct lines point at. */
 #define ALIGN_FULL_CELLS (4UL * 1024 * 1024)
@@ -1600,6 +1634,11 @@ static long vote_diagonal(const struct engine *e, const struct pat *p,
 	return best < 0 ? -1 : best - (long)m;
 }
 
+/*
+ * Best local alignment of the preimage with target lines [lo, hi): matches
+ * of lines that are more than punctuation weigh 3, others 1, a mismatch
+ * costs 2 and a skipped line 1.  Ties go to the start nearest exp.
+ */
 static bool align(const struct engine *e, const struct pat *p, size_t lo,
 		  size_t hi, long exp, struct region *rg)
 {
@@ -2073,138 +2112,214 @@ static void place_bare(struct engine *e, size_t k, long exp)
 	}
 }
 
-static int place_hunk(struct engine *e, size_t k)
+/* Whether the target defines the function a hunk's header names. */
+enum func_state { FUNC_UNKNOWN, FUNC_MISSING, FUNC_THERE };
+
+/* What placing one hunk has found so far. */
+struct placing {
+	long exp;        /* the expected line */
+	unsigned maxf;   /* the largest fuzz allowed for this hunk */
+	struct cands pre, post;
+	struct buf notes; /* why candidates were not taken */
+	/* a match outside the named function (which the target has), kept
+	 * for --no-3way, at this fuzz */
+	bool have_fallback;
+	unsigned fallback_f;
+	enum func_state func;
+};
+
+/* Every candidate of fuzz level f, both images. */
+static bool level_cands(struct engine *e, const struct pat *p, unsigned f,
+			struct placing *pl)
+{
+	struct level lv;
+
+	if (!make_level(p, f, &lv) || (f && !fuzz_sane(p, &lv)))
+		return false;
+	pl->pre.nr = pl->post.nr = 0;
+	find_cands(e, p, false, &lv, pl->exp, &pl->pre);
+	if (p->changes)
+		find_cands(e, p, true, &lv, pl->exp, &pl->post);
+	drop_shared(&pl->post, &pl->pre);
+	return true;
+}
+
+/*
+ * The rules exact, offset and fuzz, least fuzz first: the best candidate
+ * of a level is accepted, unless it is ambiguous (the search ends) or
+ * outside the function the header names while the target has that
+ * function (kept as a fallback).  True when the hunk is placed.
+ */
+static bool by_candidates(struct engine *e, size_t k, struct placing *pl)
 {
 	const struct pat *p = &e->pats[k];
-	struct apply_hunk_result *r = &e->hr[k];
-	struct cands pre = { NULL, 0, 0 }, post = { NULL, 0, 0 };
-	struct buf notes = BUF_INIT; /* why candidates were not taken */
-	long exp = p->stated + e->last_offset;
-	size_t context = p->lead > p->trail ? p->lead : p->trail;
-	unsigned maxf = e->opts->fuzz < context ? e->opts->fuzz : (unsigned)context;
-	unsigned f, fallback_f = 0;
-	bool have_fallback = false, done = false, tried = false;
-	int func_state = -1; /* -1 unknown, 0 missing, 1 in the target */
-	int error = 0;
-	struct level lv;
-	char *three;
-	long stands;
-	size_t stands_end = 0;
 
-	if (exp < 0)
-		exp = 0;
-	if (!p->pre.nr) {
-		place_bare(e, k, exp);
-		return 0;
-	}
-	for (f = 0; f <= maxf; f++) {
+	for (unsigned f = 0; f <= pl->maxf; f++) {
 		const struct cand *bp, *bq, *best, *o;
 
-		if (!make_level(p, f, &lv) || (f && !fuzz_sane(p, &lv)))
+		if (!level_cands(e, p, f, pl))
 			continue;
-		pre.nr = post.nr = 0;
-		find_cands(e, p, false, &lv, exp, &pre);
-		if (p->changes)
-			find_cands(e, p, true, &lv, exp, &post);
-		drop_shared(&post, &pre);
-		bp = best_of(&pre, cand_better);
-		bq = best_of(&post, cand_better);
+		bp = best_of(&pl->pre, cand_better);
+		bq = best_of(&pl->post, cand_better);
 		best = bp && bq ? (cand_better(bq, bp) ? bq : bp) : bp ? bp : bq;
 		if (!best)
 			continue;
-		if (f && (o = rival(best->post ? &post : &pre, best))) {
-			buf_addf(&notes, "%sfuzz %u matches at lines %zu and %zu alike",
-				 notes.len ? "; " : "", f, best->pos + 1,
+		if (f && (o = rival(best->post ? &pl->post : &pl->pre, best))) {
+			buf_addf(&pl->notes,
+				 "%sfuzz %u matches at lines %zu and %zu alike",
+				 pl->notes.len ? "; " : "", f, best->pos + 1,
 				 o->pos + 1);
-			break;
+			return false;
 		}
 		/* the postimage (alone at this fuzz level), with the
 		 * preimage nowhere: already applied wherever it stands;
-		 * accept() flags it when outside the named function */
-		if (p->func && !best->in_func && !(best->post && !pre.nr)) {
-			if (func_state < 0)
-				func_state = pat_func_def(e, p) >= 0;
-			if (func_state) {
-				if (!have_fallback) {
+		 * judge() flags it when outside the named function */
+		if (p->func && !best->in_func && !(best->post && !pl->pre.nr)) {
+			if (pl->func == FUNC_UNKNOWN)
+				pl->func = pat_func_def(e, p) >= 0 ? FUNC_THERE
+								   : FUNC_MISSING;
+			if (pl->func == FUNC_THERE) {
+				if (!pl->have_fallback) {
 					const char *bf =
 						or_none(func_at(e, best->pos));
 
-					have_fallback = true;
-					fallback_f = f;
-					buf_addf(&notes, "%smatches only outside %s%s, at line %zu in %s%s",
-						 notes.len ? "; " : "", p->func,
-						 call(p->func), best->pos + 1,
-						 bf, call(bf));
+					pl->have_fallback = true;
+					pl->fallback_f = f;
+					buf_addf(&pl->notes,
+						 "%smatches only outside %s%s, "
+						 "at line %zu in %s%s",
+						 pl->notes.len ? "; " : "",
+						 p->func, call(p->func),
+						 best->pos + 1, bf, call(bf));
 				}
 				continue;
 			}
 		}
-		accept(e, k, best, f, maxf, exp, &pre, &post);
+		{
+			struct choice ch = { best, f, pl->maxf, pl->exp,
+					     &pl->pre, &pl->post };
+			accept(e, k, &ch);
+		}
+		return true;
+	}
+	return false;
+}
+
+/* With --no-3way, the match outside the named function, as GNU patch
+ * takes it (nearest first), judged a risk.  True when placed. */
+static bool by_fallback(struct engine *e, size_t k, struct placing *pl)
+{
+	const struct pat *p = &e->pats[k];
+	const struct cand *best;
+
+	if (!pl->have_fallback || !e->opts->no_3way)
+		return false;
+	level_cands(e, p, pl->fallback_f, pl);
+	best = best_of(&pl->pre, cand_nearer);
+	if (!best || (pl->post.nr &&
+		      cand_nearer(best_of(&pl->post, cand_nearer), best)))
+		best = best_of(&pl->post, cand_nearer);
+	{
+		struct choice ch = { best, pl->fallback_f, pl->maxf, pl->exp,
+				     &pl->pre, &pl->post };
+		accept(e, k, &ch);
+	}
+	return true;
+}
+
+/* The hunk's whole result stands, but for comments or whitespace:
+ * already applied, a risk.  True when so. */
+static bool by_code(struct engine *e, size_t k, struct placing *pl)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	size_t end = 0;
+	long stands = post_as_code(e, p, pl->exp, &end);
+
+	if (stands < 0)
+		return false;
+	free(r->reason);
+	r->reason = NULL;
+	r->rule = RULE_ALREADY;
+	r->risk = true;
+	r->line = (unsigned long)stands + 1;
+	r->offset = stands - p->stated;
+	r->fuzz = 0;
+	set_found_func(e, k, (size_t)stands);
+	add_reason(r, "the hunk's result already stands at lines %ld-%zu, but "
+		   "for comments or whitespace",
+		   stands + 1, end);
+	e->min_pos = end;
+	e->last_offset = r->offset + (long)p->post.nr - (long)p->pre.nr;
+	return true;
+}
+
+/* None placed it: a conflict, with the diagnosis first, then what the
+ * 3-way merge and the candidates not taken say. */
+static void as_conflict(struct engine *e, size_t k, struct placing *pl,
+			bool tried)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	char *three;
+
+	r->rule = RULE_CONFLICT;
+	if (!tried) {
+		r->line = (unsigned long)pl->exp + 1;
+		r->offset = pl->exp - p->stated;
+	}
+	three = r->reason;
+	r->reason = NULL;
+	conflict_reason(e, k, pl->exp);
+	if (three)
+		add_reason(r, "%s", three);
+	if (pl->notes.len)
+		add_reason(r, "%s", pl->notes.ptr);
+	free(three);
+}
+
+/*
+ * Place hunk k: the candidates (exact, offset, fuzz), else a 3-way merge
+ * at hunk level, else the fallback outside the named function
+ * (--no-3way), else the result standing with other comments, else a
+ * conflict.  Choosing the place is here; judging it is judge()'s.
+ */
+static int place_hunk(struct engine *e, size_t k)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	struct placing pl = { 0 };
+	size_t context = p->lead > p->trail ? p->lead : p->trail;
+	bool done = false, tried = false;
+	int error = 0;
+
+	pl.exp = p->stated + e->last_offset;
+	if (pl.exp < 0)
+		pl.exp = 0;
+	pl.maxf = e->opts->fuzz < context ? e->opts->fuzz : (unsigned)context;
+	buf_init(&pl.notes, 0);
+	if (!p->pre.nr) {
+		place_bare(e, k, pl.exp);
 		goto out;
 	}
-
+	if (by_candidates(e, k, &pl))
+		goto out;
 	if (e->hunk3 && !e->opts->no_3way) {
-		if ((error = hunk_3way(e, k, exp, &done, &tried)) < 0)
+		if ((error = hunk_3way(e, k, pl.exp, &done, &tried)) < 0)
 			goto out;
 		if (done) {
-			if (notes.len)
-				add_reason(r, "%s", notes.ptr);
+			if (pl.notes.len)
+				add_reason(r, "%s", pl.notes.ptr);
 			goto out;
 		}
 	}
-	if (have_fallback && e->opts->no_3way) {
-		const struct cand *best;
-
-		make_level(p, fallback_f, &lv);
-		pre.nr = post.nr = 0;
-		find_cands(e, p, false, &lv, exp, &pre);
-		if (p->changes)
-			find_cands(e, p, true, &lv, exp, &post);
-		drop_shared(&post, &pre);
-		best = best_of(&pre, cand_nearer);
-		if (!best || (post.nr && cand_nearer(best_of(&post, cand_nearer),
-						     best)))
-			best = best_of(&post, cand_nearer);
-		accept(e, k, best, fallback_f, maxf, exp, &pre, &post);
+	if (by_fallback(e, k, &pl) || by_code(e, k, &pl))
 		goto out;
-	}
-	if ((stands = post_as_code(e, p, exp, &stands_end)) >= 0) {
-		/* there with other comments: applied already, a risk */
-		free(r->reason);
-		r->reason = NULL;
-		r->rule = RULE_ALREADY;
-		r->risk = true;
-		r->line = (unsigned long)stands + 1;
-		r->offset = stands - p->stated;
-		r->fuzz = 0;
-		set_found_func(e, k, (size_t)stands);
-		add_reason(r, "the hunk's result already stands at lines "
-			   "%ld-%zu, but for comments or whitespace",
-			   stands + 1, stands_end);
-		e->min_pos = stands_end;
-		e->last_offset =
-			r->offset + (long)p->post.nr - (long)p->pre.nr;
-		goto out;
-	}
-	r->rule = RULE_CONFLICT;
-	if (!tried) {
-		r->line = (unsigned long)exp + 1;
-		r->offset = exp - p->stated;
-	}
-	/* the diagnosis first, then what the 3-way merge and the
-	 * candidates that were not taken say */
-	three = r->reason;
-	r->reason = NULL;
-	conflict_reason(e, k, exp);
-	if (three)
-		add_reason(r, "%s", three);
-	if (notes.len)
-		add_reason(r, "%s", notes.ptr);
-	free(three);
+	as_conflict(e, k, &pl, tried);
 out:
-	buf_release(&notes);
-	free(pre.v);
-	free(post.v);
+	buf_release(&pl.notes);
+	free(pl.pre.v);
+	free(pl.post.v);
 	return error;
 }
 

@@ -617,8 +617,11 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		cp->outcome = patch_outcome(cp);
 		if (!p->nr_files)
 			cp->outcome = OUTCOME_CLEAN;
-		if (cp->outcome <= OUTCOME_3WAY && !(opts->strict && cp->risk) &&
-		    ov.nr)
+		/* --strict, decided here alone: a risk fails the patch, and
+		 * its changes never reach the tree */
+		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_3WAY)
+			cp->outcome = OUTCOME_CONFLICT;
+		if (cp->outcome <= OUTCOME_3WAY && ov.nr)
 			error = write_tree(cp, repo, tree, &ov, err);
 	}
 	buf_release(&old);
@@ -792,10 +795,6 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 							       sizeof(size_t));
 				cp->depends[cp->nr_depends++] = j + 1;
 			}
-		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_3WAY) {
-			cp->outcome = OUTCOME_CONFLICT;
-			tree = before;
-		}
 		if (cp->outcome <= OUTCOME_3WAY) {
 			struct tree_person author;
 			char *msg = commit_message(it);
