@@ -170,20 +170,23 @@ static void file_failed(struct carry_file *cf, const char *why)
 	cf->error = xstrdup(why);
 }
 
-/* Write the changed files as a new tree; a tree libgit2 refuses (a file
- * where a folder must be...) fails the patch, not the series. */
-static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
-		      struct tree_oid *tree, struct overlay *o, struct err *err)
+/*
+ * After libgit2 refused the tree: the first changed path to be created
+ * under a file or symlink of the tree (or of the patch), described in
+ * *why (a new string), or NULL when that is not the reason.
+ */
+static const char *under_a_file(char **why, struct tree_repo *repo,
+				const struct tree_oid *tree, struct overlay *o)
 {
-	struct tree_change *ch = xcalloc(o->nr + 1, sizeof(*ch));
-	struct err terr = ERR_INIT;
 	struct buf blob = BUF_INIT;
-	int error = 0;
+	struct err err = ERR_INIT;
+	const char *found = NULL;
 
-	/* a file cannot be created under a file or symlink of the tree */
-	for (size_t i = 0; i < o->nr && !error; i++) {
+	*why = NULL;
+	for (size_t i = 0; i < o->nr && !found; i++) {
 		char *dir = xstrdup(o->f[i]->path), *slash;
-		while (!o->f[i]->removed && !error &&
+
+		while (!o->f[i]->removed && !found &&
 		       (slash = strrchr(dir, '/')) != NULL) {
 			struct overlay_file *of;
 			bool exists = false;
@@ -193,30 +196,31 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 			of = overlay_find(o, dir);
 			if (of)
 				exists = !of->removed;
-			else if ((error = tree_read_file(&blob, &exists, &mode,
-							 repo, tree, dir,
-							 err)) < 0)
+			else if (tree_read_file(&blob, &exists, &mode, repo,
+						tree, dir, &err) < 0)
 				break;
 			if (exists) {
-				char *why = xstrfmt("cannot create '%s': '%s' "
-						    "is a file in the tree",
-						    o->f[i]->path, dir);
-				for (size_t f = 0; f < cp->nr_files; f++)
-					if (!strcmp(cp->files[f].path,
-						    o->f[i]->path))
-						file_failed(&cp->files[f], why);
-				free(why);
-				cp->outcome = OUTCOME_CONFLICT;
-				break;
+				*why = xstrfmt("cannot create '%s': '%s' is a "
+					       "file in the tree",
+					       o->f[i]->path, dir);
+				found = o->f[i]->path;
 			}
 		}
 		free(dir);
 	}
 	buf_release(&blob);
-	if (error || cp->outcome == OUTCOME_CONFLICT) {
-		free(ch);
-		return error;
-	}
+	err_release(&err);
+	return found;
+}
+
+/* Write the changed files as a new tree; a tree libgit2 refuses (a file
+ * where a folder must be...) fails the patch, not the series. */
+static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
+		      struct tree_oid *tree, struct overlay *o, struct err *err)
+{
+	struct tree_change *ch = xcalloc(o->nr + 1, sizeof(*ch));
+	struct err terr = ERR_INIT;
+	int error = 0;
 
 	for (size_t i = 0; i < o->nr && !error; i++) {
 		ch[i].path = o->f[i]->path;
@@ -229,15 +233,21 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 	}
 	if (!error && tree_update(tree, repo, tree, ch, o->nr, &terr) < 0) {
 		struct carry_file *cf = &cp->files[0];
-		if (terr.code != ERR_IO || cp->nr_files == 0) {
+		char *why;
+		const char *path = under_a_file(&why, repo, tree, o);
+
+		if (!path && (terr.code != ERR_IO || cp->nr_files == 0)) {
 			error = err_set(err, terr.code, "%s", terr.msg.ptr);
 		} else {
 			for (size_t f = 0; f < cp->nr_files; f++)
-				if (strstr(terr.msg.ptr, cp->files[f].path))
+				if (path ? !strcmp(cp->files[f].path, path)
+					 : strstr(terr.msg.ptr,
+						  cp->files[f].path) != NULL)
 					cf = &cp->files[f];
-			file_failed(cf, terr.msg.ptr);
+			file_failed(cf, why ? why : terr.msg.ptr);
 			cp->outcome = OUTCOME_CONFLICT;
 		}
+		free(why);
 	}
 	err_release(&terr);
 	free(ch);

@@ -834,6 +834,22 @@ static bool word_char(char c)
 /* name as a word of the file's text (a comment counts: lenient). */
 static bool in_text(struct ident_view *v, const char *name, size_t len)
 {
+	if (!v->words_built && v->scans++ < 16) {
+		/* a few names: a scan is cheaper than the set */
+		const char *p = v->text.ptr, *end = p + v->text.len;
+
+		while (p + len <= end) {
+			const char *q = memmem(p, (size_t)(end - p), name, len);
+
+			if (!q)
+				return false;
+			if ((q == v->text.ptr || !word_char(q[-1])) &&
+			    (q + len == end || !word_char(q[len])))
+				return true;
+			p = q + 1;
+		}
+		return false;
+	}
 	if (!v->words_built) {
 		const char *p = v->text.ptr, *end = p + v->text.len;
 

@@ -59,10 +59,11 @@ struct ident_view {
 	 */
 	unsigned coverage;
 	struct buf text;             /* the file's own text */
-	/* its words, made on the first lookup: a hunk of thousands of
-	 * names against a long file looked each up by a scan */
+	/* its words, made once it has been scanned for 16 names: a hunk
+	 * of thousands of names against a long file scanned it for each */
 	struct watch_set words;
 	bool words_built;
+	unsigned scans;
 	struct ident_blob *file;     /* its names, once loaded */
 	struct ident_blob **folder;  /* the other files of its folder */
 	size_t nr_folder;
