@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "lock.h"
+#include "opt.h"
 
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
@@ -26,13 +27,38 @@ struct command {
 	const char *summary;
 	const char *usage; /* "kcarry import [options] NAME[@VERSION] SOURCE..." */
 	const char *help;  /* the text after usage for --help */
+	const struct opt *options; /* the parser's table: --help's "options:" */
+	const char *more;  /* the text after the options (exit status) */
 };
+
+/*
+ * The options every command that carries a series takes, as apply has
+ * them, for a struct whose member m is a struct carry_opts.
+ */
+#define OPT_CARRY(type, m)                                                  \
+	{ OPT_UINT, 'F', "fuzz", "N",                                       \
+	  "largest fuzz (0-3, default 2 as quilt)",                         \
+	  offsetof(type, m.apply.fuzz), 0, 3 },                             \
+	{ OPT_FLAG, 0, "no-3way", NULL, "no 3-way merges",                  \
+	  offsetof(type, m.apply.no_3way) },                                \
+	{ OPT_FLAG, 0, "strict", NULL, "a placement risk fails the patch",  \
+	  offsetof(type, m.strict) }
+
 
 /* Print error:/hint: lines for err on stderr; return its exit code. */
 int err_report(const struct err *err, const struct options *opts);
 /* Print "usage: ..." for cmd plus message; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const struct options *opts,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * Parse a command's arguments by its option table (opt.h) into base; the
+ * other arguments go to *args (freed by the caller, also on failure).  On
+ * a bad option the usage error is printed and -1 returned: the command
+ * then exits with EXIT_USAGE.
+ */
+int cli_parse(const char *cmd, const struct opt *table, void *base,
+	      int argc, char **argv, const char ***args, size_t *nr_args,
+	      const struct options *opts);
 /* True when argv[i] is -h or --help. */
 bool is_help(const char *arg);
 /* Print the --help text of a command on stdout; returns EXIT_DONE. */

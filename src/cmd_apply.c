@@ -2,6 +2,7 @@
  * cmd_apply: apply a series version to targets, in memory, one commit per
  * patch on kcarry/NAME/VERSION/TARGET, and write the refreshed series.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,9 @@
 
 struct apply_cli {
 	char *name, *version;
-	char **targets;
+	const char **args; /* the series, then the targets */
+	size_t nr_args;
+	const char **targets;
 	size_t nr_targets;
 	bool json, no_refresh;
 	const char *output;
@@ -42,56 +45,46 @@ static void on_target(void *vctx, const char *target, const char *what)
 	note(opts, "%s: %s", target, what);
 }
 
-static int parse_args(struct apply_cli *c, int argc, char **argv,
-		      struct err *err)
-{
-	const char *spec = NULL;
+const struct opt apply_options[] = {
+	OPT_CARRY(struct apply_cli, co),
+	{ OPT_FLAG, 0, "stop", NULL, "stop at the first failing patch",
+	  offsetof(struct apply_cli, co.stop) },
+	{ OPT_FLAG, 0, "json", NULL,
+	  "print the per-patch, per-hunk result as JSON\n"
+	  "(docs/json-schema.md)",
+	  offsetof(struct apply_cli, json) },
+	{ OPT_STRING, 'o', "output", "FILE", "write the report to FILE",
+	  offsetof(struct apply_cli, output) },
+	{ OPT_FLAG, 0, "no-refresh", NULL,
+	  "do not write patches/NAME/VERSION/TARGET/",
+	  offsetof(struct apply_cli, no_refresh) },
+	{ OPT_END },
+};
 
-	c->targets = xcalloc((size_t)argc, sizeof(char *));
+static int parse_args(struct apply_cli *c, int argc, char **argv,
+		      const struct options *opts, struct err *err)
+{
+	const char **args;
+	size_t nr;
+	int error = 0;
+
 	c->co.apply.fuzz = APPLY_DEFAULT_FUZZ;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json"))
-			c->json = true;
-		else if (!strcmp(a, "--no-3way"))
-			c->co.apply.no_3way = true;
-		else if (!strcmp(a, "--strict"))
-			c->co.strict = true;
-		else if (!strcmp(a, "--stop"))
-			c->co.stop = true;
-		else if (!strcmp(a, "--no-refresh"))
-			c->no_refresh = true;
-		else if (!strcmp(a, "--fuzz") || !strncmp(a, "--fuzz=", 7) ||
-			 !strncmp(a, "-F", 2)) {
-			const char *v = a[1] == 'F' ? (a[2] ? a + 2 : NULL)
-				      : a[6] == '=' ? a + 7
-						    : NULL;
-			char *end;
-			long n;
-			if (!v && i + 1 < argc)
-				v = argv[++i];
-			n = v ? strtol(v, &end, 10) : -1;
-			if (!v || *end || n < 0 || n > 3)
-				return err_set(err, ERR_USAGE,
-					       "--fuzz takes 0 to 3");
-			c->co.apply.fuzz = (unsigned)n;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE,
-					       "%s needs a file", a);
-			c->output = argv[i];
-		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
-		else if (!spec)
-			spec = a;
-		else
-			c->targets[c->nr_targets++] = argv[i];
+	if (cli_parse("apply", apply_options, c, argc, argv, &args, &nr,
+		      opts) < 0)
+		error = -1;
+	else if (!nr)
+		error = usage_error("apply", opts, "no series named");
+	else if (nr < 2)
+		error = usage_error("apply", opts, "no target named");
+	else if (series_parse_spec(args[0], &c->name, &c->version, err) < 0)
+		error = usage_error("apply", opts, "%s", err->msg.ptr);
+	c->args = args;
+	c->nr_args = nr;
+	if (!error) {
+		c->targets = args + 1;
+		c->nr_targets = nr - 1;
 	}
-	if (!spec)
-		return err_set(err, ERR_USAGE, "no series named");
-	if (!c->nr_targets)
-		return err_set(err, ERR_USAGE, "no target named");
-	return series_parse_spec(spec, &c->name, &c->version, err);
+	return error ? -1 : 0;
 }
 
 int cmd_apply(int argc, char **argv, const struct options *opts)
@@ -107,8 +100,8 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	int rc = EXIT_DONE;
 
 	series_version_init(&v, NULL, NULL);
-	if (parse_args(&cli, argc, argv, &err) < 0) {
-		rc = usage_error("apply", opts, "%s", err.msg.ptr);
+	if (parse_args(&cli, argc, argv, opts, &err) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0 ||
@@ -174,7 +167,7 @@ out:
 		carry_result_release(&results[i]);
 	free(results);
 	series_version_release(&v);
-	free(cli.targets);
+	free(cli.args);
 	free(cli.name);
 	free(cli.version);
 	free(root);

@@ -2,6 +2,7 @@
  * cmd_check: every selected series on every selected target, as a matrix
  * for people and as JSON, JUnit, Markdown or stable-style email for CI.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,10 @@ static const char *const format_names[] = { "text", "json", "junit",
 					    "markdown", "email" };
 
 struct check_cli {
-	enum format format;
+	int format; /* enum format */
 	const char *output;
 	const char *reports; /* folder for every format at once */
-	char **specs;
+	const char **specs;
 	size_t nr_specs;
 	struct check_opts co;
 };
@@ -111,7 +112,7 @@ int check_parse_shard(unsigned *shard, unsigned *nr, const char *s,
 	*nr = (unsigned)n;
 	return 0;
 bad:
-	return err_set(err, ERR_USAGE, "--shard: expected I/N with 1 <= I <= N");
+	return err_set(err, ERR_USAGE, "expected I/N with 1 <= I <= N");
 }
 
 int check_parse_format(const char *v, struct err *err)
@@ -147,88 +148,51 @@ int check_write_all(const char *dir, const struct check_report *r,
 	return 0;
 }
 
-static int parse_args(struct check_cli *c, int argc, char **argv,
-		      struct err *err)
+static int take_shard(const char *value, void *target, struct err *err)
 {
-	c->specs = xcalloc((size_t)argc, sizeof(char *));
-	c->co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = NULL;
+	struct check_opts *co = target;
 
-		if (!strncmp(a, "--format=", 9))
-			v = a + 9;
-		else if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE,
-					       "--format needs a format");
-			v = argv[i];
-		}
-		if (v) {
-			size_t k;
-			for (k = 0; k < 5 && strcmp(v, format_names[k]); k++)
-				;
-			if (k == 5)
-				return err_set(err, ERR_USAGE,
-					       "unknown format '%s' (text, json, "
-					       "junit, markdown, email)",
-					       v);
-			c->format = (enum format)k;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE, "%s needs a file",
-					       a);
-			c->output = argv[i];
-		} else if (!strcmp(a, "--reports")) {
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE,
-					       "--reports needs a folder");
-			c->reports = argv[i];
-		} else if (!strcmp(a, "--no-3way"))
-			c->co.carry.apply.no_3way = true;
-		else if (!strcmp(a, "--strict"))
-			c->co.carry.strict = true;
-		else if (!strcmp(a, "--build"))
-			c->co.build = true;
-		else if (!strcmp(a, "--each"))
-			c->co.build = c->co.build_opts.each = true;
-		else if (!strcmp(a, "--full"))
-			c->co.build = c->co.build_opts.full = true;
-		else if (!strcmp(a, "--shard") || !strncmp(a, "--shard=", 8)) {
-			const char *v2 = a[7] == '=' ? a + 8 : NULL;
-			if (!v2 && ++i >= argc)
-				return err_set(err, ERR_USAGE,
-					       "--shard needs I/N");
-			if (check_parse_shard(&c->co.shard, &c->co.nr_shards,
-					      v2 ? v2 : argv[i], err) < 0)
-				return ERR_USAGE;
-		} else if (!strcmp(a, "--refresh"))
-			c->co.refresh = true;
-		else if (!strcmp(a, "--no-refresh"))
-			c->co.refresh = false;
-		else if (!strcmp(a, "--fuzz") || !strcmp(a, "-F") ||
-			 !strcmp(a, "--jobs") || !strcmp(a, "-j")) {
-			char *end;
-			long n;
-			bool fuzz = a[2] == 'f' || a[1] == 'F';
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE, "%s needs a number",
-					       a);
-			n = strtol(argv[i], &end, 10);
-			if (*end || n < 0 || (fuzz && n > 3) || n > 256)
-				return err_set(err, ERR_USAGE,
-					       "%s: bad number '%s'", a, argv[i]);
-			if (fuzz)
-				c->co.carry.apply.fuzz = (unsigned)n;
-			else
-				c->co.jobs = (unsigned)n;
-		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
-		else
-			c->specs[c->nr_specs++] = argv[i];
-	}
-	return 0;
+	return check_parse_shard(&co->shard, &co->nr_shards, value, err);
 }
+
+const struct opt check_options[] = {
+	{ OPT_CHOICE, 'f', "format", "F",
+	  "text (default), json, junit, markdown, email",
+	  offsetof(struct check_cli, format), 0, 0, format_names },
+	{ OPT_STRING, 'o', "output", "FILE", "write the report to FILE",
+	  offsetof(struct check_cli, output) },
+	{ OPT_STRING, 0, "reports", "DIR",
+	  "also write every format to\nDIR/check.{txt,json,xml,md,mbox}",
+	  offsetof(struct check_cli, reports) },
+	{ OPT_UINT, 'j', "jobs", "N", "targets at once (default: CPUs)",
+	  offsetof(struct check_cli, co.jobs), 0, 256 },
+	OPT_CARRY(struct check_cli, co.carry),
+	{ OPT_FLAG, 0, "refresh", NULL,
+	  "also write the refreshed series of every cell\n"
+	  "(patches/NAME/VERSION/TARGET/; apply always does)",
+	  offsetof(struct check_cli, co.refresh) },
+	{ OPT_FLAG, 0, "no-refresh", NULL,
+	  "do not write refreshed series (the default)",
+	  offsetof(struct check_cli, co.refresh), .negate = true },
+	{ OPT_FLAG, 0, "build", NULL,
+	  "also build every cell (see 'kcarry build'): a build\n"
+	  "row in the matrix, the new diagnostics",
+	  offsetof(struct check_cli, co.build) },
+	{ OPT_FLAG, 0, "each", NULL,
+	  "build after each patch (implies --build)",
+	  offsetof(struct check_cli, co.build_opts.each),
+	  .also = { OPT_ALSO(struct check_cli, co.build) } },
+	{ OPT_FLAG, 0, "full", NULL,
+	  "run build.command (implies --build)",
+	  offsetof(struct check_cli, co.build_opts.full),
+	  .also = { OPT_ALSO(struct check_cli, co.build) } },
+	{ OPT_FUNC, 0, "shard", "I/N",
+	  "run only cells k with k % N == I - 1 (k = series\n"
+	  "index * targets + target index); merge the JSON of\n"
+	  "all shards with 'kcarry report merge'",
+	  offsetof(struct check_cli, co), .parse = take_shard },
+	{ OPT_END },
+};
 
 int check_write_format(int f, FILE *out, const struct check_report *r,
 		       const struct options *opts, bool color, struct err *err)
@@ -279,15 +243,17 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	struct lock wl = LOCK_INIT;
 	int rc;
 
-	if (parse_args(&cli, argc, argv, &err) < 0) {
-		rc = usage_error("check", opts, "%s", err.msg.ptr);
+	cli.co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
+	if (cli_parse("check", check_options, &cli, argc, argv, &cli.specs,
+		      &cli.nr_specs, opts) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
-	    check_run(&r, root, cli.specs, cli.nr_specs, &cli.co, &err) < 0)
+	    check_run(&r, root, (char *const *)cli.specs, cli.nr_specs, &cli.co, &err) < 0)
 		goto fail;
 	if (ps.nr)
 		fputs("\r\033[K", stderr);

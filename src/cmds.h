@@ -26,6 +26,16 @@ int cmd_build(int argc, char **argv, const struct options *opts);
 int cmd_report(int argc, char **argv, const struct options *opts);
 int cmd_gc(int argc, char **argv, const struct options *opts);
 
+/*
+ * The option tables (opt.h) of the commands, read by their parsers and
+ * by --help.
+ */
+extern const struct opt import_options[], fetch_options[], show_options[],
+	kernels_options[], apply_options[], resolve_options[],
+	refresh_options[], check_options[], callers_options[], diff_options[],
+	rebase_options[], export_options[], build_options[], report_options[],
+	gc_options[], list_options[], init_options[];
+
 /* cmd_check.c, shared with cmd_report.c: formats 0 text, 1 json,
  * 2 junit, 3 markdown, 4 email */
 struct check_report;

@@ -160,18 +160,8 @@ static const struct command commands[] = {
 	  "sit in the wrong place although it applied: placed by offset or fuzz\n"
 	  "outside the function its header names, a nearer or equally good\n"
 	  "match elsewhere, its result already present elsewhere, or a\n"
-	  "definition the target already has.\n"
-	  "\n"
-	  "options:\n"
-	  "  --fuzz N, -F N  largest fuzz (0-3, default 2 as quilt)\n"
-	  "  --no-3way       no 3-way merges\n"
-	  "  --strict        a placement risk fails the patch\n"
-	  "  --stop          stop at the first failing patch\n"
-	  "  --json          print the per-patch, per-hunk result as JSON\n"
-	  "                  (docs/json-schema.md)\n"
-	  "  -o, --output F  write the report to F\n"
-	  "  --no-refresh    do not write patches/NAME/VERSION/TARGET/\n"
-	  "\n"
+	  "definition the target already has.\n",
+	  apply_options,
 	  "exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
 	  "already applied; 1 conflicts, partial patches or placement risks;\n"
 	  "2 bad arguments; 3 repository, network or I/O trouble.\n" },
@@ -216,25 +206,8 @@ static const struct command commands[] = {
 	  "the watched files of the series (watch.file; default\n"
 	  "fs/btrfs/async-thread.c and .h) are audited: exported symbols the\n"
 	  "series removes or changes, callers in the target it leaves\n"
-	  "unconverted, callers it converts that the target does not have.\n"
-	  "\n"
-	  "options:\n"
-	  "  --format F, -f F  text (default), json, junit, markdown, email\n"
-	  "  -o, --output FILE write the report to FILE\n"
-	  "  --reports DIR     also write every format to DIR/check.{txt,json,\n"
-	  "                    xml,md,mbox}\n"
-	  "  --jobs N, -j N    targets at once (default: CPUs)\n"
-	  "  --fuzz N, --no-3way, --strict   as for apply\n"
-	  "  --refresh         also write the refreshed series of every cell\n"
-	  "                    (patches/NAME/VERSION/TARGET/; apply always does)\n"
-	  "  --build           also build every cell (see 'kcarry build'): a\n"
-	  "                    build row in the matrix, the new diagnostics\n"
-	  "  --each, --full    build after each patch / run build.command (imply\n"
-	  "                    --build)\n"
-	  "  --shard I/N       run only cells k with k % N == I - 1 (k = series\n"
-	  "                    index * targets + target index); merge the JSON\n"
-	  "                    of all shards with 'kcarry report merge'\n"
-	  "\n"
+	  "unconverted, callers it converts that the target does not have.\n",
+	  check_options,
 	  "matrix symbols: . clean  o offset  ~ fuzz  3 3-way  = already applied\n"
 	  "p partial  X conflict  - not tried  ? did not run  ! placement risk\n"
 	  "w touches a watched file or a caller of its API.\n"
@@ -499,11 +472,32 @@ int print_command_help(const char *name)
 
 	if (!c)
 		return EXIT_USAGE;
-	printf("usage: %s\n\n%s%s", c->usage, c->summary[0] ? "" : "",
-	       c->help);
+	printf("usage: %s\n\n%s", c->usage, c->help);
 	if (!c->help[0])
 		printf("%s.\n", c->summary);
+	if (c->options) {
+		struct buf b = BUF_INIT;
+		opt_help(&b, c->options);
+		printf("\n%s", b.ptr);
+		buf_release(&b);
+	}
+	if (c->more && c->more[0])
+		printf("\n%s", c->more);
 	return EXIT_DONE;
+}
+
+int cli_parse(const char *cmd, const struct opt *table, void *base,
+	      int argc, char **argv, const char ***args, size_t *nr_args,
+	      const struct options *opts)
+{
+	struct err err = ERR_INIT;
+
+	if (opt_parse(table, base, argc, argv, args, nr_args, &err) < 0) {
+		usage_error(cmd, opts, "%s", err.msg.ptr);
+		err_release(&err);
+		return -1;
+	}
+	return 0;
 }
 
 bool is_help(const char *arg)

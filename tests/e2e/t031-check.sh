@@ -114,7 +114,7 @@ stdout_has "^  wq@v1 on new: 3 clean$"
 expect_exit 2 kcarry -C ws check nosuch
 stderr_has "^error: 'nosuch' names neither a series nor a target"
 expect_exit 2 kcarry -C ws check --format yaml
-stderr_has "^error: unknown format 'yaml'"
+stderr_has "^error: --format: unknown value 'yaml'"
 
 # CI formats, checked by independent tools
 expect_exit 1 kcarry -C ws check --reports rep
