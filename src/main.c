@@ -475,7 +475,7 @@ int print_command_help(const char *name)
 	printf("usage: %s\n\n%s", c->usage, c->help);
 	if (!c->help[0])
 		printf("%s.\n", c->summary);
-	if (c->options) {
+	if (c->options && c->options[0].kind != OPT_END) {
 		struct buf b = BUF_INIT;
 		opt_help(&b, c->options);
 		printf("\n%s", b.ptr);
