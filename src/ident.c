@@ -1,8 +1,10 @@
 #include "ident.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -31,79 +33,86 @@ struct ident_blob {
 };
 
 /*
- * A large set of names in one pool, sorted: the shared headers declare
- * some 300,000 names, read from the cache on every run; a sorted pool is
- * used as it is read.
+ * A large set of names as sorted 64-bit hashes: the shared headers declare
+ * some 300,000 names, read from the cache on every run.  The cache file is
+ * mapped, not parsed: the array is searched where it lies.  Two names of
+ * one hash (odds about 300,000^2 / 2^65, 1 in 4*10^8 per tree) would let a
+ * missing name pass as present: a risk not flagged, never a wrong tree.
  */
 struct names {
-	struct buf pool;   /* names, each ended by a NUL, sorted */
-	uint32_t *off;     /* where each name starts */
-	size_t nr, alloc;
+	const uint64_t *v; /* sorted, unique */
+	size_t nr;
+	uint64_t *own;     /* built in this run, or NULL */
+	void *map;         /* mapped from the cache, or NULL */
+	size_t map_len;
 };
 
-static int cmp_names(const void *a, const void *b)
+/* FNV-1a, then a final mix so that the high bits spread too. */
+static uint64_t name_hash(const char *p, size_t len)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	uint64_t h = 0xcbf29ce484222325ULL;
 
-/* The pool's names, found again (after it was filled or read). */
-static void names_index(struct names *n)
-{
-	n->nr = 0;
-	for (size_t off = 0; off < n->pool.len;) {
-		size_t len = strlen(n->pool.ptr + off);
-
-		ALLOC_GROW(n->off, n->nr + 1, n->alloc);
-		n->off[n->nr++] = (uint32_t)off;
-		off += len + 1;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ULL;
 	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
 }
 
-/* Sort a set of names built unsorted (a watch_set) into n. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void names_release(struct names *n)
+{
+	free(n->own);
+	if (n->map)
+		munmap(n->map, n->map_len);
+	memset(n, 0, sizeof(*n));
+}
+
+/* The hashes of a set built unsorted (a watch_set), into n. */
 static void names_from_set(struct names *n, const struct watch_set *set)
 {
-	char **v = xcalloc(set->nr + 1, sizeof(*v));
-	size_t k = 0;
+	uint64_t *v = xcalloc(set->nr + 1, sizeof(*v));
+	size_t k = 0, u = 0;
 
 	for (size_t i = 0; i < set->cap; i++)
 		if (set->slots[i].name)
-			v[k++] = set->slots[i].name;
-	qsort(v, k, sizeof(*v), cmp_names);
-	buf_reset(&n->pool);
-	for (size_t i = 0; i < k; i++) {
-		buf_adds(&n->pool, v[i]);
-		buf_addc(&n->pool, '\0');
-	}
-	free(v);
-	names_index(n);
+			v[k++] = name_hash(set->slots[i].name,
+					   strlen(set->slots[i].name));
+	qsort(v, k, sizeof(*v), cmp_u64);
+	for (size_t i = 0; i < k; i++)
+		if (!u || v[u - 1] != v[i])
+			v[u++] = v[i];
+	names_release(n);
+	n->own = v;
+	n->v = v;
+	n->nr = u;
 }
 
 static bool names_has(const struct names *n, const char *p, size_t len)
 {
+	uint64_t h = name_hash(p, len);
 	size_t lo = 0, hi = n->nr;
 
 	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const char *q = n->pool.ptr + n->off[mid];
-		int c = strncmp(q, p, len);
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (!c)
-			c = q[len] ? 1 : 0;
-		if (!c)
+		if (n->v[mid] == h)
 			return true;
-		if (c < 0)
+		if (n->v[mid] < h)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return false;
-}
-
-static void names_release(struct names *n)
-{
-	buf_release(&n->pool);
-	free(n->off);
-	memset(n, 0, sizeof(*n));
 }
 
 struct ident_index {
@@ -261,7 +270,6 @@ int ident_index_new(struct ident_index **out, struct tree_repo *repo,
 	x->repo = repo;
 	x->cache = cache ? xstrdup(cache) : NULL;
 	watch_set_init(&x->angled);
-	buf_init(&x->shared.pool, 0);
 	*out = x;
 	return 0;
 }
@@ -348,9 +356,11 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 	return error;
 }
 
-/* bump when watch.c reads declarations differently: kept sets are then
- * built again */
-#define SHARED_MAGIC "kcarry-ident/3\n"
+/* bump when watch.c reads declarations differently, or the file's form
+ * changes: kept sets are then built again */
+#define SHARED_MAGIC "kcarry-ident/4"
+/* the first word of the array: a file of another byte order is refused */
+#define SHARED_MARK 0x6b63617272790004ULL
 
 /* The cache file of the shared set of tree: named by its folders' ids. */
 static int shared_file(char **path, struct ident_index *x,
@@ -382,41 +392,63 @@ out:
 	return error;
 }
 
-/* A set written by save_shared: names, then "*" and the pastes. */
+/*
+ * A set written by save_shared: a line "kcarry-ident/4 START NR", the
+ * pastes one per line (padded with empty lines to START, a multiple of
+ * 8), then at START the mark and the NR sorted hashes.  Mapped, not read.
+ */
 static bool load_shared(struct ident_index *x, const char *path)
 {
-	struct buf b = BUF_INIT;
-	struct err err = ERR_INIT;
-	size_t m = strlen(SHARED_MAGIC), i, star;
-	const char *sep;
-	bool ok = false;
+	size_t m = strlen(SHARED_MAGIC), start, nr;
+	const char *p, *end, *nl;
+	struct stat st;
+	void *map;
+	char *e;
+	int fd;
 
-	if (fs_read_file(&b, path, 0, &err) < 0 || b.len < m ||
-	    memcmp(b.ptr, SHARED_MAGIC, m) || b.ptr[b.len - 1] != '\n' ||
-	    !(sep = memmem(b.ptr + m - 1, b.len - m + 1, "\n*\n", 3)))
-		goto out;
-	/* the names are the pool as they are, sorted: NUL for LF */
-	star = (size_t)(sep - b.ptr) + 1;
-	names_release(&x->shared);
-	buf_init(&x->shared.pool, 0);
-	buf_add(&x->shared.pool, b.ptr + m, star - m);
-	for (i = 0; i < x->shared.pool.len; i++)
-		if (x->shared.pool.ptr[i] == '\n')
-			x->shared.pool.ptr[i] = '\0';
-	names_index(&x->shared);
-	for (i = star + 2; i < b.len;) {
-		char *nl = memchr(b.ptr + i, '\n', b.len - i);
-
-		*nl = '\0';
-		strv_add(&x->shared_pastes, &x->nr_shared_pastes,
-			 &x->alloc_shared_pastes, xstrdup(b.ptr + i));
-		i = (size_t)(nl - b.ptr) + 1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)m + 16) {
+		close(fd);
+		return false;
 	}
-	ok = true;
-out:
-	err_release(&err);
-	buf_release(&b);
-	return ok;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	p = map;
+	end = p + st.st_size;
+	if (memcmp(p, SHARED_MAGIC " ", m + 1) ||
+	    !(nl = memchr(p, '\n', (size_t)(end - p))))
+		goto bad;
+	start = strtoul(p + m + 1, &e, 10);
+	if (*e != ' ')
+		goto bad;
+	nr = strtoul(e + 1, &e, 10);
+	if (e != nl || start % 8 || start < (size_t)(nl - p) + 1 ||
+	    start > (size_t)st.st_size ||
+	    ((size_t)st.st_size - start) / 8 != nr + 1 ||
+	    ((size_t)st.st_size - start) % 8 ||
+	    *(const uint64_t *)(p + start) != SHARED_MARK)
+		goto bad;
+	names_release(&x->shared);
+	x->shared.map = map;
+	x->shared.map_len = (size_t)st.st_size;
+	x->shared.v = (const uint64_t *)(p + start) + 1;
+	x->shared.nr = nr;
+	for (p = nl + 1; p < (const char *)map + start; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)((const char *)map + start - p))))
+			break;
+		if (nl > p)
+			strv_add(&x->shared_pastes, &x->nr_shared_pastes,
+				 &x->alloc_shared_pastes,
+				 xstrndup(p, (size_t)(nl - p)));
+	}
+	return true;
+bad:
+	munmap(map, (size_t)st.st_size);
+	return false;
 }
 
 /* Files kept at most, of each kind (name sets, header lists): a tree's
@@ -486,16 +518,30 @@ static void save_shared(struct ident_index *x, const char *path)
 	struct buf b = BUF_INIT;
 	struct err err = ERR_INIT;
 
-	buf_adds(&b, SHARED_MAGIC);
-	for (size_t off = 0; off < x->shared.pool.len;) {
-		const char *name = x->shared.pool.ptr + off;
+	struct buf pastes = BUF_INIT;
+	uint64_t mark = SHARED_MARK;
+	size_t start;
 
-		buf_addf(&b, "%s\n", name);
-		off += strlen(name) + 1;
-	}
-	buf_adds(&b, "*\n");
 	for (size_t i = 0; i < x->nr_shared_pastes; i++)
-		buf_addf(&b, "%s\n", x->shared_pastes[i]);
+		buf_addf(&pastes, "%s\n", x->shared_pastes[i]);
+	/* the first line's own length is part of START: found by trying */
+	for (start = 0;;) {
+		size_t want;
+
+		buf_reset(&b);
+		buf_addf(&b, "%s %zu %zu\n", SHARED_MAGIC, start,
+			 x->shared.nr);
+		want = (b.len + pastes.len + 7) / 8 * 8;
+		if (want == start)
+			break;
+		start = want;
+	}
+	buf_add(&b, pastes.ptr, pastes.len);
+	while (b.len < start)
+		buf_addc(&b, '\n');
+	buf_add(&b, &mark, sizeof(mark));
+	buf_add(&b, x->shared.v, x->shared.nr * sizeof(uint64_t));
+	buf_release(&pastes);
 	if (fs_mkdirs(x->cache, &err) == 0 &&
 	    fs_write_atomic(path, b.ptr, b.len, &err) == 0)
 		prune_cache(x->cache, false);
@@ -937,6 +983,9 @@ static struct ident_blob *file_names(struct ident_view *v)
 	return v->file;
 }
 
+static int follow_added(struct ident_view *v, const char *inc,
+			struct err *err);
+
 /* The headers the file includes, read on the first name not in it. */
 static int view_load(struct ident_view *v, struct err *err)
 {
@@ -951,6 +1000,8 @@ static int view_load(struct ident_view *v, struct err *err)
 	includes_of(v->file, v->text.ptr, v->text.len);
 	error = follow_includes(v, &v->tree, v->file, dir, 0, &v->complete,
 				err);
+	for (size_t i = 0; i < v->nr_added && !error; i++)
+		error = follow_added(v, v->added[i], err);
 	free(dir);
 	return error;
 }
@@ -982,17 +1033,16 @@ out:
 	return error;
 }
 
-int ident_view_include(struct ident_view *v, const char *inc, bool angle,
-		       struct err *err)
+/* One include the patch adds ("<path" or "\"path"), followed. */
+static int follow_added(struct ident_view *v, const char *inc,
+			struct err *err)
 {
 	struct ident_blob b;
-	char *copy = xstrdup(inc), *dir = dir_of(v->path);
-	int error = 0;
+	char *copy = xstrdup(inc + 1), *dir = dir_of(v->path);
+	int error;
 
-	if (!v->loaded && (error = view_load(v, err)) < 0)
-		goto out;
 	memset(&b, 0, sizeof(b));
-	if (angle) {
+	if (inc[0] == '<') {
 		b.angled = &copy;
 		b.nr_angled = 1;
 	} else {
@@ -1000,9 +1050,24 @@ int ident_view_include(struct ident_view *v, const char *inc, bool angle,
 		b.nr_quoted = 1;
 	}
 	error = follow_includes(v, &v->tree, &b, dir, 0, &v->complete, err);
-out:
 	free(copy);
 	free(dir);
+	return error;
+}
+
+int ident_view_include(struct ident_view *v, const char *inc, bool angle,
+		       struct err *err)
+{
+	char *s = xstrfmt("%c%s", angle ? '<' : '"', inc);
+	int error = 0;
+
+	/* before the headers are read, kept for view_load: a hunk whose
+	 * names are all in the file or the shared headers reads none */
+	if (v->loaded)
+		error = follow_added(v, s, err);
+	else
+		strv_add(&v->added, &v->nr_added, &v->alloc_added, xstrdup(s));
+	free(s);
 	return error;
 }
 
@@ -1017,6 +1082,7 @@ void ident_view_release(struct ident_view *v)
 	free(v->folder);
 	free(v->headers);
 	free(v->path);
+	strv_free(v->added, v->nr_added);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -1122,20 +1188,23 @@ int ident_view_find(bool *found, struct ident_view *v, const char *name,
 	struct ident_index *x = v->x;
 	int error;
 
-	/* nearest and cheapest first: the file, its headers, the shared
-	 * headers (kept across runs), and only then the folder */
+	/* cheapest first: the file, the shared headers (kept across
+	 * runs), the file's headers, and only then the folder */
 	*found = in_text(v, name, len);
 	if (*found)
 		return 0;
-	if (!v->loaded && (error = view_load(v, err)) < 0)
-		return error;
-	if (!v->complete || near_has(v, name, len)) {
-		*found = true;
-		return 0;
-	}
+	/* the shared set before the file's headers: one lookup, where the
+	 * headers are blobs to read and scan (the answer is the same: found
+	 * anywhere is found) */
 	if (!x->shared_built && (error = build_shared(x, &v->tree, err)) < 0)
 		return error;
 	if (names_has(&x->shared, name, len)) {
+		*found = true;
+		return 0;
+	}
+	if (!v->loaded && (error = view_load(v, err)) < 0)
+		return error;
+	if (!v->complete || near_has(v, name, len)) {
 		*found = true;
 		return 0;
 	}

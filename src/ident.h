@@ -69,6 +69,9 @@ struct ident_view {
 	size_t nr_folder;
 	struct ident_blob **headers; /* reached through quoted includes */
 	size_t nr_headers, alloc_headers;
+	/* includes a patch adds, followed when the headers are read */
+	char **added;                /* "<path" or "\"path" */
+	size_t nr_added, alloc_added;
 };
 
 /*
