@@ -2,7 +2,8 @@
 # kcarry export --format mbox: a stable-style series for git send-email.
 # The real git decides: git am of the messages onto the target gives
 # exactly the kcarry branch's tree, git mailinfo of each gives the
-# author, subject and body intended.  A single upstream commit from a
+# author, subject and body intended, git send-email --dry-run sends them
+# as they are.  A single upstream commit from a
 # real stable FAILED report (../shared/corpus) backported to a 6.1 tree
 # is written as stable's rules ask: [PATCH 6.1.y] and the upstream
 # commit line first (Documentation/process/stable-kernel-rules.rst).
@@ -94,6 +95,26 @@ git -C am am -q "$TEST_TMP"/out/0001-*.patch "$TEST_TMP"/out/0002-*.patch ||
 	fail "git am's tree is not the branch's"
 [ "$(git -C am log -1 --format=%an%n%s HEAD~1)" = "A U Thor
 btrfs: exact fix" ] || fail "git am: author, subject"
+
+# git send-email takes the messages as they are: three, in order, each to
+# the recipients its headers name (--dry-run: nothing is sent)
+if git send-email --help >/dev/null 2>&1 && command -v perl >/dev/null; then
+	git send-email --dry-run --confirm=never --suppress-cc=self \
+		--from='C O Mitter <committer@example.org>' \
+		--smtp-server=/bin/false out/*.patch >"$TEST_TMP/se" 2>&1 ||
+		{ cat "$TEST_TMP/se"; fail "git send-email --dry-run"; }
+	grep '^Subject:' "$TEST_TMP/se" >"$TEST_TMP/sent"
+	cat >"$TEST_TMP/want" <<'EOT'
+Subject: [PATCH 6.1.y 0/2] wq: backport to 6.1.y
+Subject: [PATCH 6.1.y 1/2] btrfs: exact fix
+Subject: [PATCH 6.1.y 2/2] btrfs: offset fix
+EOT
+	diff -u "$TEST_TMP/want" "$TEST_TMP/sent" || fail "send-email's messages"
+	# each message to stable, copied to the list and the author
+	[ "$(grep -c '^Sendmail: .* stable@vger.kernel.org .*author@example.org.* linux-btrfs@vger.kernel.org' "$TEST_TMP/se")" = 3 ] ||
+		{ cat "$TEST_TMP/se"; fail "send-email's recipients"; }
+	[ "$(grep -c '^Result: OK' "$TEST_TMP/se")" = 3 ] || fail "send-email's results"
+fi
 
 # a smaller version replaces kcarry's files; a user's file is refused
 expect_exit 0 kcarry -C ws import wq@v2 --git up base..HEAD~3
