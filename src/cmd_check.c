@@ -15,8 +15,9 @@
 
 enum format { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_MARKDOWN, FMT_EMAIL };
 
-static const char *const format_names[] = { "text", "json", "junit",
-					    "markdown", "email" };
+/* NULL-terminated: the --format option's choices (opt.h) */
+static const char *const format_names[] = { "text",     "json",  "junit",
+					    "markdown", "email", NULL };
 
 struct check_cli {
 	int format; /* enum format */
@@ -117,7 +118,7 @@ bad:
 
 int check_parse_format(const char *v, struct err *err)
 {
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; format_names[k]; k++)
 		if (!strcmp(v, format_names[k]))
 			return k;
 	return err_set(err, ERR_USAGE,
