@@ -123,12 +123,18 @@ static bool hunk_matters(const struct apply_hunk_result *hr)
 	return hr->rule == RULE_CONFLICT || hr->risk;
 }
 
-static void describe_site(struct buf *b, const struct audit_site *s)
+/* "path:line func(): call of sym", without the source line */
+static void describe_site_head(struct buf *b, const struct audit_site *s)
 {
 	buf_addf(b, "%s:%zu", s->path, s->line);
 	if (s->func)
 		buf_addf(b, " %s()", s->func);
 	buf_addf(b, ": %s of %s", watch_ref_kind_name(s->kind), s->symbol);
+}
+
+static void describe_site(struct buf *b, const struct audit_site *s)
+{
+	describe_site_head(b, s);
 	if (s->text && *s->text)
 		buf_addf(b, ": %s", s->text);
 }
@@ -938,18 +944,23 @@ static void describe_series_api(struct buf *b, const struct audit_result *a,
 	for (size_t i = 0; i < a->nr_callers; i++) {
 		const struct audit_caller *c = &a->callers[i];
 
+		/* what became of the caller first, then its source line
+		 * (which ends in its own punctuation) */
 		buf_adds(b, "caller ");
-		describe_site(b, &c->site);
+		describe_site_head(b, &c->site);
 		if (c->class == AUDIT_CONVERTED)
-			buf_addf(b, "; converted by %04zu\n", c->patch);
+			buf_addf(b, ", converted by %04zu", c->patch);
 		else if (c->class == AUDIT_CONFLICTED)
-			buf_addf(b, "; %04zu (%s hunk %zu) meant to convert it "
-				    "and did not apply\n",
+			buf_addf(b, ", %04zu (%s hunk %zu) meant to convert it "
+				    "and did not apply",
 				 c->patch, c->file, c->hunk);
 		else
-			buf_addf(b, "; only in %s, the series never converts "
-				    "it\n",
+			buf_addf(b, ", only in %s, the series never converts "
+				    "it",
 				 target);
+		if (c->site.text && *c->site.text)
+			buf_addf(b, ": %s", c->site.text);
+		buf_addc(b, '\n');
 	}
 }
 
@@ -1516,6 +1527,10 @@ static bool cell_has_findings(const struct check_cell *c)
 struct md_totals {
 	size_t outcomes[OUTCOME_CONFLICT + 1];
 	size_t not_tried, risks, unconverted, absent, errors;
+	/* callers of the series' intended API where its patch did not
+	 * land: meant to be converted by a conflicting hunk, or never
+	 * converted by the series (counted as the text report does) */
+	size_t conflicted, target_only;
 	size_t builds, builds_failed, build_errors, build_warnings;
 };
 
@@ -1543,6 +1558,9 @@ static void md_count(struct md_totals *tot, const struct check_cell *c)
 		tot->risks += cp->risk;
 	}
 	tot->unconverted += c->audit.nr_unconverted;
+	tot->conflicted += c->audit.nr_conflicted;
+	if (!c->audit.nr_unconverted)
+		tot->target_only += c->audit.nr_target_only;
 	tot->absent += c->audit.nr_absent;
 }
 
@@ -1570,6 +1588,12 @@ static void md_totals(struct buf *b, const struct md_totals *tot)
 		 tot->risks, tot->risks == 1 ? "" : "s", tot->unconverted,
 		 tot->unconverted == 1 ? "" : "s", tot->absent,
 		 tot->absent == 1 ? "" : "s");
+	if (tot->conflicted)
+		buf_addf(b, "; %zu caller%s left by a conflict", tot->conflicted,
+			 tot->conflicted == 1 ? "" : "s");
+	if (tot->target_only)
+		buf_addf(b, "; %zu caller%s the series never converts",
+			 tot->target_only, tot->target_only == 1 ? "" : "s");
 	if (tot->errors)
 		buf_addf(b, "; %zu cell%s could not run", tot->errors,
 			 tot->errors == 1 ? "" : "s");

@@ -119,6 +119,18 @@ summary (worst first):
   wq@v1 on drift: 2 conflict, 1 clean, 1 caller left by a conflict, 1 caller only in drift
 EOT
 diff -u "$TEST_TMP/want" "$TEST_TMP/watch" || fail "watch findings on drift"
+# the CI formats carry the same classification: Markdown's totals count
+# the callers a conflict left and the ones the series never converts,
+# and a caller's source line is quoted without doubled punctuation
+expect_exit 1 kcarry -C ws check --no-refresh --reports drift-rep wq drift
+grep -q '1 caller left by a conflict; 1 caller the series never converts' drift-rep/check.md ||
+	{ grep Totals drift-rep/check.md; fail "Markdown totals of drift"; }
+grep -q 'end\\_workqueue().*0001 (fs/btrfs/disk-io.c hunk 1) meant to convert it' drift-rep/check.md ||
+	fail "Markdown lacks the conflicted caller"
+grep -q 'scrub_start' drift-rep/check.xml || fail "JUnit lacks the caller only in drift"
+if grep -n ';;' drift-rep/check.md drift-rep/check.xml drift-rep/check.txt; then
+	fail "doubled ';' in a report"
+fi
 # every caller, classified, in JSON valid against the schema; the sites
 # are the ones git grep finds outside the watched files
 expect_exit 1 kcarry -C ws check --no-refresh --format json -o drift.json wq drift

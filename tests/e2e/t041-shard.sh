@@ -71,3 +71,21 @@ expect_exit 2 kcarry -C ws report merge s1.json s1.json s2.json s3.json
 stderr_has '^error: s1.json: cell fine on tgt is in two reports$'
 expect_exit 2 kcarry -C ws check --shard 4/3
 stderr_has '^error: --shard: expected I/N with 1 <= I <= N$'
+
+# docs/ci.md's GitLab report job, line by line under 'sh -e' as GitLab
+# runs it, on these shards: it must print the matrix and then fail on the
+# findings (exit 1), not die before printing
+awk '/^report:$/ { on = 1 } on && /^  script:$/ { s = 1; next }
+	s && /^    - / { sub(/^    - /, ""); print; next } s && !/^    #/ { exit }' \
+	"$KCARRY_FIXTURES/../../docs/ci.md" >gitlab-report.sh
+[ "$(wc -l <gitlab-report.sh)" -ge 3 ] || fail "docs/ci.md: no GitLab report script found"
+mkdir gl && cp s1.json s2.json s3.json gl/
+# the shard files as the check jobs name them
+(cd gl && mv s1.json shard-1.json && mv s2.json shard-2.json && mv s3.json shard-3.json)
+kdir=$(dirname "$KCARRY")
+(cd gl && KCARRY_WORKSPACE="$TEST_TMP/ws" PATH="$kdir:$PATH" sh -e "$TEST_TMP/gitlab-report.sh") >gl.out 2>gl.err
+rc=$?
+[ "$rc" -ne 0 ] || fail "the GitLab report job passed on a matrix with findings"
+[ "$(cat gl/out/status)" = 1 ] || { cat gl.err; fail "the GitLab report job did not keep merge's exit 1"; }
+grep -q '^summary' gl.out || { cat gl.err; fail "the GitLab report job did not print the matrix"; }
+[ -s gl/out/check.xml ] || fail "the GitLab report job wrote no JUnit file"
