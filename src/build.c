@@ -1530,11 +1530,22 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 		if (!error && !c->res->error && !scope.len &&
 		    !built_something(c, tg, nt)) {
 			struct buf m = BUF_INIT;
-			buf_adds(&m, "make built no object of");
-			for (size_t i = 0; i < nt; i++)
-				buf_addf(&m, " %s", tg[i]);
-			buf_adds(&m, " in the base tree (is it configured? "
-				     "see build.config and build.targets)");
+			if (!nt && !c->full) {
+				/* nothing to run make on: say what is missing */
+				buf_adds(&m, "the base tree has none of the build "
+					     "targets:");
+				for (size_t i = 0; i < c->res->nr_targets; i++)
+					buf_addf(&m, "%s %s", i ? "," : "",
+						 c->res->targets[i]);
+				buf_adds(&m, " (see build.targets)");
+			} else {
+				buf_adds(&m, "make built no object of");
+				for (size_t i = 0; i < nt; i++)
+					buf_addf(&m, " %s", tg[i]);
+				buf_adds(&m, " in the base tree (is it "
+					     "configured? see build.config and "
+					     "build.targets)");
+			}
 			c->res->error = buf_detach(&m, NULL);
 			c->res->error_code = ERR_CONFLICT;
 			c->res->failed = true;

@@ -228,6 +228,13 @@ stdout_has '^  build, fine@v1 on nomake: did not run: make built no object of fs
 expect_exit 1 kcarry -C ws check --build fine nomake
 stdout_has '^build +\? *$'
 rm ws/kernels/nomake.conf
+
+# build.targets naming folders the tree does not have: said by name
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\ttargets = drivers/nowhere/\n\ttargets = fs/nofs/\n' \
+	"$TEST_TMP" >ws/kernels/notargets.conf
+expect_exit 1 kcarry -C ws build fine notargets
+stdout_has '^  build, fine@v1 on notargets: did not run: the base tree has none of the build targets: drivers/nowhere/, fs/nofs/ \(see build.targets\)$'
+rm ws/kernels/notargets.conf
 # make failing for no object's sake (here an option it does not know,
 # through build.make-flags) is no build either
 printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n[build]\n\tmake-flags = --no-such-option\n' "$TEST_TMP" >ws/kernels/badmake.conf
