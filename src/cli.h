@@ -44,6 +44,16 @@ struct command {
 	{ OPT_FLAG, 0, "strict", NULL, "a placement risk fails the patch",  \
 	  offsetof(type, m.strict) }
 
+/* -o FILE of the commands that print a report (a const char * member) */
+#define OPT_OUTPUT(type, member)                                            \
+	{ OPT_STRING, 'o', "output", "FILE", "write the report to FILE",   \
+	  offsetof(type, member) }
+
+/* -j N of the commands that work on targets in parallel (unsigned) */
+#define OPT_JOBS(type, member)                                              \
+	{ OPT_UINT, 'j', "jobs", "N", "targets at once (default: CPUs)",    \
+	  offsetof(type, member), 0, 256 }
+
 
 /* Print error:/hint: lines for err on stderr; return its exit code. */
 int err_report(const struct err *err, const struct options *opts);

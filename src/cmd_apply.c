@@ -53,8 +53,7 @@ const struct opt apply_options[] = {
 	  "print the per-patch, per-hunk result as JSON\n"
 	  "(docs/json-schema.md)",
 	  offsetof(struct apply_cli, json) },
-	{ OPT_STRING, 'o', "output", "FILE", "write the report to FILE",
-	  offsetof(struct apply_cli, output) },
+	OPT_OUTPUT(struct apply_cli, output),
 	{ OPT_FLAG, 0, "no-refresh", NULL,
 	  "do not write patches/NAME/VERSION/TARGET/",
 	  offsetof(struct apply_cli, no_refresh) },

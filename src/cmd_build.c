@@ -4,6 +4,7 @@
  * pinned on a patch and hunk or tied to the finding that explains it.
  * cmd_gc: free the build folders.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 struct build_cli {
 	bool json;
 	const char *output;
-	char **specs;
+	const char **specs;
 	size_t nr_specs;
 	struct check_opts co;
 };
@@ -71,53 +72,36 @@ static void on_stage(void *vctx, const char *target, const char *what)
 	note(p->opts, "%s: %s", target, what);
 }
 
+const struct opt build_options[] = {
+	{ OPT_FLAG, 0, "each", NULL,
+	  "build after each patch that touches a compiled file\n"
+	  "and name the first patch after which it breaks",
+	  offsetof(struct build_cli, co.build_opts.each) },
+	{ OPT_FLAG, 0, "full", NULL,
+	  "run build.command (or make's default goal)",
+	  offsetof(struct build_cli, co.build_opts.full) },
+	{ OPT_FLAG, 0, "json", NULL,
+	  "print the result as JSON (kcarry-build/1)",
+	  offsetof(struct build_cli, json) },
+	OPT_OUTPUT(struct build_cli, output),
+	OPT_JOBS(struct build_cli, co.jobs),
+	OPT_CARRY(struct build_cli, co.carry),
+	{ OPT_END },
+};
+
 static int parse_args(struct build_cli *c, int argc, char **argv,
-		      struct err *err)
+		      const struct options *opts)
 {
-	c->specs = xcalloc((size_t)argc, sizeof(char *));
 	c->co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
 	c->co.build = true;
 	c->co.refresh = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json"))
-			c->json = true;
-		else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE, "%s needs a file",
-					       a);
-			c->output = argv[i];
-		} else if (!strcmp(a, "--each"))
-			c->co.build_opts.each = true;
-		else if (!strcmp(a, "--full"))
-			c->co.build_opts.full = true;
-		else if (!strcmp(a, "--no-3way"))
-			c->co.carry.apply.no_3way = true;
-		else if (!strcmp(a, "--strict"))
-			c->co.carry.strict = true;
-		else if (!strcmp(a, "--fuzz") || !strcmp(a, "-F") ||
-			 !strcmp(a, "--jobs") || !strcmp(a, "-j")) {
-			char *end;
-			long n;
-			bool fuzz = a[2] == 'f' || a[1] == 'F';
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE, "%s needs a number",
-					       a);
-			n = strtol(argv[i], &end, 10);
-			if (*end || n < 0 || (fuzz && n > 3) || n > 256)
-				return err_set(err, ERR_USAGE,
-					       "%s: bad number '%s'", a, argv[i]);
-			if (fuzz)
-				c->co.carry.apply.fuzz = (unsigned)n;
-			else
-				c->co.jobs = (unsigned)n;
-		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
-		else
-			c->specs[c->nr_specs++] = argv[i];
+	if (cli_parse("build", build_options, c, argc, argv, &c->specs,
+		      &c->nr_specs, opts) < 0)
+		return -1;
+	if (c->nr_specs < 2) {
+		usage_error("build", opts, "name a series and a target");
+		return -1;
 	}
-	if (c->nr_specs < 2)
-		return err_set(err, ERR_USAGE, "name a series and a target");
 	return 0;
 }
 
@@ -199,14 +183,15 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	FILE *out = stdout;
 	int rc;
 
-	if (parse_args(&cli, argc, argv, &err) < 0) {
-		rc = usage_error("build", opts, "%s", err.msg.ptr);
+	if (parse_args(&cli, argc, argv, opts) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
-	    check_run(&r, root, cli.specs, cli.nr_specs, &cli.co, &err) < 0)
+	    check_run(&r, root, (char *const *)cli.specs, cli.nr_specs, &cli.co,
+		      &err) < 0)
 		goto fail;
 	if (pg.shown)
 		fputs("\r\033[K", stderr);
@@ -245,24 +230,32 @@ out:
 	return rc;
 }
 
+const struct opt gc_options[] = {
+	{ OPT_END },
+};
+
 int cmd_gc(int argc, char **argv, const struct options *opts)
 {
 	struct err err = ERR_INIT;
 	unsigned long long freed = 0;
-	char *dir = build_cache_dir();
+	char *dir = NULL;
+	const char **args = NULL;
+	size_t nr = 0;
 	int rc = EXIT_DONE;
 
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-') {
-			free(dir);
-			return usage_error("gc", opts, "unknown option '%s'",
-					   argv[i]);
-		}
-	if (build_gc(&freed, argv + 1, (size_t)argc - 1, &err) < 0)
+	if (cli_parse("gc", gc_options, NULL, argc, argv, &args, &nr, opts) <
+	    0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	dir = build_cache_dir();
+	if (build_gc(&freed, (char *const *)args, nr, &err) < 0)
 		rc = err_report(&err, opts);
 	else
 		printf("freed %.1f MB of build folders in %s\n",
 		       (double)freed / (1024.0 * 1024.0), dir);
+out:
+	free(args);
 	free(dir);
 	err_release(&err);
 	return rc;

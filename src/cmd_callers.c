@@ -4,6 +4,7 @@
  * scope, with file, line and enclosing function.
  */
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,9 @@
 #include "job.h"
 
 struct callers_cli {
-	const char *target;
-	const char **symbols;
-	size_t nr_symbols;
+	const char **args; /* the target, then the symbols */
+	size_t nr_args;
+	struct opt_list watch, scope;
 	struct audit_opts audit;
 	bool json;
 };
@@ -26,34 +27,48 @@ static void on_target(void *vctx, const char *target, const char *what)
 	note(opts, "%s: %s", target, what);
 }
 
-static int parse_args(struct callers_cli *c, int argc, char **argv,
-		      struct err *err)
+const struct opt callers_options[] = {
+	{ OPT_LIST, 0, "watch", "FILE",
+	  "a watched file (repeatable; replaces the defaults)",
+	  offsetof(struct callers_cli, watch) },
+	{ OPT_LIST, 0, "scope", "DIR", "another folder to search (repeatable)",
+	  offsetof(struct callers_cli, scope) },
+	{ OPT_FLAG, 0, "json", NULL, "print the references as JSON",
+	  offsetof(struct callers_cli, json) },
+	{ OPT_END },
+};
+
+/* An empty --watch or --scope value would name the whole tree. */
+static int add_paths(struct callers_cli *c, const struct opt_list *l,
+		     bool watch, const struct options *opts)
 {
-	c->symbols = xcalloc((size_t)argc, sizeof(char *));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json")) {
-			c->json = true;
-		} else if (!strcmp(a, "--watch") || !strcmp(a, "--scope")) {
-			if (++i >= argc || !argv[i][0])
-				return err_set(err, ERR_USAGE,
-					       "%s needs a %s", a,
-					       a[2] == 'w' ? "file" : "folder");
-			if (a[2] == 'w')
-				audit_opts_add_watch(&c->audit, argv[i]);
-			else
-				audit_opts_add_scope(&c->audit, argv[i]);
-		} else if (a[0] == '-' && a[1]) {
-			return err_set(err, ERR_USAGE, "unknown option '%s'",
-				       a);
-		} else if (!c->target) {
-			c->target = a;
-		} else {
-			c->symbols[c->nr_symbols++] = a;
+	for (size_t i = 0; i < l->nr; i++) {
+		if (!l->items[i][0]) {
+			usage_error("callers", opts, "--%s needs %s",
+				    watch ? "watch" : "scope",
+				    watch ? "FILE" : "DIR");
+			return -1;
 		}
+		if (watch)
+			audit_opts_add_watch(&c->audit, l->items[i]);
+		else
+			audit_opts_add_scope(&c->audit, l->items[i]);
 	}
-	if (!c->target)
-		return err_set(err, ERR_USAGE, "no target named");
+	return 0;
+}
+
+static int parse_args(struct callers_cli *c, int argc, char **argv,
+		      const struct options *opts)
+{
+	if (cli_parse("callers", callers_options, c, argc, argv, &c->args,
+		      &c->nr_args, opts) < 0 ||
+	    add_paths(c, &c->watch, true, opts) < 0 ||
+	    add_paths(c, &c->scope, false, opts) < 0)
+		return -1;
+	if (!c->nr_args) {
+		usage_error("callers", opts, "no target named");
+		return -1;
+	}
 	return 0;
 }
 
@@ -99,8 +114,8 @@ int cmd_callers(int argc, char **argv, const struct options *opts)
 	char *root = NULL;
 	int rc = EXIT_DONE;
 
-	if (parse_args(&cli, argc, argv, &err) < 0) {
-		rc = usage_error("callers", opts, "%s", err.msg.ptr);
+	if (parse_args(&cli, argc, argv, opts) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0)
@@ -108,18 +123,18 @@ int cmd_callers(int argc, char **argv, const struct options *opts)
 	{
 		struct target_progress tp = { on_target, (void *)opts };
 		opened = true;
-		if (job_open(&j, root, cli.target, &tp, &err) < 0)
+		if (job_open(&j, root, cli.args[0], &tp, &err) < 0)
 			goto fail;
 	}
-	if (audit_callers(&sites, &nr, j.repo, &j.base, cli.symbols,
-			  cli.nr_symbols, &cli.audit, &err) < 0)
+	if (audit_callers(&sites, &nr, j.repo, &j.base, cli.args + 1,
+			  cli.nr_args - 1, &cli.audit, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < nr; i++) {
 		calls += sites[i].kind == WATCH_REF_CALL;
 		files += !i || strcmp(sites[i].path, sites[i - 1].path);
 	}
 	if (cli.json) {
-		print_json(cli.target, &j.base, sites, nr);
+		print_json(cli.args[0], &j.base, sites, nr);
 	} else {
 		for (size_t i = 0; i < nr; i++)
 			printf("%s:%zu: %s: %s %s\n", sites[i].path,
@@ -129,7 +144,7 @@ int cmd_callers(int argc, char **argv, const struct options *opts)
 			       sites[i].symbol);
 	}
 	note(opts, "%s: %zu reference%s (%zu call%s, %zu use%s) in %zu file%s",
-	     cli.target, nr, nr == 1 ? "" : "s", calls, calls == 1 ? "" : "s",
+	     cli.args[0], nr, nr == 1 ? "" : "s", calls, calls == 1 ? "" : "s",
 	     nr - calls, nr - calls == 1 ? "" : "s", files,
 	     files == 1 ? "" : "s");
 	goto out;
@@ -139,7 +154,9 @@ out:
 	if (opened)
 		job_close(&j);
 	audit_sites_free(sites, nr);
-	free(cli.symbols);
+	free(cli.args);
+	opt_list_release(&cli.watch);
+	opt_list_release(&cli.scope);
 	audit_opts_release(&cli.audit);
 	free(root);
 	err_release(&err);

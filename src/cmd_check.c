@@ -16,8 +16,8 @@
 enum format { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_MARKDOWN, FMT_EMAIL };
 
 /* NULL-terminated: the --format option's choices (opt.h) */
-static const char *const format_names[] = { "text",     "json",  "junit",
-					    "markdown", "email", NULL };
+const char *const check_format_names[] = { "text",     "json",  "junit",
+					   "markdown", "email", NULL };
 
 struct check_cli {
 	int format; /* enum format */
@@ -116,17 +116,6 @@ bad:
 	return err_set(err, ERR_USAGE, "expected I/N with 1 <= I <= N");
 }
 
-int check_parse_format(const char *v, struct err *err)
-{
-	for (int k = 0; format_names[k]; k++)
-		if (!strcmp(v, format_names[k]))
-			return k;
-	return err_set(err, ERR_USAGE,
-		       "unknown format '%s' (text, json, junit, markdown, "
-		       "email)",
-		       v);
-}
-
 int check_write_all(const char *dir, const struct check_report *r,
 		    const struct options *opts, struct err *err)
 {
@@ -157,16 +146,8 @@ static int take_shard(const char *value, void *target, struct err *err)
 }
 
 const struct opt check_options[] = {
-	{ OPT_CHOICE, 'f', "format", "F",
-	  "text (default), json, junit, markdown, email",
-	  offsetof(struct check_cli, format), 0, 0, format_names },
-	{ OPT_STRING, 'o', "output", "FILE", "write the report to FILE",
-	  offsetof(struct check_cli, output) },
-	{ OPT_STRING, 0, "reports", "DIR",
-	  "also write every format to\nDIR/check.{txt,json,xml,md,mbox}",
-	  offsetof(struct check_cli, reports) },
-	{ OPT_UINT, 'j', "jobs", "N", "targets at once (default: CPUs)",
-	  offsetof(struct check_cli, co.jobs), 0, 256 },
+	OPT_CHECK_FORMATS(struct check_cli, format, output, reports),
+	OPT_JOBS(struct check_cli, co.jobs),
 	OPT_CARRY(struct check_cli, co.carry),
 	{ OPT_FLAG, 0, "refresh", NULL,
 	  "also write the refreshed series of every cell\n"
@@ -254,7 +235,8 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
-	    check_run(&r, root, (char *const *)cli.specs, cli.nr_specs, &cli.co, &err) < 0)
+	    check_run(&r, root, (char *const *)cli.specs, cli.nr_specs, &cli.co,
+		      &err) < 0)
 		goto fail;
 	if (ps.nr)
 		fputs("\r\033[K", stderr);

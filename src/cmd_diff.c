@@ -4,6 +4,7 @@
  * new, dropped and moved patches.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,49 +15,33 @@
 struct diff_cli {
 	const char *name, *v1, *v2;
 	char *name_buf; /* NAME of NAME@V1 NAME@V2 */
+	const char **args; /* the arguments that are not options */
 	bool json, stat;
 	const char *output;
 	unsigned creation_factor;
 };
 
-static int parse_args(struct diff_cli *c, int argc, char **argv,
-		      struct err *err)
-{
-	const char *pos[3];
-	size_t npos = 0;
+const struct opt diff_options[] = {
+	{ OPT_FLAG, 0, "stat", NULL,
+	  "no interdiffs: '(+A -R)' lines per changed pair",
+	  offsetof(struct diff_cli, stat) },
+	{ OPT_FLAG, 0, "json", NULL,
+	  "the kcarry-diff/1 document (docs/diff-json-schema.md)",
+	  offsetof(struct diff_cli, json) },
+	{ OPT_UINT, 0, "creation-factor", "N",
+	  "percent of a patch's size a change may cost before\n"
+	  "it counts as new (default 60, as git)",
+	  offsetof(struct diff_cli, creation_factor), 1, 1000 },
+	OPT_OUTPUT(struct diff_cli, output),
+	{ OPT_END },
+};
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json"))
-			c->json = true;
-		else if (!strcmp(a, "--stat"))
-			c->stat = true;
-		else if (!strcmp(a, "--creation-factor") ||
-			 !strncmp(a, "--creation-factor=", 18)) {
-			const char *v = a[17] == '=' ? a + 18 : NULL;
-			char *end;
-			long n;
-			if (!v && i + 1 < argc)
-				v = argv[++i];
-			n = v ? strtol(v, &end, 10) : -1;
-			if (!v || !*v || *end || n < 1 || n > 1000)
-				return err_set(err, ERR_USAGE,
-					       "--creation-factor takes a "
-					       "percentage (1-1000)");
-			c->creation_factor = (unsigned)n;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc)
-				return err_set(err, ERR_USAGE,
-					       "%s needs a file", a);
-			c->output = argv[i];
-		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'",
-				       a);
-		else if (npos < 3)
-			pos[npos++] = a;
-		else
-			return err_set(err, ERR_USAGE, "too many arguments");
-	}
+/* NAME V1 V2, or NAME@V1 NAME@V2 */
+static int take_versions(struct diff_cli *c, const char **pos, size_t npos,
+			 struct err *err)
+{
+	if (npos > 3)
+		return err_set(err, ERR_USAGE, "too many arguments");
 	if (npos == 2 && strchr(pos[0], '@') && strchr(pos[1], '@')) {
 		/* NAME@V1 NAME@V2 */
 		const char *a1 = strchr(pos[0], '@'), *a2 = strchr(pos[1], '@');
@@ -81,6 +66,21 @@ static int parse_args(struct diff_cli *c, int argc, char **argv,
 	if (strchr(c->name, '@'))
 		return err_set(err, ERR_USAGE,
 			       "name the versions apart: NAME V1 V2");
+	return 0;
+}
+
+static int parse_args(struct diff_cli *c, int argc, char **argv,
+		      const struct options *opts, struct err *err)
+{
+	size_t npos;
+
+	if (cli_parse("diff", diff_options, c, argc, argv, &c->args, &npos,
+		      opts) < 0)
+		return -1;
+	if (take_versions(c, c->args, npos, err) < 0) {
+		usage_error("diff", opts, "%s", err->msg.ptr);
+		return -1;
+	}
 	return 0;
 }
 
@@ -182,8 +182,8 @@ int cmd_diff(int argc, char **argv, const struct options *opts)
 
 	series_version_init(&a, NULL, NULL);
 	series_version_init(&b, NULL, NULL);
-	if (parse_args(&cli, argc, argv, &err) < 0) {
-		rc = usage_error("diff", opts, "%s", err.msg.ptr);
+	if (parse_args(&cli, argc, argv, opts, &err) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	vo.creation_factor = cli.creation_factor;
@@ -218,6 +218,7 @@ out:
 	series_version_release(&a);
 	series_version_release(&b);
 	free(cli.name_buf);
+	free(cli.args);
 	free(root);
 	err_release(&err);
 	return rc;

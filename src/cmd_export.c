@@ -2,6 +2,7 @@
  * cmd_export: write the backport of a series on one target in the form a
  * packaging ecosystem consumes (debian, rpm, suse, quilt, mbox, git).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,173 +17,96 @@
 
 struct export_cli {
 	char *name, *version;
+	const char **args; /* NAME[@VERSION] TARGET */
 	const char *target;
 	bool format_set, allow_partial, allow_risk, start_set;
 	const char *signoff_ident; /* --signoff=NAME <EMAIL> */
+	int upstream_line;         /* index in upstream_lines, or -1 */
 	const char *mainline;
-	const char **to, **cc, **bugs;
-	size_t nr_to, nr_cc, nr_bugs;
+	struct opt_list to, cc, bugs;
 	struct export_opts eo;
 	struct carry_opts co;
 };
 
-/* The value of "--opt VALUE" or "--opt=VALUE"; NULL when a is not opt. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt,
-			     bool *missing)
+static int take_format(const char *value, void *target, struct err *err)
 {
-	const char *a = argv[*i];
-	size_t n = strlen(opt);
-
-	if (strncmp(a, opt, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
+	return export_format_parse(target, value, err);
 }
 
-static int parse_number(unsigned long *n, const char *v, unsigned long max)
+/* in the order of enum export_upstream_style */
+static const char *const upstream_lines[] = { "commit", "bracket", NULL };
+
+const struct opt export_options[] = {
+	{ OPT_FUNC, 'f', "format", "F", "debian, rpm, suse, quilt, mbox or git",
+	  offsetof(struct export_cli, eo.format), .parse = take_format,
+	  .also = { OPT_ALSO(struct export_cli, format_set) } },
+	{ OPT_STRING, 'o', "output", "DIR",
+	  "where to write (default: the current directory)",
+	  offsetof(struct export_cli, eo.out) },
+	{ OPT_STRING, 0, "into", "PATH",
+	  "an unpacked 3.0 (quilt) Debian source package, a\n"
+	  "spec file (rpm), a kernel-source checkout (suse)",
+	  offsetof(struct export_cli, eo.into) },
+	{ OPT_STRING, 0, "subdir", "DIR",
+	  "debian: under debian/patches (default kcarry/NAME)",
+	  offsetof(struct export_cli, eo.subdir) },
+	{ OPT_UINT, 0, "start", "N", "rpm: first PatchN number (default 1000)",
+	  offsetof(struct export_cli, eo.start), 0, 999999,
+	  .also = { OPT_ALSO(struct export_cli, start_set) } },
+	{ OPT_FLAG, 0, "autopatch", NULL,
+	  "rpm: %autopatch -m/-M instead of %patch lines",
+	  offsetof(struct export_cli, eo.autopatch) },
+	{ OPT_LIST, 0, "to", "ADDR", "mbox: a recipient (repeatable)",
+	  offsetof(struct export_cli, to) },
+	{ OPT_LIST, 0, "cc", "ADDR", "mbox: a recipient on Cc (repeatable)",
+	  offsetof(struct export_cli, cc) },
+	{ OPT_CHOICE, 0, "upstream-line", "commit|bracket",
+	  "mbox: 'commit X upstream.' (default) or\n"
+	  "'[ Upstream commit X ]'",
+	  offsetof(struct export_cli, upstream_line), 0, 0, upstream_lines },
+	{ OPT_STRING, 's', "signoff", "WHO",
+	  "add the backporter's Signed-off-by (SUSE: Acked-by):\n"
+	  "WHO (\"Name <email>\"), else git's user",
+	  offsetof(struct export_cli, signoff_ident), .optional = true,
+	  .also = { OPT_ALSO(struct export_cli, eo.text.signoff) } },
+	{ OPT_LIST, 0, "bug", "BUG",
+	  "a bug for every patch (repeatable): a URL,\n"
+	  "debian#N, bsc#N, lp#N, CVE-...",
+	  offsetof(struct export_cli, bugs) },
+	{ OPT_STRING, 0, "mainline", "VER",
+	  "the release holding the upstream commits, when the\n"
+	  "target's tags do not tell (SUSE needs it)",
+	  offsetof(struct export_cli, mainline) },
+	{ OPT_STRING, 0, "branch", "NAME", "git: the branch to write",
+	  offsetof(struct export_cli, eo.branch) },
+	{ OPT_STRING, 0, "git-dir", "REPO",
+	  "git: write into another repository (with --onto)",
+	  offsetof(struct export_cli, eo.git_dir) },
+	{ OPT_STRING, 0, "onto", "REV", "git: on the commit REV of --git-dir",
+	  offsetof(struct export_cli, eo.onto) },
+	{ OPT_FLAG, 0, "allow-partial", NULL,
+	  "export what applied when patches conflict; the\n"
+	  "package names what is missing",
+	  offsetof(struct export_cli, allow_partial) },
+	{ OPT_FLAG, 0, "allow-risk", NULL,
+	  "export patches with placement risks",
+	  offsetof(struct export_cli, allow_risk) },
+	OPT_CARRY(struct export_cli, co),
+	{ OPT_END },
+};
+
+/* What the arguments that are not options name: c->args[0..nr) */
+static int take_args(struct export_cli *c, size_t nr, struct err *err)
 {
-	char *end;
-	unsigned long x;
+	const char *spec = nr ? c->args[0] : NULL;
 
-	if (!v || !*v || *v == '-')
-		return -1;
-	x = strtoul(v, &end, 10);
-	if (*end || x > max)
-		return -1;
-	*n = x;
-	return 0;
-}
-
-static int parse_args(struct export_cli *c, int argc, char **argv,
-		      struct err *err)
-{
-	const char *spec = NULL;
-
-	c->co.apply.fuzz = APPLY_DEFAULT_FUZZ;
-	c->eo.start = 1000;
-	c->to = xcalloc((size_t)argc, sizeof(char *));
-	c->cc = xcalloc((size_t)argc, sizeof(char *));
-	c->bugs = xcalloc((size_t)argc, sizeof(char *));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		bool missing = false;
-
-#define VALUE(opt) ((v = opt_value(argc, argv, &i, opt, &missing)) || missing)
-		if (VALUE("--format") || VALUE("-f")) {
-			if (missing)
-				goto needs;
-			if (export_format_parse(&c->eo.format, v, err) < 0)
-				return ERR_USAGE;
-			c->format_set = true;
-		} else if (VALUE("--output") || VALUE("-o")) {
-			if (missing)
-				goto needs;
-			c->eo.out = v;
-		} else if (VALUE("--into")) {
-			if (missing)
-				goto needs;
-			c->eo.into = v;
-		} else if (VALUE("--subdir")) {
-			if (missing)
-				goto needs;
-			c->eo.subdir = v;
-		} else if (VALUE("--start")) {
-			unsigned long n;
-			if (missing)
-				goto needs;
-			if (parse_number(&n, v, 999999) < 0)
-				return err_set(err, ERR_USAGE,
-					       "--start takes a number (0 to "
-					       "999999)");
-			c->eo.start = (unsigned)n;
-			c->start_set = true;
-		} else if (!strcmp(a, "--autopatch")) {
-			c->eo.autopatch = true;
-		} else if (VALUE("--to")) {
-			if (missing)
-				goto needs;
-			c->to[c->nr_to++] = v;
-		} else if (VALUE("--cc")) {
-			if (missing)
-				goto needs;
-			c->cc[c->nr_cc++] = v;
-		} else if (VALUE("--upstream-line")) {
-			if (missing)
-				goto needs;
-			if (!strcmp(v, "commit"))
-				c->eo.text.upstream_style =
-					UPSTREAM_STYLE_COMMIT;
-			else if (!strcmp(v, "bracket"))
-				c->eo.text.upstream_style =
-					UPSTREAM_STYLE_BRACKET;
-			else
-				return err_set(err, ERR_USAGE,
-					       "--upstream-line takes 'commit' "
-					       "or 'bracket'");
-		} else if (!strcmp(a, "--signoff") || !strcmp(a, "-s")) {
-			c->eo.text.signoff = true;
-		} else if (starts_with(a, "--signoff=")) {
-			c->eo.text.signoff = true;
-			c->signoff_ident = a + 10;
-		} else if (VALUE("--bug")) {
-			if (missing)
-				goto needs;
-			c->bugs[c->nr_bugs++] = v;
-		} else if (VALUE("--mainline")) {
-			if (missing)
-				goto needs;
-			c->mainline = v;
-		} else if (VALUE("--branch")) {
-			if (missing)
-				goto needs;
-			c->eo.branch = v;
-		} else if (VALUE("--git-dir")) {
-			if (missing)
-				goto needs;
-			c->eo.git_dir = v;
-		} else if (VALUE("--onto")) {
-			if (missing)
-				goto needs;
-			c->eo.onto = v;
-		} else if (!strcmp(a, "--allow-partial")) {
-			c->allow_partial = true;
-		} else if (!strcmp(a, "--allow-risk")) {
-			c->allow_risk = true;
-		} else if (!strcmp(a, "--no-3way")) {
-			c->co.apply.no_3way = true;
-		} else if (!strcmp(a, "--strict")) {
-			c->co.strict = true;
-		} else if (VALUE("--fuzz") || VALUE("-F")) {
-			unsigned long n;
-			if (missing)
-				goto needs;
-			if (parse_number(&n, v, 3) < 0)
-				return err_set(err, ERR_USAGE,
-					       "--fuzz takes 0 to 3");
-			c->co.apply.fuzz = (unsigned)n;
-		} else if (a[0] == '-' && a[1]) {
-			return err_set(err, ERR_USAGE, "unknown option '%s'",
-				       a);
-		} else if (!spec) {
-			spec = a;
-		} else if (!c->target) {
-			c->target = a;
-		} else {
-			return err_set(err, ERR_USAGE,
-				       "one target at a time ('%s')", a);
-		}
-		continue;
-#undef VALUE
-	needs:
-		return err_set(err, ERR_USAGE, "%s needs a value", a);
-	}
+	c->target = nr > 1 ? c->args[1] : NULL;
+	if (nr > 2)
+		return err_set(err, ERR_USAGE, "one target at a time ('%s')",
+			       c->args[2]);
+	if (c->upstream_line >= 0)
+		c->eo.text.upstream_style =
+			(enum export_upstream_style)c->upstream_line;
 	if (!spec || !c->target)
 		return err_set(err, ERR_USAGE,
 			       "expected NAME[@VERSION] TARGET");
@@ -201,8 +125,8 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 			bad = "--subdir";
 		else if ((c->start_set || c->eo.autopatch) && f != EXPORT_RPM)
 			bad = c->eo.autopatch ? "--autopatch" : "--start";
-		else if ((c->nr_to || c->nr_cc) && f != EXPORT_MBOX)
-			bad = c->nr_to ? "--to" : "--cc";
+		else if ((c->to.nr || c->cc.nr) && f != EXPORT_MBOX)
+			bad = c->to.nr ? "--to" : "--cc";
 		else if ((c->eo.branch || c->eo.git_dir || c->eo.onto) &&
 			 f != EXPORT_GIT)
 			bad = c->eo.branch    ? "--branch"
@@ -223,11 +147,29 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 				       "--format %s: give one",
 				       export_format_name(f));
 	}
-	c->eo.text.to = c->to;
-	c->eo.text.nr_to = c->nr_to;
-	c->eo.text.cc = c->cc;
-	c->eo.text.nr_cc = c->nr_cc;
+	c->eo.text.to = c->to.items;
+	c->eo.text.nr_to = c->to.nr;
+	c->eo.text.cc = c->cc.items;
+	c->eo.text.nr_cc = c->cc.nr;
 	return series_parse_spec(spec, &c->name, &c->version, err);
+}
+
+static int parse_args(struct export_cli *c, int argc, char **argv,
+		      const struct options *opts, struct err *err)
+{
+	size_t nr;
+
+	c->co.apply.fuzz = APPLY_DEFAULT_FUZZ;
+	c->eo.start = 1000;
+	c->upstream_line = -1;
+	if (cli_parse("export", export_options, c, argc, argv, &c->args, &nr,
+		      opts) < 0)
+		return -1;
+	if (take_args(c, nr, err) < 0) {
+		usage_error("export", opts, "%s", err->msg.ptr);
+		return -1;
+	}
+	return 0;
 }
 
 struct progress_ctx {
@@ -493,8 +435,8 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	memset(&s, 0, sizeof(s));
 	memset(&w, 0, sizeof(w));
 	memset(&j, 0, sizeof(j));
-	if (parse_args(&cli, argc, argv, &err) < 0) {
-		rc = usage_error("export", opts, "%s", err.msg.ptr);
+	if (parse_args(&cli, argc, argv, opts, &err) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0 ||
@@ -520,8 +462,8 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		mo.backporter_name = bname;
 		mo.backporter_email = bemail;
 		mo.now = export_time();
-		mo.bugs = cli.bugs;
-		mo.nr_bugs = cli.nr_bugs;
+		mo.bugs = cli.bugs.items;
+		mo.nr_bugs = cli.bugs.nr;
 		mo.mainline = cli.mainline;
 		if (export_model(&s, j.repo, &res, &mo, &err) < 0)
 			goto fail;
@@ -561,9 +503,10 @@ out:
 		job_close(&j);
 	provenance_release(&pv);
 	series_version_release(&v);
-	free(cli.to);
-	free(cli.cc);
-	free(cli.bugs);
+	free(cli.args);
+	opt_list_release(&cli.to);
+	opt_list_release(&cli.cc);
+	opt_list_release(&cli.bugs);
 	free(cli.name);
 	free(cli.version);
 	free(root);

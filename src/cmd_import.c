@@ -4,6 +4,7 @@
  * into the workspace's store; and cmd_fetch: the threads named in
  * series/NAME.conf, and later revisions found by the archive's search.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,13 @@
 
 struct import_cli {
 	char *name, *version;
-	char **sources;
+	const char **args; /* NAME[@VERSION], then the sources */
+	const char **sources;
 	size_t nr_sources;
 	bool force, dry_run, all_versions, offline;
+	const char *git[2]; /* --git REPO A..B */
+	unsigned strip;     /* -p N, when strip_set */
+	bool strip_set;
 	struct import_opts io;
 };
 
@@ -76,56 +81,70 @@ static int load_settings(struct settings *set, const char *root,
 	return error;
 }
 
-static int parse_args(struct import_cli *c, int argc, char **argv,
-		      const struct options *opts, struct err *err)
-{
-	char *spec = NULL;
+/* --offline, --force and --dry-run of import and fetch */
+#define OPT_STORE(type, offline, force, dry_run, dry_run_help)              \
+	{ OPT_FLAG, 0, "offline", NULL,                                     \
+	  "downloads come from the cache only",                             \
+	  offsetof(type, offline) },                                        \
+	{ OPT_FLAG, 0, "force", NULL,                                       \
+	  "replace a stored version whose content differs",                 \
+	  offsetof(type, force) },                                          \
+	{ OPT_FLAG, 'n', "dry-run", NULL, dry_run_help,                     \
+	  offsetof(type, dry_run) }
 
-	c->sources = xcalloc((size_t)argc, sizeof(char *));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--force"))
-			c->force = true;
-		else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n"))
-			c->dry_run = true;
-		else if (!strcmp(a, "--all-versions"))
-			c->all_versions = true;
-		else if (!strcmp(a, "--offline"))
-			c->offline = true;
-		else if (!strcmp(a, "--git")) {
-			if (i + 2 >= argc)
-				return err_set(err, ERR_USAGE,
-					       "--git needs REPO and A..B");
-			c->io.git_repo = argv[++i];
-			c->io.git_range = argv[++i];
-		} else if (!strncmp(a, "-p", 2)) {
-			const char *n = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
-			char *end;
-			long v = strtol(n, &end, 10);
-			if (!*n || *end || v < 0 || v > 64)
-				return err_set(err, ERR_USAGE,
-					       "-p needs a number of path "
-					       "components");
-			c->io.strip = (int)v;
-			c->io.strip_set = true;
-		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
-		else if (!spec)
-			spec = argv[i];
-		else
-			c->sources[c->nr_sources++] = argv[i];
-	}
-	if (!spec)
+const struct opt import_options[] = {
+	{ OPT_PAIR, 0, "git", "REPO A..B", "import the commits A..B of REPO",
+	  offsetof(struct import_cli, git) },
+	{ OPT_FLAG, 0, "all-versions", NULL,
+	  "import every version a source holds",
+	  offsetof(struct import_cli, all_versions) },
+	{ OPT_UINT, 'p', NULL, "N",
+	  "strip N leading path components (quilt default 1)",
+	  offsetof(struct import_cli, strip), 0, 64,
+	  .also = { OPT_ALSO(struct import_cli, strip_set) } },
+	OPT_STORE(struct import_cli, offline, force, dry_run,
+		  "parse and report, write nothing"),
+	{ OPT_END },
+};
+
+/* What the arguments that are not options name: c->args[0..nr) */
+static int take_args(struct import_cli *c, size_t nr, struct err *err)
+{
+	const char *spec;
+
+	c->io.git_repo = c->git[0];
+	c->io.git_range = c->git[1];
+	c->io.strip = (int)c->strip;
+	c->io.strip_set = c->strip_set;
+	if (!nr)
 		return err_set(err, ERR_USAGE, "no series name given");
+	spec = c->args[0];
+	c->sources = c->args + 1;
+	c->nr_sources = nr - 1;
 	if (!c->nr_sources && !c->io.git_repo)
 		return err_set(err, ERR_USAGE, "no source given");
 	if (c->nr_sources && c->io.git_repo)
 		return err_set(err, ERR_USAGE,
 			       "give either SOURCE or --git REPO A..B");
-	if (c->all_versions && (c->version || strchr(spec, '@')))
+	if (c->all_versions && strchr(spec, '@'))
 		return err_set(err, ERR_USAGE,
 			       "--all-versions takes no @VERSION");
 	return series_parse_spec(spec, &c->name, &c->version, err);
+}
+
+static int parse_args(struct import_cli *c, int argc, char **argv,
+		      const struct options *opts, struct err *err)
+{
+	size_t nr;
+
+	if (cli_parse("import", import_options, c, argc, argv, &c->args, &nr,
+		      opts) < 0)
+		return -1;
+	if (take_args(c, nr, err) < 0) {
+		usage_error("import", opts, "%s", err->msg.ptr);
+		return -1;
+	}
+	return 0;
 }
 
 static void list_versions(struct buf *out, const struct import_set *set)
@@ -255,8 +274,8 @@ int cmd_import(int argc, char **argv, const struct options *opts)
 	long thread;
 	int rc = EXIT_DONE, error;
 
-	if ((error = parse_args(&cli, argc, argv, opts, &err)) < 0) {
-		rc = usage_error("import", opts, "%s", err.msg.ptr);
+	if (parse_args(&cli, argc, argv, opts, &err) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if ((error = workspace_find(&root, opts, &err)) < 0 ||
@@ -271,8 +290,8 @@ int cmd_import(int argc, char **argv, const struct options *opts)
 		error = import_thread(&set, root, &cli, cli.sources[thread],
 				      &st, opts, &err);
 	else
-		error = import_sources(&set, cli.sources, cli.nr_sources,
-				       &cli.io, &err);
+		error = import_sources(&set, (char *const *)cli.sources,
+				       cli.nr_sources, &cli.io, &err);
 	if (error < 0)
 		goto fail;
 	for (size_t i = 0; i < set.nr_notes; i++)
@@ -327,7 +346,7 @@ fail:
 out:
 	buf_release(&found);
 	import_set_release(&set);
-	free(cli.sources);
+	free(cli.args);
 	free(cli.name);
 	free(cli.version);
 	free(root);
@@ -340,35 +359,34 @@ out:
 /* ---- kcarry fetch ---------------------------------------------------- */
 
 struct fetch_cli {
-	char **specs;
+	const char **args;
+	const char **specs;
 	size_t nr_specs;
 	bool new_versions, do_import, offline;
 	struct import_cli ic; /* force, dry_run */
 };
 
+const struct opt fetch_options[] = {
+	{ OPT_FLAG, 0, "new", NULL, "look for later revisions",
+	  offsetof(struct fetch_cli, new_versions) },
+	{ OPT_FLAG, 0, "import", NULL, "with --new: import them (as vN)",
+	  offsetof(struct fetch_cli, do_import) },
+	OPT_STORE(struct fetch_cli, offline, ic.force, ic.dry_run,
+		  "fetch and report, store nothing"),
+	{ OPT_END },
+};
+
 static int parse_fetch_args(struct fetch_cli *c, int argc, char **argv,
-			    struct err *err)
+			    const struct options *opts)
 {
-	c->specs = xcalloc((size_t)argc, sizeof(char *));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--new"))
-			c->new_versions = true;
-		else if (!strcmp(a, "--import"))
-			c->do_import = true;
-		else if (!strcmp(a, "--offline"))
-			c->offline = true;
-		else if (!strcmp(a, "--force"))
-			c->ic.force = true;
-		else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n"))
-			c->ic.dry_run = true;
-		else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'", a);
-		else
-			c->specs[c->nr_specs++] = argv[i];
+	if (cli_parse("fetch", fetch_options, c, argc, argv, &c->args,
+		      &c->nr_specs, opts) < 0)
+		return -1;
+	c->specs = c->args;
+	if (c->do_import && !c->new_versions) {
+		usage_error("fetch", opts, "--import goes with --new");
+		return -1;
 	}
-	if (c->do_import && !c->new_versions)
-		return err_set(err, ERR_USAGE, "--import goes with --new");
 	return 0;
 }
 
@@ -561,8 +579,8 @@ int cmd_fetch(int argc, char **argv, const struct options *opts)
 	size_t nr = 0;
 	int rc = EXIT_DONE;
 
-	if (parse_fetch_args(&fc, argc, argv, &err) < 0) {
-		rc = usage_error("fetch", opts, "%s", err.msg.ptr);
+	if (parse_fetch_args(&fc, argc, argv, opts) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0 ||
@@ -573,10 +591,8 @@ int cmd_fetch(int argc, char **argv, const struct options *opts)
 	if (!fc.nr_specs) {
 		if (series_list_names(root, &names, &nr, &err) < 0)
 			goto fail;
-		free(fc.specs);
-		fc.specs = xcalloc(nr + 1, sizeof(char *));
-		for (size_t i = 0; i < nr; i++)
-			fc.specs[fc.nr_specs++] = names[i];
+		fc.specs = (const char **)names;
+		fc.nr_specs = nr;
 		if (!nr)
 			note(opts, "no series yet: 'kcarry import NAME MSGID' "
 				   "adds one");
@@ -636,7 +652,7 @@ fail:
 	rc = err_report(&err, opts);
 out:
 	series_free_list(names, nr);
-	free(fc.specs);
+	free(fc.args);
 	free(root);
 	settings_release(&st);
 	lock_release(&wl);

@@ -15,24 +15,30 @@ static const char readme[] =
 	"kernels/  one TARGET.conf per target tree (git-config syntax)\n"
 	"patches/  patches/NAME/VERSION/ imported versions (quilt layout)\n";
 
+const struct opt init_options[] = {
+	{ OPT_END },
+};
+
 int cmd_init(int argc, char **argv, const struct options *opts)
 {
 	static const char *const dirs[] = { "series", "kernels", "patches" };
 	struct err err = ERR_INIT;
-	const char *dir = ".";
+	const char **args = NULL;
+	size_t nr = 0;
 	char *root = NULL;
 	bool created = false;
 	int rc = EXIT_DONE;
 
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("init", opts, "unknown option '%s'",
-					   argv[i]);
-		if (dir != argv[i] && strcmp(dir, "."))
-			return usage_error("init", opts, "too many arguments");
-		dir = argv[i];
+	if (cli_parse("init", init_options, NULL, argc, argv, &args, &nr,
+		      opts) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
 	}
-	root = fs_absolute(dir);
+	if (nr > 1) {
+		rc = usage_error("init", opts, "too many arguments");
+		goto out;
+	}
+	root = fs_absolute(nr ? args[0] : ".");
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char *d = fs_join(root, dirs[i]);
 		if (!fs_is_dir(d)) {
@@ -57,6 +63,7 @@ int cmd_init(int argc, char **argv, const struct options *opts)
 		       created ? "Initialized empty" : "Reinitialized existing",
 		       root);
 out:
+	free(args);
 	free(root);
 	err_release(&err);
 	return rc;

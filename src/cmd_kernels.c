@@ -2,6 +2,7 @@
  * cmd_kernels: the targets of the workspace and whether each tree is
  * ready (cloned, imported) or will be fetched on first use.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,29 +10,46 @@
 #include "cmds.h"
 #include "target.h"
 
+struct kernels_cli {
+	bool prepare;
+	const char *path_of;
+};
+
+const struct opt kernels_options[] = {
+	{ OPT_FLAG, 0, "prepare", NULL,
+	  "clone, download or import every tree now",
+	  offsetof(struct kernels_cli, prepare) },
+	{ OPT_STRING, 0, "path", "TARGET",
+	  "print the path of TARGET's repository (where its\n"
+	  "kcarry branches are), for scripts",
+	  offsetof(struct kernels_cli, path_of) },
+	{ OPT_END },
+};
+
 int cmd_kernels(int argc, char **argv, const struct options *opts)
 {
 	struct err err = ERR_INIT;
 	char *root = NULL, **names = NULL;
-	size_t nr = 0;
-	bool prepare = false;
-	const char *path_of = NULL;
+	struct kernels_cli cli = { 0 };
+	const char **args = NULL;
+	size_t nr = 0, nr_args = 0;
 	int rc = EXIT_DONE;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--prepare"))
-			prepare = true;
-		else if (!strcmp(argv[i], "--path") && i + 1 < argc)
-			path_of = argv[++i];
-		else
-			return usage_error("kernels", opts,
-					   "unknown argument '%s'", argv[i]);
+	if (cli_parse("kernels", kernels_options, &cli, argc, argv, &args,
+		      &nr_args, opts) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
 	}
-	if (path_of) {
+	if (nr_args) {
+		rc = usage_error("kernels", opts, "unknown argument '%s'",
+				 args[0]);
+		goto out;
+	}
+	if (cli.path_of) {
 		/* for scripts: where the target's repository is */
 		struct target t;
 		if (workspace_find(&root, opts, &err) < 0 ||
-		    target_load(&t, root, path_of, &err) < 0) {
+		    target_load(&t, root, cli.path_of, &err) < 0) {
 			rc = err_report(&err, opts);
 			goto out;
 		}
@@ -59,7 +77,7 @@ int cmd_kernels(int argc, char **argv, const struct options *opts)
 			err_release(&err);
 			continue;
 		}
-		if (prepare) {
+		if (cli.prepare) {
 			struct tree_repo *r = NULL;
 			struct tree_oid base;
 			note(opts, "%s: preparing the tree", t.name);
@@ -87,6 +105,7 @@ out:
 	for (size_t i = 0; i < nr; i++)
 		free(names[i]);
 	free(names);
+	free(args);
 	free(root);
 	err_release(&err);
 	return rc;

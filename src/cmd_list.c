@@ -54,16 +54,28 @@ static void print_version(const char *root, const char *name,
 	buf_release(&key);
 }
 
+const struct opt list_options[] = {
+	{ OPT_END },
+};
+
 int cmd_list(int argc, char **argv, const struct options *opts)
 {
 	struct err err = ERR_INIT;
 	char *root = NULL, **names = NULL;
-	size_t nr = 0;
+	const char **args = NULL;
+	size_t nr = 0, nr_args = 0;
 	int rc = EXIT_DONE;
 
-	if (argc > 1)
-		return usage_error("list", opts, "unknown argument '%s'",
-				   argv[1]);
+	if (cli_parse("list", list_options, NULL, argc, argv, &args, &nr_args,
+		      opts) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (nr_args) {
+		rc = usage_error("list", opts, "unknown argument '%s'",
+				 args[0]);
+		goto out;
+	}
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    series_list_names(root, &names, &nr, &err) < 0) {
 		rc = err_report(&err, opts);
@@ -109,6 +121,7 @@ int cmd_list(int argc, char **argv, const struct options *opts)
 	}
 out:
 	series_free_list(names, nr);
+	free(args);
 	free(root);
 	err_release(&err);
 	return rc;

@@ -2,6 +2,7 @@
  * cmd_rebase: build V2's backport from V1's on each target, and say per
  * patch whether it was reused, updated, new, dropped, or needs a person.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "rebase.h"
 
 struct rebase_cli {
+	const char **args; /* NAME V1 V2, then the targets */
 	const char *name, *v1, *v2;
 	const char **targets;
 	size_t nr_targets;
@@ -37,57 +39,44 @@ static void on_target(void *vctx, const char *target, const char *what)
 	note(vctx, "%s: %s", target, what);
 }
 
-static int parse_args(struct rebase_cli *c, int argc, char **argv,
-		      struct err *err)
-{
-	const char *pos[3];
-	size_t npos = 0;
+const struct opt rebase_options[] = {
+	{ OPT_FLAG, 0, "dry-run", NULL,
+	  "say what would happen; record and write nothing",
+	  offsetof(struct rebase_cli, ro.dry_run) },
+	{ OPT_FLAG, 0, "no-refresh", NULL,
+	  "do not write patches/NAME/V2/TARGET/",
+	  offsetof(struct rebase_cli, ro.refresh), .negate = true },
+	OPT_CARRY(struct rebase_cli, ro.carry),
+	{ OPT_END },
+};
 
-	c->targets = xcalloc((size_t)argc, sizeof(char *));
+static int parse_args(struct rebase_cli *c, int argc, char **argv,
+		      const struct options *opts)
+{
+	const char **pos, *bad = NULL;
+	size_t npos;
+
 	c->ro.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
 	c->ro.refresh = true;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--no-3way"))
-			c->ro.carry.apply.no_3way = true;
-		else if (!strcmp(a, "--strict"))
-			c->ro.carry.strict = true;
-		else if (!strcmp(a, "--dry-run"))
-			c->ro.dry_run = true;
-		else if (!strcmp(a, "--no-refresh"))
-			c->ro.refresh = false;
-		else if (!strcmp(a, "--fuzz") || !strncmp(a, "--fuzz=", 7) ||
-			 !strncmp(a, "-F", 2)) {
-			const char *v = a[1] == 'F' ? (a[2] ? a + 2 : NULL)
-				      : a[6] == '=' ? a + 7
-						    : NULL;
-			char *end;
-			long n;
-			if (!v && i + 1 < argc)
-				v = argv[++i];
-			n = v ? strtol(v, &end, 10) : -1;
-			if (!v || *end || n < 0 || n > 3)
-				return err_set(err, ERR_USAGE,
-					       "--fuzz takes 0 to 3");
-			c->ro.carry.apply.fuzz = (unsigned)n;
-		} else if (a[0] == '-' && a[1])
-			return err_set(err, ERR_USAGE, "unknown option '%s'",
-				       a);
-		else if (npos < 3)
-			pos[npos++] = a;
-		else
-			c->targets[c->nr_targets++] = a;
-	}
+	if (cli_parse("rebase", rebase_options, c, argc, argv, &c->args, &npos,
+		      opts) < 0)
+		return -1;
+	pos = c->args;
 	if (npos < 3)
-		return err_set(err, ERR_USAGE, "expected NAME V1 V2 TARGET...");
-	if (!c->nr_targets)
-		return err_set(err, ERR_USAGE, "no target named");
+		bad = "expected NAME V1 V2 TARGET...";
+	else if (npos < 4)
+		bad = "no target named";
+	else if (strchr(pos[0], '@'))
+		bad = "name the versions apart: NAME V1 V2 TARGET...";
+	if (bad) {
+		usage_error("rebase", opts, "%s", bad);
+		return -1;
+	}
 	c->name = pos[0];
 	c->v1 = pos[1];
 	c->v2 = pos[2];
-	if (strchr(c->name, '@'))
-		return err_set(err, ERR_USAGE,
-			       "name the versions apart: NAME V1 V2 TARGET...");
+	c->targets = pos + 3;
+	c->nr_targets = npos - 3;
 	return 0;
 }
 
@@ -192,8 +181,8 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 
 	series_version_init(&v1, NULL, NULL);
 	series_version_init(&v2, NULL, NULL);
-	if (parse_args(&cli, argc, argv, &err) < 0) {
-		rc = usage_error("rebase", opts, "%s", err.msg.ptr);
+	if (parse_args(&cli, argc, argv, opts) < 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (workspace_find(&root, opts, &err) < 0 ||
@@ -240,7 +229,7 @@ out:
 	vdiff_release(&d);
 	series_version_release(&v1);
 	series_version_release(&v2);
-	free(cli.targets);
+	free(cli.args);
 	free(root);
 	err_release(&err);
 	return rc;

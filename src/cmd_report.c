@@ -4,6 +4,7 @@
  * the same series and targets that together cover every cell) into one
  * report in any format.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,61 +13,39 @@
 #include "cmds.h"
 #include "report_load.h"
 
-static int merge(int argc, char **argv, const struct options *opts)
+struct report_cli {
+	int format; /* check_format_names */
+	const char *output, *reports;
+};
+
+const struct opt report_options[] = {
+	OPT_CHECK_FORMATS(struct report_cli, format, output, reports),
+	{ OPT_END },
+};
+
+/* paths: the JSON reports */
+static int merge(const struct report_cli *cli, const char **paths, size_t nr,
+		 const struct options *opts)
 {
 	struct check_report r = { 0 };
 	struct err err = ERR_INIT;
-	const char *output = NULL, *reports = NULL;
-	char **paths = xcalloc((size_t)argc + 1, sizeof(char *));
-	size_t nr = 0;
 	char *root = NULL;
-	int format = 0, rc;
+	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--format") || !strcmp(a, "-f") ||
-		    !strncmp(a, "--format=", 9)) {
-			const char *v = a[2] == 'f' && a[8] == '=' ? a + 9 : NULL;
-			if (!v && ++i >= argc) {
-				rc = usage_error("report", opts,
-						 "--format needs a format");
-				goto out;
-			}
-			if ((format = check_parse_format(v ? v : argv[i], &err)) <
-			    0) {
-				rc = usage_error("report", opts, "%s", err.msg.ptr);
-				goto out;
-			}
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") ||
-			   !strcmp(a, "--reports")) {
-			if (++i >= argc) {
-				rc = usage_error("report", opts, "%s needs a path",
-						 a);
-				goto out;
-			}
-			if (a[2] == 'r')
-				reports = argv[i];
-			else
-				output = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			rc = usage_error("report", opts, "unknown option '%s'", a);
-			goto out;
-		} else
-			paths[nr++] = argv[i];
-	}
-	if (!nr) {
-		rc = usage_error("report", opts, "name the JSON reports to merge");
-		goto out;
-	}
+	if (!nr)
+		return usage_error("report", opts,
+				   "name the JSON reports to merge");
 	if (workspace_find(&root, opts, &err) < 0 ||
-	    report_load_merge(&r, root, paths, nr, &err) < 0 ||
-	    (reports && check_write_all(reports, &r, opts, &err) < 0))
+	    report_load_merge(&r, root, (char *const *)paths, nr, &err) < 0 ||
+	    (cli->reports && check_write_all(cli->reports, &r, opts, &err) < 0))
 		goto fail;
-	if (output) {
-		if (check_write_to(output, format, &r, opts, &err) < 0)
+	if (cli->output) {
+		if (check_write_to(cli->output, cli->format, &r, opts, &err) <
+		    0)
 			goto fail;
-	} else if (check_write_format(format, stdout, &r, opts,
-				      opts->color_out && format == 0, &err) < 0)
+	} else if (check_write_format(cli->format, stdout, &r, opts,
+				      opts->color_out && cli->format == 0,
+				      &err) < 0)
 		goto fail;
 	rc = check_exit_code(&r);
 	goto out;
@@ -74,7 +53,6 @@ fail:
 	rc = err_report(&err, opts);
 out:
 	check_report_release(&r);
-	free(paths);
 	free(root);
 	err_release(&err);
 	return rc;
@@ -82,11 +60,22 @@ out:
 
 int cmd_report(int argc, char **argv, const struct options *opts)
 {
-	if (argc < 2)
-		return usage_error("report", opts, "name a report command "
-				   "(merge)");
-	if (!strcmp(argv[1], "merge"))
-		return merge(argc - 1, argv + 1, opts);
-	return usage_error("report", opts, "unknown report command '%s'",
-			   argv[1]);
+	struct report_cli cli = { 0 };
+	const char **args = NULL;
+	size_t nr = 0;
+	int rc;
+
+	if (cli_parse("report", report_options, &cli, argc, argv, &args, &nr,
+		      opts) < 0)
+		rc = EXIT_USAGE;
+	else if (!nr)
+		rc = usage_error("report", opts,
+				 "name a report command (merge)");
+	else if (!strcmp(args[0], "merge"))
+		rc = merge(&cli, args + 1, nr - 1, opts);
+	else
+		rc = usage_error("report", opts, "unknown report command '%s'",
+				 args[0]);
+	free(args);
+	return rc;
 }

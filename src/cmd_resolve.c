@@ -4,6 +4,7 @@
  * rest of the series on.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,8 @@ static void print_folded(const char *s)
 
 /* The conversion of the callers the series never converts, as the
  * series' own converted callers show it: into suggest/, no branch. */
-static int resolve_suggest(int argc, char **argv, const struct options *opts)
+static int resolve_suggest(const char *spec, const char *target,
+			   const struct options *opts)
 {
 	struct err err = ERR_INIT;
 	struct series_version v;
@@ -111,14 +113,11 @@ static int resolve_suggest(int argc, char **argv, const struct options *opts)
 	memset(&ao, 0, sizeof(ao));
 	memset(&sg, 0, sizeof(sg));
 	series_version_init(&v, NULL, NULL);
-	if (argc != 4)
-		return usage_error("resolve", opts,
-				   "expected --suggest NAME[@VERSION] TARGET");
-	if (series_parse_spec(argv[2], &name, &version, &err) < 0 ||
+	if (series_parse_spec(spec, &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0 ||
 	    audit_opts_load(&ao, root, v.name, &err) < 0 ||
-	    job_open(&j, root, argv[3], &tp, &err) < 0)
+	    job_open(&j, root, target, &tp, &err) < 0)
 		goto fail;
 	co.no_ref = true;
 	if (job_carry(&res, &j, &v, &co, false, &err) < 0 ||
@@ -199,6 +198,29 @@ out:
 	return rc;
 }
 
+struct resolve_cli {
+	bool suggest;
+};
+
+const struct opt resolve_options[] = {
+	{ OPT_FLAG, 0, "suggest", NULL,
+	  "carry the whole series (no branch moved), learn how\n"
+	  "it converts the callers of the API it changes (a\n"
+	  "callee renamed, an argument dropped or added) and\n"
+	  "write that conversion of the callers it never\n"
+	  "converts to .kcarry/resolve/NAME/VERSION/TARGET/\n"
+	  "suggest/: suggest.patch (against the carried result)\n"
+	  "and conversion.cocci (for spatch).  Nothing is\n"
+	  "committed.  Exit 1 when some unconverted call has no\n"
+	  "suggestion.",
+	  offsetof(struct resolve_cli, suggest) },
+	{ OPT_END },
+};
+
+const struct opt refresh_options[] = {
+	{ OPT_END },
+};
+
 int cmd_resolve(int argc, char **argv, const struct options *opts)
 {
 	struct err err = ERR_INIT;
@@ -210,29 +232,46 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	struct target_progress tp = { on_target, (void *)opts };
 	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
 	struct lock wl = LOCK_INIT;
+	struct resolve_cli cli = { 0 };
+	const char **args = NULL;
+	size_t nr = 0;
 	long k;
 	int rc = EXIT_DONE;
 
-	if (argc > 1 && !strcmp(argv[1], "--suggest"))
-		return resolve_suggest(argc, argv, opts);
 	memset(&res, 0, sizeof(res));
 	series_version_init(&v, NULL, NULL);
-	if (argc != 4)
-		return usage_error("resolve", opts,
-				   "expected NAME[@VERSION] TARGET PATCH");
-	if (series_parse_spec(argv[1], &name, &version, &err) < 0 ||
+	if (cli_parse("resolve", resolve_options, &cli, argc, argv, &args, &nr,
+		      opts) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (cli.suggest) {
+		if (nr != 2)
+			rc = usage_error("resolve", opts,
+					 "expected --suggest NAME[@VERSION] "
+					 "TARGET");
+		else
+			rc = resolve_suggest(args[0], args[1], opts);
+		goto out;
+	}
+	if (nr != 3) {
+		rc = usage_error("resolve", opts,
+				 "expected NAME[@VERSION] TARGET PATCH");
+		goto out;
+	}
+	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0)
 		goto fail;
-	k = find_patch(&v, argv[3]);
+	k = find_patch(&v, args[2]);
 	if (k < 0) {
 		err_set(&err, ERR_NOTFOUND, "%s@%s has %s patch '%s'", v.name,
-			v.version, k == -2 ? "more than one" : "no", argv[3]);
+			v.version, k == -2 ? "more than one" : "no", args[2]);
 		err_hint(&err, "name it by number (1-%zu) or file name", v.nr);
 		goto fail;
 	}
-	if (job_open(&j, root, argv[2], &tp, &err) < 0)
+	if (job_open(&j, root, args[1], &tp, &err) < 0)
 		goto fail;
 	co.until = (size_t)k + 1;
 	co.no_ref = true;
@@ -271,6 +310,7 @@ out:
 	carry_result_release(&res);
 	job_close(&j);
 	series_version_release(&v);
+	free(args);
 	free(dir);
 	free(name);
 	free(version);
@@ -292,18 +332,27 @@ int cmd_refresh(int argc, char **argv, const struct options *opts)
 	struct buf text = BUF_INIT;
 	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
 	struct lock wl = LOCK_INIT;
+	const char **args = NULL;
+	size_t nr = 0;
 	int rc = EXIT_DONE, error;
 
 	memset(&res, 0, sizeof(res));
 	series_version_init(&v, NULL, NULL);
-	if (argc != 3)
-		return usage_error("refresh", opts,
-				   "expected NAME[@VERSION] TARGET");
-	if (series_parse_spec(argv[1], &name, &version, &err) < 0 ||
+	if (cli_parse("refresh", refresh_options, NULL, argc, argv, &args, &nr,
+		      opts) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (nr != 2) {
+		rc = usage_error("refresh", opts,
+				 "expected NAME[@VERSION] TARGET");
+		goto out;
+	}
+	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0 ||
-	    job_open(&j, root, argv[2], &tp, &err) < 0)
+	    job_open(&j, root, args[1], &tp, &err) < 0)
 		goto fail;
 	dir = resolve_dir(root, v.name, v.version, j.target.name);
 	error = resolve_load(&st, dir, &err);
@@ -350,6 +399,7 @@ out:
 	job_close(&j);
 	series_version_release(&v);
 	buf_release(&text);
+	free(args);
 	free(dir);
 	free(name);
 	free(version);

@@ -2,6 +2,7 @@
  * cmd_show: the patches of one series version: subjects, authors, files
  * and a diffstat.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,18 @@ static void count_file(const struct patch_file *f, unsigned long *add,
 		}
 }
 
+struct show_cli {
+	bool stat;
+};
+
+const struct opt show_options[] = {
+	{ OPT_FLAG, 0, "stat", NULL,
+	  "leave out the files of each patch: the subjects,\n"
+	  "authors and the diffstat",
+	  offsetof(struct show_cli, stat) },
+	{ OPT_END },
+};
+
 int cmd_show(int argc, char **argv, const struct options *opts)
 {
 	struct series_version v;
@@ -32,26 +45,25 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 	struct file_stat *stats = NULL;
 	size_t nstats = 0, alloc = 0;
 	char *root = NULL, *name = NULL, *version = NULL;
-	const char *spec = NULL;
+	struct show_cli cli = { 0 };
+	const char **args = NULL;
+	size_t nr_args = 0;
 	unsigned long tadd = 0, tdel = 0;
-	bool stat = false;
 	int rc = EXIT_DONE;
 
 	series_version_init(&v, NULL, NULL);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--stat"))
-			stat = true;
-		else if (argv[i][0] == '-')
-			return usage_error("show", opts, "unknown option '%s'",
-					   argv[i]);
-		else if (spec)
-			return usage_error("show", opts, "too many arguments");
-		else
-			spec = argv[i];
+	if (cli_parse("show", show_options, &cli, argc, argv, &args, &nr_args,
+		      opts) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
 	}
-	if (!spec)
-		return usage_error("show", opts, "no series named");
-	if (series_parse_spec(spec, &name, &version, &err) < 0 ||
+	if (!nr_args || nr_args > 1) {
+		rc = usage_error("show", opts, "%s",
+				 nr_args ? "too many arguments"
+					 : "no series named");
+		goto out;
+	}
+	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
 	    workspace_find(&root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0) {
 		rc = err_report(&err, opts);
@@ -79,7 +91,7 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 
 			add = del = 0;
 			count_file(pf, &add, &del);
-			if (!stat)
+			if (!cli.stat)
 				printf("      %s%s (+%lu -%lu)\n", path,
 				       pf->binary ? " [binary]" : "", add, del);
 			for (j = 0; j < nstats; j++)
@@ -105,6 +117,7 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 	       nstats, nstats == 1 ? "" : "s", tadd, tadd == 1 ? "" : "s",
 	       tdel, tdel == 1 ? "" : "s");
 out:
+	free(args);
 	free(stats);
 	series_version_release(&v);
 	free(name);

@@ -37,15 +37,28 @@ extern const struct opt import_options[], fetch_options[], show_options[],
 	gc_options[], list_options[], init_options[];
 
 /* cmd_check.c, shared with cmd_report.c: formats 0 text, 1 json,
- * 2 junit, 3 markdown, 4 email */
+ * 2 junit, 3 markdown, 4 email (their names NULL-terminated) */
 struct check_report;
-int check_parse_format(const char *name, struct err *err);
+extern const char *const check_format_names[];
 int check_write_format(int f, FILE *out, const struct check_report *r,
 		       const struct options *opts, bool color, struct err *err);
 int check_write_to(const char *path, int f, const struct check_report *r,
 		   const struct options *opts, struct err *err);
 int check_write_all(const char *dir, const struct check_report *r,
 		    const struct options *opts, struct err *err);
+
+/*
+ * --format, -o and --reports of check and report merge, for a struct
+ * with an int format and const char * output and reports
+ */
+#define OPT_CHECK_FORMATS(type, format, output, reports)                    \
+	{ OPT_CHOICE, 'f', "format", "F",                                   \
+	  "text (default), json, junit, markdown, email",                   \
+	  offsetof(type, format), 0, 0, check_format_names },               \
+	OPT_OUTPUT(type, output),                                           \
+	{ OPT_STRING, 0, "reports", "DIR",                                  \
+	  "also write every format to\nDIR/check.{txt,json,xml,md,mbox}",   \
+	  offsetof(type, reports) }
 
 /* "I/N" of --shard (cmd_check.c) */
 int check_parse_shard(unsigned *shard, unsigned *nr, const char *s,

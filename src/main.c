@@ -53,7 +53,8 @@ static const struct command commands[] = {
 	{ "init", cmd_init, "create an empty workspace",
 	  "kcarry init [DIR]",
 	  "Create series/, kernels/ and patches/ in DIR (default: the current\n"
-	  "directory).  An existing workspace is left as it is.\n" },
+	  "directory).  An existing workspace is left as it is.\n",
+	  init_options },
 	{ "import", cmd_import, "import a version of a series",
 	  "kcarry import [options] NAME[@VERSION] SOURCE...\n"
 	  "   or: kcarry import [options] NAME[@VERSION] MSGID|URL\n"
@@ -79,16 +80,8 @@ static const struct command commands[] = {
 	  "\n"
 	  "VERSION defaults to the version in the subjects ([PATCH v3 ...] is v3)\n"
 	  "or v1; when a source holds several versions the newest is taken and\n"
-	  "named on stderr.\n"
-	  "\n"
-	  "options:\n"
-	  "  --git REPO RANGE   import the commits of RANGE (A..B) of REPO\n"
-	  "  --all-versions     import every version a source holds\n"
-	  "  --offline          downloads come from the cache only\n"
-	  "  -p N               strip N leading path components (quilt default 1)\n"
-	  "  --force            replace an existing version whose content differs\n"
-	  "  --dry-run          parse and report, write nothing\n"
-	  "\n"
+	  "named on stderr.\n",
+	  import_options,
 	  "Importing the same content again changes nothing (exit 0).\n"
 	  "exit status: 0 stored (or already held); 2 bad arguments, a source\n"
 	  "that does not parse, other content under NAME@VERSION; 3 I/O,\n"
@@ -110,15 +103,8 @@ static const struct command commands[] = {
 	  "b4 change-id); without NAME, every series whose newest version\n"
 	  "is a mail version (vN).  It prints one line per revision found:\n"
 	  "\n"
-	  "  NAME@vN <MSGID> SUBJECT\n"
-	  "\n"
-	  "options:\n"
-	  "  --new        look for later revisions\n"
-	  "  --import     with --new: import them (as vN)\n"
-	  "  --offline    downloads come from the cache only\n"
-	  "  --force      replace a stored version whose content differs\n"
-	  "  --dry-run    fetch and report, store nothing\n"
-	  "\n"
+	  "  NAME@vN <MSGID> SUBJECT\n",
+	  fetch_options,
 	  "Downloads are cached (<cache>/lore/) and revalidated; their limits\n"
 	  "(timeouts, size, retries) are set in kcarry.conf [http] or by\n"
 	  "KCARRY_HTTP_* (kcarry(1), NETWORK).\n"
@@ -128,21 +114,20 @@ static const struct command commands[] = {
 	  "I/O.\n" },
 	{ "list", cmd_list, "list series, versions and patch counts",
 	  "kcarry list",
-	  "One line per series version: name, version, patches, source.\n" },
+	  "One line per series version: name, version, patches, source.\n",
+	  list_options },
 	{ "show", cmd_show, "show the patches of a series version",
 	  "kcarry show [--stat] NAME[@VERSION]",
 	  "Print the patches of a version (newest by default): number, subject,\n"
-	  "author, files touched, then a diffstat of the whole version.\n" },
+	  "author, files touched, then a diffstat of the whole version.\n",
+	  show_options },
 	{ "kernels", cmd_kernels, "list the target trees and their state",
 	  "kcarry kernels [--prepare]\n"
 	  "   or: kcarry kernels --path TARGET",
 	  "One line per kernels/TARGET.conf: kind (local repository, remote\n"
-	  "git URL, tarball), state (ready, or fetched on first use) and source.\n"
-	  "\n"
-	  "options:\n"
-	  "  --prepare      clone, download or import every tree now\n"
-	  "  --path TARGET  print the path of TARGET's repository (where its\n"
-	  "                 kcarry branches are), for scripts\n" },
+	  "git URL, tarball), state (ready, or fetched on first use) and\n"
+	  "source.\n",
+	  kernels_options },
 	{ "apply", cmd_apply, "apply a series version to targets",
 	  "kcarry apply [options] NAME[@VERSION] TARGET...",
 	  "Apply every patch of the version (newest by default) to each\n"
@@ -173,16 +158,8 @@ static const struct command commands[] = {
 	  "scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
 	  "workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
 	  "PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
-	  "then run 'kcarry refresh'.\n"
-	  "\n"
-	  "  --suggest   carry the whole series (no branch moved), learn how it\n"
-	  "              converts the callers of the API it changes (a callee\n"
-	  "              renamed, an argument dropped or added) and write that\n"
-	  "              conversion of the callers it never converts to\n"
-	  "              .kcarry/resolve/NAME/VERSION/TARGET/suggest/: suggest.patch\n"
-	  "              (against the carried result) and conversion.cocci (for\n"
-	  "              spatch).  Nothing is committed.  Exit 1 when some\n"
-	  "              unconverted call has no suggestion.\n" },
+	  "then run 'kcarry refresh'.\n",
+	  resolve_options },
 	{ "refresh", cmd_refresh, "record a resolution and carry the rest",
 	  "kcarry refresh NAME[@VERSION] TARGET",
 	  "Take the resolution back from the scratch folder (refused while\n"
@@ -193,9 +170,8 @@ static const struct command commands[] = {
 	  "resolution is replayed wherever the same patch meets the same file\n"
 	  "contents again: later versions of the series, other targets.\n"
 	  "Without a pending resolution, it re-applies and rewrites the\n"
-	  "refreshed series.\n"
-	  "\n"
-	  "exit status as for apply.\n" },
+	  "refreshed series.\n",
+	  refresh_options, "exit status as for apply.\n" },
 	{ "check", cmd_check, "every series on every target: the matrix",
 	  "kcarry check [options] [NAME[@VERSION]...] [TARGET...]",
 	  "Carry every selected series (default: every series with a stored\n"
@@ -253,17 +229,8 @@ static const struct command commands[] = {
 	  "      command = make -j2 O=$KCARRY_BUILD   # what --full runs\n"
 	  "\n"
 	  "Old trees get a compatibility profile chosen from the tree's and the\n"
-	  "compiler's versions (docs/build-profiles.md).\n"
-	  "\n"
-	  "options:\n"
-	  "  --each          build after each patch that touches a compiled file\n"
-	  "                  and name the first patch after which it breaks\n"
-	  "  --full          run build.command (or make's default goal)\n"
-	  "  --json          print the result as JSON (kcarry-build/1)\n"
-	  "  -o, --output F  write the report to F\n"
-	  "  -j N            targets at once (default: CPUs)\n"
-	  "  --fuzz N, --no-3way, --strict   as for apply\n"
-	  "\n"
+	  "compiler's versions (docs/build-profiles.md).\n",
+	  build_options,
 	  "exit status: 0 every target builds without new errors; 1 new errors,\n"
 	  "a patch that did not apply, or a build that could not run; 2 bad\n"
 	  "arguments; 3 repository, compiler, make or I/O trouble.\n" },
@@ -272,13 +239,8 @@ static const struct command commands[] = {
 	  "Join the JSON reports (kcarry-check/1) of 'kcarry check --shard I/N'\n"
 	  "runs into one report, as one run of every cell would have written it,\n"
 	  "in any format: text (default), json, junit, markdown, email.  The\n"
-	  "series are read from the workspace for subjects and authors.\n"
-	  "\n"
-	  "options:\n"
-	  "  --format F, -f F  text, json, junit, markdown, email\n"
-	  "  -o, --output FILE write the report to FILE\n"
-	  "  --reports DIR     write every format to DIR/check.{txt,json,xml,md,mbox}\n"
-	  "\n"
+	  "series are read from the workspace for subjects and authors.\n",
+	  report_options,
 	  "exit status as for check: 0 every cell clean, 1 otherwise; 2 bad\n"
 	  "arguments or reports that do not fit together.\n" },
 	{ "gc", cmd_gc, "free the build folders",
@@ -286,7 +248,8 @@ static const struct command commands[] = {
 	  "Remove the build folders of the named targets (default: all) under\n"
 	  "<cache>/build/: the source folder, the O= folders, cached base-build\n"
 	  "diagnostics.  Cached trees and downloads stay.  The next build starts\n"
-	  "from scratch.\n" },
+	  "from scratch.\n",
+	  gc_options },
 	{ "callers", cmd_callers, "map the callers of the watched API",
 	  "kcarry callers [options] TARGET [SYMBOL...]",
 	  "Print every reference in TARGET's tree to the symbols that the\n"
@@ -299,13 +262,8 @@ static const struct command commands[] = {
 	  "\n"
 	  "function is '-' at file scope; a function passed as a callback or a\n"
 	  "type named is a 'use'.  Declarations are left out.  A count goes to\n"
-	  "stderr.\n"
-	  "\n"
-	  "options:\n"
-	  "  --watch FILE   a watched file (repeatable; replaces the defaults)\n"
-	  "  --scope DIR    another folder to search (repeatable)\n"
-	  "  --json         print the references as JSON\n"
-	  "\n"
+	  "stderr.\n",
+	  callers_options,
 	  "exit status: 0 done; 2 bad arguments, unknown target, or no watched\n"
 	  "file in the tree; 3 repository or I/O trouble.\n" },
 	{ "diff", cmd_diff, "compare two stored versions of a series",
@@ -331,16 +289,8 @@ static const struct command commands[] = {
 	  "\n"
 	  "'(moved)' marks a pair out of the order of the others, '(was: S)'\n"
 	  "a changed subject; -v adds what a pair shares.  A summary line ends\n"
-	  "the list.\n"
-	  "\n"
-	  "options:\n"
-	  "  --stat                 no interdiffs: '(+A -R)' lines per changed pair\n"
-	  "  --json                 the kcarry-diff/1 document\n"
-	  "                         (docs/diff-json-schema.md)\n"
-	  "  --creation-factor N    percent of a patch's size a change may cost\n"
-	  "                         before it counts as new (default 60, as git)\n"
-	  "  -o, --output FILE      write the report to FILE\n"
-	  "\n"
+	  "the list.\n",
+	  diff_options,
 	  "exit status: 0 compared; 2 bad arguments or an unknown series or\n"
 	  "version; 3 I/O trouble.\n" },
 	{ "rebase", cmd_rebase, "build a version's backport from another's",
@@ -366,13 +316,8 @@ static const struct command commands[] = {
 	  "resolve and refresh of V2 give the same tree.  A resolution recorded\n"
 	  "for V1 is never replayed onto a V2 patch whose change differs unless\n"
 	  "rebase carried it so.  Then V2 is carried as apply carries it:\n"
-	  "branch kcarry/NAME/V2/TARGET and patches/NAME/V2/TARGET/.\n"
-	  "\n"
-	  "options:\n"
-	  "  --dry-run        say what would happen; record and write nothing\n"
-	  "  --no-refresh     do not write patches/NAME/V2/TARGET/\n"
-	  "  --fuzz N, --no-3way, --strict   as for apply\n"
-	  "\n"
+	  "branch kcarry/NAME/V2/TARGET and patches/NAME/V2/TARGET/.\n",
+	  rebase_options,
 	  "exit status: 0 every patch carried or already applied; 1 some patch\n"
 	  "needs a person, or a placement risk; 2 bad arguments or unknown\n"
 	  "names; 3 repository, network or I/O trouble.\n" },
@@ -405,33 +350,8 @@ static const struct command commands[] = {
 	  "Lines kcarry adds to a file it shares with you (series, series.conf,\n"
 	  "a spec) sit in a block '# kcarry export begin: NAME' .. 'end: NAME'\n"
 	  "that the next export replaces; nothing else in the file changes, and\n"
-	  "a file kcarry did not write is never overwritten.\n"
-	  "\n"
-	  "options:\n"
-	  "  -f, --format F     debian, rpm, suse, quilt, mbox or git\n"
-	  "  -o, --output DIR   where to write (default: the current directory)\n"
-	  "  --into PATH        an unpacked 3.0 (quilt) Debian source package,\n"
-	  "                     a spec file (rpm), a kernel-source checkout (suse)\n"
-	  "  --subdir DIR       debian: under debian/patches (default kcarry/NAME)\n"
-	  "  --start N          rpm: first PatchN number (default 1000)\n"
-	  "  --autopatch        rpm: %autopatch -m/-M instead of %patch lines\n"
-	  "  --to ADDR, --cc ADDR   mbox: recipients (repeatable)\n"
-	  "  --upstream-line commit|bracket   mbox: 'commit X upstream.' (default)\n"
-	  "                     or '[ Upstream commit X ]'\n"
-	  "  -s, --signoff[=\"Name <email>\"]   add the backporter's\n"
-	  "                     Signed-off-by (SUSE: Acked-by)\n"
-	  "  --bug BUG          a bug for every patch (repeatable): a URL,\n"
-	  "                     debian#N, bsc#N, lp#N, CVE-...\n"
-	  "  --mainline VER     the release holding the upstream commits, when\n"
-	  "                     the target's tags do not tell (SUSE needs it)\n"
-	  "  --branch NAME      git: the branch to write\n"
-	  "  --git-dir REPO --onto REV   git: write into another repository,\n"
-	  "                     on its commit REV\n"
-	  "  --allow-partial    export what applied when patches conflict; the\n"
-	  "                     package names what is missing\n"
-	  "  --allow-risk       export patches with placement risks\n"
-	  "  --fuzz N, --no-3way, --strict   as for apply\n"
-	  "\n"
+	  "a file kcarry did not write is never overwritten.\n",
+	  export_options,
 	  "exit status: 0 written; 1 the series did not carry completely or has\n"
 	  "placement risks (nothing written); 2 bad arguments, or a file in the\n"
 	  "way that kcarry did not write; 3 repository or I/O trouble.\n" },
@@ -462,6 +382,8 @@ static void print_main_usage(FILE *f)
 			commands[i].summary);
 	fprintf(f,
 		"\n'kcarry help COMMAND' or 'kcarry COMMAND --help' tells more.\n"
+		"-C, -q, -v and --color may also follow COMMAND (before a "
+		"'--').\n"
 		"exit status: 0 done, 1 not done but consistent (conflicts),\n"
 		"2 usage or bad input, 3 environment (I/O, repository, network).\n");
 }

@@ -20,8 +20,9 @@ static const char *opt_name(struct buf *b, const struct opt *o)
 	return b->ptr;
 }
 
+/* value2: the second value of an OPT_PAIR */
 static int take(const struct opt *o, void *base, const char *value,
-		struct err *err)
+		const char *value2, struct err *err)
 {
 	void *t = (char *)base + o->offset;
 	struct buf name = BUF_INIT;
@@ -30,9 +31,10 @@ static int take(const struct opt *o, void *base, const char *value,
 	switch (o->kind) {
 	case OPT_FLAG:
 		*(bool *)t = !o->negate;
-		for (size_t k = 0; k < 2; k++)
-			if (o->also[k])
-				*(bool *)((char *)base + o->also[k] - 1) = true;
+		break;
+	case OPT_PAIR:
+		((const char **)t)[0] = value;
+		((const char **)t)[1] = value2;
 		break;
 	case OPT_STRING:
 		*(const char **)t = value;
@@ -80,6 +82,9 @@ static int take(const struct opt *o, void *base, const char *value,
 	case OPT_END:
 		BUG("OPT_END taken");
 	}
+	for (size_t k = 0; !error && k < 2; k++)
+		if (o->also[k])
+			*(bool *)((char *)base + o->also[k] - 1) = true;
 	buf_release(&name);
 	return error;
 }
@@ -110,9 +115,9 @@ int opt_parse(const struct opt *table, void *base, int argc, char **argv,
 	*args = xcalloc((size_t)argc + 1, sizeof(**args));
 	*nr_args = 0;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *value = NULL;
+		const char *a = argv[i], *value = NULL, *value2 = NULL;
 		const struct opt *o = NULL;
-		int error;
+		int error, more;
 
 		if (!options || a[0] != '-' || !a[1]) {
 			(*args)[(*nr_args)++] = a;
@@ -133,16 +138,29 @@ int opt_parse(const struct opt *table, void *base, int argc, char **argv,
 			if (o && a[2])
 				value = a + 2;
 		}
-		if (!o || (!o->arg && value))
+		/* an optional value only ever follows "=" */
+		if (!o || (!o->arg && value) ||
+		    (o->optional && value && a[1] != '-'))
 			return err_set(err, ERR_USAGE, "unknown option '%s'",
 				       a);
-		if (o->arg && !value) {
-			if (i + 1 >= argc)
-				return err_set(err, ERR_USAGE, "%s needs %s",
-					       a, o->arg);
-			value = argv[++i];
+		/* the values still to come from the next arguments */
+		more = !o->arg || o->optional ? 0 : !value;
+		if (o->kind == OPT_PAIR)
+			more++;
+		if (i + more >= argc) {
+			/* named as spelled, without a value given */
+			int n = value ? (int)(value - a - (a[1] == '-'))
+				      : (int)strlen(a);
+			return err_set(err, ERR_USAGE, "%.*s needs %s", n, a,
+				       o->arg);
 		}
-		if ((error = take(o, base, value, err)) < 0)
+		if (!value && more) {
+			value = argv[++i];
+			more--;
+		}
+		if (more)
+			value2 = argv[++i];
+		if ((error = take(o, base, value, value2, err)) < 0)
 			return error;
 	}
 	return 0;
@@ -158,10 +176,12 @@ void opt_help(struct buf *out, const struct opt *table)
 		buf_adds(out, "  ");
 		if (o->long_name)
 			buf_addf(out, "--%s", o->long_name);
+		if (o->long_name && o->optional)
+			buf_addf(out, "[=%s]", o->arg);
 		if (o->short_name)
 			buf_addf(out, "%s-%c", o->long_name ? ", " : "",
 				 o->short_name);
-		if (o->arg)
+		if (o->arg && !o->optional)
 			buf_addf(out, " %s", o->arg);
 		/* the help one column on, or on the next lines */
 		if (out->len - start < 24)

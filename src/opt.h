@@ -2,7 +2,9 @@
  * opt: one option table per command, read by the parser and by --help,
  * so that the two never drift apart.  Long options take "--name VALUE"
  * and "--name=VALUE", short ones "-x VALUE" and "-xVALUE"; "--" ends the
- * options.  Arguments that are not options are collected in order.
+ * options.  Arguments that are not options are collected in order.  An
+ * optional value is given only as "--name=VALUE"; an OPT_PAIR takes the
+ * next two arguments ("--git REPO A..B", "--git=REPO A..B").
  */
 #ifndef KCARRY_OPT_H
 #define KCARRY_OPT_H
@@ -19,6 +21,7 @@ enum opt_kind {
 	OPT_LIST,   /* struct opt_list *: every value, in order */
 	OPT_CHOICE, /* int *: the index of the value in choices */
 	OPT_FUNC,   /* parse(value, target, err): the command's own reading */
+	OPT_PAIR,   /* const char *[2]: two values, in order */
 };
 
 struct opt_list {
@@ -37,8 +40,11 @@ struct opt {
 	const char *const *choices; /* OPT_CHOICE, NULL-terminated */
 	int (*parse)(const char *value, void *target, struct err *err);
 	bool negate;           /* OPT_FLAG: sets false */
-	/* OPT_FLAG: also set these bools of the same struct to true
-	 * (OPT_ALSO offsets; 0 for none) */
+	/* OPT_STRING, OPT_FUNC: the value may be left out ("--signoff" or
+	 * "--signoff=WHO"); then the value taken is NULL */
+	bool optional;
+	/* once the option is taken, also set these bools of the same
+	 * struct to true (OPT_ALSO offsets; 0 for none) */
 	size_t also[2];
 };
 

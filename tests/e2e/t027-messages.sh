@@ -46,7 +46,7 @@ expect_stderr <<'EOT'
 error: q/series:1: reversed patches (-R) are not supported
 EOT
 expect_exit 2 kcarry -C ws import -p99999999999999999999 s q
-stderr_has "^error: -p needs a number of path components$"
+stderr_has "^error: -p takes a number from 0 to 64, not '99999999999999999999'$"
 [ ! -d ws/patches/s ] || fail "a failed import left a folder"
 
 # a diff with no header at all is a patch file

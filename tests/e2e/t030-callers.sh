@@ -170,6 +170,9 @@ EOT
 expect_exit 2 kcarry -C ws callers --bogus T
 stderr_has "^error: unknown option '--bogus'"
 expect_exit 2 kcarry -C ws callers T --scope
-stderr_has "^error: --scope needs a folder"
+stderr_has "^error: --scope needs DIR$"
+# an empty path would name the whole tree
+expect_exit 2 kcarry -C ws callers T --watch ''
+stderr_has "^error: --watch needs FILE$"
 expect_exit 0 kcarry callers --help
 stdout_has '^usage: kcarry callers \[options\] TARGET \[SYMBOL\.\.\.\]'

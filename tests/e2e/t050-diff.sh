@@ -142,6 +142,6 @@ error: series 'wq' has no version 'v9'
 hint: 'kcarry show wq' lists the stored versions
 EOT
 expect_exit 2 kcarry -C ws diff --creation-factor 0 wq v1 v2
-stderr_has '^error: --creation-factor takes a percentage'
+stderr_has "^error: --creation-factor takes a number from 1 to 1000, not '0'$"
 expect_exit 0 kcarry -C ws diff --help
 stdout_has '^usage: kcarry diff \[options\] NAME V1 V2$'

@@ -29,15 +29,23 @@ static const struct opt table[] = {
 	{ OPT_END },
 };
 
-static int parse(struct cli *c, const char *const *words, size_t n,
-		 const char ***args, size_t *nr, struct err *err)
+/* words as the arguments of "cmd", by table t, into the zeroed base */
+static int parse_by(const struct opt *t, void *base, size_t size,
+		    const char *const *words, size_t n, const char ***args,
+		    size_t *nr, struct err *err)
 {
 	char *argv[16] = { (char *)"cmd" };
 
 	for (size_t i = 0; i < n; i++)
 		argv[i + 1] = (char *)words[i];
-	memset(c, 0, sizeof(*c));
-	return opt_parse(table, c, (int)n + 1, argv, args, nr, err);
+	memset(base, 0, size);
+	return opt_parse(t, base, (int)n + 1, argv, args, nr, err);
+}
+
+static int parse(struct cli *c, const char *const *words, size_t n,
+		 const char ***args, size_t *nr, struct err *err)
+{
+	return parse_by(table, c, sizeof(*c), words, n, args, nr, err);
 }
 
 static void every_spelling_of_a_value_is_read(void **state)
@@ -147,6 +155,153 @@ static void help_comes_from_the_table(void **state)
 	buf_release(&b);
 }
 
+/* The options of the behaviours below: two values, an optional value,
+ * a value that also sets a flag. */
+struct cli2 {
+	const char *git[2];
+	const char *signoff;
+	bool signoff_set, start_set;
+	unsigned start;
+};
+
+static const struct opt table2[] = {
+	{ OPT_PAIR, 0, "git", "REPO A..B", "the commits A..B of REPO",
+	  offsetof(struct cli2, git) },
+	{ OPT_STRING, 's', "signoff", "WHO", "add a sign-off",
+	  offsetof(struct cli2, signoff), .optional = true,
+	  .also = { OPT_ALSO(struct cli2, signoff_set) } },
+	{ OPT_UINT, 0, "start", "N", "first number",
+	  offsetof(struct cli2, start), 0, 999,
+	  .also = { OPT_ALSO(struct cli2, start_set) } },
+	{ OPT_END },
+};
+
+static int parse2(struct cli2 *c, const char *const *words, size_t n,
+		  const char ***args, size_t *nr, struct err *err)
+{
+	return parse_by(table2, c, sizeof(*c), words, n, args, nr, err);
+}
+
+static void a_pair_takes_the_next_two_arguments(void **state)
+{
+	static const char *const spellings[][4] = {
+		{ "s", "--git", "up", "base..HEAD" },
+		{ "--git", "up", "base..HEAD", "s" },
+		{ "--git=up", "base..HEAD", "s" },
+	};
+	static const size_t n[] = { 4, 4, 3 };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct cli2 c;
+		const char **args;
+		size_t nr;
+		struct err err = ERR_INIT;
+
+		assert_int_equal(parse2(&c, spellings[i], n[i], &args, &nr,
+					&err),
+				 0);
+		assert_string_equal(c.git[0], "up");
+		assert_string_equal(c.git[1], "base..HEAD");
+		assert_int_equal(nr, 1);
+		assert_string_equal(args[0], "s");
+		free(args);
+	}
+}
+
+static void a_pair_short_of_a_value_is_refused(void **state)
+{
+	static const struct {
+		const char *w[2];
+		size_t n;
+	} cases[] = { { { "--git", "up" }, 2 }, { { "--git=up" }, 1 },
+		      { { "--git" }, 1 } };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cli2 c;
+		const char **args = NULL;
+		size_t nr;
+		struct err err = ERR_INIT;
+
+		assert_int_equal(parse2(&c, cases[i].w, cases[i].n, &args,
+					&nr, &err),
+				 ERR_USAGE);
+		assert_string_equal(err.msg.ptr, "--git needs REPO A..B");
+		free(args);
+		err_release(&err);
+	}
+}
+
+static void an_optional_value_follows_only_an_equals_sign(void **state)
+{
+	static const char *const bare[] = { "--signoff", "x" };
+	static const char *const given[] = { "--signoff=A U Thor <a@b>" };
+	static const char *const shrt[] = { "-s" };
+	static const char *const glued[] = { "-sA" };
+	struct cli2 c;
+	const char **args;
+	size_t nr;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(parse2(&c, bare, 2, &args, &nr, &err), 0);
+	assert_true(c.signoff_set);
+	assert_null(c.signoff);
+	assert_int_equal(nr, 1);
+	assert_string_equal(args[0], "x");
+	free(args);
+
+	assert_int_equal(parse2(&c, given, 1, &args, &nr, &err), 0);
+	assert_true(c.signoff_set);
+	assert_string_equal(c.signoff, "A U Thor <a@b>");
+	free(args);
+
+	assert_int_equal(parse2(&c, shrt, 1, &args, &nr, &err), 0);
+	assert_true(c.signoff_set);
+	assert_null(c.signoff);
+	free(args);
+
+	args = NULL;
+	assert_int_equal(parse2(&c, glued, 1, &args, &nr, &err), ERR_USAGE);
+	assert_string_equal(err.msg.ptr, "unknown option '-sA'");
+	free(args);
+	err_release(&err);
+}
+
+static void a_value_sets_its_implied_flag_only_when_good(void **state)
+{
+	static const char *const good[] = { "--start=7" };
+	static const char *const bad[] = { "--start", "1000" };
+	struct cli2 c;
+	const char **args = NULL;
+	size_t nr;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(parse2(&c, good, 1, &args, &nr, &err), 0);
+	assert_int_equal(c.start, 7);
+	assert_true(c.start_set);
+	free(args);
+
+	args = NULL;
+	assert_int_equal(parse2(&c, bad, 2, &args, &nr, &err), ERR_USAGE);
+	assert_string_equal(err.msg.ptr,
+			    "--start takes a number from 0 to 999, not '1000'");
+	assert_false(c.start_set);
+	free(args);
+	err_release(&err);
+}
+
+static void help_shows_pairs_and_optional_values(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	opt_help(&b, table2);
+	assert_string_equal(b.ptr,
+			    "options:\n"
+			    "  --git REPO A..B       the commits A..B of REPO\n"
+			    "  --signoff[=WHO], -s   add a sign-off\n"
+			    "  --start N             first number\n");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +310,11 @@ int main(void)
 		cmocka_unit_test(bad_values_name_the_option),
 		cmocka_unit_test(lists_choices_and_implied_flags),
 		cmocka_unit_test(help_comes_from_the_table),
+		cmocka_unit_test(a_pair_takes_the_next_two_arguments),
+		cmocka_unit_test(a_pair_short_of_a_value_is_refused),
+		cmocka_unit_test(an_optional_value_follows_only_an_equals_sign),
+		cmocka_unit_test(a_value_sets_its_implied_flag_only_when_good),
+		cmocka_unit_test(help_shows_pairs_and_optional_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
