@@ -60,6 +60,11 @@ const struct opt export_options[] = {
 	  offsetof(struct export_cli, to) },
 	{ OPT_LIST, 0, "cc", "ADDR", "mbox: a recipient on Cc (repeatable)",
 	  offsetof(struct export_cli, cc) },
+	{ OPT_STRING, 0, "in-reply-to", "MSGID",
+	  "mbox: the first message answers MSGID (default:\n"
+	  "the stable FAILED report the patch came from;\n"
+	  "'' for none)",
+	  offsetof(struct export_cli, eo.text.in_reply_to) },
 	{ OPT_CHOICE, 0, "upstream-line", "commit|bracket",
 	  "mbox: 'commit X upstream.' (default) or\n"
 	  "'[ Upstream commit X ]'",
@@ -125,8 +130,10 @@ static int take_args(struct export_cli *c, size_t nr, struct err *err)
 			bad = "--subdir";
 		else if ((c->start_set || c->eo.autopatch) && f != EXPORT_RPM)
 			bad = c->eo.autopatch ? "--autopatch" : "--start";
-		else if ((c->to.nr || c->cc.nr) && f != EXPORT_MBOX)
-			bad = c->to.nr ? "--to" : "--cc";
+		else if ((c->to.nr || c->cc.nr || c->eo.text.in_reply_to) &&
+			 f != EXPORT_MBOX)
+			bad = c->to.nr ? "--to"
+				       : c->cc.nr ? "--cc" : "--in-reply-to";
 		else if ((c->eo.branch || c->eo.git_dir || c->eo.onto) &&
 			 f != EXPORT_GIT)
 			bad = c->eo.branch    ? "--branch"

@@ -1078,15 +1078,48 @@ static void subject_prefix(struct buf *out, const struct export_series *s)
 	buf_addf(out, "PATCH %s", tree_name(s));
 }
 
-/* Insert To:/Cc: before the blank line that ends the header of msg. */
-static void add_recipients(struct buf *msg, const struct export_text_opts *o)
+const char *export_failed_report(const struct export_series *s)
+{
+	const char *id = NULL;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct export_patch *p = &s->patches[i];
+
+		if (!p->included)
+			continue;
+		if (p->upstream_from != UPSTREAM_MAIL || !p->msgid ||
+		    (id && strcmp(id, p->msgid)))
+			return NULL;
+		id = p->msgid;
+	}
+	return id;
+}
+
+/*
+ * Insert To:/Cc: before the blank line that ends the header of msg, and
+ * In-Reply-To:/References: on the first message of the export (the cover
+ * letter, or the one patch), which git send-email keeps.
+ */
+static void add_recipients(struct buf *msg, const struct export_text_opts *o,
+			   bool first)
 {
 	struct buf h = BUF_INIT, out = BUF_INIT;
-	const char *end;
+	const char *end, *irt = o && first ? o->in_reply_to : NULL;
 	size_t at;
 
-	if (!o || (!o->nr_to && !o->nr_cc))
+	if (irt && *irt) {
+		size_t n = strlen(irt);
+		if (irt[0] == '<' && irt[n - 1] == '>') {
+			irt++;
+			n -= 2;
+		}
+		buf_addf(&h, "In-Reply-To: <%.*s>\nReferences: <%.*s>\n",
+			 (int)n, irt, (int)n, irt);
+	}
+	if (!o || (!o->nr_to && !o->nr_cc && !h.len)) {
+		buf_release(&h);
 		return;
+	}
 	for (size_t i = 0; i < o->nr_to; i++)
 		buf_addf(&h, "%s%s", i ? ",\n " : "To: ", o->to[i]);
 	if (o->nr_to)
@@ -1115,7 +1148,7 @@ void export_mbox_patch(struct buf *out, const struct export_series *s,
 	subject_prefix(&prefix, s);
 	format_view(&msg, p, &body, prefix.ptr, o ? o->index : 1,
 		    o ? o->total : 1);
-	add_recipients(&msg, o);
+	add_recipients(&msg, o, !o || o->total <= 1);
 	buf_add(out, msg.ptr, msg.len);
 	buf_release(&body);
 	buf_release(&prefix);
@@ -1190,7 +1223,7 @@ void export_mbox_cover(struct buf *out, const struct export_series *s,
 					 s->patches[i].why);
 	}
 	buf_adds(&msg, "\n-- \n" SIGNATURE "\n\n");
-	add_recipients(&msg, o);
+	add_recipients(&msg, o, true);
 	buf_add(out, msg.ptr, msg.len);
 	buf_release(&subj);
 	buf_release(&enc);
@@ -2061,6 +2094,7 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 		      const struct export_opts *o, struct err *err)
 {
 	const char *dir = o->out ? o->out : ".";
+	struct export_text_opts text_opts = o->text;
 	struct plan p = { 0 };
 	struct buf text = BUF_INIT, cur = BUF_INIT, missing = BUF_INIT;
 	char **names = NULL, *slug;
@@ -2069,6 +2103,8 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 
 	for (size_t i = 0; i < s->nr; i++)
 		total += s->patches[i].included;
+	if (!text_opts.in_reply_to)
+		text_opts.in_reply_to = export_failed_report(s);
 	/* the numbered files of an earlier export are kcarry's (they end in
 	 * its signature): git send-email DIR would send stale ones too */
 	if (fs_is_dir(dir) &&
@@ -2088,7 +2124,7 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 	fs_free_list(names, nr_names);
 	p.own_dir = xstrdup(dir);
 	if (total > 1) {
-		export_mbox_cover(&text, s, &o->text);
+		export_mbox_cover(&text, s, &text_opts);
 		plan_add(&p, fs_join(dir, "0000-cover-letter.patch"), &text);
 	} else if (total < s->nr) {
 		buf_adds(&missing, "Not in this backport:\n");
@@ -2099,7 +2135,7 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 	}
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct export_patch *ep = &s->patches[i];
-		struct export_text_opts to = o->text;
+		struct export_text_opts to = text_opts;
 
 		if (!ep->included)
 			continue;

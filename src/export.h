@@ -160,6 +160,10 @@ struct export_text_opts {
 	enum export_upstream_style upstream_style; /* mbox */
 	const char *const *to, *const *cc; /* mbox */
 	size_t nr_to, nr_cc;
+	/* mbox: the Message-ID (with or without <>) the first message
+	 * answers; NULL: the stable FAILED report every exported patch
+	 * came from, if there is one; "": none */
+	const char *in_reply_to;
 	size_t index, total; /* mbox: n/m of the exported patches */
 };
 
@@ -175,6 +179,11 @@ void export_suse_patch(struct buf *out, const struct export_series *s,
 void export_mbox_patch(struct buf *out, const struct export_series *s,
 		       const struct export_patch *p,
 		       const struct export_text_opts *o);
+/*
+ * The Message-ID of the stable FAILED report that every exported patch of
+ * s was imported from (one report), or NULL: what a backport answers.
+ */
+const char *export_failed_report(const struct export_series *s);
 /* The cover letter [PATCH 6.1.y 0/m] of an mbox export. */
 void export_mbox_cover(struct buf *out, const struct export_series *s,
 		       const struct export_text_opts *o);

@@ -204,6 +204,26 @@ cat >"$TEST_TMP/want" <<'EOT'
   lines ]
 EOT
 diff -u "$TEST_TMP/want" "$TEST_TMP/got" || fail "backporter's note"
+# the backport answers the report: threaded under its Message-ID, as
+# git send-email --in-reply-to would (the first Message-ID of the mbox)
+report_id=$(sed -n 's/^Message-I[Dd]: *<\(.*\)>$/\1/p' "$failed" | head -n 1)
+[ -n "$report_id" ] || fail "no Message-ID in the report"
+grep -qx "In-Reply-To: <$report_id>" $msg || fail "not threaded under the FAILED report"
+grep -qx "References: <$report_id>" $msg || fail "no References to the FAILED report"
+expect_exit 0 kcarry -C ws export split-bios stable61 --format mbox -o unthreaded --in-reply-to ''
+! grep -q '^In-Reply-To:' unthreaded/0001-*.patch || fail "--in-reply-to '' still threads"
+expect_exit 0 kcarry -C ws export split-bios stable61 --format mbox -o other --in-reply-to '<x@example.org>'
+grep -qx 'In-Reply-To: <x@example.org>' other/0001-*.patch || fail "--in-reply-to MSGID"
+expect_exit 2 kcarry -C ws export split-bios stable61 --format quilt -o q --in-reply-to x@example.org
+stderr_has "in-reply-to"
+# git send-email keeps the thread the file names
+if git send-email --help >/dev/null 2>&1 && command -v perl >/dev/null; then
+	git send-email --dry-run --confirm=never --suppress-cc=all --to stable@vger.kernel.org \
+		--from='C O Mitter <committer@example.org>' \
+		--smtp-server=/bin/false $msg >"$TEST_TMP/se" 2>&1 ||
+		{ cat "$TEST_TMP/se"; fail "git send-email --dry-run of the threaded backport"; }
+	grep -q "In-Reply-To: <$report_id>" "$TEST_TMP/se" || { cat "$TEST_TMP/se"; fail "send-email lost the thread"; }
+fi
 # the AUTOSEL form of the same line
 expect_exit 0 kcarry -C ws export split-bios stable61 --format mbox -o autosel --upstream-line bracket
 git mailinfo "$TEST_TMP/msg" "$TEST_TMP/patch" <autosel/0001-btrfs-fix-error-propagation-of-split-bios.patch >/dev/null
