@@ -445,7 +445,7 @@ static int fetch_named(const char *root, const char *name,
 	struct conf *c = NULL;
 	struct err err = ERR_INIT;
 	char **vs = NULL;
-	size_t nv = 0, done = 0;
+	size_t nv = 0, done = 0, named = 0;
 	int error;
 
 	if ((error = conf_open(&c, path, false, &err)) < 0 ||
@@ -454,12 +454,13 @@ static int fetch_named(const char *root, const char *name,
 	for (size_t i = 0; i < nv; i++) {
 		char *key = xstrfmt("version.%s.msgid", vs[i]), *id, *msgid;
 
-		if (only ? strcmp(vs[i], only) != 0 : stored(root, name, vs[i])) {
-			free(key);
-			continue;
-		}
 		id = conf_get_or(c, key, NULL);
 		free(key);
+		named += id != NULL;
+		if (only ? strcmp(vs[i], only) != 0 : stored(root, name, vs[i])) {
+			free(id);
+			continue;
+		}
 		if (!id) {
 			if (only) {
 				error = err_set(&err, ERR_NOTFOUND,
@@ -498,7 +499,13 @@ static int fetch_named(const char *root, const char *name,
 				path, only);
 		goto fail;
 	}
-	if (!done)
+	if (!done && !named)
+		note(opts, "%s: no version names a msgid (a line 'msgid = "
+			   "ID' in a [version \"V\"] section of "
+			   "series/%s.conf); 'kcarry fetch --new %s' looks for "
+			   "later ones",
+		     name, name, name);
+	else if (!done)
 		note(opts, "%s: every version with a msgid is imported", name);
 	goto out;
 fail:

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "cursor.h"
@@ -1668,8 +1669,14 @@ static int write_debian(struct export_written *w, const struct export_series *s,
 		char *f = xstrfmt("%s/debian/source/format", root);
 		struct err e = ERR_INIT;
 
-		if (!fs_is_dir(root) || fs_read_file(&fmt, f, 4096, &e) < 0 ||
-		    !strstr(fmt.ptr, "3.0 (quilt)"))
+		if (!fs_is_dir(root))
+			error = err_set(err, ERR_NOTFOUND,
+					"--into '%s': %s", root,
+					access(root, F_OK)
+						? "no such folder"
+						: "not a folder");
+		else if (fs_read_file(&fmt, f, 4096, &e) < 0 ||
+			 !strstr(fmt.ptr, "3.0 (quilt)"))
 			error = err_set(err, ERR_USAGE,
 					"'%s' is not an unpacked 3.0 (quilt) "
 					"source package (%s)",
@@ -1774,6 +1781,12 @@ static int write_suse(struct export_written *w, const struct export_series *s,
 				      "'v6.12-rc3')");
 			goto out;
 		}
+	}
+	if (o->into && !fs_is_dir(root)) {
+		error = err_set(err, ERR_NOTFOUND, "--into '%s': %s", root,
+				access(root, F_OK) ? "no such folder"
+						   : "not a folder");
+		goto out;
 	}
 	if (o->into && !fs_is_file(conf)) {
 		error = err_set(err, ERR_USAGE,

@@ -1,5 +1,6 @@
 #include "import.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -412,6 +413,20 @@ out:
 	return error;
 }
 
+
+/* "ftp://x" -> 3: a URL's scheme (letters, digits, + - .) before "://" */
+static size_t url_scheme_len(const char *s)
+{
+	size_t n = 0;
+
+	if (!isalpha((unsigned char)s[0]))
+		return 0;
+	while (isalnum((unsigned char)s[n]) || s[n] == '+' || s[n] == '-' ||
+	       s[n] == '.')
+		n++;
+	return starts_with(s + n, "://") ? n : 0;
+}
+
 int import_sources(struct import_set *out, char *const *sources, size_t nr,
 		   const struct import_opts *opts, struct err *err)
 {
@@ -424,6 +439,12 @@ int import_sources(struct import_set *out, char *const *sources, size_t nr,
 		const char *s = sources[i];
 		bool special = starts_with(s, "apt:");
 
+		if (!special && !fs_is_dir(s) && !fs_is_file(s) &&
+		    access(s, F_OK) != 0 && url_scheme_len(s))
+			return err_set(err, ERR_USAGE,
+				       "'%s': only http:// and https:// URLs "
+				       "are fetched",
+				       s);
 		if (!special && !fs_is_dir(s) && !fs_is_file(s))
 			return access(s, F_OK) == 0
 				       ? err_set(err, ERR_PARSE,

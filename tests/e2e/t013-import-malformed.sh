@@ -63,4 +63,14 @@ expect_exit 2 kcarry -C ws import ../x lie.patch
 stderr_has "^error: '../x': '/' is not allowed in a series name"
 expect_exit 2 kcarry -C ws import ok nosuchfile
 stderr_has "^error: 'nosuchfile' does not exist"
+# a URL of another scheme is no file that "does not exist"
+expect_exit 2 kcarry -C ws import ok ftp://example.org/all/a@b/
+stderr_has "^error: 'ftp://example.org/all/a@b/': only http:// and https:// URLs are fetched$"
+expect_exit 2 kcarry -C ws import ok file:///etc/passwd
+stderr_has "^error: 'file:///etc/passwd': only http:// and https:// URLs are fetched$"
+# fetch of a series none of whose versions names a msgid says so
+good_patch >fine.patch
+expect_exit 0 kcarry -C ws import fine fine.patch
+expect_exit 0 kcarry -C ws fetch fine
+stderr_has "^fine: no version names a msgid \\(a line 'msgid = ID' in a \\[version \"V\"\\] section of series/fine.conf\\); 'kcarry fetch --new fine' looks for later ones$"
 exit 0

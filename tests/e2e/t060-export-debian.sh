@@ -201,6 +201,10 @@ expect_exit 2 kcarry -C ws export wq 6.1 --format debian --into old
 expect_stderr <<'EOT'
 error: 'old' is not an unpacked 3.0 (quilt) source package (debian/source/format is not '3.0 (quilt)')
 EOT
+expect_exit 2 kcarry -C ws export wq 6.1 --format debian --into nowhere
+expect_stderr <<'EOT'
+error: --into 'nowhere': no such folder
+EOT
 
 # usage
 expect_exit 2 kcarry -C ws export wq 6.1

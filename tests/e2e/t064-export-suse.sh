@@ -117,4 +117,8 @@ expect_exit 2 kcarry -C ws export wq 6.1 --format suse --into empty
 expect_stderr <<'EOT'
 error: 'empty' is not a kernel-source checkout (no series.conf)
 EOT
+expect_exit 2 kcarry -C ws export wq 6.1 --format suse --into nowhere
+expect_stderr <<'EOT'
+error: --into 'nowhere': no such folder
+EOT
 exit 0
