@@ -60,6 +60,10 @@ const struct opt export_options[] = {
 	  offsetof(struct export_cli, to) },
 	{ OPT_LIST, 0, "cc", "ADDR", "mbox: a recipient on Cc (repeatable)",
 	  offsetof(struct export_cli, cc) },
+	{ OPT_STRING, 0, "subject-prefix", "TAG",
+	  "mbox: the subject's tag (default 'PATCH 6.1.y'\n"
+	  "for a 6.1 target; 'PATCH AUTOSEL 6.1' ...)",
+	  offsetof(struct export_cli, eo.text.subject_prefix) },
 	{ OPT_STRING, 0, "in-reply-to", "MSGID",
 	  "mbox: the first message answers MSGID (default:\n"
 	  "the stable FAILED report the patch came from;\n"
@@ -130,10 +134,13 @@ static int take_args(struct export_cli *c, size_t nr, struct err *err)
 			bad = "--subdir";
 		else if ((c->start_set || c->eo.autopatch) && f != EXPORT_RPM)
 			bad = c->eo.autopatch ? "--autopatch" : "--start";
-		else if ((c->to.nr || c->cc.nr || c->eo.text.in_reply_to) &&
+		else if ((c->to.nr || c->cc.nr || c->eo.text.in_reply_to ||
+			  c->eo.text.subject_prefix) &&
 			 f != EXPORT_MBOX)
-			bad = c->to.nr ? "--to"
-				       : c->cc.nr ? "--cc" : "--in-reply-to";
+			bad = c->to.nr		       ? "--to"
+			      : c->cc.nr	       ? "--cc"
+			      : c->eo.text.in_reply_to ? "--in-reply-to"
+						       : "--subject-prefix";
 		else if ((c->eo.branch || c->eo.git_dir || c->eo.onto) &&
 			 f != EXPORT_GIT)
 			bad = c->eo.branch    ? "--branch"

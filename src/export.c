@@ -1074,9 +1074,13 @@ void export_suse_patch(struct buf *out, const struct export_series *s,
 	buf_release(&refs);
 }
 
-static void subject_prefix(struct buf *out, const struct export_series *s)
+static void subject_prefix(struct buf *out, const struct export_series *s,
+			   const struct export_text_opts *o)
 {
-	buf_addf(out, "PATCH %s", tree_name(s));
+	if (o && o->subject_prefix && *o->subject_prefix)
+		buf_adds(out, o->subject_prefix);
+	else
+		buf_addf(out, "PATCH %s", tree_name(s));
 }
 
 const char *export_failed_report(const struct export_series *s)
@@ -1146,7 +1150,7 @@ void export_mbox_patch(struct buf *out, const struct export_series *s,
 	struct buf body = BUF_INIT, prefix = BUF_INIT, msg = BUF_INIT;
 
 	compose_body(&body, s, p, o, BODY_MBOX);
-	subject_prefix(&prefix, s);
+	subject_prefix(&prefix, s, o);
 	format_view(&msg, p, &body, prefix.ptr, o ? o->index : 1,
 		    o ? o->total : 1);
 	add_recipients(&msg, o, !o || o->total <= 1);
@@ -1177,7 +1181,7 @@ void export_mbox_cover(struct buf *out, const struct export_series *s,
 	add_mail_date(&msg, s->now);
 	buf_addc(&msg, '\n');
 	buf_adds(&subj, "[");
-	subject_prefix(&subj, s);
+	subject_prefix(&subj, s, o);
 	buf_addf(&subj, " 0/%zu] ", total);
 	if (s->cover_title)
 		buf_adds(&subj, s->cover_title);

@@ -164,6 +164,8 @@ struct export_text_opts {
 	 * answers; NULL: the stable FAILED report every exported patch
 	 * came from, if there is one; "": none */
 	const char *in_reply_to;
+	/* mbox: the tag in [...] before n/m (default "PATCH 6.1.y") */
+	const char *subject_prefix;
 	size_t index, total; /* mbox: n/m of the exported patches */
 };
 

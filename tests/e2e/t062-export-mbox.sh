@@ -224,10 +224,17 @@ if git send-email --help >/dev/null 2>&1 && command -v perl >/dev/null; then
 		{ cat "$TEST_TMP/se"; fail "git send-email --dry-run of the threaded backport"; }
 	grep -q "In-Reply-To: <$report_id>" "$TEST_TMP/se" || { cat "$TEST_TMP/se"; fail "send-email lost the thread"; }
 fi
-# the AUTOSEL form of the same line
-expect_exit 0 kcarry -C ws export split-bios stable61 --format mbox -o autosel --upstream-line bracket
-git mailinfo "$TEST_TMP/msg" "$TEST_TMP/patch" <autosel/0001-btrfs-fix-error-propagation-of-split-bios.patch >/dev/null
+# the AUTOSEL form: its subject tag and its bracketed upstream line
+expect_exit 0 kcarry -C ws export split-bios stable61 --format mbox -o autosel --upstream-line bracket \
+	--subject-prefix 'PATCH AUTOSEL 6.1'
+grep -qx 'Subject: \[PATCH AUTOSEL 6.1\] btrfs: fix error propagation of split bios' \
+	autosel/0001-btrfs-fix-error-propagation-of-split-bios.patch || fail "AUTOSEL subject"
+git mailinfo "$TEST_TMP/msg" "$TEST_TMP/patch" <autosel/0001-btrfs-fix-error-propagation-of-split-bios.patch >"$TEST_TMP/info"
 [ "$(head -n 1 "$TEST_TMP/msg")" = "[ Upstream commit $upstream ]" ] || fail "bracket line"
+grep -qx 'Subject: btrfs: fix error propagation of split bios' "$TEST_TMP/info" ||
+	fail "git mailinfo does not strip the AUTOSEL tag"
+expect_exit 2 kcarry -C ws export split-bios stable61 --format quilt -o q2 --subject-prefix X
+stderr_has "subject-prefix"
 # and git am takes it onto the 6.1 tree
 git -C t61 am -q "$TEST_TMP/$msg" || fail "git am of the stable backport"
 [ "$(git -C t61 rev-parse HEAD^{tree})" = "$(git -C t61 rev-parse kcarry/split-bios/v1/stable61^{tree})" ] ||
