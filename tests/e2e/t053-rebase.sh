@@ -122,6 +122,11 @@ diff -r qt/fs branch/fs || fail "quilt's tree differs from the rebased branch"
 
 # check, apply and a second rebase keep what rebase established
 expect_exit 0 kcarry -C ws check wq@v2 tgt
+# the rebased cell is a cell like any other: every patch clean, the
+# resolved one through its recorded resolution
+sed -n '/^0001/,/^0004/p' "$OUT" | awk '{ print $1, $(NF - ($NF == "w")) }' >"$TEST_TMP/cells"
+printf '0001 .\n0002 .\n0003 .\n0004 .\n' | diff -u - "$TEST_TMP/cells" || fail "check's cells of the rebased v2"
+stdout_has '^  wq@v2 on tgt: 4 clean$'
 [ "$(git -C tgt rev-parse kcarry/wq/v2/tgt^{tree})" = "$rebased" ] || fail "check changed the tree"
 expect_exit 0 kcarry -C ws apply wq@v2 tgt
 stdout_has '^  0002 clean             \[resolved\] btrfs: conflicting fix'
