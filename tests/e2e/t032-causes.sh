@@ -333,3 +333,31 @@ h = json.load(open(sys.argv[2]))["results"][0]["patches"][0]["files"][0]["hunks"
 assert h["rule"] == "conflict", h
 assert h["cause"]["kind"] == "file", h["cause"]
 EOT
+
+# --- a hunk that fails only because an earlier patch failed: its cause
+# is that patch (kind failed-patch), every name of it being defined
+fp_file() { # X2: the value line 9 sets
+	printf 'int x1;\nint x2;\nint x3;\nint x4;\n\nvoid f(void)\n{\n\tx1 = 1;\n\tx2 = %s;\n\tx3 = 3;\n\tx4 = 4;\n}\n' "$1"
+}
+make_repo fpup f.c "$(fp_file 2)"
+commit_file fpup f.c "$(fp_file 20)" "set x2 to 20"
+commit_file fpup f.c "$(fp_file 21)" "then to 21"
+make_repo fptgt f.c "$(fp_file 5)"
+printf '[kernel]\n\turl = %s/fptgt\n\tref = base\n' "$TEST_TMP" >ws/kernels/fp.conf
+expect_exit 0 kcarry -C ws import fp --git fpup base..HEAD
+expect_exit 1 kcarry -C ws apply --no-refresh --json -o fp.json fp fp
+python3 - fp.json "$KCARRY_FIXTURES/../../docs/kcarry-apply.schema.json" <<'EOT' || fail "failed-patch cause"
+import json, sys
+d = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(d)
+except ImportError:
+    pass
+p = d["results"][0]["patches"]
+assert p[0]["outcome"] == "conflict" and p[1]["outcome"] == "conflict", [x["outcome"] for x in p]
+c = p[1]["files"][0]["hunks"][0]["cause"]
+assert c["kind"] == "failed-patch", c
+assert c["failed_patches"] == [1], c
+assert not c.get("names"), c
+EOT
