@@ -97,6 +97,7 @@ void build_result_release(struct build_result *r)
 	free(r->attr);
 	diag_list_release(&r->diags);
 	free_list(r->failed_objects, r->nr_failed_objects);
+	free_list(r->broken_objects, r->nr_broken_objects);
 	free(r->steps);
 	buf_release(&r->log);
 	memset(r, 0, sizeof(*r));
@@ -1775,6 +1776,14 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		if (error < 0)
 			goto out;
 		res->kept = kept;
+		for (size_t i = 0; i < cur.nr_failed; i++)
+			for (size_t k = 0; k < base.nr_failed; k++)
+				if (!strcmp(cur.failed[i], base.failed[k])) {
+					list_add(&res->broken_objects,
+						 &res->nr_broken_objects,
+						 xstrdup(cur.failed[i]));
+					break;
+				}
 	}
 	sort_diags(res);
 	count(&res->diags, &res->errors, &res->warnings);
@@ -1799,7 +1808,8 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	for (size_t i = 0; i < res->nr_failed_objects; i++)
 		buf_addf(&res->log, "make: *** [%s] Error 1\n",
 			 res->failed_objects[i]);
-	res->failed = res->failed || res->errors || res->nr_failed_objects;
+	res->failed = res->failed || res->errors || res->nr_failed_objects ||
+		      res->nr_broken_objects;
 	res->seconds_build = now() - t0;
 out:
 	if (lockfd >= 0)

@@ -67,6 +67,11 @@ struct build_result {
 	size_t kept;        /* result diagnostics also in the base build */
 	char **failed_objects;  /* objects failing now and not in the base */
 	size_t nr_failed_objects;
+	/* objects failing in the base build and still after the series:
+	 * the tree does not build them either way, so the result is not
+	 * known to build (failed is set; no patch is blamed) */
+	char **broken_objects;
+	size_t nr_broken_objects;
 	size_t first_breaking;  /* --each: first patch after which it
 				 * breaks (1-based); 0 none */
 	struct build_step *steps;

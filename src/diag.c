@@ -478,10 +478,37 @@ static void take_line(struct pstate *st, const char *s, size_t n)
 	st->cur = NULL;
 }
 
+/*
+ * gcc quotes with U+2018/U+2019 in a UTF-8 locale and with ' in C.  kcarry
+ * runs make with LANG=C, but a compile farm (distcc, icecc) runs gcc in
+ * its own daemon's locale: the same diagnostic must read the same, or a
+ * warning of the base build would be "new" when another host compiled
+ * it.  Lines without those bytes are taken as they are.
+ */
+static const char *ascii_quotes(struct buf *b, const char *s, size_t *n)
+{
+	if (!memmem(s, *n, "\xe2\x80", 2))
+		return s;
+	buf_reset(b);
+	for (size_t i = 0; i < *n; i++) {
+		if (i + 2 < *n && (unsigned char)s[i] == 0xe2 &&
+		    (unsigned char)s[i + 1] == 0x80 &&
+		    ((unsigned char)s[i + 2] == 0x98 ||
+		     (unsigned char)s[i + 2] == 0x99)) {
+			buf_addc(b, '\'');
+			i += 2;
+		} else
+			buf_addc(b, s[i]);
+	}
+	*n = b->len;
+	return b->ptr;
+}
+
 void diag_parse(struct diag_list *l, const char *text, size_t len,
 		const struct diag_parse_opts *opts)
 {
 	struct pstate st = { l, opts, BUF_INIT, NULL, NULL, NULL, NULL, false };
+	struct buf line = BUF_INIT;
 	const char *p = text, *end = text + len;
 
 	while (p < end) {
@@ -490,9 +517,11 @@ void diag_parse(struct diag_list *l, const char *text, size_t len,
 		size_t k = n;
 		while (k && p[k - 1] == '\r')
 			k--;
-		take_line(&st, p, k);
+		const char *s = ascii_quotes(&line, p, &k);
+		take_line(&st, s, k);
 		p += n + (e ? 1 : 0);
 	}
+	buf_release(&line);
 	buf_release(&st.pending);
 	free(st.chain_top);
 	free(st.unit);

@@ -383,6 +383,16 @@ void report_build_summary(struct buf *b, const struct build_result *br)
 		buf_adds(b, "nothing to build");
 		return;
 	}
+	if (!br->errors && !br->warnings && !br->nr_failed_objects &&
+	    br->nr_broken_objects) {
+		/* never "builds": the tree fails there with or without it */
+		buf_addf(b, "does not build: %zu object%s fail%s in the base "
+			    "tree too, not the series' fault",
+			 br->nr_broken_objects,
+			 br->nr_broken_objects == 1 ? "" : "s",
+			 br->nr_broken_objects == 1 ? "s" : "");
+		return;
+	}
 	if (!br->errors && !br->warnings && !br->nr_failed_objects) {
 		buf_adds(b, "builds");
 		return;
@@ -400,6 +410,11 @@ void report_build_summary(struct buf *b, const struct build_result *br)
 			 br->nr_failed_objects == 1 ? "" : "s");
 	if (br->first_breaking)
 		buf_addf(b, ", first broken by %04zu", br->first_breaking);
+	if (br->nr_broken_objects)
+		buf_addf(b, "; %zu object%s fail%s in the base tree too",
+			 br->nr_broken_objects,
+			 br->nr_broken_objects == 1 ? "" : "s",
+			 br->nr_broken_objects == 1 ? "s" : "");
 }
 
 void report_build_diag_line(struct buf *b, const struct diag *d,
@@ -442,6 +457,9 @@ void report_build_text(FILE *out, const char *series, const char *target,
 	}
 	for (size_t i = 0; i < br->nr_failed_objects; i++)
 		fprintf(out, "    failed: %s\n", br->failed_objects[i]);
+	for (size_t i = 0; i < br->nr_broken_objects; i++)
+		fprintf(out, "    fails in the base tree too: %s\n",
+			br->broken_objects[i]);
 	for (size_t i = 0; i < br->nr_steps; i++) {
 		const struct build_step *st = &br->steps[i];
 		if (!st->failed && verbosity < 1 && !st->warnings)

@@ -412,13 +412,16 @@ static json_t *diag_json(const struct diag *d, const struct blame_attribution *a
 json_t *report_build_json(const struct build_result *b)
 {
 	json_t *o = json_object(), *tg = json_array(), *fo = json_array(),
-	       *steps = json_array(), *diags = json_array(),
-	       *secs = json_object();
-	const char *status = b->error		      ? "error"
-			     : b->skipped || !b->ran  ? "skipped"
-			     : b->failed	      ? "errors"
-			     : b->warnings	      ? "warnings"
-						      : "ok";
+	       *bo = json_array(), *steps = json_array(),
+	       *diags = json_array(), *secs = json_object();
+	bool base_broken = b->nr_broken_objects && !b->errors &&
+			   !b->nr_failed_objects;
+	const char *status = b->error		     ? "error"
+			     : b->skipped || !b->ran ? "skipped"
+			     : base_broken	     ? "base-broken"
+			     : b->failed	     ? "errors"
+			     : b->warnings	     ? "warnings"
+						     : "ok";
 
 	json_object_set_new(o, "status", json_string(status));
 	json_object_set_new(o, "error", report_json_str(b->error));
@@ -435,6 +438,9 @@ json_t *report_build_json(const struct build_result *b)
 	for (size_t i = 0; i < b->nr_failed_objects; i++)
 		json_array_append_new(fo, report_json_str(b->failed_objects[i]));
 	json_object_set_new(o, "failed_objects", fo);
+	for (size_t i = 0; i < b->nr_broken_objects; i++)
+		json_array_append_new(bo, report_json_str(b->broken_objects[i]));
+	json_object_set_new(o, "broken_objects", bo);
 	json_object_set_new(o, "first_breaking",
 			    b->first_breaking ? jcount(b->first_breaking)
 					      : json_null());
@@ -1023,6 +1029,9 @@ static void junit_build(struct junit_suite *js, const struct build_result *b)
 		}
 		for (size_t i = 0; i < b->nr_failed_objects; i++)
 			buf_addf(&text, "failed: %s\n", b->failed_objects[i]);
+		for (size_t i = 0; i < b->nr_broken_objects; i++)
+			buf_addf(&text, "fails in the base tree too: %s\n",
+				 b->broken_objects[i]);
 		if (b->log.len) {
 			buf_adds(&text, "\ncompiler output:\n");
 			buf_add(&text, b->log.ptr, b->log.len);
@@ -1498,6 +1507,9 @@ static void md_build(struct buf *b, const struct build_result *br)
 	}
 	for (size_t i = 0; i < br->nr_failed_objects; i++)
 		buf_addf(&text, "failed: %s\n", br->failed_objects[i]);
+	for (size_t i = 0; i < br->nr_broken_objects; i++)
+		buf_addf(&text, "fails in the base tree too: %s\n",
+			 br->broken_objects[i]);
 	md_fenced(b, "", text.ptr, text.len);
 	if (br->log.len) {
 		buf_adds(b, "<details><summary>compiler output</summary>\n\n");
@@ -1919,6 +1931,9 @@ static void email_build(struct buf *b, const struct email_ctx *ec, size_t s,
 	}
 	for (size_t k = 0; k < br->nr_failed_objects; k++)
 		buf_addf(&body, "  failed: %s\n", br->failed_objects[k]);
+	for (size_t k = 0; k < br->nr_broken_objects; k++)
+		buf_addf(&body, "  fails in the base tree too: %s\n",
+			 br->broken_objects[k]);
 	if (br->log.len) {
 		buf_adds(&body, "\n------------------ compiler output "
 				"------------------\n");

@@ -416,7 +416,8 @@ static void load_build(struct build_result *b, json_t *o)
 	b->skipped = status && !strcmp(status, "skipped");
 	b->ran = !b->skipped && !b->error;
 	b->failed = status && (!strcmp(status, "errors") ||
-			       !strcmp(status, "error"));
+			       !strcmp(status, "error") ||
+			       !strcmp(status, "base-broken"));
 	b->cc = jdup(o, "cc");
 	b->profile = jdup(o, "profile");
 	arr = json_object_get(o, "targets");
@@ -440,6 +441,15 @@ static void load_build(struct build_result *b, json_t *o)
 		b->failed_objects[i] = xstrdup(
 			json_string_value(v) ? json_string_value(v) : "");
 		b->nr_failed_objects = i + 1;
+	}
+	arr = json_object_get(o, "broken_objects");
+	json_array_foreach(arr, i, v)
+	{
+		b->broken_objects = xrealloc(b->broken_objects,
+					     (i + 1) * sizeof(char *));
+		b->broken_objects[i] = xstrdup(
+			json_string_value(v) ? json_string_value(v) : "");
+		b->nr_broken_objects = i + 1;
 	}
 	b->first_breaking = jsize(o, "first_breaking");
 	arr = json_object_get(o, "steps");

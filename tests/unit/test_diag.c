@@ -152,6 +152,23 @@ static void typographic_quotes_and_lines_without_column(void **state)
 	diag_list_release(&l);
 }
 
+/* a compile farm's host in a UTF-8 locale and LANG=C here: one diagnostic */
+static void both_quotings_read_the_same(void **state)
+{
+	struct diag_list l;
+
+	parse(&l, "/cache/build/6.1/src/fs/btrfs/a.c:3:5: error: "
+		  "\xe2\x80\x98x\xe2\x80\x99 undeclared (first use in this "
+		  "function)\n"
+		  "/cache/build/6.1/src/fs/btrfs/a.c:3:5: error: 'x' undeclared "
+		  "(first use in this function)\n");
+	assert_int_equal(l.nr, 1);
+	assert_string_equal(l.items[0].message,
+			    "'x' undeclared (first use in this function)");
+	assert_null(strstr(l.items[0].text.ptr, "\xe2\x80"));
+	diag_list_release(&l);
+}
+
 static void paths_outside_both_roots_stay(void **state)
 {
 	struct err err = ERR_INIT;
@@ -179,6 +196,7 @@ int main(void)
 		cmocka_unit_test(make_error_lines_name_failed_objects),
 		cmocka_unit_test(clang_output_is_read),
 		cmocka_unit_test(typographic_quotes_and_lines_without_column),
+		cmocka_unit_test(both_quotings_read_the_same),
 		cmocka_unit_test(paths_outside_both_roots_stay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
