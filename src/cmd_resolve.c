@@ -287,7 +287,7 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 		       v.items[k].file, j.target.name,
 		       apply_outcome_name(sum.outcome));
 		struct err e2 = ERR_INIT;
-		fs_remove_tree(dir, &e2);
+		resolve_discard(dir, &e2);
 		err_release(&e2);
 		goto out;
 	}
@@ -379,7 +379,7 @@ int cmd_refresh(int argc, char **argv, const struct options *opts)
 		goto fail;
 	if (!error) {
 		struct err e2 = ERR_INIT;
-		fs_remove_tree(dir, &e2);
+		resolve_discard(dir, &e2);
 		err_release(&e2);
 	}
 	{

@@ -1,8 +1,10 @@
 #include "resolve.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "cursor.h"
@@ -32,6 +34,18 @@ char *resolve_dir(const char *root, const char *name, const char *version,
 {
 	return xstrfmt("%s/.kcarry/resolve/%s/%s/%s", root, name, version,
 		       target);
+}
+
+int resolve_discard(const char *dir, struct err *err)
+{
+	char *state = fs_join(dir, "state");
+	int error = 0;
+
+	if (unlink(state) < 0 && errno != ENOENT)
+		error = err_set(err, ERR_IO, "cannot remove '%s': %s", state,
+				strerror(errno));
+	free(state);
+	return error ? error : fs_remove_tree(dir, err);
 }
 
 static int write_file(const char *dir, const char *rel, const char *suffix,
@@ -77,7 +91,7 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	struct buf old = BUF_INIT;
 	struct conf *c = NULL;
 	char hex[41], fp[41], num[32];
-	char *state = NULL;
+	char *state = NULL, *fresh = NULL;
 	size_t alloc = 0;
 	int error;
 
@@ -86,7 +100,7 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	ao.markers = true;
 	if ((error = tree_commit_tree(&tree, repo, base, err)) < 0 ||
 	    (error = carry_fingerprint(fp, repo, &tree, p, err)) < 0 ||
-	    (error = fs_remove_tree(dir, err)) < 0 ||
+	    (error = resolve_discard(dir, err)) < 0 ||
 	    (error = fs_mkdirs(dir, err)) < 0)
 		goto out;
 	for (size_t f = 0; f < p->nr_files && !error; f++) {
@@ -133,18 +147,25 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	}
 	if (error)
 		goto out;
+	/* the state, written whole and then renamed in, makes the folder a
+	 * pending resolution only once every file of it is there */
 	state = fs_join(dir, "state");
+	fresh = fs_join(dir, "state.new");
 	tree_oid_hex(hex, base);
 	snprintf(num, sizeof(num), "%zu", index);
-	if ((error = conf_open(&c, state, true, err)) < 0 ||
+	if ((error = conf_open(&c, fresh, true, err)) < 0 ||
 	    (error = conf_set(c, "resolve.patch", item->file, err)) < 0 ||
 	    (error = conf_set(c, "resolve.index", num, err)) < 0 ||
-	    (error = conf_set(c, "resolve.fingerprint", fp, err)) < 0)
+	    (error = conf_set(c, "resolve.fingerprint", fp, err)) < 0 ||
+	    (error = conf_set(c, "resolve.base", hex, err)) < 0)
 		goto out;
-	error = conf_set(c, "resolve.base", hex, err);
+	if (rename(fresh, state) < 0)
+		error = err_set(err, ERR_IO, "cannot rename '%s': %s", fresh,
+				strerror(errno));
 out:
 	conf_free(c);
 	free(state);
+	free(fresh);
 	buf_release(&old);
 	return error;
 }

@@ -44,6 +44,13 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 		    const struct series_item *item, size_t index,
 		    const struct apply_opts *opts, struct err *err);
 
+/*
+ * Remove the scratch folder dir.  Its state goes first, so that a folder
+ * half removed (a kill -9) is never read as a pending resolution that
+ * deletes the files already gone.
+ */
+int resolve_discard(const char *dir, struct err *err);
+
 /* ERR_NOTFOUND when dir holds no pending resolution. */
 int resolve_load(struct resolve_state *s, const char *dir, struct err *err);
 

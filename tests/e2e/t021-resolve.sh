@@ -38,6 +38,21 @@ grep -q 'offset_fix();' "$f" || fail "earlier patches missing"
 expect_exit 1 kcarry -C ws refresh wq old
 stderr_has "^error: .*files/fs/btrfs/async-thread.c:[0-9]+: conflict markers remain"
 
+# the state file makes the folder a pending resolution, and only a whole
+# one: a folder whose state was removed (kill -9 while refresh removed the
+# folder, state first) or never renamed in (state.new) records nothing,
+# even with a file missing, which would otherwise read as its deletion
+s=ws/.kcarry/resolve/wq/v1/old
+[ -f $s/state ] && [ ! -e $s/state.new ] || fail "resolve left no whole state"
+cp -r $s "$TEST_TMP/scratch.keep"
+mv $s/state $s/state.new
+rm "$f"
+expect_exit 1 kcarry -C ws refresh wq old
+stdout_has "^  0003 conflict"
+! grep -q "recorded the resolution" "$ERR" || fail "a half scratch folder was recorded"
+[ -z "$(ls ws/patches/wq/.resolutions 2>/dev/null)" ] || fail "a resolution was written from a half folder"
+rm -rf $s && cp -r "$TEST_TMP/scratch.keep" $s
+
 # the person resolves: the target's line, renamed as the patch wants
 git -C tgt show base:fs/btrfs/async-thread.c |
 	sed 's/^	w_line_10();/	w_line_10();\n	exact_fix();/; s/w_line_51_target()/w_line_51_resolved()/' >"$f.tmp"
