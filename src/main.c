@@ -114,7 +114,9 @@ static const struct command commands[] = {
 	  "I/O.\n" },
 	{ "list", cmd_list, "list series, versions and patch counts",
 	  "kcarry list",
-	  "One line per series version: name, version, patches, source.\n",
+	  "One line per series version: name, version, patches, source.  A\n"
+	  "version whose provenance an interrupted import cut short says\n"
+	  "'(incomplete: import again to repair)' as its source.\n",
 	  list_options },
 	{ "show", cmd_show, "show the patches of a series version",
 	  "kcarry show [--stat] NAME[@VERSION]",

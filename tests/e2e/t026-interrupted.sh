@@ -37,6 +37,13 @@ rmdir ws/patches/s/.tmp-v3-$$
 # --- provenance cut short (killed or disk full between folder and conf) -
 git config -f ws/series/s.conf --unset version.v2.source
 git config -f ws/series/s.conf --unset version.v2.patches
+# list says so, in the SOURCE column and in a hint
+expect_exit 0 kcarry -C ws list
+stdout_has "^s +v1 +2  git $TEST_TMP/up base\.\.HEAD~2$"
+stdout_has '^s +v2 +4  git \(incomplete: import again to repair\)$'
+expect_stderr <<'EOT'
+hint: s@v2: its provenance in series/s.conf is incomplete (an import was cut short); import it again from its source to repair it
+EOT
 expect_exit 0 kcarry -C ws import s@v2 --git up base..HEAD
 expect_stdout <<'EOT'
 s@v2 is unchanged: 4 patches in patches/s/v2; its provenance in series/s.conf was incomplete and is recorded again
@@ -47,6 +54,16 @@ expect_exit 0 kcarry -C ws import s@v2 --git up base..HEAD
 expect_stdout <<'EOT'
 s@v2 is unchanged: 4 patches in patches/s/v2
 EOT
+expect_exit 0 kcarry -C ws list
+stdout_has '^s +v2 +4  git .*up base\.\.HEAD$'
+expect_stderr </dev/null
+# killed between the folder's rename and the conf: no record at all
+git config -f ws/series/s.conf --remove-section version.v2
+expect_exit 0 kcarry -C ws list
+stdout_has '^s +v2 +4  \(incomplete: import again to repair\)$'
+stderr_has '^hint: s@v2: its provenance in series/s.conf is incomplete'
+expect_exit 0 kcarry -C ws import s@v2 --git up base..HEAD
+stdout_has 'was incomplete and is recorded again$'
 
 # --- writers wait for each other ----------------------------------------
 mkdir -p ws/.kcarry
