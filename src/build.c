@@ -390,7 +390,7 @@ struct runner {
 	const char *target;
 	const struct build_progress *progress;
 	const char *phase;
-	double t0;
+	double t0, phase_t0;
 	size_t done, total;
 	char **env;
 };
@@ -446,11 +446,45 @@ static bool is_cc_line(const char *s, size_t n)
 	       (memmem(s, n, ".o", 2) != NULL);
 }
 
+static void tell(struct runner *rn, struct build_tick *t)
+{
+	double at = now();
+
+	if (!rn->progress || !rn->progress->fn)
+		return;
+	t->target = rn->target;
+	t->phase = rn->phase;
+	t->done = rn->done;
+	t->total = rn->total;
+	t->elapsed = at - rn->t0;
+	t->seconds = at - rn->phase_t0;
+	rn->progress->fn(rn->progress->ctx, t);
+}
+
 static void report(struct runner *rn)
 {
-	if (rn->progress && rn->progress->fn)
-		rn->progress->fn(rn->progress->ctx, rn->target, rn->phase,
-				 rn->done, rn->total, now() - rn->t0);
+	struct build_tick t = { .event = BUILD_TICK };
+
+	tell(rn, &t);
+}
+
+/* command: what the phase runs, for the log ("make fs/btrfs/"), or NULL */
+static void phase_begin(struct runner *rn, const char *phase,
+			const char *command, size_t total)
+{
+	struct build_tick t = { .event = BUILD_BEGIN, .command = command };
+
+	rn->phase = phase;
+	rn->done = 0;
+	rn->total = total;
+	rn->phase_t0 = now();
+	tell(rn, &t);
+}
+
+static void phase_end(struct runner *rn, struct build_tick *t)
+{
+	t->event = BUILD_END;
+	tell(rn, t);
 }
 
 /*
@@ -995,6 +1029,29 @@ static size_t count_sources(struct bctx *c, const struct tree_oid *commit,
 	return total;
 }
 
+/* Bring the source folder to commit, saying how many files it rewrote. */
+static int sync_to(struct bctx *c, const struct tree_oid *commit,
+		   struct err *err)
+{
+	struct build_tick t = { 0 };
+	int error;
+
+	phase_begin(&c->rn, "sync", NULL, 0);
+	if ((error = build_sync(&t.written, c->rq->repo, commit, c->src,
+				c->manifest, err)) < 0)
+		return error;
+	phase_end(&c->rn, &t);
+	return 0;
+}
+
+/* "make T1 T2 ...", as the log names a make phase */
+static void join_make(struct buf *out, char *const *words, size_t nr)
+{
+	buf_adds(out, "make");
+	for (size_t i = 0; i < nr; i++)
+		buf_addf(out, " %s", words[i]);
+}
+
 /* Sync to commit and make targets; *scope gets the diagnostics of every
  * object in scope as last compiled. */
 static int make_at(struct bctx *c, const struct tree_oid *commit,
@@ -1003,18 +1060,23 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 {
 	struct buf log = BUF_INIT;
 	struct timespec *before;
-	size_t written;
 	int error;
 
-	c->rn.phase = "sync";
-	c->rn.done = c->rn.total = 0;
-	report(&c->rn);
-	if ((error = build_sync(&written, c->rq->repo, commit, c->src,
-				c->manifest, err)) < 0)
+	if ((error = sync_to(c, commit, err)) < 0)
 		return error;
-	c->rn.phase = phase;
-	c->rn.done = 0;
-	c->rn.total = c->full ? 0 : count_sources(c, commit, targets, nr);
+	{
+		struct buf cmd = BUF_INIT;
+
+		if (c->full)
+			buf_adds(&cmd, c->rq->target->build_command
+					       ? c->rq->target->build_command
+					       : "make");
+		else
+			join_make(&cmd, targets, nr);
+		phase_begin(&c->rn, phase, cmd.ptr,
+			    c->full ? 0 : count_sources(c, commit, targets, nr));
+		buf_release(&cmd);
+	}
 	before = units_stamps(&c->units, c->out);
 	if (c->full && c->rq->target->build_command) {
 		char *argv[] = { "sh", "-c", c->rq->target->build_command,
@@ -1265,15 +1327,8 @@ static int configure(struct bctx *c, struct err *err)
 	    !strcmp(have.ptr, "configured\n"))
 		goto out;
 	err_release(&e2);
-	{
-		size_t written;
-		c->rn.phase = "sync";
-		report(&c->rn);
-		if ((error = build_sync(&written, c->rq->repo,
-					&c->rq->carry->base, c->src,
-					c->manifest, err)) < 0)
-			goto out;
-	}
+	if ((error = sync_to(c, &c->rq->carry->base, err)) < 0)
+		goto out;
 	/* 3.x needs O= to exist before the first make */
 	if ((error = fs_mkdirs(c->out, err)) < 0)
 		goto out;
@@ -1288,7 +1343,6 @@ static int configure(struct bctx *c, struct err *err)
 		if (error)
 			goto out;
 	}
-	c->rn.phase = "config";
 	for (size_t i = 0; i < t->nr_build_config && !error; i++) {
 		const char *l = t->build_config[i];
 		if (is_config_setting(l))
@@ -1308,6 +1362,10 @@ static int configure(struct bctx *c, struct err *err)
 		} else {
 			char **words = NULL;
 			size_t n = split_words(&words, l);
+			struct buf cmd = BUF_INIT;
+			join_make(&cmd, words, n);
+			phase_begin(&c->rn, "config", cmd.ptr, 0);
+			buf_release(&cmd);
 			error = run_make(&status, &log, c, words, n, err);
 			free_list(words, n);
 			if (!error && status) {
@@ -1322,6 +1380,7 @@ static int configure(struct bctx *c, struct err *err)
 		goto out;
 	if (t->nr_build_config) {
 		char *w[] = { "olddefconfig" };
+		phase_begin(&c->rn, "config", "make olddefconfig", 0);
 		buf_reset(&log);
 		if ((error = run_make(&status, &log, c, w, 1, err)) < 0)
 			goto out;
@@ -1333,7 +1392,7 @@ static int configure(struct bctx *c, struct err *err)
 	mk = read_tree_text(c->rq->repo, &c->rq->carry->base, "Makefile");
 	if (!c->full && mk && strstr(mk, "\nmodules_prepare:")) {
 		char *w[] = { "modules_prepare" };
-		c->rn.phase = "prepare";
+		phase_begin(&c->rn, "prepare", "make modules_prepare", 0);
 		buf_reset(&log);
 		if ((error = run_make(&status, &log, c, w, 1, err)) < 0)
 			goto out;
@@ -1435,6 +1494,18 @@ static void count(const struct diag_list *l, size_t *errors, size_t *warnings)
 	}
 }
 
+/* The end of a make phase, with what its objects report (l), from the
+ * cache or not. */
+static void make_end(struct bctx *c, const char *phase,
+		     const struct diag_list *l, bool cached)
+{
+	struct build_tick t = { .counted = true, .cached = cached };
+
+	c->rn.phase = phase;
+	count(l, &t.errors, &t.warnings);
+	phase_end(&c->rn, &t);
+}
+
 static bool touches_compiled(const struct carry_patch *cp)
 {
 	for (size_t f = 0; cp->item && f < cp->item->patch.nr_files; f++) {
@@ -1520,6 +1591,8 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 	if (fs_is_file(path) &&
 	    (error = fs_read_file(&scope, path, 0, err)) == 0) {
 		c->res->base_cached = true;
+		diag_parse(base, scope.ptr, scope.len, &c->po);
+		make_end(c, "base", base, true);
 	} else if (!error) {
 		if (nt || c->full)
 			error = make_at(c, &cr->base, tg, nt, "base", &scope,
@@ -1554,9 +1627,12 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 			error = fs_write_atomic(path, scope.ptr, scope.len,
 						err);
 		c->res->seconds_base = now() - t0;
+		if (!error) {
+			diag_parse(base, scope.ptr, scope.len, &c->po);
+			if (!c->res->error)
+				make_end(c, "base", base, false);
+		}
 	}
-	if (!error)
-		diag_parse(base, scope.ptr, scope.len, &c->po);
 	count(base, &c->res->base_errors, &c->res->base_warnings);
 	free(path);
 	free_list(tg, nt);
@@ -1594,6 +1670,8 @@ static int build_each(struct bctx *c, const struct diag_list *base,
 				err);
 		if (!error) {
 			diag_parse(&cur, scope.ptr, scope.len, &c->po);
+			if (!c->res->error)
+				make_end(c, phase, &cur, false);
 			error = new_diags(&fresh, NULL, &kept, base, &cur, c,
 					  i + 1, err);
 		}
@@ -1714,7 +1792,7 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	c.manifest = fs_join(c.dir, "src.manifest");
 	c.rn.target = t->name;
 	c.rn.progress = rq->opts ? rq->opts->progress : NULL;
-	c.rn.t0 = t0 = now();
+	c.rn.t0 = c.rn.phase_t0 = t0 = now();
 	c.po.src_root = c.src;
 
 	if (t->nr_build_targets)
@@ -1764,12 +1842,13 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		size_t nt = 0;
 		size_t kept;
 		targets_at(&tg, &nt, &c, &rq->carry->head);
-		error = make_at(&c, &rq->carry->head, tg, nt, "build", &scope,
+		error = make_at(&c, &rq->carry->head, tg, nt, "series", &scope,
 				&status, err);
 		free_list(tg, nt);
 		if (error < 0 || res->error)
 			goto out;
 		diag_parse(&cur, scope.ptr, scope.len, &c.po);
+		make_end(&c, "series", &cur, false);
 		error = new_diags(&res->diags, &res->attr, &kept, &base, &cur,
 				  &c, 0, err);
 		if (error < 0)

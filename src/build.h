@@ -27,11 +27,31 @@
 #include "diag.h"
 #include "target.h"
 
+/*
+ * What a build says while it runs: a phase begins, an object is compiled
+ * (or a command runs on), a phase ends.  Phases: "sync" (the source
+ * folder brought to a commit), "config", "prepare", "base" (the base
+ * build), "series" (the build of the result), "after 0003" (--each).
+ */
+enum build_event { BUILD_BEGIN, BUILD_TICK, BUILD_END };
+
+struct build_tick {
+	enum build_event event;
+	const char *target, *phase;
+	size_t done, total;   /* objects compiled; total 0 when unknown */
+	double elapsed;       /* since the target's build began */
+	double seconds;       /* since the phase began */
+	const char *command;  /* BEGIN: what runs ("make fs/btrfs/"), or
+			       * NULL */
+	size_t written;       /* END of sync: the files it rewrote */
+	bool counted;         /* END of a make phase: errors and warnings
+			       * (all its objects report, old ones too) */
+	bool cached;          /* END: the base build came from the cache */
+	size_t errors, warnings;
+};
+
 struct build_progress {
-	/* phase: "sync", "config", "prepare", "base", "build", "0003";
-	 * done/total: objects compiled (total 0 when unknown) */
-	void (*fn)(void *ctx, const char *target, const char *phase,
-		   size_t done, size_t total, double elapsed);
+	void (*fn)(void *ctx, const struct build_tick *t);
 	void *ctx;
 };
 

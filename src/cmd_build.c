@@ -29,24 +29,62 @@ struct progress {
 	bool shown;
 };
 
-static void on_build(void *vctx, const char *target, const char *phase,
-		     size_t done, size_t total, double elapsed)
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+bool build_tick_show(const struct options *opts, const char *what,
+		     const struct build_tick *t)
+{
+	if (opts->progress) {
+		fputs("\r\033[K", stderr);
+		if (t->total)
+			fprintf(stderr, "%s: %s%s: %zu/%zu objects, %.0f s",
+				t->target, what, t->phase, t->done, t->total,
+				t->elapsed);
+		else if (t->done)
+			fprintf(stderr, "%s: %s%s: %zu objects, %.0f s",
+				t->target, what, t->phase, t->done, t->elapsed);
+		else
+			fprintf(stderr, "%s: %s%s, %.0f s", t->target, what,
+				t->phase, t->elapsed);
+		fflush(stderr);
+		return true;
+	}
+	/* a log (CI): a line when a phase begins or ends, none per object */
+	if (opts->verbosity < 1)
+		return false;
+	if (t->event == BUILD_BEGIN && t->command) {
+		fprintf(stderr, "build %s: %s: %s", t->target, t->phase,
+			t->command);
+		if (t->total)
+			fprintf(stderr, " (%zu object%s)", t->total,
+				plural(t->total));
+		fputc('\n', stderr);
+	} else if (t->event == BUILD_END && t->written)
+		fprintf(stderr, "build %s: %s: %zu file%s written in %.0f s\n",
+			t->target, t->phase, t->written, plural(t->written),
+			t->seconds);
+	else if (t->event == BUILD_END && t->counted) {
+		if (t->cached)
+			fprintf(stderr, "build %s: %s: from the cache",
+				t->target, t->phase);
+		else
+			fprintf(stderr, "build %s: %s: done in %.0f s",
+				t->target, t->phase, t->seconds);
+		fprintf(stderr, ", %zu error%s, %zu warning%s\n", t->errors,
+			plural(t->errors), t->warnings, plural(t->warnings));
+	}
+	return false;
+}
+
+static void on_build(void *vctx, const struct build_tick *t)
 {
 	struct progress *p = vctx;
 
-	if (!p->opts->progress)
-		return;
-	fputs("\r\033[K", stderr);
-	if (total)
-		fprintf(stderr, "%s: %s: %zu/%zu objects, %.0f s", target, phase,
-			done, total, elapsed);
-	else if (done)
-		fprintf(stderr, "%s: %s: %zu objects, %.0f s", target, phase,
-			done, elapsed);
-	else
-		fprintf(stderr, "%s: %s, %.0f s", target, phase, elapsed);
-	fflush(stderr);
-	p->shown = true;
+	if (build_tick_show(p->opts, "", t))
+		p->shown = true;
 }
 
 static void on_patch(void *vctx, const char *target, const char *series,
@@ -84,7 +122,9 @@ const struct opt build_options[] = {
 	  "print the result as JSON (kcarry-build/1)",
 	  offsetof(struct build_cli, json) },
 	OPT_OUTPUT(struct build_cli, output),
-	OPT_JOBS(struct build_cli, co.jobs),
+	OPT_JOBS_HELP(struct build_cli, co.jobs,
+		      "targets built at once (default: CPUs);\n"
+		      "make's own -j is build.jobs"),
 	OPT_CARRY(struct build_cli, co.carry),
 	{ OPT_END },
 };
@@ -94,6 +134,7 @@ static int parse_args(struct build_cli *c, int argc, char **argv,
 {
 	c->co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
 	c->co.build = true;
+	c->co.build_no_bases = true;
 	c->co.refresh = false;
 	if (cli_parse("build", build_options, c, argc, argv, &c->specs,
 		      &c->nr_specs, opts) < 0)
@@ -105,11 +146,50 @@ static int parse_args(struct build_cli *c, int argc, char **argv,
 	return 0;
 }
 
+/*
+ * One series named (parse_args saw two names at least, so the others
+ * are targets), said before anything is carried or built: a kernel
+ * build takes minutes.  A spec is a target when check_select took it
+ * for one.
+ */
+static int check_selection(const struct check_report *r,
+			   const struct build_cli *c, struct err *err)
+{
+	struct buf series = BUF_INIT;
+	size_t nr = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < c->nr_specs; i++) {
+		const char *spec = c->specs[i];
+		bool is_target = false;
+
+		for (size_t t = 0; t < r->nr_targets && !strchr(spec, '@'); t++)
+			is_target = is_target || !strcmp(r->targets[t], spec);
+		if (!is_target)
+			buf_addf(&series, "%s%s", nr++ ? ", " : "", spec);
+	}
+	if (nr != 1) {
+		if (nr)
+			error = err_set(err, ERR_USAGE,
+					"name one series to build, not %zu (%s)",
+					nr, series.ptr);
+		else
+			error = err_set(err, ERR_USAGE,
+					"name the series to build");
+		err_hint(err, "one 'kcarry build' per series, or 'kcarry "
+			      "check --build' for a matrix");
+	}
+	buf_release(&series);
+	return error;
+}
+
 static void write_text(FILE *out, const struct check_report *r,
 		       const struct options *opts)
 {
 	for (size_t s = 0; s < r->nr_series; s++)
-		for (size_t t = 0; t < r->nr_targets; t++) {
+		for (size_t t = 0; t < r->nr_targets &&
+				   !r->series[s].stacked_base;
+		     t++) {
 			const struct check_cell *c = check_cell(r, s, t);
 			const struct check_series *cs = &r->series[s];
 
@@ -155,6 +235,10 @@ static int build_exit_code(const struct check_report *r)
 
 	for (size_t k = 0; k < r->nr_series * r->nr_targets; k++) {
 		const struct check_cell *c = &r->cells[k];
+
+		/* what the series built stacks on was carried, not built */
+		if (r->series[k / r->nr_targets].stacked_base)
+			continue;
 		int code = !c->ok ? c->error_code : c->build.error_code;
 		int e = EXIT_DONE;
 
@@ -180,6 +264,7 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	struct check_progress cp = { on_patch, on_stage, on_build, &pg };
 	struct err err = ERR_INIT;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	FILE *out = stdout;
 	int rc;
 
@@ -190,15 +275,15 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
-	    check_run(&r, root, (char *const *)cli.specs, cli.nr_specs, &cli.co,
-		      &err) < 0)
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
+			 &err) < 0 ||
+	    check_selection(&r, &cli, &err) < 0)
 		goto fail;
+	check_execute(&r, &cli.co);
 	if (pg.shown)
 		fputs("\r\033[K", stderr);
-	if (r.nr_series != 1) {
-		err_set(&err, ERR_USAGE, "name one series to build");
-		goto fail;
-	}
+	pg.shown = false;
 	if (cli.output && !(out = fopen(cli.output, "w"))) {
 		err_set(&err, ERR_IO, "cannot create '%s'", cli.output);
 		goto fail;
@@ -226,6 +311,7 @@ out:
 	check_report_release(&r);
 	free(cli.specs);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -230,12 +230,23 @@ static const struct command commands[] = {
 	  "      profile = none                # no compatibility profile\n"
 	  "      command = make -j2 O=$KCARRY_BUILD   # what --full runs\n"
 	  "\n"
+	  "The config lines run in order, then make olddefconfig.  Without\n"
+	  "build.config lines nothing configures the O= folder: make runs with\n"
+	  "what it holds (nothing at first), and a kernel's make stops for\n"
+	  "want of a .config.  Give 'config = defconfig' (x86_64_defconfig,\n"
+	  "...) or 'config = file:PATH' with the distro's own config.\n"
+	  "\n"
 	  "Old trees get a compatibility profile chosen from the tree's and the\n"
-	  "compiler's versions (docs/build-profiles.md).\n",
+	  "compiler's versions: see COMPATIBILITY PROFILES in kcarry(1).\n"
+	  "\n"
+	  "On a terminal a progress line shows the phase, the objects compiled\n"
+	  "and the time.  Elsewhere (a CI log) -v prints a line as each phase\n"
+	  "begins and ends: 'build 6.1: base: make fs/btrfs/ (55 objects)'.\n",
 	  build_options,
-	  "exit status: 0 every target builds without new errors; 1 new errors,\n"
-	  "a patch that did not apply, or a build that could not run; 2 bad\n"
-	  "arguments; 3 repository, compiler, make or I/O trouble.\n" },
+	  "exit status: 0 every target builds without new errors (new warnings\n"
+	  "alone exit 0: W in check's build row); 1 new errors, a patch that\n"
+	  "did not apply, or a build that could not run; 2 bad arguments; 3\n"
+	  "repository, compiler, make or I/O trouble.\n" },
 	{ "report", cmd_report, "merge check reports (CI shards)",
 	  "kcarry report merge [--format F] [-o FILE] CHECK.json...",
 	  "Join the JSON reports (kcarry-check/1) of 'kcarry check --shard I/N'\n"
