@@ -1761,9 +1761,14 @@ static int lock_dir(int *fd, const char *dir, struct err *err)
 
 	*fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	free(p);
-	if (*fd < 0 || flock(*fd, LOCK_EX) < 0)
+	if (*fd < 0 || flock(*fd, LOCK_EX) < 0) {
+		int e = errno;
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
 		return err_set(err, ERR_IO, "cannot lock the build folder "
-			       "'%s': %s", dir, strerror(errno));
+			       "'%s': %s", dir, strerror(e));
+	}
 	return 0;
 }
 
@@ -1926,41 +1931,135 @@ static unsigned long long du(const char *path)
 	return total;
 }
 
-int build_gc(unsigned long long *freed, char *const *targets, size_t nr,
+void build_gc_result_release(struct build_gc_result *res)
+{
+	for (size_t i = 0; i < res->nr; i++)
+		free(res->entries[i].path);
+	free(res->entries);
+	memset(res, 0, sizeof(*res));
+}
+
+static bool in_list(char *const *l, size_t nr, const char *s)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(l[i], s))
+			return true;
+	return false;
+}
+
+/* Measure path and, unless dry_run, remove it (under its build lock when
+ * lock is set: never under a running build). */
+static int gc_one(struct build_gc_result *res, size_t *alloc,
+		  const char *path, bool lock, bool dry_run, struct err *err)
+{
+	struct build_gc_entry *e;
+	unsigned long long sz;
+	int fd = -1, error = 0;
+
+	if (lock && !dry_run && (error = lock_dir(&fd, path, err)) < 0)
+		return error;
+	sz = du(path);
+	if (!dry_run)
+		error = fs_remove_tree(path, err);
+	if (fd >= 0)
+		close(fd);
+	if (error)
+		return error;
+	ALLOC_GROW(res->entries, res->nr + 1, *alloc);
+	e = &res->entries[res->nr++];
+	e->path = xstrdup(path);
+	e->bytes = sz;
+	res->bytes += sz;
+	return 0;
+}
+
+/* The folders under the build cache: one per target built. */
+static int built_targets(char ***names, size_t *nr, const char *cache,
+			 struct err *err)
+{
+	size_t k = 0;
+	int error;
+
+	*names = NULL;
+	*nr = 0;
+	if (!fs_is_dir(cache))
+		return 0;
+	if ((error = fs_list_dir(cache, names, nr, err)) < 0)
+		return error;
+	for (size_t i = 0; i < *nr; i++) {
+		char *p = fs_join(cache, (*names)[i]);
+		if (fs_is_dir(p))
+			(*names)[k++] = (*names)[i];
+		else
+			free((*names)[i]);
+		free(p);
+	}
+	*nr = k;
+	return 0;
+}
+
+static int no_such_target(const char *name, const char *cache,
+			  char *const *have, size_t nr, struct err *err)
+{
+	struct buf h = BUF_INIT;
+
+	err_set(err, ERR_NOTFOUND, "no target '%s' has a build folder in '%s'",
+		name, cache);
+	if (nr) {
+		buf_adds(&h, "gc can free the build folders of ");
+		for (size_t i = 0; i < nr; i++)
+			buf_addf(&h, "%s%s", i ? ", " : "", have[i]);
+		buf_adds(&h, "; without names also the identifier cache");
+	} else
+		buf_adds(&h, "there is no build folder; without names gc "
+			     "frees the identifier cache");
+	err_hint(err, "%s", h.ptr);
+	buf_release(&h);
+	return ERR_NOTFOUND;
+}
+
+int build_gc(struct build_gc_result *res, const struct build_gc_opts *o,
 	     struct err *err)
 {
 	char *cache = build_cache_dir();
-	char **names = NULL;
-	size_t n = 0;
-	int error = 0;
+	char **have = NULL, **names = NULL;
+	size_t nh = 0, n = 0, alloc = 0;
+	int error;
 
-	*freed = 0;
-	if (nr) {
-		names = xcalloc(nr, sizeof(char *));
-		for (size_t i = 0; i < nr; i++)
-			names[i] = sanitize(targets[i]);
-		n = nr;
-	} else if (fs_is_dir(cache) &&
-		   (error = fs_list_dir(cache, &names, &n, err)) < 0)
+	memset(res, 0, sizeof(*res));
+	if ((error = built_targets(&have, &nh, cache, err)) < 0)
 		goto out;
+	/* every name is checked before anything is freed */
+	names = xcalloc(o->nr_targets + 1, sizeof(char *));
+	for (size_t i = 0; i < o->nr_targets && !error; i++) {
+		char *s = sanitize(o->targets[i]);
+		if (in_list(have, nh, s) && !in_list(names, n, s))
+			names[n++] = s;
+		else {
+			if (!in_list(have, nh, s) &&
+			    !in_list(o->known, o->nr_known, o->targets[i]))
+				error = no_such_target(o->targets[i], cache,
+						       have, nh, err);
+			free(s);
+		}
+	}
+	if (!o->nr_targets) {
+		free(names);
+		names = have;
+		n = nh;
+		have = NULL;
+		nh = 0;
+	}
 	for (size_t i = 0; i < n && !error; i++) {
 		char *p = fs_join(cache, names[i]);
-		if (fs_is_dir(p)) {
-			int fd;
-			unsigned long long sz;
-			/* never under a running build */
-			if ((error = lock_dir(&fd, p, err)) == 0) {
-				sz = du(p);
-				error = fs_remove_tree(p, err);
-				if (!error)
-					*freed += sz;
-				close(fd);
-			}
-		}
+		error = gc_one(res, &alloc, p, true, o->dry_run, err);
 		free(p);
 	}
+	if (!error && !o->nr_targets && o->also && fs_is_dir(o->also))
+		error = gc_one(res, &alloc, o->also, false, o->dry_run, err);
 out:
 	fs_free_list(names, n);
+	fs_free_list(have, nh);
 	free(cache);
 	return error;
 }

@@ -2,7 +2,7 @@
  * cmd_build: carry a series onto targets and build each result with the
  * target's own Kbuild; print the diagnostics the series brought, each
  * pinned on a patch and hunk or tied to the finding that explains it.
- * cmd_gc: free the build folders.
+ * cmd_gc: free the build folders and the identifier cache.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cmds.h"
 #include "fs.h"
+#include "job.h"
 #include "report.h"
 #include "report_ci.h"
 
@@ -316,33 +317,70 @@ out:
 	return rc;
 }
 
+struct gc_cli {
+	bool dry_run;
+};
+
 const struct opt gc_options[] = {
+	{ OPT_FLAG, 0, "dry-run", NULL,
+	  "list what would be freed, with sizes; free nothing",
+	  offsetof(struct gc_cli, dry_run) },
 	{ OPT_END },
 };
 
 int cmd_gc(int argc, char **argv, const struct options *opts)
 {
+	struct gc_cli cli = { 0 };
 	struct err err = ERR_INIT;
-	unsigned long long freed = 0;
-	char *dir = NULL;
+	struct build_gc_result res = { 0 };
+	struct build_gc_opts go = { 0 };
+	char *ident = job_ident_dir(), *root = NULL, **known = NULL;
 	const char **args = NULL;
-	size_t nr = 0;
+	size_t nr = 0, nk = 0;
 	int rc = EXIT_DONE;
 
-	if (cli_parse("gc", gc_options, NULL, argc, argv, &args, &nr, opts) <
+	if (cli_parse("gc", gc_options, &cli, argc, argv, &args, &nr, opts) <
 	    0) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	dir = build_cache_dir();
-	if (build_gc(&freed, (char *const *)args, nr, &err) < 0)
+	if (nr) {
+		/* in a workspace, a target never built has nothing to free:
+		 * no error */
+		struct err e2 = ERR_INIT;
+		if (workspace_find(&root, opts, &e2) == 0 &&
+		    target_list(root, &known, &nk, &e2) < 0) {
+			known = NULL;
+			nk = 0;
+		}
+		err_release(&e2);
+	}
+	go.targets = (char *const *)args;
+	go.nr_targets = nr;
+	go.known = known;
+	go.nr_known = nk;
+	go.also = ident;
+	go.dry_run = cli.dry_run;
+	if (build_gc(&res, &go, &err) < 0) {
 		rc = err_report(&err, opts);
-	else
-		printf("freed %.1f MB of build folders in %s\n",
-		       (double)freed / (1024.0 * 1024.0), dir);
+		goto out;
+	}
+	if (!res.nr)
+		printf("nothing to free\n");
+	for (size_t i = 0; i < res.nr; i++)
+		printf("%s %5.1f MB  %s\n", cli.dry_run ? "would free" : "freed",
+		       (double)res.entries[i].bytes / (1024.0 * 1024.0),
+		       res.entries[i].path);
+	if (res.nr)
+		printf("%s %5.1f MB in all\n",
+		       cli.dry_run ? "would free" : "freed",
+		       (double)res.bytes / (1024.0 * 1024.0));
 out:
+	build_gc_result_release(&res);
+	fs_free_list(known, nk);
 	free(args);
-	free(dir);
+	free(root);
+	free(ident);
 	err_release(&err);
 	return rc;
 }

@@ -256,13 +256,18 @@ static const struct command commands[] = {
 	  report_options,
 	  "exit status as for check: 0 every cell clean, 1 otherwise; 2 bad\n"
 	  "arguments or reports that do not fit together.\n" },
-	{ "gc", cmd_gc, "free the build folders",
-	  "kcarry gc [TARGET...]",
-	  "Remove the build folders of the named targets (default: all) under\n"
-	  "<cache>/build/: the source folder, the O= folders, cached base-build\n"
-	  "diagnostics.  Cached trees and downloads stay.  The next build starts\n"
-	  "from scratch.\n",
-	  gc_options },
+	{ "gc", cmd_gc, "free the build folders and the identifier cache",
+	  "kcarry gc [--dry-run] [TARGET...]",
+	  "Remove the build folders of the named targets under <cache>/build/:\n"
+	  "the source folder, the O= folders, cached base-build diagnostics.\n"
+	  "Without names, every build folder and the identifier cache\n"
+	  "(<cache>/ident, what the trees' shared headers declare) go.  Cached\n"
+	  "trees, downloads and the ccache stay.  The next build starts from\n"
+	  "scratch; the next check scans the headers again.  A name that is\n"
+	  "neither built nor a target of the workspace is an error.\n",
+	  gc_options,
+	  "exit status: 0 freed (or nothing to free); 2 an unknown target;\n"
+	  "3 I/O trouble.\n" },
 	{ "callers", cmd_callers, "map the callers of the watched API",
 	  "kcarry callers [options] TARGET [SYMBOL...]",
 	  "Print every reference in TARGET's tree to the symbols that the\n"

@@ -347,9 +347,38 @@ expect_exit 1 kcarry -v -C ws build wq@v1 logged
 stderr_has '^build logged: base: from the cache, 0 errors, 1 warning$'
 rm ws/kernels/logged.conf
 
-# gc frees the build folders
+# gc: a name that matches nothing is an error that says what gc can
+# free; --dry-run lists what it would free and frees nothing
+expect_exit 2 kcarry -C ws gc nosuch
+stderr_has "^error: no target 'nosuch' has a build folder in '$KCARRY_CACHE/build'$"
+stderr_has '^hint: gc can free the build folders of [a-z0-9, -]*tgt2[a-z0-9, -]*; without names also the identifier cache$'
+[ -d "$KCARRY_CACHE/build/tgt" ] || fail "gc with an unknown name freed something"
+# a target of the workspace that has no build folder has nothing to free
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n' "$TEST_TMP" >ws/kernels/unbuilt.conf
+expect_exit 0 kcarry -C ws gc unbuilt
+expect_stdout <<'EOT'
+nothing to free
+EOT
+rm ws/kernels/unbuilt.conf
+[ -d "$KCARRY_CACHE/ident" ] || fail "no identifier cache to free"
+expect_exit 0 kcarry -C ws gc --dry-run
+stdout_has "^would free +[0-9]+\.[0-9] MB  $KCARRY_CACHE/build/tgt$"
+stdout_has "^would free +[0-9]+\.[0-9] MB  $KCARRY_CACHE/ident$"
+stdout_has "^would free +[0-9]+\.[0-9] MB in all$"
+[ -d "$KCARRY_CACHE/build/tgt" ] && [ -d "$KCARRY_CACHE/ident" ] ||
+	fail "gc --dry-run freed"
+expect_exit 0 kcarry -C ws gc --dry-run tgt2
+stdout_has "^would free +[0-9]+\.[0-9] MB  $KCARRY_CACHE/build/tgt2$"
+grep -q ident "$OUT" && fail "gc TARGET would free the identifier cache"
+expect_exit 0 kcarry -C ws gc tgt2
+stdout_has "^freed +[0-9]+\.[0-9] MB  $KCARRY_CACHE/build/tgt2$"
+[ ! -d "$KCARRY_CACHE/build/tgt2" ] || fail "gc tgt2 left its folder"
+[ -d "$KCARRY_CACHE/build/tgt" ] || fail "gc tgt2 freed tgt"
+
+# gc frees the build folders and the identifier cache
 expect_exit 0 kcarry -C ws gc
 [ ! -d "$KCARRY_CACHE/build/tgt" ] || fail "gc left the build folder"
+[ ! -d "$KCARRY_CACHE/ident" ] || fail "gc left the identifier cache"
 if command -v ccache >/dev/null; then
 	[ -d "$KCARRY_CACHE/ccache" ] || fail "gc removed the compiler cache"
 fi
