@@ -391,7 +391,7 @@ struct runner {
 	const char *target;
 	const struct build_progress *progress;
 	const char *phase;
-	double t0;
+	double t0, phase_t0;
 	size_t done, total;
 	char **env;
 };
@@ -447,11 +447,45 @@ static bool is_cc_line(const char *s, size_t n)
 	       (memmem(s, n, ".o", 2) != NULL);
 }
 
+static void tell(struct runner *rn, struct build_tick *t)
+{
+	double at = now();
+
+	if (!rn->progress || !rn->progress->fn)
+		return;
+	t->target = rn->target;
+	t->phase = rn->phase;
+	t->done = rn->done;
+	t->total = rn->total;
+	t->elapsed = at - rn->t0;
+	t->seconds = at - rn->phase_t0;
+	rn->progress->fn(rn->progress->ctx, t);
+}
+
 static void report(struct runner *rn)
 {
-	if (rn->progress && rn->progress->fn)
-		rn->progress->fn(rn->progress->ctx, rn->target, rn->phase,
-				 rn->done, rn->total, now() - rn->t0);
+	struct build_tick t = { .event = BUILD_TICK };
+
+	tell(rn, &t);
+}
+
+/* command: what the phase runs, for the log ("make fs/btrfs/"), or NULL */
+static void phase_begin(struct runner *rn, const char *phase,
+			const char *command, size_t total)
+{
+	struct build_tick t = { .event = BUILD_BEGIN, .command = command };
+
+	rn->phase = phase;
+	rn->done = 0;
+	rn->total = total;
+	rn->phase_t0 = now();
+	tell(rn, &t);
+}
+
+static void phase_end(struct runner *rn, struct build_tick *t)
+{
+	t->event = BUILD_END;
+	tell(rn, t);
 }
 
 /*
@@ -996,6 +1030,29 @@ static size_t count_sources(struct bctx *c, const struct tree_oid *commit,
 	return total;
 }
 
+/* Bring the source folder to commit, saying how many files it rewrote. */
+static int sync_to(struct bctx *c, const struct tree_oid *commit,
+		   struct err *err)
+{
+	struct build_tick t = { 0 };
+	int error;
+
+	phase_begin(&c->rn, "sync", NULL, 0);
+	if ((error = build_sync(&t.written, c->rq->repo, commit, c->src,
+				c->manifest, err)) < 0)
+		return error;
+	phase_end(&c->rn, &t);
+	return 0;
+}
+
+/* "make T1 T2 ...", as the log names a make phase */
+static void join_make(struct buf *out, char *const *words, size_t nr)
+{
+	buf_adds(out, "make");
+	for (size_t i = 0; i < nr; i++)
+		buf_addf(out, " %s", words[i]);
+}
+
 /* Sync to commit and make targets; *scope gets the diagnostics of every
  * object in scope as last compiled. */
 static int make_at(struct bctx *c, const struct tree_oid *commit,
@@ -1004,18 +1061,23 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 {
 	struct buf log = BUF_INIT;
 	struct timespec *before;
-	size_t written;
 	int error;
 
-	c->rn.phase = "sync";
-	c->rn.done = c->rn.total = 0;
-	report(&c->rn);
-	if ((error = build_sync(&written, c->rq->repo, commit, c->src,
-				c->manifest, err)) < 0)
+	if ((error = sync_to(c, commit, err)) < 0)
 		return error;
-	c->rn.phase = phase;
-	c->rn.done = 0;
-	c->rn.total = c->full ? 0 : count_sources(c, commit, targets, nr);
+	{
+		struct buf cmd = BUF_INIT;
+
+		if (c->full)
+			buf_adds(&cmd, c->rq->target->build_command
+					       ? c->rq->target->build_command
+					       : "make");
+		else
+			join_make(&cmd, targets, nr);
+		phase_begin(&c->rn, phase, cmd.ptr,
+			    c->full ? 0 : count_sources(c, commit, targets, nr));
+		buf_release(&cmd);
+	}
 	before = units_stamps(&c->units, c->out);
 	if (c->full && c->rq->target->build_command) {
 		char *argv[] = { "sh", "-c", c->rq->target->build_command,
@@ -1266,15 +1328,8 @@ static int configure(struct bctx *c, struct err *err)
 	    !strcmp(have.ptr, "configured\n"))
 		goto out;
 	err_release(&e2);
-	{
-		size_t written;
-		c->rn.phase = "sync";
-		report(&c->rn);
-		if ((error = build_sync(&written, c->rq->repo,
-					&c->rq->carry->base, c->src,
-					c->manifest, err)) < 0)
-			goto out;
-	}
+	if ((error = sync_to(c, &c->rq->carry->base, err)) < 0)
+		goto out;
 	/* 3.x needs O= to exist before the first make */
 	if ((error = fs_mkdirs(c->out, err)) < 0)
 		goto out;
@@ -1289,7 +1344,6 @@ static int configure(struct bctx *c, struct err *err)
 		if (error)
 			goto out;
 	}
-	c->rn.phase = "config";
 	for (size_t i = 0; i < t->nr_build_config && !error; i++) {
 		const char *l = t->build_config[i];
 		if (is_config_setting(l))
@@ -1309,6 +1363,10 @@ static int configure(struct bctx *c, struct err *err)
 		} else {
 			char **words = NULL;
 			size_t n = split_words(&words, l);
+			struct buf cmd = BUF_INIT;
+			join_make(&cmd, words, n);
+			phase_begin(&c->rn, "config", cmd.ptr, 0);
+			buf_release(&cmd);
 			error = run_make(&status, &log, c, words, n, err);
 			free_list(words, n);
 			if (!error && status) {
@@ -1323,6 +1381,7 @@ static int configure(struct bctx *c, struct err *err)
 		goto out;
 	if (t->nr_build_config) {
 		char *w[] = { "olddefconfig" };
+		phase_begin(&c->rn, "config", "make olddefconfig", 0);
 		buf_reset(&log);
 		if ((error = run_make(&status, &log, c, w, 1, err)) < 0)
 			goto out;
@@ -1334,7 +1393,7 @@ static int configure(struct bctx *c, struct err *err)
 	mk = read_tree_text(c->rq->repo, &c->rq->carry->base, "Makefile");
 	if (!c->full && mk && strstr(mk, "\nmodules_prepare:")) {
 		char *w[] = { "modules_prepare" };
-		c->rn.phase = "prepare";
+		phase_begin(&c->rn, "prepare", "make modules_prepare", 0);
 		buf_reset(&log);
 		if ((error = run_make(&status, &log, c, w, 1, err)) < 0)
 			goto out;
@@ -1436,6 +1495,18 @@ static void count(const struct diag_list *l, size_t *errors, size_t *warnings)
 	}
 }
 
+/* The end of a make phase, with what its objects report (l), from the
+ * cache or not. */
+static void make_end(struct bctx *c, const char *phase,
+		     const struct diag_list *l, bool cached)
+{
+	struct build_tick t = { .counted = true, .cached = cached };
+
+	c->rn.phase = phase;
+	count(l, &t.errors, &t.warnings);
+	phase_end(&c->rn, &t);
+}
+
 static bool touches_compiled(const struct carry_patch *cp)
 {
 	for (size_t f = 0; cp->item && f < cp->item->patch.nr_files; f++) {
@@ -1521,6 +1592,8 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 	if (fs_is_file(path) &&
 	    (error = fs_read_file(&scope, path, 0, err)) == 0) {
 		c->res->base_cached = true;
+		diag_parse(base, scope.ptr, scope.len, &c->po);
+		make_end(c, "base", base, true);
 	} else if (!error) {
 		if (nt || c->full)
 			error = make_at(c, &cr->base, tg, nt, "base", &scope,
@@ -1555,9 +1628,12 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 			error = fs_write_atomic(path, scope.ptr, scope.len,
 						err);
 		c->res->seconds_base = now() - t0;
+		if (!error) {
+			diag_parse(base, scope.ptr, scope.len, &c->po);
+			if (!c->res->error)
+				make_end(c, "base", base, false);
+		}
 	}
-	if (!error)
-		diag_parse(base, scope.ptr, scope.len, &c->po);
 	count(base, &c->res->base_errors, &c->res->base_warnings);
 	free(path);
 	free_list(tg, nt);
@@ -1595,6 +1671,8 @@ static int build_each(struct bctx *c, const struct diag_list *base,
 				err);
 		if (!error) {
 			diag_parse(&cur, scope.ptr, scope.len, &c->po);
+			if (!c->res->error)
+				make_end(c, phase, &cur, false);
 			error = new_diags(&fresh, NULL, &kept, base, &cur, c,
 					  i + 1, err);
 		}
@@ -1684,9 +1762,14 @@ static int lock_dir(int *fd, const char *dir, struct err *err)
 
 	*fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	free(p);
-	if (*fd < 0 || flock(*fd, LOCK_EX) < 0)
+	if (*fd < 0 || flock(*fd, LOCK_EX) < 0) {
+		int e = errno;
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
 		return err_set(err, ERR_IO, "cannot lock the build folder "
-			       "'%s': %s", dir, strerror(errno));
+			       "'%s': %s", dir, strerror(e));
+	}
 	return 0;
 }
 
@@ -1715,7 +1798,7 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	c.manifest = fs_join(c.dir, "src.manifest");
 	c.rn.target = t->name;
 	c.rn.progress = rq->opts ? rq->opts->progress : NULL;
-	c.rn.t0 = t0 = now();
+	c.rn.t0 = c.rn.phase_t0 = t0 = now();
 	c.po.src_root = c.src;
 
 	if (t->nr_build_targets)
@@ -1765,12 +1848,13 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		size_t nt = 0;
 		size_t kept;
 		targets_at(&tg, &nt, &c, &rq->carry->head);
-		error = make_at(&c, &rq->carry->head, tg, nt, "build", &scope,
+		error = make_at(&c, &rq->carry->head, tg, nt, "series", &scope,
 				&status, err);
 		free_list(tg, nt);
 		if (error < 0 || res->error)
 			goto out;
 		diag_parse(&cur, scope.ptr, scope.len, &c.po);
+		make_end(&c, "series", &cur, false);
 		error = new_diags(&res->diags, &res->attr, &kept, &base, &cur,
 				  &c, 0, err);
 		if (error < 0)
@@ -1857,41 +1941,135 @@ static unsigned long long du(const char *path)
 	return total;
 }
 
-int build_gc(unsigned long long *freed, char *const *targets, size_t nr,
+void build_gc_result_release(struct build_gc_result *res)
+{
+	for (size_t i = 0; i < res->nr; i++)
+		free(res->entries[i].path);
+	free(res->entries);
+	memset(res, 0, sizeof(*res));
+}
+
+static bool in_list(char *const *l, size_t nr, const char *s)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(l[i], s))
+			return true;
+	return false;
+}
+
+/* Measure path and, unless dry_run, remove it (under its build lock when
+ * lock is set: never under a running build). */
+static int gc_one(struct build_gc_result *res, size_t *alloc,
+		  const char *path, bool lock, bool dry_run, struct err *err)
+{
+	struct build_gc_entry *e;
+	unsigned long long sz;
+	int fd = -1, error = 0;
+
+	if (lock && !dry_run && (error = lock_dir(&fd, path, err)) < 0)
+		return error;
+	sz = du(path);
+	if (!dry_run)
+		error = fs_remove_tree(path, err);
+	if (fd >= 0)
+		close(fd);
+	if (error)
+		return error;
+	ALLOC_GROW(res->entries, res->nr + 1, *alloc);
+	e = &res->entries[res->nr++];
+	e->path = xstrdup(path);
+	e->bytes = sz;
+	res->bytes += sz;
+	return 0;
+}
+
+/* The folders under the build cache: one per target built. */
+static int built_targets(char ***names, size_t *nr, const char *cache,
+			 struct err *err)
+{
+	size_t k = 0;
+	int error;
+
+	*names = NULL;
+	*nr = 0;
+	if (!fs_is_dir(cache))
+		return 0;
+	if ((error = fs_list_dir(cache, names, nr, err)) < 0)
+		return error;
+	for (size_t i = 0; i < *nr; i++) {
+		char *p = fs_join(cache, (*names)[i]);
+		if (fs_is_dir(p))
+			(*names)[k++] = (*names)[i];
+		else
+			free((*names)[i]);
+		free(p);
+	}
+	*nr = k;
+	return 0;
+}
+
+static int no_such_target(const char *name, const char *cache,
+			  char *const *have, size_t nr, struct err *err)
+{
+	struct buf h = BUF_INIT;
+
+	err_set(err, ERR_NOTFOUND, "no target '%s' has a build folder in '%s'",
+		name, cache);
+	if (nr) {
+		buf_adds(&h, "gc can free the build folders of ");
+		for (size_t i = 0; i < nr; i++)
+			buf_addf(&h, "%s%s", i ? ", " : "", have[i]);
+		buf_adds(&h, "; without names also the identifier cache");
+	} else
+		buf_adds(&h, "there is no build folder; without names gc "
+			     "frees the identifier cache");
+	err_hint(err, "%s", h.ptr);
+	buf_release(&h);
+	return ERR_NOTFOUND;
+}
+
+int build_gc(struct build_gc_result *res, const struct build_gc_opts *o,
 	     struct err *err)
 {
 	char *cache = build_cache_dir();
-	char **names = NULL;
-	size_t n = 0;
-	int error = 0;
+	char **have = NULL, **names = NULL;
+	size_t nh = 0, n = 0, alloc = 0;
+	int error;
 
-	*freed = 0;
-	if (nr) {
-		names = xcalloc(nr, sizeof(char *));
-		for (size_t i = 0; i < nr; i++)
-			names[i] = sanitize(targets[i]);
-		n = nr;
-	} else if (fs_is_dir(cache) &&
-		   (error = fs_list_dir(cache, &names, &n, err)) < 0)
+	memset(res, 0, sizeof(*res));
+	if ((error = built_targets(&have, &nh, cache, err)) < 0)
 		goto out;
+	/* every name is checked before anything is freed */
+	names = xcalloc(o->nr_targets + 1, sizeof(char *));
+	for (size_t i = 0; i < o->nr_targets && !error; i++) {
+		char *s = sanitize(o->targets[i]);
+		if (in_list(have, nh, s) && !in_list(names, n, s))
+			names[n++] = s;
+		else {
+			if (!in_list(have, nh, s) &&
+			    !in_list(o->known, o->nr_known, o->targets[i]))
+				error = no_such_target(o->targets[i], cache,
+						       have, nh, err);
+			free(s);
+		}
+	}
+	if (!o->nr_targets) {
+		free(names);
+		names = have;
+		n = nh;
+		have = NULL;
+		nh = 0;
+	}
 	for (size_t i = 0; i < n && !error; i++) {
 		char *p = fs_join(cache, names[i]);
-		if (fs_is_dir(p)) {
-			int fd;
-			unsigned long long sz;
-			/* never under a running build */
-			if ((error = lock_dir(&fd, p, err)) == 0) {
-				sz = du(p);
-				error = fs_remove_tree(p, err);
-				if (!error)
-					*freed += sz;
-				close(fd);
-			}
-		}
+		error = gc_one(res, &alloc, p, true, o->dry_run, err);
 		free(p);
 	}
+	if (!error && !o->nr_targets && o->also && fs_is_dir(o->also))
+		error = gc_one(res, &alloc, o->also, false, o->dry_run, err);
 out:
 	fs_free_list(names, n);
+	fs_free_list(have, nh);
 	free(cache);
 	return error;
 }

@@ -27,11 +27,31 @@
 #include "diag.h"
 #include "target.h"
 
+/*
+ * What a build says while it runs: a phase begins, an object is compiled
+ * (or a command runs on), a phase ends.  Phases: "sync" (the source
+ * folder brought to a commit), "config", "prepare", "base" (the base
+ * build), "series" (the build of the result), "after 0003" (--each).
+ */
+enum build_event { BUILD_BEGIN, BUILD_TICK, BUILD_END };
+
+struct build_tick {
+	enum build_event event;
+	const char *target, *phase;
+	size_t done, total;   /* objects compiled; total 0 when unknown */
+	double elapsed;       /* since the target's build began */
+	double seconds;       /* since the phase began */
+	const char *command;  /* BEGIN: what runs ("make fs/btrfs/"), or
+			       * NULL */
+	size_t written;       /* END of sync: the files it rewrote */
+	bool counted;         /* END of a make phase: errors and warnings
+			       * (all its objects report, old ones too) */
+	bool cached;          /* END: the base build came from the cache */
+	size_t errors, warnings;
+};
+
 struct build_progress {
-	/* phase: "sync", "config", "prepare", "base", "build", "0003";
-	 * done/total: objects compiled (total 0 when unknown) */
-	void (*fn)(void *ctx, const char *target, const char *phase,
-		   size_t done, size_t total, double elapsed);
+	void (*fn)(void *ctx, const struct build_tick *t);
 	void *ctx;
 };
 
@@ -106,12 +126,36 @@ int build_run(struct build_result *out, const struct build_request *rq,
 /* <cache>/build */
 char *build_cache_dir(void);
 
+struct build_gc_opts {
+	char *const *targets;  /* whose build folders to free; none: all */
+	size_t nr_targets;
+	char *const *known;    /* the workspace's targets: one of them without
+				* a build folder has nothing to free */
+	size_t nr_known;
+	const char *also;      /* freed too when no target is named (the
+				* identifier cache), or NULL */
+	bool dry_run;          /* measure what would be freed; free nothing */
+};
+
+struct build_gc_entry {
+	char *path;
+	unsigned long long bytes;
+};
+
+struct build_gc_result {
+	struct build_gc_entry *entries; /* what was (or would be) freed */
+	size_t nr;
+	unsigned long long bytes;       /* in all */
+};
+
 /*
- * Remove the build folders of the named targets (all when nr is 0);
- * *freed gets the bytes freed.
+ * Remove the build folders of o->targets (each under its lock: never
+ * under a running build).  A name that is neither built nor known fails
+ * with ERR_NOTFOUND, naming what there is, before anything is freed.
  */
-int build_gc(unsigned long long *freed, char *const *targets, size_t nr,
+int build_gc(struct build_gc_result *res, const struct build_gc_opts *o,
 	     struct err *err);
+void build_gc_result_release(struct build_gc_result *res);
 
 /* The make targets built by default for a carried series: the objects of
  * the .c files it changes and the folders of the watched files. */

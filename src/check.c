@@ -165,6 +165,7 @@ static int resolve_stacks(struct check_report *r, size_t *alloc,
 				return error;
 			}
 			b = (long)r->nr_series - 1;
+			r->series[b].stacked_base = true;
 		}
 		r->series[i].stacks_on = b;
 		free(base);
@@ -240,16 +241,14 @@ static void on_stage(void *vctx, const char *target, const char *what)
 	pthread_mutex_unlock(c->lock);
 }
 
-static void on_build(void *vctx, const char *target, const char *phase,
-		     size_t done, size_t total, double elapsed)
+static void on_build(void *vctx, const struct build_tick *t)
 {
 	struct stage_ctx *c = vctx;
 
 	if (!c->opts->progress || !c->opts->progress->build)
 		return;
 	pthread_mutex_lock(c->lock);
-	c->opts->progress->build(c->opts->progress->ctx, target, phase, done,
-				 total, elapsed);
+	c->opts->progress->build(c->opts->progress->ctx, t);
 	pthread_mutex_unlock(c->lock);
 }
 
@@ -366,7 +365,8 @@ static void run_target(struct check_report *r, size_t t,
 			continue;
 		}
 		c->ok = true;
-		if (opts->build && !c->other_shard)
+		if (opts->build && !c->other_shard &&
+		    !(opts->build_no_bases && cs->stacked_base))
 			build_cell(c, &j, cs, opts, &sc);
 	}
 	job_close(&j);
@@ -389,16 +389,12 @@ static void *worker_main(void *arg)
 	}
 }
 
-int check_run(struct check_report *r, const char *root, char *const *specs,
-	      size_t nr_specs, const struct check_opts *opts,
-	      struct err *err)
+int check_select(struct check_report *r, const char *root,
+		 char *const *specs, size_t nr_specs, struct err *err)
 {
-	size_t salloc = 0, talloc = 0, next = 0, jobs;
-	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	struct timespec t0, t1;
+	size_t salloc = 0, talloc = 0;
 	int error = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(r, 0, sizeof(*r));
 	r->root = xstrdup(root);
 	for (size_t i = 0; i < nr_specs; i++) {
@@ -461,8 +457,16 @@ int check_run(struct check_report *r, const char *root, char *const *specs,
 			return ERR_NOTFOUND;
 		}
 	}
-	if ((error = resolve_stacks(r, &salloc, err)) < 0)
-		return error;
+	return resolve_stacks(r, &salloc, err);
+}
+
+void check_execute(struct check_report *r, const struct check_opts *opts)
+{
+	size_t next = 0, jobs;
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r->cells = xcalloc(r->nr_series * r->nr_targets, sizeof(*r->cells));
 	r->built = opts->build;
 	if (opts->nr_shards > 1) {
@@ -492,6 +496,17 @@ int check_run(struct check_report *r, const char *root, char *const *specs,
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->seconds = (double)(t1.tv_sec - t0.tv_sec) +
 		     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+int check_run(struct check_report *r, const char *root, char *const *specs,
+	      size_t nr_specs, const struct check_opts *opts,
+	      struct err *err)
+{
+	int error = check_select(r, root, specs, nr_specs, err);
+
+	if (error < 0)
+		return error;
+	check_execute(r, opts);
 	return 0;
 }
 

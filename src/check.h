@@ -15,6 +15,7 @@ struct check_series {
 	char *name;
 	struct series_version v;
 	long stacks_on; /* index in check_report.series, or -1 */
+	bool stacked_base; /* selected only because another stacks on it */
 	struct audit_opts audit;
 };
 
@@ -47,9 +48,8 @@ struct check_progress {
 		   size_t i, size_t nr);
 	/* a target's tree is being prepared: "downloading the tarball" */
 	void (*stage)(void *ctx, const char *target, const char *what);
-	/* a build is under way (see build_progress) */
-	void (*build)(void *ctx, const char *target, const char *phase,
-		      size_t done, size_t total, double elapsed);
+	/* a build is under way (see build_tick) */
+	void (*build)(void *ctx, const struct build_tick *t);
 	void *ctx;
 };
 
@@ -58,6 +58,7 @@ struct check_opts {
 	unsigned jobs;           /* targets at once; 0: number of CPUs */
 	bool refresh;            /* write patches/NAME/VERSION/TARGET/ */
 	bool build;              /* build every cell (build.c) */
+	bool build_no_bases;     /* but not those of stacked_base series */
 	struct build_opts build_opts; /* full, each */
 	/* run cell k = s * nr_targets + t only when k % nr_shards ==
 	 * shard - 1 (and what it stacks on); nr_shards 0: every cell */
@@ -68,11 +69,22 @@ struct check_opts {
 /*
  * specs name series (NAME or NAME@VERSION) and targets, in any order;
  * none of a kind means all of it.  Series without a stored version are
- * left out when not named.
+ * left out when not named.  check_run is check_select then check_execute.
  */
 int check_run(struct check_report *r, const char *root, char *const *specs,
 	      size_t nr_specs, const struct check_opts *opts,
 	      struct err *err);
+
+/*
+ * Choose the series and targets of specs and load the series, without
+ * carrying anything: a command can judge the selection before the work
+ * (r->cells stay NULL until check_execute).
+ */
+int check_select(struct check_report *r, const char *root,
+		 char *const *specs, size_t nr_specs, struct err *err);
+/* Run every cell of what check_select chose (a cell's failure is the
+ * cell's). */
+void check_execute(struct check_report *r, const struct check_opts *opts);
 void check_report_release(struct check_report *r);
 
 static inline struct check_cell *check_cell(const struct check_report *r,

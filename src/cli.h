@@ -50,9 +50,10 @@ struct command {
 	  offsetof(type, member) }
 
 /* -j N of the commands that work on targets in parallel (unsigned) */
+#define OPT_JOBS_HELP(type, member, help)                                   \
+	{ OPT_UINT, 'j', "jobs", "N", help, offsetof(type, member), 0, 256 }
 #define OPT_JOBS(type, member)                                              \
-	{ OPT_UINT, 'j', "jobs", "N", "targets at once (default: CPUs)",    \
-	  offsetof(type, member), 0, 256 }
+	OPT_JOBS_HELP(type, member, "targets at once (default: CPUs)")
 
 
 /* Print error:/hint: lines for err on stderr; return its exit code. */

@@ -2,7 +2,7 @@
  * cmd_build: carry a series onto targets and build each result with the
  * target's own Kbuild; print the diagnostics the series brought, each
  * pinned on a patch and hunk or tied to the finding that explains it.
- * cmd_gc: free the build folders.
+ * cmd_gc: free the build folders and the identifier cache.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cmds.h"
 #include "fs.h"
+#include "job.h"
 #include "report.h"
 #include "report_ci.h"
 
@@ -29,24 +30,62 @@ struct progress {
 	bool shown;
 };
 
-static void on_build(void *vctx, const char *target, const char *phase,
-		     size_t done, size_t total, double elapsed)
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+bool build_tick_show(const struct options *opts, const char *what,
+		     const struct build_tick *t)
+{
+	if (opts->progress) {
+		fputs("\r\033[K", stderr);
+		if (t->total)
+			fprintf(stderr, "%s: %s%s: %zu/%zu objects, %.0f s",
+				t->target, what, t->phase, t->done, t->total,
+				t->elapsed);
+		else if (t->done)
+			fprintf(stderr, "%s: %s%s: %zu objects, %.0f s",
+				t->target, what, t->phase, t->done, t->elapsed);
+		else
+			fprintf(stderr, "%s: %s%s, %.0f s", t->target, what,
+				t->phase, t->elapsed);
+		fflush(stderr);
+		return true;
+	}
+	/* a log (CI): a line when a phase begins or ends, none per object */
+	if (opts->verbosity < 1)
+		return false;
+	if (t->event == BUILD_BEGIN && t->command) {
+		fprintf(stderr, "build %s: %s: %s", t->target, t->phase,
+			t->command);
+		if (t->total)
+			fprintf(stderr, " (%zu object%s)", t->total,
+				plural(t->total));
+		fputc('\n', stderr);
+	} else if (t->event == BUILD_END && t->written)
+		fprintf(stderr, "build %s: %s: %zu file%s written in %.0f s\n",
+			t->target, t->phase, t->written, plural(t->written),
+			t->seconds);
+	else if (t->event == BUILD_END && t->counted) {
+		if (t->cached)
+			fprintf(stderr, "build %s: %s: from the cache",
+				t->target, t->phase);
+		else
+			fprintf(stderr, "build %s: %s: done in %.0f s",
+				t->target, t->phase, t->seconds);
+		fprintf(stderr, ", %zu error%s, %zu warning%s\n", t->errors,
+			plural(t->errors), t->warnings, plural(t->warnings));
+	}
+	return false;
+}
+
+static void on_build(void *vctx, const struct build_tick *t)
 {
 	struct progress *p = vctx;
 
-	if (!p->opts->progress)
-		return;
-	fputs("\r\033[K", stderr);
-	if (total)
-		fprintf(stderr, "%s: %s: %zu/%zu objects, %.0f s", target, phase,
-			done, total, elapsed);
-	else if (done)
-		fprintf(stderr, "%s: %s: %zu objects, %.0f s", target, phase,
-			done, elapsed);
-	else
-		fprintf(stderr, "%s: %s, %.0f s", target, phase, elapsed);
-	fflush(stderr);
-	p->shown = true;
+	if (build_tick_show(p->opts, "", t))
+		p->shown = true;
 }
 
 static void on_patch(void *vctx, const char *target, const char *series,
@@ -84,7 +123,9 @@ const struct opt build_options[] = {
 	  "print the result as JSON (kcarry-build/1)",
 	  offsetof(struct build_cli, json) },
 	OPT_OUTPUT(struct build_cli, output),
-	OPT_JOBS(struct build_cli, co.jobs),
+	OPT_JOBS_HELP(struct build_cli, co.jobs,
+		      "targets built at once (default: CPUs);\n"
+		      "make's own -j is build.jobs"),
 	OPT_CARRY(struct build_cli, co.carry),
 	{ OPT_END },
 };
@@ -94,6 +135,7 @@ static int parse_args(struct build_cli *c, int argc, char **argv,
 {
 	c->co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
 	c->co.build = true;
+	c->co.build_no_bases = true;
 	c->co.refresh = false;
 	if (cli_parse("build", build_options, c, argc, argv, &c->specs,
 		      &c->nr_specs, opts) < 0)
@@ -105,11 +147,50 @@ static int parse_args(struct build_cli *c, int argc, char **argv,
 	return 0;
 }
 
+/*
+ * One series named (parse_args saw two names at least, so the others
+ * are targets), said before anything is carried or built: a kernel
+ * build takes minutes.  A spec is a target when check_select took it
+ * for one.
+ */
+static int check_selection(const struct check_report *r,
+			   const struct build_cli *c, struct err *err)
+{
+	struct buf series = BUF_INIT;
+	size_t nr = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < c->nr_specs; i++) {
+		const char *spec = c->specs[i];
+		bool is_target = false;
+
+		for (size_t t = 0; t < r->nr_targets && !strchr(spec, '@'); t++)
+			is_target = is_target || !strcmp(r->targets[t], spec);
+		if (!is_target)
+			buf_addf(&series, "%s%s", nr++ ? ", " : "", spec);
+	}
+	if (nr != 1) {
+		if (nr)
+			error = err_set(err, ERR_USAGE,
+					"name one series to build, not %zu (%s)",
+					nr, series.ptr);
+		else
+			error = err_set(err, ERR_USAGE,
+					"name the series to build");
+		err_hint(err, "one 'kcarry build' per series, or 'kcarry "
+			      "check --build' for a matrix");
+	}
+	buf_release(&series);
+	return error;
+}
+
 static void write_text(FILE *out, const struct check_report *r,
 		       const struct options *opts)
 {
 	for (size_t s = 0; s < r->nr_series; s++)
-		for (size_t t = 0; t < r->nr_targets; t++) {
+		for (size_t t = 0; t < r->nr_targets &&
+				   !r->series[s].stacked_base;
+		     t++) {
 			const struct check_cell *c = check_cell(r, s, t);
 			const struct check_series *cs = &r->series[s];
 
@@ -155,6 +236,10 @@ static int build_exit_code(const struct check_report *r)
 
 	for (size_t k = 0; k < r->nr_series * r->nr_targets; k++) {
 		const struct check_cell *c = &r->cells[k];
+
+		/* what the series built stacks on was carried, not built */
+		if (r->series[k / r->nr_targets].stacked_base)
+			continue;
 		int code = !c->ok ? c->error_code : c->build.error_code;
 		int e = EXIT_DONE;
 
@@ -180,6 +265,7 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	struct check_progress cp = { on_patch, on_stage, on_build, &pg };
 	struct err err = ERR_INIT;
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	FILE *out = stdout;
 	int rc;
 
@@ -190,15 +276,15 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
-	    check_run(&r, root, (char *const *)cli.specs, cli.nr_specs, &cli.co,
-		      &err) < 0)
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
+			 &err) < 0 ||
+	    check_selection(&r, &cli, &err) < 0)
 		goto fail;
+	check_execute(&r, &cli.co);
 	if (pg.shown)
 		fputs("\r\033[K", stderr);
-	if (r.nr_series != 1) {
-		err_set(&err, ERR_USAGE, "name one series to build");
-		goto fail;
-	}
+	pg.shown = false;
 	if (cli.output && !(out = fopen(cli.output, "w"))) {
 		err_set(&err, ERR_IO, "cannot create '%s'", cli.output);
 		goto fail;
@@ -226,37 +312,75 @@ out:
 	check_report_release(&r);
 	free(cli.specs);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }
 
+struct gc_cli {
+	bool dry_run;
+};
+
 const struct opt gc_options[] = {
+	{ OPT_FLAG, 0, "dry-run", NULL,
+	  "list what would be freed, with sizes; free nothing",
+	  offsetof(struct gc_cli, dry_run) },
 	{ OPT_END },
 };
 
 int cmd_gc(int argc, char **argv, const struct options *opts)
 {
+	struct gc_cli cli = { 0 };
 	struct err err = ERR_INIT;
-	unsigned long long freed = 0;
-	char *dir = NULL;
+	struct build_gc_result res = { 0 };
+	struct build_gc_opts go = { 0 };
+	char *ident = job_ident_dir(), *root = NULL, **known = NULL;
 	const char **args = NULL;
-	size_t nr = 0;
+	size_t nr = 0, nk = 0;
 	int rc = EXIT_DONE;
 
-	if (cli_parse("gc", gc_options, NULL, argc, argv, &args, &nr, opts) <
+	if (cli_parse("gc", gc_options, &cli, argc, argv, &args, &nr, opts) <
 	    0) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	dir = build_cache_dir();
-	if (build_gc(&freed, (char *const *)args, nr, &err) < 0)
+	if (nr) {
+		/* in a workspace, a target never built has nothing to free:
+		 * no error */
+		struct err e2 = ERR_INIT;
+		if (workspace_find(&root, opts, &e2) == 0 &&
+		    target_list(root, &known, &nk, &e2) < 0) {
+			known = NULL;
+			nk = 0;
+		}
+		err_release(&e2);
+	}
+	go.targets = (char *const *)args;
+	go.nr_targets = nr;
+	go.known = known;
+	go.nr_known = nk;
+	go.also = ident;
+	go.dry_run = cli.dry_run;
+	if (build_gc(&res, &go, &err) < 0) {
 		rc = err_report(&err, opts);
-	else
-		printf("freed %.1f MB of build folders in %s\n",
-		       (double)freed / (1024.0 * 1024.0), dir);
+		goto out;
+	}
+	if (!res.nr)
+		printf("nothing to free\n");
+	for (size_t i = 0; i < res.nr; i++)
+		printf("%s %5.1f MB  %s\n", cli.dry_run ? "would free" : "freed",
+		       (double)res.entries[i].bytes / (1024.0 * 1024.0),
+		       res.entries[i].path);
+	if (res.nr)
+		printf("%s %5.1f MB in all\n",
+		       cli.dry_run ? "would free" : "freed",
+		       (double)res.bytes / (1024.0 * 1024.0));
 out:
+	build_gc_result_release(&res);
+	fs_free_list(known, nk);
 	free(args);
-	free(dir);
+	free(root);
+	free(ident);
 	err_release(&err);
 	return rc;
 }

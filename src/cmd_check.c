@@ -70,28 +70,15 @@ static void on_stage(void *vctx, const char *target, const char *what)
 	note(ps->opts, "%s: %s", target, what);
 }
 
-static void on_build(void *vctx, const char *target, const char *phase,
-		     size_t done, size_t total, double elapsed)
+static void on_build(void *vctx, const struct build_tick *t)
 {
 	struct progress_state *ps = vctx;
 
-	if (!ps->opts->progress)
-		return;
-	fputs("\r\033[K", stderr);
-	if (total)
-		fprintf(stderr, "%s: build, %s: %zu/%zu objects, %.0f s", target,
-			phase, done, total, elapsed);
-	else if (done)
-		fprintf(stderr, "%s: build, %s: %zu objects, %.0f s", target,
-			phase, done, elapsed);
-	else
-		fprintf(stderr, "%s: build, %s, %.0f s", target, phase, elapsed);
-	fflush(stderr);
-	if (!ps->nr) {
+	if (build_tick_show(ps->opts, "build, ", t) && !ps->nr) {
 		/* so that the line is cleared at the end */
 		ps->targets = xrealloc(ps->targets, sizeof(char *));
 		ps->parts = xrealloc(ps->parts, sizeof(char *));
-		ps->targets[0] = xstrdup(target);
+		ps->targets[0] = xstrdup(t->target);
 		ps->parts[0] = xstrdup("");
 		ps->nr = 1;
 	}

@@ -441,6 +441,7 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	struct provenance pv = { 0 };
 	struct job j;
 	char *root = NULL, *bname = NULL, *bemail = NULL;
+	struct lock wl = LOCK_INIT;
 	bool opened = false;
 	int rc = EXIT_DONE;
 
@@ -453,7 +454,9 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* a writer in every format: the carry may create the branch */
 	if (workspace_find(&root, opts, &err) < 0 ||
+	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
 		goto fail;
 	provenance_load(&pv, root, v.name, v.version);
@@ -526,6 +529,7 @@ out:
 	free(root);
 	free(bname);
 	free(bemail);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

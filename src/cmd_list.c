@@ -10,14 +10,22 @@
 #include "fs.h"
 #include "series.h"
 
+/*
+ * One line of the table.  A stored version whose provenance lacks its
+ * count, kind or source was cut short (killed or a full disk between the
+ * folder and the .conf): *incomplete is set, and importing it again
+ * repairs it.
+ */
 static void print_version(const char *root, const char *name,
-			  const char *version, const struct conf *c, bool stored)
+			  const char *version, const struct conf *c, bool stored,
+			  bool *incomplete)
 {
 	struct buf key = BUF_INIT;
 	char *patches, *kind, *source;
 
 	buf_addf(&key, "version.%s.patches", version);
 	patches = c ? conf_get_or(c, key.ptr, NULL) : NULL;
+	*incomplete = stored && !patches;
 	if (!patches && stored) {
 		/* provenance not recorded (a copied store): count the patches */
 		struct series_version v;
@@ -45,9 +53,13 @@ static void print_version(const char *root, const char *name,
 			source = s;
 		}
 	}
+	*incomplete = *incomplete || (stored && (!kind || !source));
 	printf("%-24s %-20s %7s  %s%s%s%s\n", name, version,
 	       stored ? patches : "-", stored ? "" : "(not imported) ",
-	       kind ? kind : "", kind ? " " : "", source ? source : "");
+	       kind ? kind : "", kind ? " " : "",
+	       *incomplete ? "(incomplete: import again to repair)"
+	       : source    ? source
+			   : "");
 	free(patches);
 	free(kind);
 	free(source);
@@ -63,7 +75,9 @@ int cmd_list(int argc, char **argv, const struct options *opts)
 	struct err err = ERR_INIT;
 	char *root = NULL, **names = NULL;
 	const char **args = NULL;
-	size_t nr = 0, nr_args = 0;
+	size_t nr = 0, nr_args = 0, nr_incomplete = 0;
+	struct buf incomplete = BUF_INIT; /* "s@v2, t@v1" */
+	const char *conf_of = NULL;       /* the series of the only one */
 	int rc = EXIT_DONE;
 
 	if (cli_parse("list", list_options, NULL, argc, argv, &args, &nr_args,
@@ -102,14 +116,23 @@ int cmd_list(int argc, char **argv, const struct options *opts)
 		series_list_versions(root, names[i], &stored, &ns, &e2);
 		if (c)
 			conf_subsections(c, "version", &confv, &nc, &e2);
-		for (size_t j = 0; j < ns; j++)
-			print_version(root, names[i], stored[j], c, true);
+		for (size_t j = 0; j < ns; j++) {
+			bool cut;
+			print_version(root, names[i], stored[j], c, true, &cut);
+			if (cut) {
+				buf_addf(&incomplete, "%s%s@%s",
+					 nr_incomplete++ ? ", " : "", names[i],
+					 stored[j]);
+				conf_of = names[i];
+			}
+		}
 		for (size_t j = 0; j < nc; j++) {
-			bool seen = false;
+			bool seen = false, cut;
 			for (size_t k = 0; k < ns && !seen; k++)
 				seen = !strcmp(stored[k], confv[j]);
 			if (!seen)
-				print_version(root, names[i], confv[j], c, false);
+				print_version(root, names[i], confv[j], c, false,
+					      &cut);
 		}
 		if (!ns && !nc)
 			printf("%-24s %-20s %7s\n", names[i], "-", "-");
@@ -119,7 +142,18 @@ int cmd_list(int argc, char **argv, const struct options *opts)
 		err_release(&e2);
 		free(cpath);
 	}
+	if (nr_incomplete == 1)
+		note(opts, "hint: %s: its provenance in series/%s.conf is "
+			   "incomplete (an import was cut short); import it "
+			   "again from its source to repair it",
+		     incomplete.ptr, conf_of);
+	else if (nr_incomplete)
+		note(opts, "hint: %s: their provenance in series/ is "
+			   "incomplete (imports were cut short); import each "
+			   "again from its source to repair it",
+		     incomplete.ptr);
 out:
+	buf_release(&incomplete);
 	series_free_list(names, nr);
 	free(args);
 	free(root);

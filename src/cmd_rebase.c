@@ -177,6 +177,7 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 	struct series_version v1, v2;
 	struct vdiff d = { 0 };
 	char *root = NULL;
+	struct lock wl = LOCK_INIT;
 	int rc = EXIT_DONE;
 
 	series_version_init(&v1, NULL, NULL);
@@ -185,7 +186,9 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* a dry run writes nothing: it reads, as list and diff do */
 	if (workspace_find(&root, opts, &err) < 0 ||
+	    (!cli.ro.dry_run && workspace_lock(&wl, root, opts, &err) < 0) ||
 	    series_load_version(&v1, root, cli.name, cli.v1, &err) < 0 ||
 	    series_load_version(&v2, root, cli.name, cli.v2, &err) < 0)
 		goto fail;
@@ -231,6 +234,7 @@ out:
 	series_version_release(&v2);
 	free(cli.args);
 	free(root);
+	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -60,6 +60,16 @@ int check_write_all(const char *dir, const struct check_report *r,
 	  "also write every format to\nDIR/check.{txt,json,xml,md,mbox}",   \
 	  offsetof(type, reports) }
 
+/*
+ * A build's progress on stderr (cmd_build.c, shared with check --build):
+ * on a terminal the progress line, "TARGET: <what>PHASE: done/total
+ * objects, N s" (true: a line is left to clear); else with -v one line
+ * when a phase begins or ends, as a CI log wants them.
+ */
+struct build_tick;
+bool build_tick_show(const struct options *opts, const char *what,
+		     const struct build_tick *t);
+
 /* "I/N" of --shard (cmd_check.c) */
 int check_parse_shard(unsigned *shard, unsigned *nr, const char *s,
 		      struct err *err);

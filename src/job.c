@@ -19,13 +19,20 @@ int job_open(struct job *j, const char *root, const char *target,
 				    err)) < 0)
 		return error;
 	{
-		char *cache = debsrc_cache_dir(), *dir = fs_join(cache, "ident");
+		char *dir = job_ident_dir();
 
 		error = ident_index_new(&j->index, j->repo, dir);
 		free(dir);
-		free(cache);
 	}
 	return error;
+}
+
+char *job_ident_dir(void)
+{
+	char *cache = debsrc_cache_dir(), *dir = fs_join(cache, "ident");
+
+	free(cache);
+	return dir;
 }
 
 void job_close(struct job *j)

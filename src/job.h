@@ -24,6 +24,10 @@ int job_open(struct job *j, const char *root, const char *target,
 	     const struct target_progress *progress, struct err *err);
 void job_close(struct job *j);
 
+/* <cache>/ident: the shared identifier sets of the trees (ident.c),
+ * which gc may free. */
+char *job_ident_dir(void);
+
 /*
  * Carry v onto the job's target with opts (load_blob and resolution are
  * filled in here); with refresh, write patches/NAME/VERSION/TARGET/.

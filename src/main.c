@@ -114,7 +114,9 @@ static const struct command commands[] = {
 	  "I/O.\n" },
 	{ "list", cmd_list, "list series, versions and patch counts",
 	  "kcarry list",
-	  "One line per series version: name, version, patches, source.\n",
+	  "One line per series version: name, version, patches, source.  A\n"
+	  "version whose provenance an interrupted import cut short says\n"
+	  "'(incomplete: import again to repair)' as its source.\n",
 	  list_options },
 	{ "show", cmd_show, "show the patches of a series version",
 	  "kcarry show [--stat] NAME[@VERSION]",
@@ -228,12 +230,23 @@ static const struct command commands[] = {
 	  "      profile = none                # no compatibility profile\n"
 	  "      command = make -j2 O=$KCARRY_BUILD   # what --full runs\n"
 	  "\n"
+	  "The config lines run in order, then make olddefconfig.  Without\n"
+	  "build.config lines nothing configures the O= folder: make runs with\n"
+	  "what it holds (nothing at first), and a kernel's make stops for\n"
+	  "want of a .config.  Give 'config = defconfig' (x86_64_defconfig,\n"
+	  "...) or 'config = file:PATH' with the distro's own config.\n"
+	  "\n"
 	  "Old trees get a compatibility profile chosen from the tree's and the\n"
-	  "compiler's versions (docs/build-profiles.md).\n",
+	  "compiler's versions: see COMPATIBILITY PROFILES in kcarry(1).\n"
+	  "\n"
+	  "On a terminal a progress line shows the phase, the objects compiled\n"
+	  "and the time.  Elsewhere (a CI log) -v prints a line as each phase\n"
+	  "begins and ends: 'build 6.1: base: make fs/btrfs/ (55 objects)'.\n",
 	  build_options,
-	  "exit status: 0 every target builds without new errors; 1 new errors,\n"
-	  "a patch that did not apply, or a build that could not run; 2 bad\n"
-	  "arguments; 3 repository, compiler, make or I/O trouble.\n" },
+	  "exit status: 0 every target builds without new errors (new warnings\n"
+	  "alone exit 0: W in check's build row); 1 new errors, a patch that\n"
+	  "did not apply, or a build that could not run; 2 bad arguments; 3\n"
+	  "repository, compiler, make or I/O trouble.\n" },
 	{ "report", cmd_report, "merge check reports (CI shards)",
 	  "kcarry report merge [--format F] [-o FILE] CHECK.json...",
 	  "Join the JSON reports (kcarry-check/1) of 'kcarry check --shard I/N'\n"
@@ -243,13 +256,18 @@ static const struct command commands[] = {
 	  report_options,
 	  "exit status as for check: 0 every cell clean, 1 otherwise; 2 bad\n"
 	  "arguments or reports that do not fit together.\n" },
-	{ "gc", cmd_gc, "free the build folders",
-	  "kcarry gc [TARGET...]",
-	  "Remove the build folders of the named targets (default: all) under\n"
-	  "<cache>/build/: the source folder, the O= folders, cached base-build\n"
-	  "diagnostics.  Cached trees and downloads stay.  The next build starts\n"
-	  "from scratch.\n",
-	  gc_options },
+	{ "gc", cmd_gc, "free the build folders and the identifier cache",
+	  "kcarry gc [--dry-run] [TARGET...]",
+	  "Remove the build folders of the named targets under <cache>/build/:\n"
+	  "the source folder, the O= folders, cached base-build diagnostics.\n"
+	  "Without names, every build folder and the identifier cache\n"
+	  "(<cache>/ident, what the trees' shared headers declare) go.  Cached\n"
+	  "trees, downloads and the ccache stay.  The next build starts from\n"
+	  "scratch; the next check scans the headers again.  A name that is\n"
+	  "neither built nor a target of the workspace is an error.\n",
+	  gc_options,
+	  "exit status: 0 freed (or nothing to free); 2 an unknown target;\n"
+	  "3 I/O trouble.\n" },
 	{ "callers", cmd_callers, "map the callers of the watched API",
 	  "kcarry callers [options] TARGET [SYMBOL...]",
 	  "Print every reference in TARGET's tree to the symbols that the\n"

@@ -480,8 +480,13 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 	json_object_set_new(doc, "seconds",
 			    json_real(r->seconds > 0 ? r->seconds : 0));
 	so = json_array();
+	/* a series carried only because the one built stacks on it was not
+	 * built */
 	for (size_t s = 0; s < r->nr_series; s++) {
-		json_t *o = json_object();
+		json_t *o;
+		if (r->series[s].stacked_base)
+			continue;
+		o = json_object();
 		json_object_set_new(o, "name", json_string(r->series[s].name));
 		json_object_set_new(o, "version",
 				    json_string(r->series[s].v.version));
@@ -491,7 +496,8 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 	}
 	json_object_set_new(doc, "series", so);
 	for (size_t s = 0; s < r->nr_series; s++)
-		for (size_t t = 0; t < r->nr_targets; t++) {
+		for (size_t t = 0;
+		     t < r->nr_targets && !r->series[s].stacked_base; t++) {
 			const struct check_cell *c = check_cell(r, s, t);
 			json_t *o = json_object();
 			char hex[41];

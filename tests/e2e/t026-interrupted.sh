@@ -37,6 +37,13 @@ rmdir ws/patches/s/.tmp-v3-$$
 # --- provenance cut short (killed or disk full between folder and conf) -
 git config -f ws/series/s.conf --unset version.v2.source
 git config -f ws/series/s.conf --unset version.v2.patches
+# list says so, in the SOURCE column and in a hint
+expect_exit 0 kcarry -C ws list
+stdout_has "^s +v1 +2  git $TEST_TMP/up base\.\.HEAD~2$"
+stdout_has '^s +v2 +4  git \(incomplete: import again to repair\)$'
+expect_stderr <<'EOT'
+hint: s@v2: its provenance in series/s.conf is incomplete (an import was cut short); import it again from its source to repair it
+EOT
 expect_exit 0 kcarry -C ws import s@v2 --git up base..HEAD
 expect_stdout <<'EOT'
 s@v2 is unchanged: 4 patches in patches/s/v2; its provenance in series/s.conf was incomplete and is recorded again
@@ -47,6 +54,16 @@ expect_exit 0 kcarry -C ws import s@v2 --git up base..HEAD
 expect_stdout <<'EOT'
 s@v2 is unchanged: 4 patches in patches/s/v2
 EOT
+expect_exit 0 kcarry -C ws list
+stdout_has '^s +v2 +4  git .*up base\.\.HEAD$'
+expect_stderr </dev/null
+# killed between the folder's rename and the conf: no record at all
+git config -f ws/series/s.conf --remove-section version.v2
+expect_exit 0 kcarry -C ws list
+stdout_has '^s +v2 +4  \(incomplete: import again to repair\)$'
+stderr_has '^hint: s@v2: its provenance in series/s.conf is incomplete'
+expect_exit 0 kcarry -C ws import s@v2 --git up base..HEAD
+stdout_has 'was incomplete and is recorded again$'
 
 # --- writers wait for each other ----------------------------------------
 mkdir -p ws/.kcarry
@@ -56,6 +73,18 @@ sleep 0.3
 expect_exit 0 kcarry -C ws apply s@v2 t
 stderr_has "^waiting for another kcarry writing this workspace$"
 wait $holder
+# every writer waits so: rebase, export, check --refresh (build: t040)
+for cmd in "rebase s v1 v2 t" "export --format git s@v2 t" \
+	"check --refresh s@v2 t"; do
+	( flock 9; sleep 1 ) 9>ws/.kcarry/lock &
+	holder=$!
+	sleep 0.3
+	# shellcheck disable=SC2086
+	expect_exit 0 kcarry -C ws $cmd
+	stderr_has "^waiting for another kcarry writing this workspace$" ||
+		fail "'$cmd' did not wait"
+	wait $holder
+done
 # concurrent imports of different versions and concurrent applies
 for round in 1 2 3; do
 	pids=""
@@ -79,6 +108,32 @@ for round in 1 2 3; do
 	done
 done
 git -C up fsck --strict >/dev/null 2>&1 || fail "git fsck --strict"
+
+# concurrent rebase, apply and check --refresh of v2 on t: all succeed
+# and leave what one serial rebase does (branch and refreshed series)
+expect_exit 0 kcarry -C ws rebase s v1 v2 t
+serial=$(git -C up rev-parse "kcarry/s/v2/t^{tree}")
+cp -r ws/patches/s/v2/t serial.t
+for round in 1 2 3 4; do
+	pids=""
+	for v in a b; do
+		kcarry -C ws rebase s v1 v2 t >/dev/null 2>"rerr.$v" &
+		pids="$pids $!"
+		kcarry -C ws apply s@v2 t >/dev/null 2>"aerr.$v" &
+		pids="$pids $!"
+	done
+	kcarry -C ws check --refresh s@v2 t >/dev/null 2>cerr &
+	pids="$pids $!"
+	for p in $pids; do
+		wait "$p"
+		[ $? -le 1 ] || { cat rerr.* aerr.* cerr; fail "a concurrent run failed (round $round)"; }
+	done
+done
+git -C up fsck --strict >/dev/null 2>&1 || fail "git fsck --strict after rebase rounds"
+[ "$(git -C up rev-parse "kcarry/s/v2/t^{tree}")" = "$serial" ] ||
+	fail "the branch differs from a serial run's"
+diff -r serial.t ws/patches/s/v2/t || fail "the refreshed series differs from a serial run's"
+[ -z "$(ls -A ws/patches/s/v2 | grep '^\.tmp')" ] || fail "temporary folders left"
 
 # --- a ref lock a killed apply left in the target repository -------------
 : >up/.git/refs/heads/kcarry/s/v2/t.lock

@@ -15,12 +15,59 @@ need make
 . "$here/build-lib.sh"
 build_fixture
 
+# the arguments are checked before anything is carried or built: two
+# series, no target, an unknown name all exit 2 with no build folder in
+# the cache and no branch
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n' "$TEST_TMP" >ws/kernels/early.conf
+expect_exit 0 kcarry -C ws import wq2 --git up base..HEAD~1
+expect_exit 2 kcarry -C ws build wq wq2 early
+expect_stderr <<'EOT'
+error: name one series to build, not 2 (wq, wq2)
+hint: one 'kcarry build' per series, or 'kcarry check --build' for a matrix
+EOT
+expect_exit 2 kcarry -C ws build wq wq2
+stderr_has '^error: name one series to build, not 2 \(wq, wq2\)$'
+expect_exit 2 kcarry -C ws build wq@v1 wq
+stderr_has '^error: name one series to build, not 2 \(wq@v1, wq\)$'
+expect_exit 2 kcarry -C ws build wq nosuch early
+stderr_has "^error: 'nosuch' names neither a series nor a target$"
+expect_exit 2 kcarry -C ws build early tgt2
+stderr_has '^error: name the series to build$'
+[ ! -e "$KCARRY_CACHE/build" ] || fail "a build folder before the arguments were checked"
+[ -z "$(git -C tgt2 for-each-ref refs/heads/kcarry/)" ] || fail "carried before the arguments were checked"
+rm -r ws/kernels/early.conf ws/patches/wq2 ws/series/wq2.conf
+
+# build is a writer: it waits for the workspace lock, saying so
+( flock 9; sleep 1 ) 9>ws/.kcarry/lock &
+holder=$!
+sleep 0.3
+expect_exit 2 kcarry -C ws build wq tgt nosuch
+stderr_has "^waiting for another kcarry writing this workspace$"
+wait $holder
+
+# --help says what -j is, what no build.config means, what new warnings
+# and errors exit with, and where the profiles are documented (the man
+# page, which has their table)
+expect_exit 0 kcarry build --help
+stdout_has "^  --jobs, -j N  *targets built at once"
+stdout_has "^  *make's own -j is build\.jobs$"
+tr '\n' ' ' <"$OUT" >help.txt
+grep -q "(new warnings alone exit 0: W in check's build row); 1 new errors" help.txt ||
+	fail "build --help: what new warnings and errors exit with"
+grep -q "nothing configures the O= folder" help.txt ||
+	fail "build --help: what no build.config does"
+stdout_has 'COMPATIBILITY PROFILES in kcarry\(1\)'
+grep -q '^\.SH "COMPATIBILITY PROFILES"$' "$KCARRY_FIXTURES/../../docs/kcarry.1" ||
+	fail "the man page has no COMPATIBILITY PROFILES section"
+grep -q 'linux\\-3\\-gcc6' "$KCARRY_FIXTURES/../../docs/kcarry.1" ||
+	fail "the man page lacks the linux-3-gcc6 profile"
+
 # nothing outside the cache may change: the target repo, its checkout,
 # the workspace
 snapshot() {
 	(cd tgt && git status --porcelain && git for-each-ref --format='%(refname) %(objectname)' | grep -v refs/heads/kcarry/ &&
 		find . -path ./.git -prune -o -type f -newer "$TEST_TMP/.mark" -print)
-	(cd ws && find . -newer "$TEST_TMP/.mark" -print | grep -v '^\.$')
+	(cd ws && find . -newer "$TEST_TMP/.mark" -print | grep -v '^\.$' | grep -v '^\./\.kcarry/lock$')
 }
 touch "$TEST_TMP/.mark"
 sleep 1
@@ -91,6 +138,26 @@ expect_exit 0 kcarry -C ws build fine tgt2
 expect_stdout <<'EOT'
   build, fine@v1 on tgt2: builds (base: 0 errors, 1 warning, not blamed)
 EOT
+
+# a series that stacks on another is built on top of it; the other is
+# carried, not built, and not in the report
+sed -i 's/return n > 2/return n > 3/' up2/fs/btrfs/ctree.c
+git -C up2 commit -qam "btrfs: deeper still" || fail c5
+expect_exit 0 kcarry -C ws import ontop --git up2 HEAD~1..HEAD
+git config -f ws/series/ontop.conf series.stacks-on fine
+expect_exit 0 kcarry -C ws build ontop tgt2
+expect_stdout <<'EOT'
+  build, ontop@v1 on tgt2: builds (base: 0 errors, 1 warning, not blamed)
+EOT
+[ "$(git -C tgt2 rev-parse kcarry/ontop/v1/tgt2~1)" = "$(git -C tgt2 rev-parse kcarry/fine/v1/tgt2)" ] ||
+	fail "ontop is not built on top of fine"
+expect_exit 0 kcarry -C ws build --json ontop tgt2
+python3 - "$OUT" <<'PY' || fail "stacked JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert [s["name"] for s in doc["series"]] == ["ontop"], doc["series"]
+assert [(b["series"], b["target"]) for b in doc["builds"]] == [("ontop", "tgt2")]
+PY
 
 # JSON (kcarry-build/1), validated against the documented schema
 expect_exit 1 kcarry -C ws build --json wq tgt
@@ -257,9 +324,61 @@ if command -v ccache >/dev/null; then
 	[ ! -e "$KCARRY_CACHE/build/ccache" ] || fail "ccache among the build folders"
 fi
 
-# gc frees the build folders
+# -v with stderr not a terminal: one line per phase, stdout as without
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n' "$TEST_TMP" >ws/kernels/logged.conf
+expect_exit 1 kcarry -C ws build wq@v1 logged
+cp "$OUT" quiet.out
+[ ! -s "$ERR" ] || { cat "$ERR"; fail "build printed on stderr without -v"; }
+rm -r "$KCARRY_CACHE/build/logged"
+expect_exit 1 kcarry -v -C ws build wq@v1 logged
+# (the report's own -v line, the times, aside)
+grep -v '^    times: ' "$OUT" | diff -u quiet.out - || fail "-v changed stdout"
+sed 's/ in [0-9]* s/ in N s/' "$ERR" >phases
+cat >want <<'EOT'
+build logged: sync: 8 files written in N s
+build logged: base: make fs/btrfs/ (4 objects)
+build logged: base: done in N s, 0 errors, 1 warning
+build logged: sync: 5 files written in N s
+build logged: series: make fs/btrfs/ (4 objects)
+build logged: series: done in N s, 1 error, 1 warning
+EOT
+diff -u want phases || fail "-v phase lines"
+expect_exit 1 kcarry -v -C ws build wq@v1 logged
+stderr_has '^build logged: base: from the cache, 0 errors, 1 warning$'
+rm ws/kernels/logged.conf
+
+# gc: a name that matches nothing is an error that says what gc can
+# free; --dry-run lists what it would free and frees nothing
+expect_exit 2 kcarry -C ws gc nosuch
+stderr_has "^error: no target 'nosuch' has a build folder in '$KCARRY_CACHE/build'$"
+stderr_has '^hint: gc can free the build folders of [a-z0-9, -]*tgt2[a-z0-9, -]*; without names also the identifier cache$'
+[ -d "$KCARRY_CACHE/build/tgt" ] || fail "gc with an unknown name freed something"
+# a target of the workspace that has no build folder has nothing to free
+printf '[kernel]\n\turl = %s/tgt2\n\tref = base\n' "$TEST_TMP" >ws/kernels/unbuilt.conf
+expect_exit 0 kcarry -C ws gc unbuilt
+expect_stdout <<'EOT'
+nothing to free
+EOT
+rm ws/kernels/unbuilt.conf
+[ -d "$KCARRY_CACHE/ident" ] || fail "no identifier cache to free"
+expect_exit 0 kcarry -C ws gc --dry-run
+stdout_has "^would free +[0-9]+\.[0-9] MB  $KCARRY_CACHE/build/tgt$"
+stdout_has "^would free +[0-9]+\.[0-9] MB  $KCARRY_CACHE/ident$"
+stdout_has "^would free +[0-9]+\.[0-9] MB in all$"
+[ -d "$KCARRY_CACHE/build/tgt" ] && [ -d "$KCARRY_CACHE/ident" ] ||
+	fail "gc --dry-run freed"
+expect_exit 0 kcarry -C ws gc --dry-run tgt2
+stdout_has "^would free +[0-9]+\.[0-9] MB  $KCARRY_CACHE/build/tgt2$"
+grep -q ident "$OUT" && fail "gc TARGET would free the identifier cache"
+expect_exit 0 kcarry -C ws gc tgt2
+stdout_has "^freed +[0-9]+\.[0-9] MB  $KCARRY_CACHE/build/tgt2$"
+[ ! -d "$KCARRY_CACHE/build/tgt2" ] || fail "gc tgt2 left its folder"
+[ -d "$KCARRY_CACHE/build/tgt" ] || fail "gc tgt2 freed tgt"
+
+# gc frees the build folders and the identifier cache
 expect_exit 0 kcarry -C ws gc
 [ ! -d "$KCARRY_CACHE/build/tgt" ] || fail "gc left the build folder"
+[ ! -d "$KCARRY_CACHE/ident" ] || fail "gc left the identifier cache"
 if command -v ccache >/dev/null; then
 	[ -d "$KCARRY_CACHE/ccache" ] || fail "gc removed the compiler cache"
 fi

@@ -365,40 +365,116 @@ static void default_targets_are_changed_objects_and_watched_folders(void **state
 	err_release(&err);
 }
 
+static char *gc_cache(const struct fixture *fx)
+{
+	char *cache = fs_join(fx->dir, "cache");
+	struct err err = ERR_INIT;
+	char *big = xcalloc(100000, 1), *f;
+
+	setenv("KCARRY_CACHE", cache, 1);
+	assert_int_equal(unit_run("rm -rf '%s' && mkdir -p '%s/build/6.1/src' "
+				  "'%s/build/6.12' '%s/ident'",
+				  cache, cache, cache, cache),
+			 0);
+	f = fs_join(cache, "build/6.1/src/f");
+	assert_int_equal(fs_write_atomic(f, big, 100000, &err), 0);
+	free(big);
+	free(f);
+	err_release(&err);
+	return cache;
+}
+
+static bool cache_has(const char *cache, const char *rel)
+{
+	char *p = fs_join(cache, rel);
+	bool yes = fs_is_dir(p);
+
+	free(p);
+	return yes;
+}
+
 static void gc_frees_the_named_build_folder(void **state)
 {
 	struct fixture *fx = *state;
 	struct err err = ERR_INIT;
-	unsigned long long freed = 0;
-	char *cache = fs_join(fx->dir, "cache");
+	struct build_gc_result res;
+	char *cache = gc_cache(fx), *ident = fs_join(cache, "ident");
 	char *t = xstrdup("6.1");
-	char *keep;
+	struct build_gc_opts o = { &t, 1, NULL, 0, ident, false };
 
-	setenv("KCARRY_CACHE", cache, 1);
-	assert_int_equal(unit_run("mkdir -p '%s/build/6.1/src' '%s/build/6.12'",
-				  cache, cache), 0);
-	{
-		char *big = xcalloc(100000, 1), *f = fs_join(cache, "build/6.1/src/f");
-		assert_int_equal(fs_write_atomic(f, big, 100000, &err), 0);
-		free(big);
-		free(f);
-	}
-	assert_int_equal(build_gc(&freed, &t, 1, &err), 0);
-	if (freed < 100000)
-		fail_msg("freed %llu", freed);
-	keep = fs_join(cache, "build/6.12");
-	assert_true(fs_is_dir(keep));
-	free(keep);
-	keep = fs_join(cache, "build/6.1");
-	assert_false(fs_is_dir(keep));
-	free(keep);
-	assert_int_equal(build_gc(&freed, NULL, 0, &err), 0);
-	keep = fs_join(cache, "build/6.12");
-	assert_false(fs_is_dir(keep));
-	free(keep);
+	assert_int_equal(build_gc(&res, &o, &err), 0);
+	if (res.bytes < 100000)
+		fail_msg("freed %llu", res.bytes);
+	assert_int_equal(res.nr, 1);
+	assert_true(cache_has(cache, "build/6.12"));
+	assert_false(cache_has(cache, "build/6.1"));
+	/* the identifier cache goes only when no target is named */
+	assert_true(cache_has(cache, "ident"));
+	build_gc_result_release(&res);
+	o.targets = NULL;
+	o.nr_targets = 0;
+	assert_int_equal(build_gc(&res, &o, &err), 0);
+	assert_int_equal(res.nr, 2);
+	assert_false(cache_has(cache, "build/6.12"));
+	assert_false(cache_has(cache, "ident"));
+	build_gc_result_release(&res);
 	unsetenv("KCARRY_CACHE");
+	free(ident);
 	free(cache);
 	free(t);
+	err_release(&err);
+}
+
+static void gc_of_an_unknown_name_frees_nothing(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	struct build_gc_result res;
+	char *cache = gc_cache(fx);
+	char *t[] = { "6.1", "nosuch" };
+	struct build_gc_opts o = { t, 2, NULL, 0, NULL, false };
+
+	assert_int_equal(build_gc(&res, &o, &err), ERR_NOTFOUND);
+	assert_non_null(strstr(err.msg.ptr, "no target 'nosuch'"));
+	assert_string_equal(err.hint.ptr,
+			    "gc can free the build folders of 6.1, 6.12; "
+			    "without names also the identifier cache");
+	assert_true(cache_has(cache, "build/6.1"));
+	build_gc_result_release(&res);
+	/* a target of the workspace that was never built: nothing to do */
+	err_release(&err);
+	err_init(&err);
+	o.known = &t[1];
+	o.nr_known = 1;
+	assert_int_equal(build_gc(&res, &o, &err), 0);
+	assert_int_equal(res.nr, 1);
+	assert_false(cache_has(cache, "build/6.1"));
+	build_gc_result_release(&res);
+	unsetenv("KCARRY_CACHE");
+	free(cache);
+	err_release(&err);
+}
+
+static void gc_dry_run_measures_and_frees_nothing(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	struct build_gc_result res;
+	char *cache = gc_cache(fx), *ident = fs_join(cache, "ident");
+	struct build_gc_opts o = { NULL, 0, NULL, 0, ident, true };
+
+	assert_int_equal(build_gc(&res, &o, &err), 0);
+	assert_int_equal(res.nr, 3);
+	if (res.entries[0].bytes < 100000 || res.bytes < res.entries[0].bytes)
+		fail_msg("measured %llu of %llu", res.entries[0].bytes,
+			 res.bytes);
+	assert_true(cache_has(cache, "build/6.1"));
+	assert_true(cache_has(cache, "build/6.12"));
+	assert_true(cache_has(cache, "ident"));
+	build_gc_result_release(&res);
+	unsetenv("KCARRY_CACHE");
+	free(ident);
+	free(cache);
 	err_release(&err);
 }
 
@@ -419,6 +495,10 @@ int main(void)
 		cmocka_unit_test(default_targets_are_changed_objects_and_watched_folders),
 		cmocka_unit_test_setup_teardown(gc_frees_the_named_build_folder,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			gc_of_an_unknown_name_frees_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			gc_dry_run_measures_and_frees_nothing, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
