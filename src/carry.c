@@ -257,6 +257,7 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 /* What the name check knows of the series so far. */
 struct names {
 	struct cause_defs defs;  /* what earlier patches declare */
+	struct cause_defs ahead; /* what any patch of the series declares */
 	struct watch_set own;    /* what this patch declares */
 	const struct carry_result *res; /* the patches before this one */
 	size_t index;            /* 0-based, of this patch */
@@ -507,6 +508,8 @@ static int explain_file(struct apply_file_result *ar,
 		chk.view = &v;
 		chk.own = &nm->own;
 		chk.series = &nm->defs;
+		chk.ahead = &nm->ahead;
+		chk.patch_no = nm->index + 1;
 		if (is_new)
 			for (size_t k = 0; k < pf->nr_hunks; k++)
 				for (size_t i = 0; i < pf->hunks[k].nr_lines; i++)
@@ -882,11 +885,22 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 		return error;
 	memset(&nm, 0, sizeof(nm));
 	cause_defs_init(&nm.defs);
+	cause_defs_init(&nm.ahead);
+	if (opts->index)
+		for (size_t i = 0; i < v->nr; i++) {
+			struct watch_set added;
+
+			watch_set_init(&added);
+			cause_patch_decls(&added, &v->items[i].patch, true);
+			cause_defs_add(&nm.ahead, &added, i + 1, true);
+			watch_set_release(&added);
+		}
 	watch_set_init(&nm.own);
 	nm.res = res;
 	error = carry_patches(res, repo, &tree, base, v, target, opts, &nm,
 			      err);
 	cause_defs_release(&nm.defs);
+	cause_defs_release(&nm.ahead);
 	watch_set_release(&nm.own);
 	return error;
 }

@@ -361,3 +361,29 @@ assert c["kind"] == "failed-patch", c
 assert c["failed_patches"] == [1], c
 assert not c.get("names"), c
 EOT
+
+# --- no false risks: a name a later patch of the series declares (RT's
+# generic code before the arch patch that defines its flag), and a word
+# of a comment whose opener is above the hunk; a name that nothing
+# declares in the same patch is still a risk
+lt_c() { # EXTRA: lines after the first statement of f
+	printf 'int x1;\n\n/**\n * f - the function\n * @a: the argument\n *\n * Does a thing.\n * Then another.\n * And a third.\n */\nint f(int a)\n{\n\tx1 = a;\n%s\treturn 0;\n}\n' "$1"
+}
+make_repo ltup k/core.c "$(lt_c '')
+" k/flags.h "#define OLD_FLAG 1
+"
+sed -i 's/^ \* Does a thing.$/ * Does a thing.\n * @a specifies the argument./' ltup/k/core.c
+git -C ltup commit -qam "doc: one line in a comment that opens above the hunk" || fail lt1
+lt_c '	if (a == NEW_FLAG)
+		x1 = NOWHERE_FLAG;
+' | sed 's/^ \* Does a thing.$/ * Does a thing.\n * @a specifies the argument./' >ltup/k/core.c
+git -C ltup commit -qam "core: use NEW_FLAG" || fail lt2
+printf '#define OLD_FLAG 1\n#define NEW_FLAG 2\n' >ltup/k/flags.h
+git -C ltup commit -qam "flags: define NEW_FLAG" || fail lt3
+printf '[kernel]\n\turl = %s/ltup\n\tref = base\n' "$TEST_TMP" >ws/kernels/lt.conf
+expect_exit 0 kcarry -C ws import later --git ltup base..HEAD
+expect_exit 1 kcarry -C ws apply --no-refresh later lt
+stdout_has '^  0001 clean             doc: one line in a comment that opens above the hunk$'
+stdout_has 'RISK: NOWHERE_FLAG: no such macro or constant in this tree$'
+! grep -q 'NEW_FLAG:' "$OUT" || { cat "$OUT"; fail "a name a later patch declares is a risk"; }
+! grep -q 'specifies:' "$OUT" || { cat "$OUT"; fail "a comment's word is a risk"; }
