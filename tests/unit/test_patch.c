@@ -1138,7 +1138,9 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 	err_release(&err);
 }
 
-/* git's verify_path with core.protectHFS and core.protectNTFS */
+/* git's verify_path with core.protectHFS and core.protectNTFS (the
+ * accepted and refused paths are git 2.39's answers to update-index
+ * --cacheinfo), and the symlinks git fsck flags */
 static void path_refused_as_git_verify_path_does(void **state)
 {
 	static const struct {
@@ -1150,7 +1152,6 @@ static void path_refused_as_git_verify_path_does(void **state)
 		{ ".gitignore", 0, NULL },
 		{ "a.git/x", 0, NULL },
 		{ "git~2/x", 0, NULL },
-		{ ".gitmodules", 0100644, NULL },
 		{ ".git", 0, "is inside .git" },
 		{ "x/.GiT/y", 0, "is inside .git" },
 		{ ".git /x", 0, "is inside .git" },
@@ -1160,6 +1161,57 @@ static void path_refused_as_git_verify_path_does(void **state)
 		{ "\xef\xbb\xbf.git", 0, "is inside .git" },
 		{ ".gi\xe2\x81\xaft", 0, "is inside .git" },
 		{ ".gitmodules", 0120000, "is a .gitmodules symlink" },
+		/* NTFS: '\\' separates too; a stream (':') or a run of dots
+		 * and spaces may follow; the short name git~1 */
+		{ "a\\b", 0, NULL },
+		{ "a\\b", 0120000, NULL },
+		{ "a\\.gitx", 0, NULL },
+		{ ".git~1", 0, NULL },
+		{ "git~10", 0, NULL },
+		{ "a\\.git\\x", 0, "is inside .git" },
+		{ "a\\.git", 0, "is inside .git" },
+		{ "x\\.GIT:", 0, "is inside .git" },
+		{ ".git::$INDEX_ALLOCATION", 0, "is inside .git" },
+		{ ".git:x", 0, "is inside .git" },
+		{ ".git . :y", 0, "is inside .git" },
+		{ "gIt~1", 0, "is inside .git" },
+		{ "x\\git~1. ", 0, "is inside .git" },
+		{ "x/git~1 /y", 0, "is inside .git" },
+		/* symlinks: .gitmodules in every HFS and NTFS spelling, its
+		 * short names, and the other files git reads from the tree */
+		{ ".gitmodules", 0100644, NULL },
+		{ "gitmod~1", 0100644, NULL },
+		{ "x\\.gitmodules", 0100644, NULL },
+		{ ".gitmodulesx", 0120000, NULL },
+		{ "gitmodules", 0120000, NULL },
+		{ "gitmod~5", 0120000, NULL },
+		{ "gi7eba~0", 0120000, NULL },
+		{ "gi7eba~12", 0120000, NULL },
+		{ ".gitmodules/x", 0120000, "is a .gitmodules symlink" },
+		{ "x/.GITMODULES. ", 0120000, "is a .gitmodules symlink" },
+		{ ".gitmodules:$DATA", 0120000, "is a .gitmodules symlink" },
+		{ ".g\xe2\x80\x8citmodules", 0120000,
+		  "is a .gitmodules symlink" },
+		{ "gitmod~1", 0120000, "is a .gitmodules symlink" },
+		{ "GITMOD~4", 0120000, "is a .gitmodules symlink" },
+		{ "gitmod~1:x", 0120000, "is a .gitmodules symlink" },
+		{ "gi7eba~1", 0120000, "is a .gitmodules symlink" },
+		{ "gi7eba~9", 0120000, "is a .gitmodules symlink" },
+		{ "gi7e~123", 0120000, "is a .gitmodules symlink" },
+		{ "x\\.gitmodules", 0120000, "is a .gitmodules symlink" },
+		{ "x\\gitmod~1", 0120000, "is a .gitmodules symlink" },
+		{ "x\\.gitmodules:/y", 0120000, "is a .gitmodules symlink" },
+		{ ".gitattributes", 0100644, NULL },
+		{ "gitatt~1", 0100644, NULL },
+		{ ".gitattributes", 0120000, "is a .gitattributes symlink" },
+		{ "gitatt~1", 0120000, "is a .gitattributes symlink" },
+		{ "gi7d29~3", 0120000, "is a .gitattributes symlink" },
+		{ ".gitignore", 0120000, "is a .gitignore symlink" },
+		{ "gitign~2", 0120000, "is a .gitignore symlink" },
+		{ "gi250a~1", 0120000, "is a .gitignore symlink" },
+		{ ".mailmap", 0120000, "is a .mailmap symlink" },
+		{ "mailma~1", 0120000, "is a .mailmap symlink" },
+		{ "maba30~1", 0120000, "is a .mailmap symlink" },
 		{ "a//b", 0, "has an empty component" },
 		{ "a/./b", 0, "has a '.' component" },
 		{ "a/../b", 0, "escapes the tree" },
