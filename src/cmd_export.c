@@ -14,6 +14,7 @@
 #include "fs.h"
 #include "job.h"
 #include "mail.h"
+#include "report.h"
 
 struct export_cli {
 	char *name, *version;
@@ -406,8 +407,9 @@ static void print_result(const struct export_series *s,
 		printf("left out:\n");
 		for (size_t i = 0; i < s->nr; i++)
 			if (!s->patches[i].included)
-				printf("  %s: %s\n", s->patches[i].file,
-				       s->patches[i].why);
+				report_printf(stdout, "  %s: %s\n",
+					      s->patches[i].file,
+					      s->patches[i].why);
 	}
 }
 

@@ -1770,26 +1770,11 @@ static bool is_mbox_line(struct span l, struct span *id)
 static void clean_header_text(char **s)
 {
 	struct buf b = BUF_INIT;
-	bool dirty = false;
 
 	if (!*s)
 		return;
-	for (const unsigned char *p = (const unsigned char *)*s; *p; p++) {
-		if (*p == '\t') {
-			buf_addc(&b, ' ');
-			dirty = true;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			buf_adds(&b, "\xef\xbf\xbd");
-			dirty = true;
-		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			/* C1 controls (U+0080-U+009F): CSI is one of them */
-			buf_adds(&b, "\xef\xbf\xbd");
-			p++;
-			dirty = true;
-		} else
-			buf_addc(&b, (char)*p);
-	}
-	if (dirty) {
+	buf_add_printable(&b, *s);
+	if (strcmp(b.ptr, *s)) {
 		free(*s);
 		*s = buf_detach(&b, NULL);
 	} else
@@ -1911,10 +1896,70 @@ struct stat_entry {
 	bool binary;
 };
 
-/* "a/{b => c}/d" as git writes a rename in a diffstat. */
+/* A byte git's quote_c_style escapes (core.quotePath on): its letter
+ * ('a' for BEL, '"' for '"'), 'o' for octal, or 0. */
+static char quote_as(unsigned char c)
+{
+	static const char letters[] = "abtnvfr";
+
+	if (c >= 0x07 && c <= 0x0d)
+		return letters[c - 0x07];
+	if (c == '"' || c == '\\')
+		return (char)c;
+	return c < 0x20 || c >= 0x7f ? 'o' : 0;
+}
+
+/* A path as git names it in a diffstat: "..." with C escapes when it
+ * holds a control character, a quote, a backslash or a non-ASCII byte. */
+static void add_quoted_path(struct buf *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	bool quote = false;
+
+	for (const unsigned char *p = u; *p && !quote; p++)
+		quote = quote_as(*p) != 0;
+	if (!quote) {
+		buf_adds(out, s);
+		return;
+	}
+	buf_addc(out, '"');
+	for (; *u; u++) {
+		char q = quote_as(*u);
+
+		if (q == 'o')
+			buf_addf(out, "\\%03o", *u);
+		else if (q)
+			buf_addf(out, "\\%c", q);
+		else
+			buf_addc(out, (char)*u);
+	}
+	buf_addc(out, '"');
+}
+
+static char *quoted_path(const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	add_quoted_path(&b, s);
+	return buf_detach(&b, NULL);
+}
+
+/* "a/{b => c}/d" as git writes a rename in a diffstat; both names whole
+ * and quoted when either needs quoting. */
 static char *rename_name(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), pfx = 0, sfx = 0;
+	char *qa = quoted_path(a), *qb = quoted_path(b);
+
+	if (strcmp(qa, a) || strcmp(qb, b)) {
+		char *both = xstrfmt("%s => %s", qa, qb);
+
+		free(qa);
+		free(qb);
+		return both;
+	}
+	free(qa);
+	free(qb);
 
 	for (size_t i = 0; i < la && i < lb && a[i] == b[i]; i++)
 		if (a[i] == '/')
@@ -1968,7 +2013,7 @@ void patch_diffstat(struct buf *out, const struct patch *p)
 		    f->old_path && f->new_path)
 			e[i].name = rename_name(f->old_path, f->new_path);
 		else
-			e[i].name = xstrdup(patch_file_path(f));
+			e[i].name = quoted_path(patch_file_path(f));
 		e[i].binary = f->binary;
 		for (size_t j = 0; j < f->nr_hunks; j++)
 			for (size_t k = 0; k < f->hunks[j].nr_lines; k++) {
@@ -2032,20 +2077,24 @@ void patch_diffstat(struct buf *out, const struct patch *p)
 	for (size_t i = 0; i < p->nr_files; i++) {
 		const struct patch_file *f = &p->files[i];
 
-		if (f->op == PATCH_ADD)
-			buf_addf(out, " create mode %06o %s\n", f->new_mode,
-				 f->new_path);
-		else if (f->op == PATCH_DELETE)
-			buf_addf(out, " delete mode %06o %s\n", f->old_mode,
-				 f->old_path);
-		else if (f->op == PATCH_RENAME || f->op == PATCH_COPY)
+		if (f->op == PATCH_ADD || f->op == PATCH_DELETE) {
+			buf_addf(out, " %s mode %06o ",
+				 f->op == PATCH_ADD ? "create" : "delete",
+				 f->op == PATCH_ADD ? f->new_mode
+						    : f->old_mode);
+			add_quoted_path(out, patch_file_path(f));
+			buf_addc(out, '\n');
+		} else if (f->op == PATCH_RENAME || f->op == PATCH_COPY)
 			buf_addf(out, " %s %s (%u%%)\n",
 				 f->op == PATCH_RENAME ? "rename" : "copy",
 				 e[i].name, f->similarity);
 		if (f->op != PATCH_ADD && f->op != PATCH_DELETE &&
-		    f->old_mode && f->new_mode && f->old_mode != f->new_mode)
-			buf_addf(out, " mode change %06o => %06o %s\n",
-				 f->old_mode, f->new_mode, patch_file_path(f));
+		    f->old_mode && f->new_mode && f->old_mode != f->new_mode) {
+			buf_addf(out, " mode change %06o => %06o ", f->old_mode,
+				 f->new_mode);
+			add_quoted_path(out, patch_file_path(f));
+			buf_addc(out, '\n');
+		}
 		free(e[i].name);
 	}
 	free(e);

@@ -860,6 +860,61 @@ static void diffstat_summarises_file_operations(void **state)
 	patch_release(&p);
 }
 
+/* Names git quotes (a backslash, a tab, ESC, a quote, UTF-8 with
+ * core.quotePath): the diffstat of git format-patch for this diff. */
+static void diffstat_quotes_names_as_git_does(void **state)
+{
+	static const char text[] =
+		"diff --git \"a/back\\\\slash\" \"b/back\\\\slash\"\n"
+		"--- \"a/back\\\\slash\"\n"
+		"+++ \"b/back\\\\slash\"\n"
+		"@@ -1 +1,2 @@\n"
+		" k\n"
+		"+k2\n"
+		"diff --git \"a/a\\tb\" b/c\n"
+		"similarity index 100%\n"
+		"rename from \"a\\tb\"\n"
+		"rename to c\n"
+		"diff --git \"a/e\\033x\" \"b/e\\033x\"\n"
+		"new file mode 100644\n"
+		"--- /dev/null\n"
+		"+++ \"b/e\\033x\"\n"
+		"@@ -0,0 +1 @@\n"
+		"+n\n"
+		"diff --git \"a/q\\\"d\" \"b/q\\\"d\"\n"
+		"old mode 100644\n"
+		"new mode 100755\n"
+		"diff --git \"a/\\303\\244.c\" \"b/\\303\\244.c\"\n"
+		"--- \"a/\\303\\244.c\"\n"
+		"+++ \"b/\\303\\244.c\"\n"
+		"@@ -1 +1,2 @@\n"
+		" u\n"
+		"+u2\n";
+	struct patch_parse_opts opts = { "quoted", 1, true };
+	struct buf out = BUF_INIT;
+	struct err err = ERR_INIT;
+	struct patch p;
+
+	patch_init(&p);
+	assert_int_equal(patch_parse(&p, text, sizeof(text) - 1, &opts, &err),
+			 0);
+	assert_string_equal(p.files[2].new_path, "e\033x");
+	patch_diffstat(&out, &p);
+	assert_string_equal(out.ptr,
+			    " \"back\\\\slash\" | 1 +\n"
+			    " \"a\\tb\" => c   | 0\n"
+			    " \"e\\033x\"      | 1 +\n"
+			    " \"q\\\"d\"        | 0\n"
+			    " \"\\303\\244.c\"  | 1 +\n"
+			    " 5 files changed, 3 insertions(+)\n"
+			    " rename \"a\\tb\" => c (100%)\n"
+			    " create mode 100644 \"e\\033x\"\n"
+			    " mode change 100644 => 100755 \"q\\\"d\"\n");
+	buf_release(&out);
+	patch_release(&p);
+	err_release(&err);
+}
+
 /* A diff of files that add and remove so many lines. */
 static void counted_diff(struct buf *out, const char *path, unsigned adds,
 			 unsigned dels)
@@ -1281,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(format_without_metadata_uses_the_name),
 		cmocka_unit_test(diffstat_summarises_file_operations),
 		cmocka_unit_test(diffstat_graph_scales_as_git_does),
+		cmocka_unit_test(diffstat_quotes_names_as_git_does),
 		cmocka_unit_test(format_then_parse_round_trips),
 		cmocka_unit_test(slug_follows_git),
 		cmocka_unit_test(git_format_patch_round_trips_through_git_am),
