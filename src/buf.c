@@ -246,3 +246,30 @@ bool ends_with(const char *s, const char *suffix)
 	size_t n = strlen(s), m = strlen(suffix);
 	return n >= m && !memcmp(s + n - m, suffix, m);
 }
+
+size_t buf_control_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if ((*u && *u < 0x20) || *u == 0x7f)
+		return 1;
+	/* C1 (U+0080-U+009F) in UTF-8: CSI is one of them */
+	if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+void buf_add_printable(struct buf *b, const char *s)
+{
+	while (*s) {
+		size_t n = buf_control_len(s);
+
+		if (*s == '\t')
+			buf_addc(b, ' ');
+		else if (n)
+			buf_adds(b, "\xef\xbf\xbd");
+		else
+			buf_addc(b, *s);
+		s += n ? n : 1;
+	}
+}

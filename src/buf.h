@@ -72,4 +72,14 @@ char *span_dup(struct span s);
 bool starts_with(const char *s, const char *prefix);
 bool ends_with(const char *s, const char *suffix);
 
+/*
+ * Text a person reads holds no control character: an ESC from a Subject
+ * or a file name would reach the terminal, a newline would forge a line.
+ * buf_control_len: the length of the control character at s (C0 or DEL:
+ * 1; C1, U+0080-U+009F in UTF-8: 2), else 0.  buf_add_printable appends
+ * s with each control character as U+FFFD and a tab as a space.
+ */
+size_t buf_control_len(const char *s);
+void buf_add_printable(struct buf *b, const char *s);
+
 #endif

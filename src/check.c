@@ -6,7 +6,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conf.h"
 #include "fs.h"
 #include "job.h"
 #include "name.h"
@@ -33,16 +32,6 @@ void check_report_release(struct check_report *r)
 	free(r->cells);
 	free(r->root);
 	memset(r, 0, sizeof(*r));
-}
-
-static bool is_series(const char *root, const char *name)
-{
-	char *c = xstrfmt("%s/series/%s.conf", root, name);
-	char *p = xstrfmt("%s/patches/%s", root, name);
-	bool yes = fs_is_file(c) || fs_is_dir(p);
-	free(c);
-	free(p);
-	return yes;
 }
 
 static bool is_target(const char *root, const char *name)
@@ -90,26 +79,6 @@ static int add_series(struct check_report *r, size_t *alloc,
 	return 0;
 }
 
-/*
- * series.stacks-on of NAME into *base (NULL when unset).  A .conf that
- * cannot be read is an error: carrying the series on the bare tree
- * instead would give a wrong result silently.
- */
-static int stacks_on(char **base, const char *root, const char *name,
-		     struct err *err)
-{
-	char *path = xstrfmt("%s/series/%s.conf", root, name);
-	struct conf *c = NULL;
-	int error = 0;
-
-	*base = NULL;
-	if (fs_is_file(path) && (error = conf_open(&c, path, false, err)) == 0)
-		*base = conf_get_or(c, "series.stacks-on", NULL);
-	conf_free(c);
-	free(path);
-	return error;
-}
-
 /* Bring in the series each selected one stacks on, base first. */
 static int resolve_stacks(struct check_report *r, size_t *alloc,
 			  struct err *err)
@@ -119,30 +88,11 @@ static int resolve_stacks(struct check_report *r, size_t *alloc,
 		long b;
 		int error;
 
-		if ((error = stacks_on(&base, r->root, r->series[i].name,
-				       err)) < 0)
+		if ((error = series_stacks_on(&base, r->root, r->series[i].name,
+					      err)) < 0)
 			return error;
 		if (!base)
 			continue;
-		/* a workspace shared through git may carry any text here:
-		 * it becomes a path only as a known series' name */
-		if ((error = name_check(NAME_SERIES, base, err)) < 0 ||
-		    (!is_series(r->root, base) &&
-		     (error = err_set(err, ERR_NOTFOUND,
-				      "no series '%s' in this workspace",
-				      base)) < 0)) {
-			err_prefix(err, "series/%s.conf: stacks-on",
-				   r->series[i].name);
-			free(base);
-			return error;
-		}
-		if (!strcmp(base, r->series[i].name)) {
-			free(base);
-			return err_set(err, ERR_PARSE,
-				       "series/%s.conf: a series cannot stack "
-				       "on itself",
-				       r->series[i].name);
-		}
 		b = find_series(r, base);
 		if (b < 0) {
 			/* the same version name when the base has it */
@@ -408,7 +358,7 @@ int check_select(struct check_report *r, const char *root,
 		}
 		if ((error = series_parse_spec(specs[i], &name, &version, err)) < 0)
 			return error;
-		if (!is_series(root, name)) {
+		if (!series_exists(root, name)) {
 			error = err_set(err, ERR_NOTFOUND,
 					"'%s' names neither a series nor a "
 					"target",

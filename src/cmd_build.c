@@ -266,7 +266,7 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	struct err err = ERR_INIT;
 	char *root = NULL;
 	struct lock wl = LOCK_INIT;
-	FILE *out = stdout;
+	struct fs_atomic out = { stdout, NULL, NULL };
 	int rc;
 
 	if (parse_args(&cli, argc, argv, opts) < 0) {
@@ -285,28 +285,22 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	if (pg.shown)
 		fputs("\r\033[K", stderr);
 	pg.shown = false;
-	if (cli.output && !(out = fopen(cli.output, "w"))) {
-		err_set(&err, ERR_IO, "cannot create '%s'", cli.output);
+	if (cli.output && fs_atomic_open(&out, cli.output, &err) < 0)
 		goto fail;
-	}
 	if (cli.json) {
-		if (report_build_doc_json(out, &r, &err) < 0)
+		if (report_build_doc_json(out.f, &r, &err) < 0)
 			goto fail;
 	} else
-		write_text(out, &r, opts);
-	if (out != stdout && fclose(out) != 0) {
-		out = stdout;
-		err_set(&err, ERR_IO, "cannot write '%s'", cli.output);
+		write_text(out.f, &r, opts);
+	if (cli.output && fs_atomic_commit(&out, &err) < 0)
 		goto fail;
-	}
-	out = stdout;
 	rc = build_exit_code(&r);
 	goto out;
 fail:
 	if (pg.shown)
 		fputs("\r\033[K", stderr);
-	if (out != stdout)
-		fclose(out);
+	if (out.f != stdout)
+		fs_atomic_abort(&out);
 	rc = err_report(&err, opts);
 out:
 	check_report_release(&r);

@@ -12,6 +12,7 @@
 #include "audit.h"
 #include "cmds.h"
 #include "job.h"
+#include "report.h"
 
 struct callers_cli {
 	const char **args; /* the target, then the symbols */
@@ -137,11 +138,11 @@ int cmd_callers(int argc, char **argv, const struct options *opts)
 		print_json(cli.args[0], &j.base, sites, nr);
 	} else {
 		for (size_t i = 0; i < nr; i++)
-			printf("%s:%zu: %s: %s %s\n", sites[i].path,
-			       sites[i].line,
-			       sites[i].func ? sites[i].func : "-",
-			       watch_ref_kind_name(sites[i].kind),
-			       sites[i].symbol);
+			report_printf(stdout, "%s:%zu: %s: %s %s\n",
+				      sites[i].path, sites[i].line,
+				      sites[i].func ? sites[i].func : "-",
+				      watch_ref_kind_name(sites[i].kind),
+				      sites[i].symbol);
 	}
 	note(opts, "%s: %zu reference%s (%zu call%s, %zu use%s) in %zu file%s",
 	     cli.args[0], nr, nr == 1 ? "" : "s", calls, calls == 1 ? "" : "s",

@@ -3,13 +3,13 @@
  * range-diff shows two branches: unchanged, changed (with the interdiff),
  * new, dropped and moved patches.
  */
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "fs.h"
 #include "vdiff.h"
 
 struct diff_cli {
@@ -177,7 +177,7 @@ int cmd_diff(int argc, char **argv, const struct options *opts)
 	struct vdiff d = { 0 };
 	struct vdiff_opts vo = { 0 };
 	char *root = NULL;
-	FILE *out = stdout;
+	struct fs_atomic out = { stdout, NULL, NULL };
 	int rc = EXIT_DONE;
 
 	series_version_init(&a, NULL, NULL);
@@ -192,28 +192,24 @@ int cmd_diff(int argc, char **argv, const struct options *opts)
 	    series_load_version(&b, root, cli.name, cli.v2, &err) < 0 ||
 	    vdiff_compute(&d, &a, &b, &vo, &err) < 0)
 		goto fail;
-	if (cli.output && !(out = fopen(cli.output, "w"))) {
-		err_set(&err, ERR_IO, "cannot write '%s': %s", cli.output,
-			strerror(errno));
-		out = NULL;
+	if (cli.output && fs_atomic_open(&out, cli.output, &err) < 0)
 		goto fail;
-	}
 	if (cli.json) {
 		char *s = NULL;
 		if (vdiff_json(&s, &d, cli.stat, &err) < 0)
 			goto fail;
-		fprintf(out, "%s\n", s);
+		fprintf(out.f, "%s\n", s);
 		free(s);
-	} else if (print_text(out, &d, &cli, opts, &err) < 0)
+	} else if (print_text(out.f, &d, &cli, opts, &err) < 0)
+		goto fail;
+	if (cli.output && fs_atomic_commit(&out, &err) < 0)
 		goto fail;
 	goto out;
 fail:
+	if (out.f != stdout)
+		fs_atomic_abort(&out);
 	rc = err_report(&err, opts);
 out:
-	if (out && out != stdout && fclose(out) && rc == EXIT_DONE) {
-		fprintf(stderr, "error: cannot write '%s'\n", cli.output);
-		rc = EXIT_ENV;
-	}
 	vdiff_release(&d);
 	series_version_release(&a);
 	series_version_release(&b);

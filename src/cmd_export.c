@@ -14,6 +14,7 @@
 #include "fs.h"
 #include "job.h"
 #include "mail.h"
+#include "report.h"
 
 struct export_cli {
 	char *name, *version;
@@ -211,7 +212,7 @@ static void on_target(void *vctx, const char *target, const char *what)
 
 /* What series/NAME.conf says of a version. */
 struct provenance {
-	char *kind, *cover, *stacks_on;
+	char *kind, *cover;
 	char **msgids;
 	size_t nr_msgids;
 };
@@ -231,7 +232,6 @@ static void provenance_load(struct provenance *p, const char *root,
 
 		p->kind = conf_get_or(c, k, NULL);
 		p->cover = conf_get_or(c, cv, NULL);
-		p->stacks_on = conf_get_or(c, "series.stacks-on", NULL);
 		if (conf_get_all(c, m, &p->msgids, &p->nr_msgids, &e) < 0) {
 			p->msgids = NULL;
 			p->nr_msgids = 0;
@@ -249,7 +249,6 @@ static void provenance_release(struct provenance *p)
 {
 	free(p->kind);
 	free(p->cover);
-	free(p->stacks_on);
 	conf_free_list(p->msgids, p->nr_msgids);
 }
 
@@ -263,8 +262,8 @@ static int stack_base(struct tree_oid *base, struct job *j, const char *root,
 {
 	struct series_version ov;
 	struct carry_result r;
-	struct provenance pv;
 	struct tree_oid from = j->base;
+	char *next = NULL;
 	int error;
 
 	if (depth > 8)
@@ -276,12 +275,9 @@ static int stack_base(struct tree_oid *base, struct job *j, const char *root,
 		err_prefix(err, "the series it stacks on");
 		goto out;
 	}
-	provenance_load(&pv, root, other, ov.version);
-	if (pv.stacks_on)
-		error = stack_base(&from, j, root, pv.stacks_on, co, depth + 1,
-				   err);
-	provenance_release(&pv);
-	if (error < 0)
+	if ((error = series_stacks_on(&next, root, other, err)) < 0 ||
+	    (next && (error = stack_base(&from, j, root, next, co, depth + 1,
+					 err)) < 0))
 		goto out;
 	{
 		struct carry_opts o = *co;
@@ -299,6 +295,7 @@ static int stack_base(struct tree_oid *base, struct job *j, const char *root,
 	}
 	*base = r.head;
 out:
+	free(next);
 	carry_result_release(&r);
 	series_version_release(&ov);
 	return error;
@@ -310,7 +307,7 @@ out:
  * exported).
  */
 static int carry(struct carry_result *res, struct job *j,
-		 const struct series_version *v, const struct provenance *pv,
+		 const struct series_version *v, const char *stacks_on,
 		 const struct export_cli *cli, const struct options *opts,
 		 struct err *err)
 {
@@ -322,9 +319,8 @@ static int carry(struct carry_result *res, struct job *j,
 	co.progress = on_patch;
 	co.ctx = &pc;
 
-	if (pv->stacks_on &&
-	    (error = stack_base(&base, j, j->root, pv->stacks_on, &co, 0,
-				err)) < 0)
+	if (stacks_on &&
+	    (error = stack_base(&base, j, j->root, stacks_on, &co, 0, err)) < 0)
 		return error;
 	co.no_ref = true;
 	if ((error = job_carry_from(res, j, &base, v, &co, false, err)) < 0)
@@ -425,8 +421,9 @@ static void print_result(const struct export_series *s,
 		printf("left out:\n");
 		for (size_t i = 0; i < s->nr; i++)
 			if (!s->patches[i].included)
-				printf("  %s: %s\n", s->patches[i].file,
-				       s->patches[i].why);
+				report_printf(stdout, "  %s: %s\n",
+					      s->patches[i].file,
+					      s->patches[i].why);
 	}
 }
 
@@ -440,7 +437,7 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	struct export_written w;
 	struct provenance pv = { 0 };
 	struct job j;
-	char *root = NULL, *bname = NULL, *bemail = NULL;
+	char *root = NULL, *bname = NULL, *bemail = NULL, *stacks_on = NULL;
 	struct lock wl = LOCK_INIT;
 	bool opened = false;
 	int rc = EXIT_DONE;
@@ -457,7 +454,8 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	/* a writer in every format: the carry may create the branch */
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
-	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
+	    series_load_version(&v, root, cli.name, cli.version, &err) < 0 ||
+	    series_stacks_on(&stacks_on, root, v.name, &err) < 0)
 		goto fail;
 	provenance_load(&pv, root, v.name, v.version);
 	{
@@ -466,7 +464,7 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		if (job_open(&j, root, cli.target, &tp, &err) < 0)
 			goto fail;
 	}
-	if (carry(&res, &j, &v, &pv, &cli, opts, &err) < 0 ||
+	if (carry(&res, &j, &v, stacks_on, &cli, opts, &err) < 0 ||
 	    backporter(&bname, &bemail, &cli, j.repo, &err) < 0)
 		goto fail;
 	{
@@ -519,6 +517,7 @@ out:
 	if (opened)
 		job_close(&j);
 	provenance_release(&pv);
+	free(stacks_on);
 	series_version_release(&v);
 	free(cli.args);
 	opt_list_release(&cli.to);

@@ -9,6 +9,7 @@
 
 #include "cmds.h"
 #include "rebase.h"
+#include "report.h"
 
 struct rebase_cli {
 	const char **args; /* NAME V1 V2, then the targets */
@@ -152,7 +153,7 @@ static void print_result(const struct rebase_result *r,
 			break;
 		}
 		if (p->why) {
-			printf("         %s\n", p->why);
+			report_printf(stdout, "         %s\n", p->why);
 			printf("         then: kcarry resolve %s@%s %s %ld\n",
 			       r->series, r->v2, r->target, p->v2 + 1);
 		}

@@ -67,8 +67,8 @@ static void print_places(const char *what, uint32_t mask, size_t of)
 
 static void print_site(const struct audit_site *s)
 {
-	printf("  %s:%zu %s%s: ", s->path, s->line,
-	       s->func ? s->func : "(file scope)", s->func ? "()" : "");
+	report_printf(stdout, "  %s:%zu %s%s: ", s->path, s->line,
+		      s->func ? s->func : "(file scope)", s->func ? "()" : "");
 }
 
 /* A call over several lines on one: blanks folded. */
@@ -153,7 +153,7 @@ static int resolve_suggest(const char *spec, const char *target,
 		const struct audit_fix *fx = &sg.left[i];
 
 		print_site(&fx->site);
-		printf("left as it is: %s\n", fx->why);
+		report_printf(stdout, "left as it is: %s\n", fx->why);
 	}
 	printf("%zu unconverted call%s rewritten, %zu left as %s\n",
 	       sg.nr_fixes, sg.nr_fixes == 1 ? "" : "s", sg.nr_left,
@@ -297,7 +297,7 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	printf("Edit these files (diff3 markers; rejected hunks in .rej):\n");
 	for (size_t i = 0; i < sum.nr_paths; i++) {
 		char *r = rel(root, sum.paths[i]);
-		printf("  %s\n", r);
+		report_printf(stdout, "  %s\n", r);
 		free(r);
 	}
 	printf("then run: kcarry refresh %s@%s %s\n", v.name, v.version,

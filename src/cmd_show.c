@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "report.h"
 #include "series.h"
 
 struct file_stat {
@@ -92,8 +93,10 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 			add = del = 0;
 			count_file(pf, &add, &del);
 			if (!cli.stat)
-				printf("      %s%s (+%lu -%lu)\n", path,
-				       pf->binary ? " [binary]" : "", add, del);
+				report_printf(stdout,
+					      "      %s%s (+%lu -%lu)\n", path,
+					      pf->binary ? " [binary]" : "",
+					      add, del);
 			for (j = 0; j < nstats; j++)
 				if (!strcmp(stats[j].path, path))
 					break;
@@ -111,8 +114,8 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 	}
 	printf("\n");
 	for (size_t j = 0; j < nstats; j++)
-		printf(" %-60s | +%lu -%lu\n", stats[j].path, stats[j].add,
-		       stats[j].del);
+		report_printf(stdout, " %-60s | +%lu -%lu\n", stats[j].path,
+			      stats[j].add, stats[j].del);
 	printf(" %zu file%s changed, %lu insertion%s(+), %lu deletion%s(-)\n",
 	       nstats, nstats == 1 ? "" : "s", tadd, tadd == 1 ? "" : "s",
 	       tdel, tdel == 1 ? "" : "s");

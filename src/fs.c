@@ -75,19 +75,71 @@ int fs_read_file(struct buf *out, const char *path, size_t limit,
 	return 0;
 }
 
+/*
+ * A path that is a FIFO or a character device (/dev/null) is written
+ * straight into: a rename over it would put a regular file in its
+ * place.  follow: through a symlink too (-o /dev/stdout); otherwise a
+ * symlink is replaced by the rename, never followed.  *fd is the node
+ * opened, or -1 when the write goes through a temporary file renamed
+ * over path (absent, a regular file, a symlink not followed or dangling).
+ * A folder, a block device or a socket is refused.
+ */
+static int open_node(int *fd, const char *path, bool follow, struct err *err)
+{
+	struct stat st;
+	const char *what = NULL;
+
+	*fd = -1;
+	if ((follow ? stat(path, &st) : lstat(path, &st)) < 0 ||
+	    S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		what = "a folder";
+	else if (S_ISBLK(st.st_mode))
+		what = "a block device";
+	else if (S_ISSOCK(st.st_mode))
+		what = "a socket";
+	if (what)
+		return err_set(err, ERR_IO, "cannot write '%s': it is %s", path,
+			       what);
+	*fd = open(path,
+		   O_WRONLY | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (*fd < 0)
+		return err_set(err, ERR_IO, "cannot write '%s': %s", path,
+			       strerror(errno));
+	/* replaced since the stat: never write into a regular file in
+	 * place, where a reader could see half of it */
+	if (fstat(*fd, &st) < 0 ||
+	    (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
+		close(*fd);
+		*fd = -1;
+		return err_set(err, ERR_IO,
+			       "cannot write '%s': it changed while it was "
+			       "opened",
+			       path);
+	}
+	return 0;
+}
+
 int fs_write_atomic(const char *path, const void *data, size_t len,
 		    struct err *err)
 {
 	struct buf tmp = BUF_INIT;
-	const char *p = data;
-	int fd, error = 0;
+	const char *p = data, *name = path;
+	int fd, error;
 
-	buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if ((error = open_node(&fd, path, false, err)) < 0)
+		return error;
 	if (fd < 0) {
-		error = err_set(err, ERR_IO, "cannot create '%s': %s", tmp.ptr,
-				strerror(errno));
-		goto out;
+		buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+		name = tmp.ptr;
+		fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0666);
+		if (fd < 0) {
+			error = err_set(err, ERR_IO, "cannot create '%s': %s",
+					tmp.ptr, strerror(errno));
+			goto out;
+		}
 	}
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -95,18 +147,20 @@ int fs_write_atomic(const char *path, const void *data, size_t len,
 			continue;
 		if (n <= 0) {
 			error = err_set(err, ERR_IO, "cannot write '%s': %s",
-					tmp.ptr, strerror(errno));
+					name, strerror(errno));
 			close(fd);
-			unlink(tmp.ptr);
+			if (tmp.len)
+				unlink(tmp.ptr);
 			goto out;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
-	if (close(fd) < 0 || rename(tmp.ptr, path) < 0) {
+	if (close(fd) < 0 || (tmp.len && rename(tmp.ptr, path) < 0)) {
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", path,
 				strerror(errno));
-		unlink(tmp.ptr);
+		if (tmp.len)
+			unlink(tmp.ptr);
 	}
 out:
 	buf_release(&tmp);
@@ -307,12 +361,28 @@ char *fs_normalise(const char *path)
 
 int fs_atomic_open(struct fs_atomic *a, const char *path, struct err *err)
 {
+	int fd, error;
+
+	a->f = NULL;
+	a->path = a->tmp = NULL;
+	if ((error = open_node(&fd, path, true, err)) < 0)
+		return error;
 	a->path = xstrdup(path);
+	if (fd >= 0) {
+		if (!(a->f = fdopen(fd, "w"))) {
+			error = err_set(err, ERR_IO, "cannot write '%s': %s",
+					path, strerror(errno));
+			close(fd);
+			free(a->path);
+			a->path = NULL;
+		}
+		return error;
+	}
 	a->tmp = xstrfmt("%s.tmp-%ld", path, (long)getpid());
 	a->f = fopen(a->tmp, "w");
 	if (!a->f) {
-		int error = err_set(err, ERR_IO, "cannot create '%s': %s",
-				    a->tmp, strerror(errno));
+		error = err_set(err, ERR_IO, "cannot create '%s': %s", a->tmp,
+				strerror(errno));
 		free(a->path);
 		free(a->tmp);
 		a->path = a->tmp = NULL;
@@ -323,15 +393,16 @@ int fs_atomic_open(struct fs_atomic *a, const char *path, struct err *err)
 
 int fs_atomic_commit(struct fs_atomic *a, struct err *err)
 {
+	const char *name = a->tmp ? a->tmp : a->path;
 	int error = 0;
 
 	if (ferror(a->f) | (fclose(a->f) != 0))
-		error = err_set(err, ERR_IO, "cannot write '%s': %s", a->tmp,
+		error = err_set(err, ERR_IO, "cannot write '%s': %s", name,
 				strerror(errno));
-	else if (rename(a->tmp, a->path) < 0)
+	else if (a->tmp && rename(a->tmp, a->path) < 0)
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", a->path,
 				strerror(errno));
-	if (error)
+	if (error && a->tmp)
 		unlink(a->tmp);
 	a->f = NULL;
 	free(a->path);
@@ -344,7 +415,8 @@ void fs_atomic_abort(struct fs_atomic *a)
 {
 	if (a->f) {
 		fclose(a->f);
-		unlink(a->tmp);
+		if (a->tmp)
+			unlink(a->tmp);
 	}
 	free(a->path);
 	free(a->tmp);

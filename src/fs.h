@@ -1,7 +1,8 @@
 /*
  * fs: files and directories: whole-file reads with a size limit, atomic
- * writes (temporary file + rename, so nothing is ever half-written), and
- * directory helpers.
+ * writes (temporary file + rename, so nothing is ever half-written; a
+ * FIFO or a device is written into, never replaced), and directory
+ * helpers.
  */
 #ifndef KCARRY_FS_H
 #define KCARRY_FS_H
@@ -13,13 +14,22 @@
 /* Read a whole file; files larger than limit bytes (0: no limit) fail. */
 int fs_read_file(struct buf *out, const char *path, size_t limit,
 		 struct err *err);
-/* Write data to path through a temporary file in the same directory. */
+/*
+ * Write data to path through a temporary file in the same directory,
+ * renamed over it (a symlink there is replaced, never followed).  A FIFO
+ * or a character device is written straight into instead, so that it
+ * stays what it is; a folder, a block device or a socket is refused
+ * ("cannot write 'PATH': it is a folder").
+ */
 int fs_write_atomic(const char *path, const void *data, size_t len,
 		    struct err *err);
 /*
  * A report written to path through PATH.tmp-PID renamed over it at
  * commit (after a checked fclose), so that a reader never sees half of
  * it and a failed write leaves the old file.  abort removes the copy.
+ * For -o FILE: a FIFO or a character device, itself or through a
+ * symlink (/dev/null, /dev/stdout), is written straight into, and a
+ * folder, a block device or a socket is refused at open.
  */
 struct fs_atomic {
 	FILE *f;

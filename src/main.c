@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "fetch.h"
 #include "fs.h"
+#include "report.h"
 #include "tree.h"
 
 static void on_workspace_busy(void *ctx, const char *path, long holder)
@@ -451,10 +452,15 @@ int err_report(const struct err *err, const struct options *opts)
 	const char *yel = color(opts, false, "\033[33m");
 	const char *off = color(opts, false, "\033[m");
 
-	fprintf(stderr, "%serror:%s %s\n", red, off,
-		err->msg.len ? err->msg.ptr : "unknown error");
-	if (err->hint.len)
-		fprintf(stderr, "%shint:%s %s\n", yel, off, err->hint.ptr);
+	/* a message may name a file of a patch: no control character of
+	 * it reaches the terminal */
+	fprintf(stderr, "%serror:%s ", red, off);
+	report_printf(stderr, "%s\n",
+		      err->msg.len ? err->msg.ptr : "unknown error");
+	if (err->hint.len) {
+		fprintf(stderr, "%shint:%s ", yel, off);
+		report_printf(stderr, "%s\n", err->hint.ptr);
+	}
 	return err_exit_code(err);
 }
 
@@ -481,7 +487,7 @@ void note(const struct options *opts, const char *fmt, ...)
 	if (opts->verbosity < 0)
 		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report_vprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -493,7 +499,7 @@ void verbose(const struct options *opts, const char *fmt, ...)
 	if (opts->verbosity < 1)
 		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report_vprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

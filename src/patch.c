@@ -329,37 +329,123 @@ static size_t hfs_ignorable(const unsigned char *s)
 	return 0;
 }
 
-/* A component (n bytes at c) git refuses as a name for .git. */
-static bool is_dotgit(const char *c, size_t n)
+/*
+ * HFS+: the component (n bytes at c) is "." and name, in any case, with
+ * ignorable code points anywhere (git's is_hfs_dot_generic).
+ */
+static bool is_hfs_dot(const char *c, size_t n, const char *name)
 {
 	const unsigned char *u = (const unsigned char *)c, *e = u + n;
-	static const char want[] = ".git";
-	size_t k = 0;
+	size_t k = 0, len = strlen(name);
 
-	/* NTFS: ".git" or "git~1", then only dots and spaces */
-	if (n >= 4 && !strncasecmp(c, ".git", 4))
-		k = 4;
-	else if (n >= 5 && !strncasecmp(c, "git~1", 5))
-		k = 5;
-	if (k) {
-		while (k < n && (c[k] == '.' || c[k] == ' '))
-			k++;
-		if (k == n)
-			return true;
-	}
-	/* HFS+: ".git" with ignorable code points anywhere, any case */
-	for (k = 0; u < e;) {
+	while (u < e) {
 		size_t skip = e - u >= 3 ? hfs_ignorable(u) : 0;
+
 		if (skip) {
 			u += skip;
 			continue;
 		}
-		if (k == 4 || tolower(*u) != want[k])
+		if (k > len || tolower(*u) != (k ? name[k - 1] : '.'))
 			return false;
 		k++;
 		u++;
 	}
-	return k == 4;
+	return k == len + 1;
+}
+
+/* NTFS drops a run of dots and spaces at the end of a name. */
+static const char *skip_dots_and_spaces(const char *s)
+{
+	while (*s == '.' || *s == ' ')
+		s++;
+	return s;
+}
+
+/*
+ * NTFS: s (the rest of the path) starts with .git or its short name
+ * git~1, in any case, then dots and spaces up to a separator ('/' or
+ * '\\') or a stream name (':') (git's is_ntfs_dotgit).
+ */
+static bool is_ntfs_dotgit(const char *s)
+{
+	if (!strncasecmp(s, ".git", 4) || !strncasecmp(s, "git~1", 5)) {
+		s = skip_dots_and_spaces(s + (*s == '.' ? 4 : 5));
+		return !*s || *s == '/' || *s == '\\' || *s == ':';
+	}
+	return false;
+}
+
+/*
+ * NTFS: s (the rest of the path) is "." and name, its short name (the
+ * first 6 characters, '~' and 1 to 4), or its hashed short name
+ * (hashed: up to 6 characters, '~' and digits, 8 in all), in any case,
+ * then dots and spaces up to the end or a stream name (git's
+ * is_ntfs_dot_generic).
+ */
+static bool is_ntfs_dot(const char *s, const char *name, const char *hashed)
+{
+	size_t len = strlen(name), i;
+
+	if (s[0] == '.' && !strncasecmp(s + 1, name, len))
+		i = len + 1;
+	else if (!strncasecmp(s, name, 6) && s[6] == '~' && s[7] >= '1' &&
+		 s[7] <= '4')
+		i = 8;
+	else {
+		bool tilde = false;
+
+		/* 8 characters; past the 6th, only after the '~' */
+		for (i = 0; i < 8; i++) {
+			unsigned char c = (unsigned char)s[i];
+
+			if (tilde) {
+				if (!isdigit(c))
+					return false;
+			} else if (c == '~') {
+				if (s[i + 1] < '1' || s[i + 1] > '9')
+					return false;
+				tilde = true;
+				i++;
+			} else if (i >= 6 || c >= 0x80 ||
+				   tolower(c) != hashed[i]) {
+				return false;
+			}
+		}
+	}
+	s = skip_dots_and_spaces(s + i);
+	return !*s || *s == ':';
+}
+
+/*
+ * Files git reads from the work tree that must not be symlinks: git's
+ * verify_path refuses a .gitmodules symlink, and git fsck flags the
+ * others (gitattributesSymlink, ...), so all four are refused.
+ */
+static const struct {
+	const char *name, *hashed, *why;
+} link_names[] = {
+	{ "gitmodules", "gi7eba", "is a .gitmodules symlink" },
+	{ "gitattributes", "gi7d29", "is a .gitattributes symlink" },
+	{ "gitignore", "gi250a", "is a .gitignore symlink" },
+	{ "mailmap", "maba30", "is a .mailmap symlink" },
+};
+
+/*
+ * What git's verify_path (HFS and NTFS rules on) finds wrong where a name
+ * starts at s: at the start, after a '/' or (NTFS) after a '\\'.  n: the
+ * length of the '/'-component for the HFS rules, 0 after a '\\'.
+ */
+static const char *refused_at(const char *s, size_t n, unsigned mode)
+{
+	if (is_hfs_dot(s, n, "git") || is_ntfs_dotgit(s))
+		return "is inside .git";
+	if (mode != 0120000)
+		return NULL;
+	for (size_t i = 0; i < sizeof(link_names) / sizeof(link_names[0]); i++)
+		if (is_hfs_dot(s, n, link_names[i].name) ||
+		    is_ntfs_dot(s, link_names[i].name, link_names[i].hashed))
+			return link_names[i].why;
+	return NULL;
 }
 
 const char *patch_path_refused(const char *path, unsigned mode)
@@ -372,17 +458,20 @@ const char *patch_path_refused(const char *path, unsigned mode)
 		return "is absolute";
 	for (;;) {
 		size_t n = strcspn(c, "/");
+		const char *why;
 
 		if (!n)
 			return c[0] ? "has an empty component" : "ends with '/'";
 		if ((n == 1 && c[0] == '.') || (n == 2 && !memcmp(c, "..", 2)))
 			return n == 1 ? "has a '.' component"
 				      : "escapes the tree";
-		if (is_dotgit(c, n))
-			return "is inside .git";
-		if (mode == 0120000 && !c[n] &&
-		    (n >= 11 && !strncasecmp(c, ".gitmodules", 11)))
-			return "is a .gitmodules symlink";
+		if ((why = refused_at(c, n, mode)) != NULL)
+			return why;
+		/* NTFS: a backslash separates names too */
+		for (const char *b = memchr(c, '\\', n); b;
+		     b = memchr(b + 1, '\\', n - (size_t)(b + 1 - c)))
+			if ((why = refused_at(b + 1, 0, mode)) != NULL)
+				return why;
 		if (!c[n])
 			return NULL;
 		c += n + 1;
@@ -393,7 +482,8 @@ const char *patch_path_refused(const char *path, unsigned mode)
  * Turn a name as written into a path in the tree: strip; drop the empty
  * and "." components ("./x", "x//y", as patch(1) reads them); then refuse
  * what git's verify_path refuses (with core.protectHFS and protectNTFS):
- * "..", .git in any spelling, a final '/'.  NULL for /dev/null.
+ * "..", .git in any spelling, a final '/' (patch_path_refused).  NULL for
+ * /dev/null.
  */
 static int make_path(struct parser *ps, const char *raw, int strip,
 		     size_t lineno, char **out)
@@ -1680,26 +1770,11 @@ static bool is_mbox_line(struct span l, struct span *id)
 static void clean_header_text(char **s)
 {
 	struct buf b = BUF_INIT;
-	bool dirty = false;
 
 	if (!*s)
 		return;
-	for (const unsigned char *p = (const unsigned char *)*s; *p; p++) {
-		if (*p == '\t') {
-			buf_addc(&b, ' ');
-			dirty = true;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			buf_adds(&b, "\xef\xbf\xbd");
-			dirty = true;
-		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			/* C1 controls (U+0080-U+009F): CSI is one of them */
-			buf_adds(&b, "\xef\xbf\xbd");
-			p++;
-			dirty = true;
-		} else
-			buf_addc(&b, (char)*p);
-	}
-	if (dirty) {
+	buf_add_printable(&b, *s);
+	if (strcmp(b.ptr, *s)) {
 		free(*s);
 		*s = buf_detach(&b, NULL);
 	} else
@@ -1821,10 +1896,70 @@ struct stat_entry {
 	bool binary;
 };
 
-/* "a/{b => c}/d" as git writes a rename in a diffstat. */
+/* A byte git's quote_c_style escapes (core.quotePath on): its letter
+ * ('a' for BEL, '"' for '"'), 'o' for octal, or 0. */
+static char quote_as(unsigned char c)
+{
+	static const char letters[] = "abtnvfr";
+
+	if (c >= 0x07 && c <= 0x0d)
+		return letters[c - 0x07];
+	if (c == '"' || c == '\\')
+		return (char)c;
+	return c < 0x20 || c >= 0x7f ? 'o' : 0;
+}
+
+/* A path as git names it in a diffstat: "..." with C escapes when it
+ * holds a control character, a quote, a backslash or a non-ASCII byte. */
+static void add_quoted_path(struct buf *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	bool quote = false;
+
+	for (const unsigned char *p = u; *p && !quote; p++)
+		quote = quote_as(*p) != 0;
+	if (!quote) {
+		buf_adds(out, s);
+		return;
+	}
+	buf_addc(out, '"');
+	for (; *u; u++) {
+		char q = quote_as(*u);
+
+		if (q == 'o')
+			buf_addf(out, "\\%03o", *u);
+		else if (q)
+			buf_addf(out, "\\%c", q);
+		else
+			buf_addc(out, (char)*u);
+	}
+	buf_addc(out, '"');
+}
+
+static char *quoted_path(const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	add_quoted_path(&b, s);
+	return buf_detach(&b, NULL);
+}
+
+/* "a/{b => c}/d" as git writes a rename in a diffstat; both names whole
+ * and quoted when either needs quoting. */
 static char *rename_name(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), pfx = 0, sfx = 0;
+	char *qa = quoted_path(a), *qb = quoted_path(b);
+
+	if (strcmp(qa, a) || strcmp(qb, b)) {
+		char *both = xstrfmt("%s => %s", qa, qb);
+
+		free(qa);
+		free(qb);
+		return both;
+	}
+	free(qa);
+	free(qb);
 
 	for (size_t i = 0; i < la && i < lb && a[i] == b[i]; i++)
 		if (a[i] == '/')
@@ -1878,7 +2013,7 @@ void patch_diffstat(struct buf *out, const struct patch *p)
 		    f->old_path && f->new_path)
 			e[i].name = rename_name(f->old_path, f->new_path);
 		else
-			e[i].name = xstrdup(patch_file_path(f));
+			e[i].name = quoted_path(patch_file_path(f));
 		e[i].binary = f->binary;
 		for (size_t j = 0; j < f->nr_hunks; j++)
 			for (size_t k = 0; k < f->hunks[j].nr_lines; k++) {
@@ -1942,20 +2077,24 @@ void patch_diffstat(struct buf *out, const struct patch *p)
 	for (size_t i = 0; i < p->nr_files; i++) {
 		const struct patch_file *f = &p->files[i];
 
-		if (f->op == PATCH_ADD)
-			buf_addf(out, " create mode %06o %s\n", f->new_mode,
-				 f->new_path);
-		else if (f->op == PATCH_DELETE)
-			buf_addf(out, " delete mode %06o %s\n", f->old_mode,
-				 f->old_path);
-		else if (f->op == PATCH_RENAME || f->op == PATCH_COPY)
+		if (f->op == PATCH_ADD || f->op == PATCH_DELETE) {
+			buf_addf(out, " %s mode %06o ",
+				 f->op == PATCH_ADD ? "create" : "delete",
+				 f->op == PATCH_ADD ? f->new_mode
+						    : f->old_mode);
+			add_quoted_path(out, patch_file_path(f));
+			buf_addc(out, '\n');
+		} else if (f->op == PATCH_RENAME || f->op == PATCH_COPY)
 			buf_addf(out, " %s %s (%u%%)\n",
 				 f->op == PATCH_RENAME ? "rename" : "copy",
 				 e[i].name, f->similarity);
 		if (f->op != PATCH_ADD && f->op != PATCH_DELETE &&
-		    f->old_mode && f->new_mode && f->old_mode != f->new_mode)
-			buf_addf(out, " mode change %06o => %06o %s\n",
-				 f->old_mode, f->new_mode, patch_file_path(f));
+		    f->old_mode && f->new_mode && f->old_mode != f->new_mode) {
+			buf_addf(out, " mode change %06o => %06o ", f->old_mode,
+				 f->new_mode);
+			add_quoted_path(out, patch_file_path(f));
+			buf_addc(out, '\n');
+		}
 		free(e[i].name);
 	}
 	free(e);

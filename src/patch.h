@@ -131,7 +131,9 @@ char *patch_slug(const char *subject);
 /*
  * Why git's verify_path (core.protectHFS and protectNTFS on) would refuse
  * path as an entry of a tree with that mode ("is inside .git", "escapes
- * the tree", ...), or NULL when it is fine.
+ * the tree", "is a .gitmodules symlink", ...), or NULL when it is fine.
+ * A symlink git fsck flags (.gitattributes, .gitignore, .mailmap in any
+ * HFS or NTFS spelling) is refused too.
  */
 const char *patch_path_refused(const char *path, unsigned mode);
 /* The path a file patch reads (old) or writes (new), whichever exists. */

@@ -1,10 +1,37 @@
 #include "report.h"
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mail.h"
+
+void report_printf(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report_vprintf(out, fmt, ap);
+	va_end(ap);
+}
+
+void report_vprintf(FILE *out, const char *fmt, va_list ap)
+{
+	struct buf raw = BUF_INIT, b = BUF_INIT;
+	size_t n = strlen(fmt);
+	bool nl = n && fmt[n - 1] == '\n';
+
+	buf_vaddf(&raw, fmt, ap);
+	if (nl)
+		buf_truncate(&raw, raw.len - 1);
+	buf_add_printable(&b, raw.ptr);
+	if (nl)
+		buf_addc(&b, '\n');
+	fwrite(b.ptr, 1, b.len, out);
+	buf_release(&raw);
+	buf_release(&b);
+}
 
 static const char *outcome_color(enum apply_outcome o)
 {
@@ -40,8 +67,8 @@ static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 	if ((hr->rule == RULE_EXACT || hr->rule == RULE_OFFSET) && !hr->risk &&
 	    verbosity < 1)
 		return;
-	fprintf(out, "         %s hunk %zu: %s", cf->path, h + 1,
-		apply_rule_name(hr->rule));
+	report_printf(out, "         %s hunk %zu: %s", cf->path, h + 1,
+		      apply_rule_name(hr->rule));
 	if (hr->rule != RULE_CONFLICT && hr->line)
 		fprintf(out, " at line %lu", hr->line);
 	if (hr->offset)
@@ -51,10 +78,10 @@ static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 	if (hr->risk)
 		fprintf(out, " RISK");
 	if (hr->reason)
-		fprintf(out, ": %s", hr->reason);
+		report_printf(out, ": %s", hr->reason);
 	fputc('\n', out);
 	if (report_cause_tells(hr))
-		fprintf(out, "           cause: %s\n", hr->cause->text);
+		report_printf(out, "           cause: %s\n", hr->cause->text);
 }
 
 void report_apply_text(FILE *out, const struct carry_result *res,
@@ -100,8 +127,8 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 		for (size_t f = 0; f < cp->nr_files; f++) {
 			const struct carry_file *cf = &cp->files[f];
 			if (cf->error)
-				fprintf(out, "         %s: %s\n", cf->path,
-					cf->error);
+				report_printf(out, "         %s: %s\n",
+					      cf->path, cf->error);
 			if (cp->outcome == OUTCOME_CLEAN && !cf->risk &&
 			    opts->verbosity < 1)
 				continue;
@@ -420,8 +447,9 @@ void report_build_summary(struct buf *b, const struct build_result *br)
 void report_build_diag_line(struct buf *b, const struct diag *d,
 			    const struct blame_attribution *a)
 {
-	buf_addf(b, "%s:%lu: %s: %s", d->path, d->line,
-		 diag_severity_name(d->sev), d->message);
+	buf_add_printable(b, d->path);
+	buf_addf(b, ":%lu: %s: ", d->line, diag_severity_name(d->sev));
+	buf_add_printable(b, d->message);
 	if (a) {
 		buf_adds(b, "  ");
 		blame_describe(b, a);
@@ -436,8 +464,19 @@ void report_build_text(FILE *out, const char *series, const char *target,
 	if (!br->ran && !br->error)
 		return;
 	if (br->error) {
-		fprintf(out, "  build, %s on %s: did not run: %s\n", series,
-			target, br->error);
+		/* a log excerpt: its lines kept, each made printable */
+		const char *e = br->error;
+
+		fprintf(out, "  build, %s on %s: did not run: ", series,
+			target);
+		for (;;) {
+			int n = (int)strcspn(e, "\n");
+
+			report_printf(out, "%.*s\n", n, e);
+			if (!e[n])
+				break;
+			e += n + 1;
+		}
 		return;
 	}
 	report_build_summary(&b, br);
@@ -447,7 +486,7 @@ void report_build_text(FILE *out, const char *series, const char *target,
 			br->base_errors, br->base_errors == 1 ? "" : "s",
 			br->base_warnings, br->base_warnings == 1 ? "" : "s");
 	if (br->profile)
-		fprintf(out, " [profile %s]", br->profile);
+		report_printf(out, " [profile %s]", br->profile);
 	fputc('\n', out);
 	for (size_t i = 0; i < br->diags.nr; i++) {
 		buf_reset(&b);
@@ -456,10 +495,10 @@ void report_build_text(FILE *out, const char *series, const char *target,
 		fprintf(out, "    %s\n", b.ptr);
 	}
 	for (size_t i = 0; i < br->nr_failed_objects; i++)
-		fprintf(out, "    failed: %s\n", br->failed_objects[i]);
+		report_printf(out, "    failed: %s\n", br->failed_objects[i]);
 	for (size_t i = 0; i < br->nr_broken_objects; i++)
-		fprintf(out, "    fails in the base tree too: %s\n",
-			br->broken_objects[i]);
+		report_printf(out, "    fails in the base tree too: %s\n",
+			      br->broken_objects[i]);
 	for (size_t i = 0; i < br->nr_steps; i++) {
 		const struct build_step *st = &br->steps[i];
 		if (!st->failed && verbosity < 1 && !st->warnings)
@@ -544,7 +583,7 @@ static void print_cell_summary(FILE *out, const struct check_report *r,
 
 	fprintf(out, "  %s@%s on %s:", cs->name, cs->v.version, r->targets[t]);
 	if (!c->ok) {
-		fprintf(out, " did not run: %s\n", c->error);
+		report_printf(out, " did not run: %s\n", c->error);
 		return;
 	}
 	for (int o = OUTCOME_CONFLICT; o >= OUTCOME_CLEAN; o--) {
@@ -603,18 +642,20 @@ static void print_intents(FILE *out, const struct audit_result *a,
 				     "all)\n");
 			break;
 		}
-		fprintf(out, "    series %s %s %s in %04zu, which %s %s",
-			t->change == WATCH_REMOVED ? "removes"
-			: t->change == WATCH_ADDED ? "adds"
-						   : "changes",
-			watch_kind_name(t->kind), t->name, t->patch, target,
-			t->target == AUDIT_TARGET_ABSENT ? "does not have"
-			: t->target == AUDIT_TARGET_PRESENT ? "has"
-			: t->target == AUDIT_TARGET_ALREADY
-				? "has in the new form already"
-				: "has in another form");
+		report_printf(out, "    series %s %s %s in %04zu, which %s %s",
+			      t->change == WATCH_REMOVED ? "removes"
+			      : t->change == WATCH_ADDED ? "adds"
+							 : "changes",
+			      watch_kind_name(t->kind), t->name, t->patch,
+			      target,
+			      t->target == AUDIT_TARGET_ABSENT ? "does not have"
+			      : t->target == AUDIT_TARGET_PRESENT ? "has"
+			      : t->target == AUDIT_TARGET_ALREADY
+				      ? "has in the new form already"
+				      : "has in another form");
 		if (t->change == WATCH_CHANGED && t->old_sig && t->new_sig)
-			fprintf(out, ": %s -> %s", t->old_sig, t->new_sig);
+			report_printf(out, ": %s -> %s", t->old_sig,
+				      t->new_sig);
 		fputc('\n', out);
 	}
 	if (a->api_absent) {
@@ -624,10 +665,11 @@ static void print_intents(FILE *out, const struct audit_result *a,
 			const struct watch_symbol *w = &a->target_api[i];
 
 			if (!i)
-				fprintf(out, "; its %s defines instead:",
-					w->path ? w->path : "watched files");
-			fprintf(out, "%s %s%s", i ? "," : "", w->name,
-				w->kind == WATCH_FUNCTION ? "()" : "");
+				report_printf(out, "; its %s defines instead:",
+					      w->path ? w->path
+						      : "watched files");
+			report_printf(out, "%s %s%s", i ? "," : "", w->name,
+				      w->kind == WATCH_FUNCTION ? "()" : "");
 		}
 		fputc('\n', out);
 	}
@@ -659,15 +701,16 @@ static void print_callers(FILE *out, const struct audit_result *a,
 			fprintf(out, "    ... more callers (-v shows all)\n");
 			break;
 		}
-		fprintf(out, "    caller %s:%zu %s%s %s: ", u->path, u->line,
-			u->func ? u->func : "(file scope)", u->func ? "()" : "",
-			u->symbol);
+		report_printf(out, "    caller %s:%zu %s%s %s: ", u->path,
+			      u->line, u->func ? u->func : "(file scope)",
+			      u->func ? "()" : "", u->symbol);
 		if (c->class == AUDIT_CONVERTED)
 			fprintf(out, "converted by %04zu\n", c->patch);
 		else if (c->class == AUDIT_CONFLICTED)
-			fprintf(out, "%04zu (%s hunk %zu) meant to convert it "
-				     "and did not apply\n",
-				c->patch, c->file, c->hunk);
+			report_printf(out,
+				      "%04zu (%s hunk %zu) meant to convert it "
+				      "and did not apply\n",
+				      c->patch, c->file, c->hunk);
 		else
 			fprintf(out, "only in %s, the series never converts "
 				     "it\n",
@@ -696,10 +739,12 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 		const struct audit_change *ch = &a->changes[i];
 		if (ch->change == WATCH_ADDED && verbosity < 1)
 			continue;
-		fprintf(out, "    %s %s %s", watch_change_name(ch->change),
-			watch_kind_name(ch->kind), ch->name);
+		report_printf(out, "    %s %s %s",
+			      watch_change_name(ch->change),
+			      watch_kind_name(ch->kind), ch->name);
 		if (ch->change == WATCH_CHANGED && ch->old_sig && ch->new_sig)
-			fprintf(out, ": %s -> %s", ch->old_sig, ch->new_sig);
+			report_printf(out, ": %s -> %s", ch->old_sig,
+				      ch->new_sig);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < a->nr_unconverted; i++, shown++) {
@@ -710,15 +755,15 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 				a->nr_unconverted - i);
 			break;
 		}
-		fprintf(out, "    unconverted %s:%zu %s%s %s\n", u->path,
-			u->line, u->func ? u->func : "(file scope)",
-			u->func ? "()" : "", u->symbol);
+		report_printf(out, "    unconverted %s:%zu %s%s %s\n", u->path,
+			      u->line, u->func ? u->func : "(file scope)",
+			      u->func ? "()" : "", u->symbol);
 	}
 	for (size_t i = 0; i < a->nr_absent; i++) {
 		const struct audit_site *u = &a->absent[i];
-		fprintf(out, "    absent from %s: %s %s%s (%s)\n", r->targets[t],
-			u->path, u->func ? u->func : "", u->func ? "()" : "",
-			u->symbol);
+		report_printf(out, "    absent from %s: %s %s%s (%s)\n",
+			      r->targets[t], u->path, u->func ? u->func : "",
+			      u->func ? "()" : "", u->symbol);
 	}
 	print_callers(out, a, r->targets[t], verbosity);
 }

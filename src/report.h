@@ -6,6 +6,7 @@
 #ifndef KCARRY_REPORT_H
 #define KCARRY_REPORT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "carry.h"
@@ -17,6 +18,16 @@ struct report_opts {
 	bool color;
 	int verbosity;
 };
+
+/*
+ * fprintf for text a person reads: every control character in what fmt
+ * formats (an ESC in a file name, a newline that would forge a line)
+ * becomes U+FFFD and a tab a space (buf_add_printable), but for a final
+ * newline of fmt itself.  fmt holds no colour: print that apart.
+ */
+void report_printf(FILE *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void report_vprintf(FILE *out, const char *fmt, va_list ap);
 
 /* Shared with report_ci.c: JSON pieces that both schemas use. */
 typedef struct json_t json_t;

@@ -91,8 +91,8 @@ static void describe_hunk(struct buf *b, const struct carry_file *cf,
 {
 	const struct apply_hunk_result *hr = &cf->hunks[h];
 
-	buf_addf(b, "%s hunk %zu: %s", cf->path, h + 1,
-		 apply_rule_name(hr->rule));
+	buf_add_printable(b, cf->path);
+	buf_addf(b, " hunk %zu: %s", h + 1, apply_rule_name(hr->rule));
 	if (hr->line)
 		buf_addf(b, " %s line %lu",
 			 hr->rule == RULE_CONFLICT ? "near" : "at", hr->line);
@@ -102,20 +102,29 @@ static void describe_hunk(struct buf *b, const struct carry_file *cf,
 		buf_addf(b, " (fuzz %u)", hr->fuzz);
 	if (hr->risk) {
 		buf_adds(b, " RISK");
-		if (hr->func && hr->found_func)
-			buf_addf(b, " (in %s(), header names %s())",
-				 hr->found_func, hr->func);
+		if (hr->func && hr->found_func) {
+			buf_adds(b, " (in ");
+			buf_add_printable(b, hr->found_func);
+			buf_adds(b, "(), header names ");
+			buf_add_printable(b, hr->func);
+			buf_adds(b, "())");
+		}
 	}
-	if (hr->reason)
-		buf_addf(b, ": %s", hr->reason);
+	if (hr->reason) {
+		buf_adds(b, ": ");
+		buf_add_printable(b, hr->reason);
+	}
 }
 
 /* "    cause: fs/btrfs/x.c has no foo()\n" */
 static void describe_cause(struct buf *b, const char *indent,
 			   const struct apply_hunk_result *hr)
 {
-	if (report_cause_tells(hr))
-		buf_addf(b, "%scause: %s\n", indent, hr->cause->text);
+	if (report_cause_tells(hr)) {
+		buf_addf(b, "%scause: ", indent);
+		buf_add_printable(b, hr->cause->text);
+		buf_addc(b, '\n');
+	}
 }
 
 static bool hunk_matters(const struct apply_hunk_result *hr)
@@ -126,7 +135,8 @@ static bool hunk_matters(const struct apply_hunk_result *hr)
 /* "path:line func(): call of sym", without the source line */
 static void describe_site_head(struct buf *b, const struct audit_site *s)
 {
-	buf_addf(b, "%s:%zu", s->path, s->line);
+	buf_add_printable(b, s->path);
+	buf_addf(b, ":%zu", s->line);
 	if (s->func)
 		buf_addf(b, " %s()", s->func);
 	buf_addf(b, ": %s of %s", watch_ref_kind_name(s->kind), s->symbol);
@@ -135,8 +145,10 @@ static void describe_site_head(struct buf *b, const struct audit_site *s)
 static void describe_site(struct buf *b, const struct audit_site *s)
 {
 	describe_site_head(b, s);
-	if (s->text && *s->text)
-		buf_addf(b, ": %s", s->text);
+	if (s->text && *s->text) {
+		buf_adds(b, ": ");
+		buf_add_printable(b, s->text);
+	}
 }
 
 static void describe_change(struct buf *b, const struct audit_change *c)
@@ -761,6 +773,23 @@ static void junit_case(struct junit_suite *js, const struct junit_case *c)
 	buf_adds(b, "    </testcase>\n");
 }
 
+/* "\nPATH.rej:\n" and the hunks rejected there, for each file of cp. */
+static void add_rejects(struct buf *b, const struct carry_patch *cp)
+{
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		if (!cf->rej.len)
+			continue;
+		buf_addc(b, '\n');
+		buf_add_printable(b, cf->path);
+		buf_adds(b, ".rej:\n");
+		buf_add(b, cf->rej.ptr, cf->rej.len);
+		if (cf->rej.ptr[cf->rej.len - 1] != '\n')
+			buf_addc(b, '\n');
+	}
+}
+
 /* Everything known about patch i on one cell, for people reading CI. */
 static void patch_details(struct buf *b, const struct check_cell *c,
 			  size_t i, const char *target)
@@ -774,11 +803,14 @@ static void patch_details(struct buf *b, const struct check_cell *c,
 	for (size_t f = 0; f < cp->nr_files; f++) {
 		const struct carry_file *cf = &cp->files[f];
 
-		buf_addf(b, "%s: %s%s\n", cf->path,
-			 apply_outcome_name(cf->outcome),
+		buf_add_printable(b, cf->path);
+		buf_addf(b, ": %s%s\n", apply_outcome_name(cf->outcome),
 			 cf->risk ? ", placement risk" : "");
-		if (cf->error)
-			buf_addf(b, "  %s\n", cf->error);
+		if (cf->error) {
+			buf_adds(b, "  ");
+			buf_add_printable(b, cf->error);
+			buf_addc(b, '\n');
+		}
 		for (size_t h = 0; h < cf->nr_hunks; h++) {
 			buf_adds(b, "  ");
 			describe_hunk(b, cf, h);
@@ -797,16 +829,7 @@ static void patch_details(struct buf *b, const struct check_cell *c,
 	if (ap && ap->touches_caller)
 		buf_adds(b, "watch: changes a line that uses a watched "
 			    "symbol\n");
-	for (size_t f = 0; f < cp->nr_files; f++) {
-		const struct carry_file *cf = &cp->files[f];
-
-		if (!cf->rej.len)
-			continue;
-		buf_addf(b, "\n%s.rej:\n", cf->path);
-		buf_add(b, cf->rej.ptr, cf->rej.len);
-		if (cf->rej.ptr[cf->rej.len - 1] != '\n')
-			buf_addc(b, '\n');
-	}
+	add_rejects(b, cp);
 }
 
 static void junit_patch(struct junit_suite *js, const struct check_cell *c,
@@ -1182,11 +1205,14 @@ int report_check_junit(FILE *out, const struct check_report *r,
 static void md_add(struct buf *b, const char *s)
 {
 	for (; *s; s++) {
+		size_t n = buf_control_len(s);
+
 		if (*s == '\n' || *s == '\r' || *s == '\t')
 			buf_addc(b, ' ');
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		else if (n) {
 			buf_adds(b, "\xef\xbf\xbd");
-		else if (strchr("\\`*_[]<>|#~!&", *s))
+			s += n - 1;
+		} else if (strchr("\\`*_[]<>|#~!&", *s))
 			buf_addf(b, "\\%c", *s);
 		else
 			buf_addc(b, *s);
@@ -1216,11 +1242,14 @@ static void md_code(struct buf *b, const char *s)
 	if (pad)
 		buf_addc(b, ' ');
 	for (; *s; s++) {
+		size_t k = buf_control_len(s);
+
 		if (*s == '\n' || *s == '\r' || *s == '\t')
 			buf_addc(b, ' ');
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		else if (k) {
 			buf_adds(b, "\xef\xbf\xbd");
-		else
+			s += k - 1;
+		} else
 			buf_addc(b, *s);
 	}
 	if (pad)
@@ -1830,8 +1859,13 @@ static void email_body(struct buf *b, const struct check_report *r,
 	for (size_t f = 0; f < cp->nr_files; f++) {
 		const struct carry_file *cf = &cp->files[f];
 
-		if (cf->error)
-			buf_addf(b, "  %s: %s\n", cf->path, cf->error);
+		if (cf->error) {
+			buf_adds(b, "  ");
+			buf_add_printable(b, cf->path);
+			buf_adds(b, ": ");
+			buf_add_printable(b, cf->error);
+			buf_addc(b, '\n');
+		}
 		for (size_t h = 0; h < cf->nr_hunks; h++) {
 			if (!hunk_matters(&cf->hunks[h]))
 				continue;
@@ -1841,16 +1875,7 @@ static void email_body(struct buf *b, const struct check_report *r,
 			describe_cause(b, "    ", &cf->hunks[h]);
 		}
 	}
-	for (size_t f = 0; f < cp->nr_files; f++) {
-		const struct carry_file *cf = &cp->files[f];
-
-		if (!cf->rej.len)
-			continue;
-		buf_addf(b, "\n%s.rej:\n", cf->path);
-		buf_add(b, cf->rej.ptr, cf->rej.len);
-		if (cf->rej.ptr[cf->rej.len - 1] != '\n')
-			buf_addc(b, '\n');
-	}
+	add_rejects(b, cp);
 	buf_adds(b, "\n------------------ original patch ------------------\n");
 	if (cp->item)
 		buf_add(b, cp->item->text.ptr, cp->item->text.len);

@@ -574,16 +574,65 @@ int series_write_resolution(const char *root, const char *name,
 	return error;
 }
 
+bool series_exists(const char *root, const char *name)
+{
+	char *c = xstrfmt("%s/series/%s.conf", root, name);
+	char *p = xstrfmt("%s/patches/%s", root, name);
+	bool yes = name_valid(NAME_SERIES, name) &&
+		   (fs_is_file(c) || fs_is_dir(p));
+
+	free(c);
+	free(p);
+	return yes;
+}
+
+int series_stacks_on(char **base, const char *root, const char *name,
+		     struct err *err)
+{
+	char *path = xstrfmt("%s/series/%s.conf", root, name);
+	struct conf *c = NULL;
+	char *b = NULL;
+	int error = 0;
+
+	*base = NULL;
+	if (fs_is_file(path) && (error = conf_open(&c, path, false, err)) == 0)
+		b = conf_get_or(c, "series.stacks-on", NULL);
+	conf_free(c);
+	free(path);
+	if (error < 0 || !b)
+		return error;
+	if ((error = name_check(NAME_SERIES, b, err)) < 0 ||
+	    (!series_exists(root, b) &&
+	     (error = err_set(err, ERR_NOTFOUND,
+			      "no series '%s' in this workspace", b)) < 0)) {
+		err_prefix(err, "series/%s.conf: stacks-on", name);
+		free(b);
+		return error;
+	}
+	if (!strcmp(b, name)) {
+		free(b);
+		return err_set(err, ERR_PARSE,
+			       "series/%s.conf: a series cannot stack on "
+			       "itself",
+			       name);
+	}
+	*base = b;
+	return 0;
+}
+
 int series_list_versions(const char *root, const char *name,
 			 char ***versions, size_t *nr, struct err *err)
 {
-	char *dir = xstrfmt("%s/patches/%s", root, name);
+	char *dir;
 	char **names;
 	size_t n, k = 0;
 	int error;
 
 	*versions = NULL;
 	*nr = 0;
+	if ((error = name_check(NAME_SERIES, name, err)) < 0)
+		return error;
+	dir = xstrfmt("%s/patches/%s", root, name);
 	error = fs_list_dir(dir, &names, &n, err);
 	if (error == ERR_NOTFOUND) {
 		err_set(err, ERR_NOTFOUND, "no series '%s' in this workspace",

@@ -124,7 +124,25 @@ int series_load_version(struct series_version *v, const char *root,
 			const char *name, const char *version,
 			struct err *err);
 
-/* Stored versions of a series, oldest first (natural order). */
+/* Whether root holds series NAME (series/NAME.conf or patches/NAME/). */
+bool series_exists(const char *root, const char *name);
+
+/*
+ * series.stacks-on of series NAME into *base (a new string; NULL when
+ * unset): the one reader of the key.  A workspace shared through git may
+ * carry any text there, and the value becomes a path, so it must be a
+ * valid series name (name.h) of another series of root; otherwise
+ * ERR_USAGE, ERR_NOTFOUND or ERR_PARSE with "series/NAME.conf: ...".  A
+ * .conf that cannot be read is an error too: carrying the series on the
+ * bare tree instead would give a wrong result silently.
+ */
+int series_stacks_on(char **base, const char *root, const char *name,
+		     struct err *err);
+
+/*
+ * Stored versions of a series, oldest first (natural order).  NAME must
+ * be a valid series name (ERR_USAGE otherwise): it becomes a path.
+ */
 int series_list_versions(const char *root, const char *name,
 			 char ***versions, size_t *nr, struct err *err);
 /* Names of the series in the workspace (series/NAME.conf files and patches/). */

@@ -40,20 +40,60 @@ expect_exit 2 kcarry -C ws check s "$up$TEST_TMP/victim/t"
 [ ! -e victim/t/files ] && [ ! -e victim/t/state ] || fail "resolve wrote outside"
 
 # --- series.stacks-on outside the workspace (hardening 2) ---------------
+# a series outside that adds OUTSIDE: every command that follows
+# stacks-on (check, build through check, export) refuses the value before
+# it reads or carries anything of it
 mkdir -p base/v1/t
 echo precious >base/v1/t/keep
-mkdir -p base/v1 && : >base/v1/series
+cat >base/v1/0001-outside.patch <<'EOT'
+From: Eve <eve@example.com>
+Subject: [PATCH] outside
+
+---
+diff --git a/OUTSIDE b/OUTSIDE
+new file mode 100644
+--- /dev/null
++++ b/OUTSIDE
+@@ -0,0 +1 @@
++outside
+EOT
+echo 0001-outside.patch >base/v1/series
 cat >>ws/series/s.conf <<EOT
 [series]
 	stacks-on = $up$TEST_TMP/base
 EOT
+refs_before=$(git -C up for-each-ref)
+stacks_refused() {
+	stderr_has "^error: series/s.conf: stacks-on: '.*base': '/' is not allowed in a series name$"
+	[ "$(cat base/v1/t/keep)" = precious ] || fail "base/v1/t replaced"
+	[ "$(ls base/v1)" = "0001-outside.patch
+series
+t" ] || fail "files written into base/v1"
+	[ "$(git -C up for-each-ref)" = "$refs_before" ] ||
+		fail "a branch was written from the outside series"
+	[ -z "$(git -C up log --all --format=%H -- OUTSIDE)" ] ||
+		fail "the outside series was carried"
+}
 expect_exit 2 kcarry -C ws check --refresh s t
-stderr_has "^error: series/s.conf: stacks-on: '.*base': '/' is not allowed in a series name$"
-[ "$(cat base/v1/t/keep)" = precious ] || fail "base/v1/t replaced"
+stacks_refused
+expect_exit 2 kcarry -C ws build s t
+stacks_refused
+expect_exit 2 kcarry -C ws export s t --format git
+stacks_refused
+expect_exit 2 kcarry -C ws export s t --format quilt -o exported
+stacks_refused
+[ ! -e exported ] || fail "export wrote a quilt series"
 git config -f ws/series/s.conf series.stacks-on nosuch
 expect_exit 2 kcarry -C ws check s t
 stderr_has "^error: series/s.conf: stacks-on: no series 'nosuch' in this workspace$"
+expect_exit 2 kcarry -C ws export s t --format git
+stderr_has "^error: series/s.conf: stacks-on: no series 'nosuch' in this workspace$"
+git config -f ws/series/s.conf series.stacks-on s
+expect_exit 2 kcarry -C ws export s t --format git
+stderr_has "^error: series/s.conf: a series cannot stack on itself$"
 git config -f ws/series/s.conf --unset series.stacks-on
+[ "$(git -C up for-each-ref)" = "$refs_before" ] ||
+	fail "a refused stacks-on wrote a branch"
 
 # --- version names (hardening 8) ----------------------------------------
 tab=$(printf 'a\tb')

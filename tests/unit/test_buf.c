@@ -306,6 +306,25 @@ static void xstrndup_stops_at_n(void **state)
 	free(d);
 }
 
+/* What a person reads never carries a control character: C0, DEL and
+ * C1 become U+FFFD, a tab a space; other UTF-8 stays. */
+static void printable_text_has_no_control_character(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	buf_add_printable(&b, "e\033[2Jx\a.c\tn\nx\x7f\xc2\x9b"
+			      "1m"
+			      "\xc3\xa4\xc2\xa0");
+	assert_string_equal(b.ptr, "e\xef\xbf\xbd[2Jx\xef\xbf\xbd.c n"
+				   "\xef\xbf\xbdx\xef\xbf\xbd\xef\xbf\xbd"
+				   "1m\xc3\xa4\xc2\xa0");
+	assert_int_equal(buf_control_len("\033"), 1);
+	assert_int_equal(buf_control_len("\xc2\x9b"), 2);
+	assert_int_equal(buf_control_len("\xc2\xa0"), 0);
+	assert_int_equal(buf_control_len(""), 0);
+	buf_release(&b);
+}
+
 static void zero_sized_allocations_are_usable_pointers(void **state)
 {
 	void *a = xmalloc(0), *b = xcalloc(0, 0), *c = xrealloc(NULL, 0);
@@ -360,6 +379,7 @@ int main(void)
 		cmocka_unit_test(starts_with_and_ends_with),
 		cmocka_unit_test(xstrfmt_returns_a_new_string),
 		cmocka_unit_test(xstrndup_stops_at_n),
+		cmocka_unit_test(printable_text_has_no_control_character),
 		cmocka_unit_test(zero_sized_allocations_are_usable_pointers),
 		cmocka_unit_test(alloc_grow_reaches_the_requested_size),
 	};

@@ -1,7 +1,9 @@
 #include "unit.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* ---- fixture: a fresh temporary directory per test -------------------- */
@@ -289,9 +291,137 @@ static void write_over_a_directory_fails_and_removes_temp(void **state)
 	assert_int_equal(mkdir(p, 0777), 0);
 	assert_int_equal(fs_write_atomic(p, "x", 1, &err), ERR_IO);
 	assert_true(starts_with(err.msg.ptr, "cannot write '"));
+	assert_true(ends_with(err.msg.ptr, "': it is a folder"));
 	assert_true(fs_is_dir(p));
 	assert_dir_lists(fx->dir, only, 1);
 	err_release(&err);
+	free(p);
+}
+
+/* The bytes waiting in a FIFO opened for reading without blocking. */
+static void assert_fifo_holds(int fd, const char *expect)
+{
+	char got[64];
+	ssize_t n = read(fd, got, sizeof(got) - 1);
+
+	assert_true(n >= 0);
+	got[n] = 0;
+	assert_string_equal(got, expect);
+}
+
+static bool is_kind(const char *path, mode_t kind)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == kind;
+}
+
+/* A rename over a FIFO (-o fifo) replaced it with a regular file. */
+static void write_into_a_fifo_keeps_the_fifo(void **state)
+{
+	const struct fixture *fx = *state;
+	char *p = path_in(fx, "fifo");
+	static const char *const only[] = { "fifo" };
+	struct fs_atomic a;
+	struct err err = ERR_INIT;
+	int rd;
+
+	assert_int_equal(mkfifo(p, 0600), 0);
+	rd = open(p, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	assert_int_equal(fs_write_atomic(p, "one\n", 4, &err), 0);
+	assert_fifo_holds(rd, "one\n");
+	assert_int_equal(fs_atomic_open(&a, p, &err), 0);
+	fputs("two\n", a.f);
+	assert_int_equal(fs_atomic_commit(&a, &err), 0);
+	assert_fifo_holds(rd, "two\n");
+	assert_true(is_kind(p, S_IFIFO));
+	assert_dir_lists(fx->dir, only, 1);
+	close(rd);
+	err_release(&err);
+	free(p);
+}
+
+/* -o takes a symlink to a FIFO or a device (/dev/stdout) through to it;
+ * the workspace's own writes replace a symlink, never follow it. */
+static void report_follows_a_symlink_to_a_fifo_other_writes_do_not(void **state)
+{
+	const struct fixture *fx = *state;
+	char *p = path_in(fx, "fifo"), *l = path_in(fx, "link");
+	struct fs_atomic a;
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+	int rd;
+
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(symlink("fifo", l), 0);
+	rd = open(p, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	assert_int_equal(fs_atomic_open(&a, l, &err), 0);
+	fputs("report\n", a.f);
+	assert_int_equal(fs_atomic_commit(&a, &err), 0);
+	assert_fifo_holds(rd, "report\n");
+	assert_true(is_kind(l, S_IFLNK));
+	assert_int_equal(fs_write_atomic(l, "file\n", 5, &err), 0);
+	assert_true(is_kind(l, S_IFREG));
+	assert_true(is_kind(p, S_IFIFO));
+	assert_fifo_holds(rd, "");
+	assert_int_equal(fs_read_file(&b, l, 0, &err), 0);
+	assert_string_equal(b.ptr, "file\n");
+	close(rd);
+	buf_release(&b);
+	err_release(&err);
+	free(l);
+	free(p);
+}
+
+/* As root, -o /dev/null replaced the machine's /dev/null with a file.
+ * The test makes its own null device (1:3), never touching /dev/null. */
+static void write_into_a_character_device_keeps_the_device(void **state)
+{
+	const struct fixture *fx = *state;
+	char *p = path_in(fx, "null");
+	static const char *const only[] = { "null" };
+	struct fs_atomic a;
+	struct stat st;
+	struct err err = ERR_INIT;
+	int fd = -1;
+
+	if (geteuid() != 0 || mknod(p, S_IFCHR | 0666, makedev(1, 3)) < 0 ||
+	    (fd = open(p, O_WRONLY)) < 0) {
+		free(p);
+		skip(); /* not root, or a nodev mount */
+		return;
+	}
+	close(fd);
+	assert_int_equal(fs_write_atomic(p, "x", 1, &err), 0);
+	assert_int_equal(fs_atomic_open(&a, p, &err), 0);
+	fputs("report\n", a.f);
+	assert_int_equal(fs_atomic_commit(&a, &err), 0);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(st.st_rdev, makedev(1, 3));
+	assert_dir_lists(fx->dir, only, 1);
+	err_release(&err);
+	free(p);
+}
+
+static void report_over_a_directory_is_refused_at_open(void **state)
+{
+	const struct fixture *fx = *state;
+	char *p = path_in(fx, "d");
+	char *msg = xstrfmt("cannot write '%s': it is a folder", p);
+	static const char *const only[] = { "d" };
+	struct fs_atomic a;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(mkdir(p, 0777), 0);
+	assert_int_equal(fs_atomic_open(&a, p, &err), ERR_IO);
+	assert_string_equal(err.msg.ptr, msg);
+	assert_null(a.f);
+	assert_dir_lists(fx->dir, only, 1);
+	err_release(&err);
+	free(msg);
 	free(p);
 }
 
@@ -605,6 +735,10 @@ int main(void)
 		T(write_of_nothing_makes_an_empty_file),
 		T(write_into_missing_directory_fails_cleanly),
 		T(write_over_a_directory_fails_and_removes_temp),
+		T(write_into_a_fifo_keeps_the_fifo),
+		T(report_follows_a_symlink_to_a_fifo_other_writes_do_not),
+		T(write_into_a_character_device_keeps_the_device),
+		T(report_over_a_directory_is_refused_at_open),
 		T(mkdirs_creates_every_level),
 		T(mkdirs_of_a_relative_path),
 		T(mkdirs_through_a_file_fails),

@@ -860,6 +860,61 @@ static void diffstat_summarises_file_operations(void **state)
 	patch_release(&p);
 }
 
+/* Names git quotes (a backslash, a tab, ESC, a quote, UTF-8 with
+ * core.quotePath): the diffstat of git format-patch for this diff. */
+static void diffstat_quotes_names_as_git_does(void **state)
+{
+	static const char text[] =
+		"diff --git \"a/back\\\\slash\" \"b/back\\\\slash\"\n"
+		"--- \"a/back\\\\slash\"\n"
+		"+++ \"b/back\\\\slash\"\n"
+		"@@ -1 +1,2 @@\n"
+		" k\n"
+		"+k2\n"
+		"diff --git \"a/a\\tb\" b/c\n"
+		"similarity index 100%\n"
+		"rename from \"a\\tb\"\n"
+		"rename to c\n"
+		"diff --git \"a/e\\033x\" \"b/e\\033x\"\n"
+		"new file mode 100644\n"
+		"--- /dev/null\n"
+		"+++ \"b/e\\033x\"\n"
+		"@@ -0,0 +1 @@\n"
+		"+n\n"
+		"diff --git \"a/q\\\"d\" \"b/q\\\"d\"\n"
+		"old mode 100644\n"
+		"new mode 100755\n"
+		"diff --git \"a/\\303\\244.c\" \"b/\\303\\244.c\"\n"
+		"--- \"a/\\303\\244.c\"\n"
+		"+++ \"b/\\303\\244.c\"\n"
+		"@@ -1 +1,2 @@\n"
+		" u\n"
+		"+u2\n";
+	struct patch_parse_opts opts = { "quoted", 1, true };
+	struct buf out = BUF_INIT;
+	struct err err = ERR_INIT;
+	struct patch p;
+
+	patch_init(&p);
+	assert_int_equal(patch_parse(&p, text, sizeof(text) - 1, &opts, &err),
+			 0);
+	assert_string_equal(p.files[2].new_path, "e\033x");
+	patch_diffstat(&out, &p);
+	assert_string_equal(out.ptr,
+			    " \"back\\\\slash\" | 1 +\n"
+			    " \"a\\tb\" => c   | 0\n"
+			    " \"e\\033x\"      | 1 +\n"
+			    " \"q\\\"d\"        | 0\n"
+			    " \"\\303\\244.c\"  | 1 +\n"
+			    " 5 files changed, 3 insertions(+)\n"
+			    " rename \"a\\tb\" => c (100%)\n"
+			    " create mode 100644 \"e\\033x\"\n"
+			    " mode change 100644 => 100755 \"q\\\"d\"\n");
+	buf_release(&out);
+	patch_release(&p);
+	err_release(&err);
+}
+
 /* A diff of files that add and remove so many lines. */
 static void counted_diff(struct buf *out, const char *path, unsigned adds,
 			 unsigned dels)
@@ -1138,7 +1193,9 @@ static void git_format_patch_round_trips_through_git_am(void **state)
 	err_release(&err);
 }
 
-/* git's verify_path with core.protectHFS and core.protectNTFS */
+/* git's verify_path with core.protectHFS and core.protectNTFS (the
+ * accepted and refused paths are git 2.39's answers to update-index
+ * --cacheinfo), and the symlinks git fsck flags */
 static void path_refused_as_git_verify_path_does(void **state)
 {
 	static const struct {
@@ -1150,7 +1207,6 @@ static void path_refused_as_git_verify_path_does(void **state)
 		{ ".gitignore", 0, NULL },
 		{ "a.git/x", 0, NULL },
 		{ "git~2/x", 0, NULL },
-		{ ".gitmodules", 0100644, NULL },
 		{ ".git", 0, "is inside .git" },
 		{ "x/.GiT/y", 0, "is inside .git" },
 		{ ".git /x", 0, "is inside .git" },
@@ -1160,6 +1216,57 @@ static void path_refused_as_git_verify_path_does(void **state)
 		{ "\xef\xbb\xbf.git", 0, "is inside .git" },
 		{ ".gi\xe2\x81\xaft", 0, "is inside .git" },
 		{ ".gitmodules", 0120000, "is a .gitmodules symlink" },
+		/* NTFS: '\\' separates too; a stream (':') or a run of dots
+		 * and spaces may follow; the short name git~1 */
+		{ "a\\b", 0, NULL },
+		{ "a\\b", 0120000, NULL },
+		{ "a\\.gitx", 0, NULL },
+		{ ".git~1", 0, NULL },
+		{ "git~10", 0, NULL },
+		{ "a\\.git\\x", 0, "is inside .git" },
+		{ "a\\.git", 0, "is inside .git" },
+		{ "x\\.GIT:", 0, "is inside .git" },
+		{ ".git::$INDEX_ALLOCATION", 0, "is inside .git" },
+		{ ".git:x", 0, "is inside .git" },
+		{ ".git . :y", 0, "is inside .git" },
+		{ "gIt~1", 0, "is inside .git" },
+		{ "x\\git~1. ", 0, "is inside .git" },
+		{ "x/git~1 /y", 0, "is inside .git" },
+		/* symlinks: .gitmodules in every HFS and NTFS spelling, its
+		 * short names, and the other files git reads from the tree */
+		{ ".gitmodules", 0100644, NULL },
+		{ "gitmod~1", 0100644, NULL },
+		{ "x\\.gitmodules", 0100644, NULL },
+		{ ".gitmodulesx", 0120000, NULL },
+		{ "gitmodules", 0120000, NULL },
+		{ "gitmod~5", 0120000, NULL },
+		{ "gi7eba~0", 0120000, NULL },
+		{ "gi7eba~12", 0120000, NULL },
+		{ ".gitmodules/x", 0120000, "is a .gitmodules symlink" },
+		{ "x/.GITMODULES. ", 0120000, "is a .gitmodules symlink" },
+		{ ".gitmodules:$DATA", 0120000, "is a .gitmodules symlink" },
+		{ ".g\xe2\x80\x8citmodules", 0120000,
+		  "is a .gitmodules symlink" },
+		{ "gitmod~1", 0120000, "is a .gitmodules symlink" },
+		{ "GITMOD~4", 0120000, "is a .gitmodules symlink" },
+		{ "gitmod~1:x", 0120000, "is a .gitmodules symlink" },
+		{ "gi7eba~1", 0120000, "is a .gitmodules symlink" },
+		{ "gi7eba~9", 0120000, "is a .gitmodules symlink" },
+		{ "gi7e~123", 0120000, "is a .gitmodules symlink" },
+		{ "x\\.gitmodules", 0120000, "is a .gitmodules symlink" },
+		{ "x\\gitmod~1", 0120000, "is a .gitmodules symlink" },
+		{ "x\\.gitmodules:/y", 0120000, "is a .gitmodules symlink" },
+		{ ".gitattributes", 0100644, NULL },
+		{ "gitatt~1", 0100644, NULL },
+		{ ".gitattributes", 0120000, "is a .gitattributes symlink" },
+		{ "gitatt~1", 0120000, "is a .gitattributes symlink" },
+		{ "gi7d29~3", 0120000, "is a .gitattributes symlink" },
+		{ ".gitignore", 0120000, "is a .gitignore symlink" },
+		{ "gitign~2", 0120000, "is a .gitignore symlink" },
+		{ "gi250a~1", 0120000, "is a .gitignore symlink" },
+		{ ".mailmap", 0120000, "is a .mailmap symlink" },
+		{ "mailma~1", 0120000, "is a .mailmap symlink" },
+		{ "maba30~1", 0120000, "is a .mailmap symlink" },
 		{ "a//b", 0, "has an empty component" },
 		{ "a/./b", 0, "has a '.' component" },
 		{ "a/../b", 0, "escapes the tree" },
@@ -1229,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(format_without_metadata_uses_the_name),
 		cmocka_unit_test(diffstat_summarises_file_operations),
 		cmocka_unit_test(diffstat_graph_scales_as_git_does),
+		cmocka_unit_test(diffstat_quotes_names_as_git_does),
 		cmocka_unit_test(format_then_parse_round_trips),
 		cmocka_unit_test(slug_follows_git),
 		cmocka_unit_test(git_format_patch_round_trips_through_git_am),

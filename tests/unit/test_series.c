@@ -625,6 +625,85 @@ static void load_of_unknown_version_is_notfound(void **state)
 	err_release(&err);
 }
 
+/* A name is joined to patches/ only when it is a plain name: "../x"
+ * would read a series from outside the workspace. */
+static void load_of_a_name_that_climbs_out_is_refused(void **state)
+{
+	const struct fixture *fx = *state;
+	struct series_version got;
+	struct err err = ERR_INIT;
+
+	store(fx, "btrfs", "v1");
+	assert_int_equal(series_load_version(&got, fx->root, "../patches/btrfs",
+					     NULL, &err),
+			 ERR_USAGE);
+	assert_string_equal(err.msg.ptr, "'../patches/btrfs': '/' is not "
+					 "allowed in a series name");
+	assert_int_equal(got.nr, 0);
+	series_version_release(&got);
+	err_release(&err);
+}
+
+static void write_stacks_on(const struct fixture *fx, const char *name,
+			    const char *base)
+{
+	char *dir = fs_join(fx->root, "series");
+	char *path = xstrfmt("%s/%s.conf", dir, name);
+	char *text = xstrfmt("[series]\n\tstacks-on = %s\n", base);
+	struct err err = ERR_INIT;
+
+	if (fs_mkdirs(dir, &err) < 0 ||
+	    fs_write_atomic(path, text, strlen(text), &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	free(text);
+	free(path);
+	free(dir);
+	err_release(&err);
+}
+
+static void stacks_on_must_name_another_series_of_the_workspace(void **state)
+{
+	static const struct {
+		const char *value;
+		int code;
+		const char *msg;
+	} cases[] = {
+		{ "../../x/base", ERR_USAGE,
+		  "series/rt.conf: stacks-on: '../../x/base': '/' is not "
+		  "allowed in a series name" },
+		{ ".hidden", ERR_USAGE,
+		  "series/rt.conf: stacks-on: '.hidden': a series name "
+		  "cannot start with '.'" },
+		{ "nosuch", ERR_NOTFOUND,
+		  "series/rt.conf: stacks-on: no series 'nosuch' in this "
+		  "workspace" },
+		{ "rt", ERR_PARSE,
+		  "series/rt.conf: a series cannot stack on itself" },
+	};
+	const struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	char *base = (char *)"x";
+
+	store(fx, "btrfs", "v1");
+	store(fx, "rt", "v1");
+	assert_int_equal(series_stacks_on(&base, fx->root, "btrfs", &err), 0);
+	assert_null(base);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_stacks_on(fx, "rt", cases[i].value);
+		assert_int_equal(series_stacks_on(&base, fx->root, "rt", &err),
+				 cases[i].code);
+		assert_null(base);
+		assert_string_equal(err.msg.ptr, cases[i].msg);
+		err_release(&err);
+		err_init(&err);
+	}
+	write_stacks_on(fx, "rt", "btrfs");
+	assert_int_equal(series_stacks_on(&base, fx->root, "rt", &err), 0);
+	assert_string_equal(base, "btrfs");
+	free(base);
+	err_release(&err);
+}
+
 static void load_of_series_naming_a_missing_patch_fails(void **state)
 {
 	const struct fixture *fx = *state;
@@ -1088,7 +1167,9 @@ int main(void)
 		T(load_without_version_takes_the_newest),
 		T(load_reads_hand_edited_series_file),
 		T(load_of_unknown_version_is_notfound),
+		T(load_of_a_name_that_climbs_out_is_refused),
 		T(load_of_series_naming_a_missing_patch_fails),
+		T(stacks_on_must_name_another_series_of_the_workspace),
 		T(identical_content_is_unchanged),
 		T(different_content_without_force_exists),
 		T(same_diffs_from_the_same_source_update),
