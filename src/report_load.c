@@ -401,6 +401,21 @@ static int load_carry(struct carry_result *cr, json_t *cell,
 	return 0;
 }
 
+/* An array of strings (anything else read as "") into a new list. */
+static void load_strings(char ***out, size_t *nr, json_t *arr)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v)
+	{
+		*out = xrealloc(*out, (i + 1) * sizeof(char *));
+		(*out)[i] = xstrdup(json_string_value(v) ? json_string_value(v)
+							 : "");
+		*nr = i + 1;
+	}
+}
+
 static void load_build(struct build_result *b, json_t *o)
 {
 	json_t *arr, *v, *secs;
@@ -433,24 +448,10 @@ static void load_build(struct build_result *b, json_t *o)
 	b->base_errors = jsize(o, "base_errors");
 	b->base_warnings = jsize(o, "base_warnings");
 	b->kept = jsize(o, "kept");
-	arr = json_object_get(o, "failed_objects");
-	json_array_foreach(arr, i, v)
-	{
-		b->failed_objects = xrealloc(b->failed_objects,
-					     (i + 1) * sizeof(char *));
-		b->failed_objects[i] = xstrdup(
-			json_string_value(v) ? json_string_value(v) : "");
-		b->nr_failed_objects = i + 1;
-	}
-	arr = json_object_get(o, "broken_objects");
-	json_array_foreach(arr, i, v)
-	{
-		b->broken_objects = xrealloc(b->broken_objects,
-					     (i + 1) * sizeof(char *));
-		b->broken_objects[i] = xstrdup(
-			json_string_value(v) ? json_string_value(v) : "");
-		b->nr_broken_objects = i + 1;
-	}
+	load_strings(&b->failed_objects, &b->nr_failed_objects,
+		     json_object_get(o, "failed_objects"));
+	load_strings(&b->broken_objects, &b->nr_broken_objects,
+		     json_object_get(o, "broken_objects"));
 	b->first_breaking = jsize(o, "first_breaking");
 	arr = json_object_get(o, "steps");
 	b->nr_steps = json_array_size(arr);
