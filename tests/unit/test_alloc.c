@@ -1,11 +1,16 @@
 /*
  * Allocation-failure injection, as curl's test suite does it: the parsers
- * (mail, series finder, patch, apply) are run once to count their
- * allocations, then once per allocation with that one failing, each run
+ * (mail, series finder, patch, apply, the quilt series reader) are run
+ * once to count their allocations, then once per allocation with that one
+ * failing, each run
  * in a child process.  Every run must end cleanly: the parser returns
  * (an error or a result) with every allocation it made freed again, or
  * xmalloc ends the program with exit status 3 and "out of memory"; never
  * a signal.
+ *
+ * The config loader is libgit2's: a failing allocation there leaves its
+ * per-thread error message allocated, which counting cannot tell from a
+ * leak, so it is not injected here.
  *
  * malloc, calloc and realloc are replaced in this program (glibc's own
  * are called through __libc_*), so the test cannot run under ASan, which
@@ -20,6 +25,7 @@
 #include "apply.h"
 #include "mail.h"
 #include "patch.h"
+#include "series.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define NO_INJECTION 1
@@ -115,6 +121,16 @@ static void parse_patch(const char *data, size_t len)
 		buf_release(&out);
 	}
 	patch_release(&p);
+	err_release(&err);
+}
+
+static void parse_quilt(const char *data, size_t len)
+{
+	struct series_quilt q = { 0 };
+	struct err err = ERR_INIT;
+
+	series_quilt_parse(&q, (struct span){ data, len }, "series", 1, &err);
+	series_quilt_release(&q);
 	err_release(&err);
 }
 
@@ -275,6 +291,20 @@ static void patch_survives_every_failing_allocation(void **state)
 	inject(parse_patch, "patch/rfc2047.patch", false);
 }
 
+static void quilt_series_survives_every_failing_allocation(void **state)
+{
+	struct buf in = BUF_INIT;
+
+	buf_adds(&in, "# Debian's style\n"
+		      "bugfix/all/fix-a.patch\n"
+		      "features/x86/b.patch -p1\n"
+		      "\n"
+		      "debian/c.patch -p 0 # a comment\n"
+		      "../outside.patch\n");
+	inject_data(parse_quilt, "quilt series", &in);
+	buf_release(&in);
+}
+
 static void apply_survives_every_failing_allocation(void **state)
 {
 	inject(parse_apply, "conflict-rej", true);
@@ -288,6 +318,7 @@ int main(void)
 		cmocka_unit_test(charsets_survive_every_failing_allocation),
 		cmocka_unit_test(patch_survives_every_failing_allocation),
 		cmocka_unit_test(apply_survives_every_failing_allocation),
+		cmocka_unit_test(quilt_series_survives_every_failing_allocation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
