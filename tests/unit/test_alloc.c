@@ -1,12 +1,11 @@
 /*
  * Allocation-failure injection, as curl's test suite does it: the parsers
- * (mail, series finder, patch, apply, the quilt series reader) are run
- * once to count their allocations, then once per allocation with that one
- * failing, each run
- * in a child process.  Every run must end cleanly: the parser returns
- * (an error or a result) with every allocation it made freed again, or
- * xmalloc ends the program with exit status 3 and "out of memory"; never
- * a signal.
+ * (mail, series finder, patch, apply, the quilt series reader) are run once
+ * to count their allocations, then once per allocation with that one
+ * failing, each run in a child process.  Every run must end cleanly: the
+ * parser returns (an error or a result) with every allocation it made freed
+ * again, or xmalloc ends the program with exit status 3 and "out of memory";
+ * never a signal.
  *
  * The config loader is libgit2's: a failing allocation there leaves its
  * per-thread error message allocated, which counting cannot tell from a
