@@ -886,8 +886,10 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	memset(&nm, 0, sizeof(nm));
 	cause_defs_init(&nm.defs);
 	cause_defs_init(&nm.ahead);
+	/* last patch first: a name keeps the number of the last patch that
+	 * declares it, so "a patch after this one declares it" is one test */
 	if (opts->index)
-		for (size_t i = 0; i < v->nr; i++) {
+		for (size_t i = v->nr; i-- > 0;) {
 			struct watch_set added;
 
 			watch_set_init(&added);

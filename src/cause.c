@@ -644,27 +644,6 @@ static int added_includes(const struct cause_check *chk,
 	return error;
 }
 
-/*
- * Does a hunk's fragment begin inside a block comment (the opener is above
- * its context)?  Yes when a "*" "/" closes before any opener, or when its
- * first line is a comment's continuation in kernel style (" * text", " *"),
- * which no statement starts with ("*p = x" has no blank after the star).
- */
-static bool starts_in_comment(const char *text, size_t len)
-{
-	const char *open = memmem(text, len, "/*", 2);
-	const char *close = memmem(text, len, "*/", 2);
-	size_t i = 0;
-
-	if (close && (!open || close < open))
-		return true;
-	while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n'))
-		i++;
-	return i < len && text[i] == '*' &&
-	       (i + 1 == len || text[i + 1] == ' ' || text[i + 1] == '\t' ||
-		text[i + 1] == '\n');
-}
-
 int cause_missing_names(struct cause_name **names, size_t *nr,
 			const struct cause_check *chk,
 			const struct patch_hunk *h, const char *kinds,
@@ -693,15 +672,6 @@ int cause_missing_names(struct cause_name **names, size_t *nr,
 			continue;
 		}
 		side_text(&text, &kind_of, &n, h, sides[s]);
-		if (starts_in_comment(text.ptr, text.len)) {
-			/* read it as the file has it: after an opener, on
-			 * its first line, so that line numbers hold */
-			struct buf t = BUF_INIT;
-			buf_adds(&t, "/*");
-			buf_add(&t, text.ptr, text.len);
-			buf_swap(&t, &text);
-			buf_release(&t);
-		}
 		watch_c_init(&c);
 		if (watch_scan_c(&c, chk->view->path, text.ptr, text.len,
 				 WATCH_FRAGMENT, err) == 0) {

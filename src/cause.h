@@ -156,9 +156,10 @@ struct cause_check {
 	const struct watch_set *own;    /* what the patch itself declares */
 	const struct cause_defs *series; /* earlier patches of the series */
 	const struct cause_lookup *lookup; /* or NULL */
-	/* what every patch of the series declares, and which patch this is
-	 * (1-based): a name a later patch declares is the series' own (RT's
-	 * generic code uses what an arch patch after it defines); or NULL */
+	/* what every patch of the series declares, each name with the last
+	 * patch declaring it, and which patch this is (1-based): a name a
+	 * later patch declares is the series' own (RT's generic code uses
+	 * what an arch patch after it defines); or NULL */
 	const struct cause_defs *ahead;
 	size_t patch_no;
 };

@@ -3013,8 +3013,9 @@ static void c_directive(struct cscan *s, const struct token *dt)
 
 /*
  * Where the code of a fragment starts: past a comment it starts inside
- * (a "*" "/" with no opening before it) and past the rest of a macro
- * body it starts inside (lines ending in a backslash, no #define).
+ * (a "*" "/" with no opening before it, or else its leading lines in
+ * kernel comment style) and past the rest of a macro body it starts
+ * inside (lines ending in a backslash, no #define).
  */
 static size_t fragment_start(const char *text, size_t len)
 {
@@ -3031,6 +3032,26 @@ static size_t fragment_start(const char *text, size_t len)
 	}
 	if (close)
 		p = close;
+	else
+		/* a comment whose opener is above and whose close is
+		 * below: its lines in kernel style (" * text", " *"), which
+		 * no statement starts with ("*p = x" has no blank after
+		 * the star) */
+		for (;;) {
+			const char *b = p;
+
+			while (b < end && (*b == ' ' || *b == '\t'))
+				b++;
+			if (b < end && *b == '*' &&
+			    (b + 1 == end || b[1] == ' ' || b[1] == '\t' ||
+			     b[1] == '\n' || b[1] == '\r')) {
+				const char *nl = memchr(b, '\n',
+							(size_t)(end - b));
+				p = nl ? nl + 1 : end;
+				continue;
+			}
+			break;
+		}
 	/* leading blank lines and spaces */
 	for (;;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -387,3 +387,24 @@ stdout_has '^  0001 clean             doc: one line in a comment that opens abov
 stdout_has 'RISK: NOWHERE_FLAG: no such macro or constant in this tree$'
 ! grep -q 'NEW_FLAG:' "$OUT" || { cat "$OUT"; fail "a name a later patch declares is a risk"; }
 ! grep -q 'specifies:' "$OUT" || { cat "$OUT"; fail "a comment's word is a risk"; }
+
+# a name declared by an earlier patch that fails and again by a later one
+# is the later one's: no risk on the patch between them
+make_repo twup k/a.c "int a;
+" k/flags.h "#define ONE 1
+"
+printf '#define ONE 1\n#define TWICE 2\n' >twup/k/flags.h
+git -C twup commit -qam "flags: TWICE (conflicts on the target)" || fail tw1
+printf 'int a;\nint b = TWICE;\n' >twup/k/a.c
+git -C twup commit -qam "a: use TWICE" || fail tw2
+printf '#define TWICE 2\n' >twup/k/twice.h
+git -C twup add -A && git -C twup commit -qm "twice.h: TWICE again" || fail tw3
+make_repo twtgt k/a.c "int a;
+" k/flags.h "#define ONE 11
+"
+printf '[kernel]\n\turl = %s/twtgt\n\tref = base\n' "$TEST_TMP" >ws/kernels/tw.conf
+expect_exit 0 kcarry -C ws import twice --git twup base..HEAD
+expect_exit 1 kcarry -C ws apply --no-refresh twice tw
+stdout_has '^  0001 conflict '
+stdout_has '^  0002 clean             a: use TWICE$'
+! grep -q 'TWICE: no such' "$OUT" || { cat "$OUT"; fail "a name the last patch declares is a risk"; }
