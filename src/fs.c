@@ -76,22 +76,20 @@ int fs_read_file(struct buf *out, const char *path, size_t limit,
 }
 
 /*
- * A path that is a FIFO or a character device (/dev/null) is written
- * straight into: a rename over it would put a regular file in its
- * place.  follow: through a symlink too (-o /dev/stdout); otherwise a
- * symlink is replaced by the rename, never followed.  *fd is the node
- * opened, or -1 when the write goes through a temporary file renamed
- * over path (absent, a regular file, a symlink not followed or dangling).
- * A folder, a block device or a socket is refused.
+ * For -o FILE: a path that is a FIFO or a character device (/dev/null)
+ * is written straight into, itself or through a symlink (-o
+ * /dev/stdout), since a rename over it would put a regular file in its
+ * place.  *fd is the node opened, or -1 when the write goes through a
+ * temporary file renamed over path (absent, a regular file, a dangling
+ * symlink).  A folder, a block device or a socket is refused.
  */
-static int open_node(int *fd, const char *path, bool follow, struct err *err)
+static int open_node(int *fd, const char *path, struct err *err)
 {
 	struct stat st;
 	const char *what = NULL;
 
 	*fd = -1;
-	if ((follow ? stat(path, &st) : lstat(path, &st)) < 0 ||
-	    S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
 		return 0;
 	if (S_ISDIR(st.st_mode))
 		what = "a folder";
@@ -102,8 +100,7 @@ static int open_node(int *fd, const char *path, bool follow, struct err *err)
 	if (what)
 		return err_set(err, ERR_IO, "cannot write '%s': it is %s", path,
 			       what);
-	*fd = open(path,
-		   O_WRONLY | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	*fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (*fd < 0)
 		return err_set(err, ERR_IO, "cannot write '%s': %s", path,
 			       strerror(errno));
@@ -125,21 +122,15 @@ int fs_write_atomic(const char *path, const void *data, size_t len,
 		    struct err *err)
 {
 	struct buf tmp = BUF_INIT;
-	const char *p = data, *name = path;
-	int fd, error;
+	const char *p = data;
+	int fd, error = 0;
 
-	if ((error = open_node(&fd, path, false, err)) < 0)
-		return error;
+	buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {
-		buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-		name = tmp.ptr;
-		fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0666);
-		if (fd < 0) {
-			error = err_set(err, ERR_IO, "cannot create '%s': %s",
-					tmp.ptr, strerror(errno));
-			goto out;
-		}
+		error = err_set(err, ERR_IO, "cannot create '%s': %s", tmp.ptr,
+				strerror(errno));
+		goto out;
 	}
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -147,20 +138,18 @@ int fs_write_atomic(const char *path, const void *data, size_t len,
 			continue;
 		if (n <= 0) {
 			error = err_set(err, ERR_IO, "cannot write '%s': %s",
-					name, strerror(errno));
+					tmp.ptr, strerror(errno));
 			close(fd);
-			if (tmp.len)
-				unlink(tmp.ptr);
+			unlink(tmp.ptr);
 			goto out;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
-	if (close(fd) < 0 || (tmp.len && rename(tmp.ptr, path) < 0)) {
+	if (close(fd) < 0 || rename(tmp.ptr, path) < 0) {
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", path,
 				strerror(errno));
-		if (tmp.len)
-			unlink(tmp.ptr);
+		unlink(tmp.ptr);
 	}
 out:
 	buf_release(&tmp);
@@ -365,7 +354,7 @@ int fs_atomic_open(struct fs_atomic *a, const char *path, struct err *err)
 
 	a->f = NULL;
 	a->path = a->tmp = NULL;
-	if ((error = open_node(&fd, path, true, err)) < 0)
+	if ((error = open_node(&fd, path, err)) < 0)
 		return error;
 	a->path = xstrdup(path);
 	if (fd >= 0) {

@@ -16,10 +16,11 @@ int fs_read_file(struct buf *out, const char *path, size_t limit,
 		 struct err *err);
 /*
  * Write data to path through a temporary file in the same directory,
- * renamed over it (a symlink there is replaced, never followed).  A FIFO
- * or a character device is written straight into instead, so that it
- * stays what it is; a folder, a block device or a socket is refused
- * ("cannot write 'PATH': it is a folder").
+ * renamed over it: for the workspace's, the cache's and an export's own
+ * files, where whatever stands at path (a symlink, a FIFO planted
+ * there) is replaced, never followed or opened, so a write never waits
+ * for a FIFO's reader.  A report the user names (-o) goes through
+ * fs_atomic_open instead.
  */
 int fs_write_atomic(const char *path, const void *data, size_t len,
 		    struct err *err);
