@@ -258,7 +258,11 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 struct names {
 	struct cause_defs defs;  /* what earlier patches declare */
 	struct cause_defs ahead; /* what any patch of the series declares */
-	struct watch_set own;    /* what this patch declares */
+	/* per patch of the series, read once: what its added lines
+	 * declare, and what they declare that its removed lines do not */
+	struct watch_set *decls, *added;
+	struct watch_set replay; /* the same, of a resolution replayed */
+	const struct watch_set *own; /* what this patch declares */
 	const struct carry_result *res; /* the patches before this one */
 	size_t index;            /* 0-based, of this patch */
 	const struct patch *patch; /* this patch */
@@ -506,7 +510,7 @@ static int explain_file(struct apply_file_result *ar,
 		ident_view_open(&v, opts->index, tree, path,
 				exists && !is_new ? old : (struct span){ NULL, 0 });
 		chk.view = &v;
-		chk.own = &nm->own;
+		chk.own = nm->own;
 		chk.series = &nm->defs;
 		chk.ahead = &nm->ahead;
 		chk.patch_no = nm->index + 1;
@@ -785,10 +789,13 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 		}
 		nm->index = i;
 		nm->patch = use;
-		watch_set_release(&nm->own);
-		watch_set_init(&nm->own);
-		if (opts->index)
-			cause_patch_decls(&nm->own, use, false);
+		watch_set_release(&nm->replay);
+		watch_set_init(&nm->replay);
+		nm->own = &nm->decls[i];
+		if (opts->index && use != &it->patch) {
+			cause_patch_decls(&nm->replay, use, false);
+			nm->own = &nm->replay;
+		}
 		error = apply_one(cp, repo, &tree, use, opts, nm, err);
 		/* a person resolved it as "nothing to apply here": the
 		 * target needs none of it, as if it were already applied */
@@ -822,13 +829,16 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 			cp->committed = true;
 			cp->commit = commit;
 		}
-		if (opts->index) {
+		if (opts->index && use != &it->patch) {
 			struct watch_set added;
 
 			watch_set_init(&added);
 			cause_patch_decls(&added, use, true);
 			cause_defs_add(&nm->defs, &added, i + 1, cp->committed);
 			watch_set_release(&added);
+		} else if (opts->index) {
+			cause_defs_add(&nm->defs, &nm->added[i], i + 1,
+				       cp->committed);
 		}
 		res->counts[cp->outcome]++;
 		if (cp->outcome > res->worst)
@@ -886,23 +896,31 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	memset(&nm, 0, sizeof(nm));
 	cause_defs_init(&nm.defs);
 	cause_defs_init(&nm.ahead);
+	nm.decls = xcalloc(v->nr + 1, sizeof(*nm.decls));
+	nm.added = xcalloc(v->nr + 1, sizeof(*nm.added));
 	/* last patch first: a name keeps the number of the last patch that
 	 * declares it, so "a patch after this one declares it" is one test */
-	if (opts->index)
-		for (size_t i = v->nr; i-- > 0;) {
-			struct watch_set added;
-
-			watch_set_init(&added);
-			cause_patch_decls(&added, &v->items[i].patch, true);
-			cause_defs_add(&nm.ahead, &added, i + 1, true);
-			watch_set_release(&added);
-		}
-	watch_set_init(&nm.own);
+	for (size_t i = v->nr; i-- > 0;) {
+		watch_set_init(&nm.decls[i]);
+		watch_set_init(&nm.added[i]);
+		if (!opts->index)
+			continue;
+		cause_patch_decls_both(&nm.decls[i], &nm.added[i],
+				       &v->items[i].patch);
+		cause_defs_add(&nm.ahead, &nm.added[i], i + 1, true);
+	}
+	watch_set_init(&nm.replay);
 	nm.res = res;
 	error = carry_patches(res, repo, &tree, base, v, target, opts, &nm,
 			      err);
 	cause_defs_release(&nm.defs);
 	cause_defs_release(&nm.ahead);
-	watch_set_release(&nm.own);
+	for (size_t i = 0; i < v->nr; i++) {
+		watch_set_release(&nm.decls[i]);
+		watch_set_release(&nm.added[i]);
+	}
+	free(nm.decls);
+	free(nm.added);
+	watch_set_release(&nm.replay);
 	return error;
 }

@@ -308,7 +308,16 @@ void cause_defs_release(struct cause_defs *d)
 	free(d->name);
 	free(d->patch);
 	free(d->applied);
+	strmap_release(&d->index);
 	memset(d, 0, sizeof(*d));
+}
+
+size_t cause_defs_find(const struct cause_defs *d, const char *name,
+		       size_t len)
+{
+	if (!watch_set_find(&d->names, name, len))
+		return (size_t)-1;
+	return strmap_get_n(&d->index, name, len);
 }
 
 /*
@@ -395,11 +404,12 @@ static void defs_note(void *vctx, const char *name)
 	struct defs_ctx *c = vctx;
 	struct cause_defs *d = c->d;
 
-	if (watch_set_find(&d->names, name, strlen(name))) {
+	size_t k = cause_defs_find(d, name, strlen(name));
+
+	if (k != (size_t)-1) {
 		/* an applied declaration wins over a failed one */
-		for (size_t i = 0; i < d->nr; i++)
-			if (!strcmp(d->name[i], name) && c->applied)
-				d->applied[i] = true;
+		if (c->applied)
+			d->applied[k] = true;
 		return;
 	}
 	watch_set_add(&d->names, name, WATCH_ANY);
@@ -409,6 +419,7 @@ static void defs_note(void *vctx, const char *name)
 	d->name[d->nr] = xstrdup(name);
 	d->patch[d->nr] = c->n;
 	d->applied[d->nr] = c->applied;
+	strmap_put(&d->index, d->name[d->nr], d->nr);
 	d->nr++;
 }
 
@@ -427,26 +438,35 @@ static void set_note(void *ctx, const char *name)
 	watch_set_add(ctx, name, WATCH_ANY);
 }
 
+void cause_patch_decls_both(struct watch_set *all, struct watch_set *added,
+			    const struct patch *p)
+{
+	struct watch_set removed;
+
+	/* a name both removed and added is changed, not added */
+	watch_set_init(&removed);
+	each_decl(p, '-', set_note, &removed);
+	each_decl(p, '+', set_note, all);
+	for (size_t i = 0; i < all->cap; i++)
+		if (all->slots[i].name &&
+		    !watch_set_find(&removed, all->slots[i].name,
+				    all->slots[i].len))
+			watch_set_add(added, all->slots[i].name, WATCH_ANY);
+	watch_set_release(&removed);
+}
+
 void cause_patch_decls(struct watch_set *out, const struct patch *p,
 		       bool added_only)
 {
-	struct watch_set removed, all;
+	struct watch_set all;
 
 	if (!added_only) {
 		each_decl(p, '+', set_note, out);
 		return;
 	}
 	/* a name both removed and added is changed, not added */
-	watch_set_init(&removed);
 	watch_set_init(&all);
-	each_decl(p, '-', set_note, &removed);
-	each_decl(p, '+', set_note, &all);
-	for (size_t i = 0; i < all.cap; i++)
-		if (all.slots[i].name &&
-		    !watch_set_find(&removed, all.slots[i].name,
-				    all.slots[i].len))
-			watch_set_add(out, all.slots[i].name, WATCH_ANY);
-	watch_set_release(&removed);
+	cause_patch_decls_both(&all, out, p);
 	watch_set_release(&all);
 }
 
@@ -504,14 +524,14 @@ static int check_ids(struct cause_name **names, size_t *nr,
 	 * only as a member (a local wq is no device->wq) */
 	for (size_t i = 0; i < c->nr; i++)
 		if (c->ids[i].kind == WATCH_ID_DECL) {
-			char *n = xstrndup(c->ids[i].name, c->ids[i].len);
+			const char *n = c->ids[i].name;
+			size_t len = c->ids[i].len;
 			enum watch_decl_kind d = c->ids[i].decl;
 
-			watch_set_add(&local, n, WATCH_ANY);
+			watch_set_add_n(&local, n, len, WATCH_ANY);
 			if (d == WATCH_DECL_MEMBER || d == WATCH_DECL_MACRO_ARG ||
 			    d == WATCH_DECL_MACRO)
-				watch_set_add(&members, n, WATCH_ANY);
-			free(n);
+				watch_set_add_n(&members, n, len, WATCH_ANY);
 		}
 	for (size_t i = 0; i < c->nr && !error; i++) {
 		const struct watch_id *id = &c->ids[i];
@@ -536,29 +556,21 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		    (chk->own && watch_set_find(chk->own, id->name, id->len)) ||
 		    listed(*names, *nr, id->name, id->len))
 			continue;
-		if (chk->series &&
-		    watch_set_find(&chk->series->names, id->name, id->len)) {
-			size_t k;
+		if (chk->series) {
+			size_t k = cause_defs_find(chk->series, id->name,
+						   id->len);
 
-			for (k = 0; k < chk->series->nr; k++)
-				if (strlen(chk->series->name[k]) == id->len &&
-				    !memcmp(chk->series->name[k], id->name,
-					    id->len))
-					break;
-			if (k < chk->series->nr && chk->series->applied[k])
+			if (k != (size_t)-1 && chk->series->applied[k])
 				continue;
 		}
-		if (chk->ahead &&
-		    watch_set_find(&chk->ahead->names, id->name, id->len)) {
-			size_t k;
+		if (chk->ahead) {
+			/* each name is there once, with the last patch
+			 * declaring it */
+			size_t k = cause_defs_find(chk->ahead, id->name,
+						   id->len);
 
-			for (k = 0; k < chk->ahead->nr; k++)
-				if (strlen(chk->ahead->name[k]) == id->len &&
-				    !memcmp(chk->ahead->name[k], id->name,
-					    id->len) &&
-				    chk->ahead->patch[k] > chk->patch_no)
-					break;
-			if (k < chk->ahead->nr)
+			if (k != (size_t)-1 &&
+			    chk->ahead->patch[k] > chk->patch_no)
 				continue;
 		}
 		if ((error = ident_view_find(&found, chk->view, id->name,
@@ -589,12 +601,15 @@ static int check_ids(struct cause_name **names, size_t *nr,
 			break;
 		}
 		/* from an earlier patch of this series that failed? */
-		for (size_t k = 0; chk->series && k < chk->series->nr; k++)
-			if (!strcmp(chk->series->name[k], cn->name)) {
+		if (chk->series) {
+			size_t k = cause_defs_find(chk->series, id->name,
+						   id->len);
+
+			if (k != (size_t)-1) {
 				cn->source.kind = SOURCE_SERIES;
 				cn->source.patch = chk->series->patch[k];
-				break;
 			}
+		}
 		if (cn->source.kind == SOURCE_NONE && chk->lookup &&
 		    (error = chk->lookup->fn(chk->lookup->ctx, cn->name,
 					     chk->view->path, &cn->source,

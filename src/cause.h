@@ -13,6 +13,7 @@
 
 #include "ident.h"
 #include "patch.h"
+#include "strmap.h"
 #include "tree.h"
 
 enum cause_kind {
@@ -99,6 +100,7 @@ struct cause_defs {
 	size_t *patch;          /* per entry: 1-based patch */
 	bool *applied;          /* per entry: that patch applied */
 	size_t nr, alloc, alloc_patch, alloc_applied;
+	struct strmap index;    /* name -> entry */
 };
 
 void cause_defs_init(struct cause_defs *d);
@@ -112,6 +114,13 @@ void cause_defs_add(struct cause_defs *d, const struct watch_set *decls,
  */
 void cause_patch_decls(struct watch_set *out, const struct patch *p,
 		       bool added_only);
+/* Both at once, each side of each hunk read once: all (the names p's
+ * added lines declare) and added (those its removed lines do not). */
+void cause_patch_decls_both(struct watch_set *all, struct watch_set *added,
+			    const struct patch *p);
+/* The entry of the len bytes of name in d, or (size_t)-1. */
+size_t cause_defs_find(const struct cause_defs *d, const char *name,
+		       size_t len);
 
 /* ---- checking names ---- */
 

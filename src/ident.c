@@ -177,16 +177,18 @@ static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
 	watch_c_init(&c);
 	if (watch_scan_c(&c, path, text, len, 0, &err) == 0) {
 		for (size_t i = 0; i < c.nr; i++) {
-			char *name = xstrndup(c.ids[i].name, c.ids[i].len);
+			const char *name = c.ids[i].name;
+			size_t n = c.ids[i].len;
 
-			watch_set_add(&b->names, name, WATCH_ANY);
+			watch_set_add_n(&b->names, name, n, WATCH_ANY);
 			if (c.ids[i].kind == WATCH_ID_DECL &&
 			    (c.ids[i].decl == WATCH_DECL_LOCAL ||
 			     c.ids[i].decl == WATCH_DECL_LABEL))
-				watch_set_add(&b->locals, name, WATCH_ANY);
+				watch_set_add_n(&b->locals, name, n,
+						WATCH_ANY);
 			else if (c.ids[i].kind == WATCH_ID_DECL)
-				watch_set_add(&b->decls, name, WATCH_ANY);
-			free(name);
+				watch_set_add_n(&b->decls, name, n,
+						WATCH_ANY);
 		}
 		for (size_t i = 0; i < c.nr_pastes; i++)
 			strv_add(&b->pastes, &b->nr_pastes, &b->alloc_pastes,
@@ -902,7 +904,6 @@ static bool in_text(struct ident_view *v, const char *name, size_t len)
 		watch_set_init(&v->words);
 		while (p < end) {
 			const char *w = p;
-			char *word;
 
 			while (p < end && word_char(*p))
 				p++;
@@ -910,9 +911,8 @@ static bool in_text(struct ident_view *v, const char *name, size_t len)
 				p++;
 				continue;
 			}
-			word = xstrndup(w, (size_t)(p - w));
-			watch_set_add(&v->words, word, WATCH_ANY);
-			free(word);
+			watch_set_add_n(&v->words, w, (size_t)(p - w),
+					WATCH_ANY);
 		}
 		v->words_built = true;
 	}

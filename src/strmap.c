@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t hash(const char *s)
+static size_t hash(const char *s, size_t len)
 {
 	size_t h = 14695981039346656037ULL; /* FNV-1a */
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
 		h *= 1099511628211ULL;
 	}
 	return h;
@@ -21,23 +21,34 @@ void strmap_release(struct strmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static size_t slot(const struct strmap *m, const char *key)
+static size_t slot_n(const struct strmap *m, const char *key, size_t len)
 {
-	size_t i = hash(key) & (m->alloc - 1);
+	size_t i = hash(key, len) & (m->alloc - 1);
 
-	while (m->keys[i] && strcmp(m->keys[i], key))
+	while (m->keys[i] &&
+	       (strncmp(m->keys[i], key, len) || m->keys[i][len]))
 		i = (i + 1) & (m->alloc - 1);
 	return i;
 }
 
-size_t strmap_get(const struct strmap *m, const char *key)
+static size_t slot(const struct strmap *m, const char *key)
+{
+	return slot_n(m, key, strlen(key));
+}
+
+size_t strmap_get_n(const struct strmap *m, const char *key, size_t len)
 {
 	size_t i;
 
 	if (!m->alloc)
 		return (size_t)-1;
-	i = slot(m, key);
+	i = slot_n(m, key, len);
 	return m->keys[i] ? m->vals[i] : (size_t)-1;
+}
+
+size_t strmap_get(const struct strmap *m, const char *key)
+{
+	return strmap_get_n(m, key, strlen(key));
 }
 
 static void grow(struct strmap *m)

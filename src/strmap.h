@@ -21,6 +21,8 @@ struct strmap {
 void strmap_release(struct strmap *m);
 /* The value of key, or (size_t)-1 when absent. */
 size_t strmap_get(const struct strmap *m, const char *key);
+/* The same for the len bytes at key (no NUL needed). */
+size_t strmap_get_n(const struct strmap *m, const char *key, size_t len);
 /* Set key (borrowed) to val, replacing an earlier value. */
 void strmap_put(struct strmap *m, const char *key, size_t val);
 

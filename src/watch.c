@@ -1810,7 +1810,12 @@ static void set_grow(struct watch_set *set)
 void watch_set_add(struct watch_set *set, const char *name,
 		   enum watch_kind kind)
 {
-	size_t len = strlen(name);
+	watch_set_add_n(set, name, strlen(name), kind);
+}
+
+void watch_set_add_n(struct watch_set *set, const char *name, size_t len,
+		     enum watch_kind kind)
+{
 	uint32_t h = hash_bytes(HASH_SEED, name, len);
 	struct watch_set_entry *e;
 	const char *sp = memchr(name, ' ', len);

@@ -145,6 +145,9 @@ void watch_set_release(struct watch_set *set);
 /* Adding a name twice keeps the first kind. */
 void watch_set_add(struct watch_set *set, const char *name,
 		   enum watch_kind kind);
+/* The same for the len bytes at name (no NUL needed). */
+void watch_set_add_n(struct watch_set *set, const char *name, size_t len,
+		     enum watch_kind kind);
 void watch_set_add_exports(struct watch_set *set,
 			   const struct watch_exports *ex);
 /* The entry for the len bytes at name, or NULL. */
