@@ -152,7 +152,14 @@ struct engine {
 	bool hunk3;     /* RULE_3WAY_HUNK may be tried */
 	size_t min_pos; /* the next hunk's kept lines start at or after this */
 	long last_offset;
+	struct file_codes *codes; /* the whole target as codes, on demand */
+	struct line_index *index; /* its lines by hash, on demand */
 	struct err *err;
+};
+
+struct line_index {
+	bool built;
+	uint64_t *by_hash; /* hash << 32 | line, sorted */
 };
 
 static const struct tree_merge_labels merge_labels = {
@@ -161,14 +168,31 @@ static const struct tree_merge_labels merge_labels = {
 
 /* --- lines ------------------------------------------------------------ */
 
+/*
+ * A line's hash, eight bytes a step (every line of every file a series
+ * touches is hashed: a byte a step was a tenth of an apply).  Only
+ * compared within one run, never stored, so the byte order may differ
+ * between machines.
+ */
 static uint32_t line_hash(const char *p, size_t len, bool eol)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+	size_t i = 0;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 16777619u;
-	return eol ? h : h ^ 0x9e3779b9u;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (i < len) {
+		w = 0;
+		memcpy(&w, p + i, len - i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	h ^= h >> 29;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 32;
+	return (uint32_t)h ^ (eol ? 0 : 0x9e3779b9u);
 }
 
 static void lines_add(struct lines *l, const char *p, size_t len, bool eol)
@@ -1019,12 +1043,37 @@ static void check_definitions(struct engine *e, size_t k)
 	}
 }
 
+static int cmp_hash_pos(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* How often l stands in the target, up to 2: the lines sorted by hash
+ * once a file, not a pass over the file for every line asked about. */
 static size_t count_in_target(const struct engine *e, const struct line *l)
 {
-	size_t i, n = 0;
+	struct line_index *x = e->index;
+	size_t a = 0, b = e->t.nr, n = 0;
 
-	for (i = 0; i < e->t.nr && n < 2; i++)
-		n += line_eq(l, &e->t.v[i]);
+	if (!x->built) {
+		x->built = true;
+		x->by_hash = xmalloc((e->t.nr + 1) * sizeof(*x->by_hash));
+		for (size_t i = 0; i < e->t.nr; i++)
+			x->by_hash[i] = (uint64_t)e->t.v[i].hash << 32 |
+					(uint32_t)i;
+		qsort(x->by_hash, e->t.nr, sizeof(*x->by_hash), cmp_hash_pos);
+	}
+	while (a < b) { /* the first entry with this hash */
+		size_t mid = a + (b - a) / 2;
+
+		if (x->by_hash[mid] >> 32 < l->hash)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < e->t.nr && x->by_hash[a] >> 32 == l->hash && n < 2; a++)
+		n += line_eq(l, &e->t.v[x->by_hash[a] & 0xffffffffu]);
 	return n;
 }
 
@@ -1132,6 +1181,32 @@ static void codes_release(struct codes *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* Every code of the target and how often each stands: one pass a file,
+ * however many hunks ask. */
+struct file_codes {
+	bool built;
+	struct codes all;
+	struct strmap count; /* code -> how many lines have it */
+};
+
+static const struct strmap *code_counts(const struct engine *e)
+{
+	struct file_codes *fc = e->codes;
+
+	if (!fc->built) {
+		fc->built = true;
+		target_codes(&fc->all, e, 0, 0, e->t.nr);
+		for (size_t j = 0; j < fc->all.nr; j++) {
+			const char *code = code_at(&fc->all, j);
+			size_t c = strmap_get(&fc->count, code);
+
+			strmap_put(&fc->count, code,
+				   c == (size_t)-1 ? 1 : c + 1);
+		}
+	}
+	return &fc->count;
+}
+
 struct code_match {
 	const struct codes *pat, *text;
 	size_t from; /* the text's first code */
@@ -1165,7 +1240,6 @@ static long run_as_code(const struct engine *e, const struct lines *run,
 {
 	struct codes rc = { BUF_INIT, NULL, NULL, 0, 0, 0 };
 	struct codes win = { BUF_INIT, NULL, NULL, 0, 0, 0 };
-	struct codes all = { BUF_INIT, NULL, NULL, 0, 0, 0 };
 	struct buf code = BUF_INIT;
 	bool comment = false, distinct = false;
 	long at = -1;
@@ -1194,23 +1268,16 @@ static long run_as_code(const struct engine *e, const struct lines *run,
 	}
 	if (at < 0)
 		goto out;
-	target_codes(&all, e, 0, 0, e->t.nr);
 	{
-		/* how often each code stands in the file: one pass */
-		struct strmap count = STRMAP_INIT;
+		/* how often each code stands in the file */
+		const struct strmap *count = code_counts(e);
 
-		for (j = 0; j < all.nr; j++) {
-			size_t c = strmap_get(&count, code_at(&all, j));
-			strmap_put(&count, code_at(&all, j),
-				   c == (size_t)-1 ? 1 : c + 1);
-		}
 		for (i = 0; i < rc.nr && !distinct; i++) {
 			if (!significant_code(code_at(&rc, i)))
 				continue;
-			n = strmap_get(&count, code_at(&rc, i));
+			n = strmap_get(count, code_at(&rc, i));
 			distinct = n == 1;
 		}
-		strmap_release(&count);
 	}
 	if (!distinct) {
 		at = -1;
@@ -1222,7 +1289,6 @@ out:
 	buf_release(&code);
 	codes_release(&rc);
 	codes_release(&win);
-	codes_release(&all);
 	return at;
 }
 
@@ -1580,12 +1646,6 @@ struct cell {
 /* Alignments up to this many cells are computed whole; larger ones in a
  * band around the diagonal that the hunk's distinct lines point at. */
 #define ALIGN_FULL_CELLS (4UL * 1024 * 1024)
-
-static int cmp_hash_pos(const void *a, const void *b)
-{
-	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 /*
  * The diagonal (target line minus preimage line, within the window) most
@@ -2381,6 +2441,8 @@ static void engine_init(struct engine *e, const struct patch_file *f,
 	e->err = err;
 	lines_split(&e->t, old);
 	index_functions(e);
+	e->codes = xcalloc(1, sizeof(*e->codes));
+	e->index = xcalloc(1, sizeof(*e->index));
 	e->pats = xcalloc(f->nr_hunks + 1, sizeof(*e->pats));
 	e->pl = xcalloc(f->nr_hunks + 1, sizeof(*e->pl));
 	for (k = 0; k < f->nr_hunks; k++) {
@@ -2404,6 +2466,11 @@ static void engine_release(struct engine *e)
 	}
 	free(e->pats);
 	free(e->pl);
+	codes_release(&e->codes->all);
+	strmap_release(&e->codes->count);
+	free(e->codes);
+	free(e->index->by_hash);
+	free(e->index);
 	lines_release(&e->t);
 }
 
