@@ -874,6 +874,26 @@ int carry_set_ref(struct tree_repo *repo, const struct carry_result *res,
 	return error;
 }
 
+/* The files the patches read from the tree they start on, read ahead. */
+static void prefetch(struct tree_repo *repo, const struct tree_oid *tree,
+		     const struct series_version *v)
+{
+	const char **paths = NULL;
+	size_t nr = 0, alloc = 0;
+
+	for (size_t i = 0; i < v->nr; i++)
+		for (size_t f = 0; f < v->items[i].patch.nr_files; f++) {
+			const char *old = v->items[i].patch.files[f].old_path;
+
+			if (!old)
+				continue;
+			ALLOC_GROW(paths, nr + 1, alloc);
+			paths[nr++] = old;
+		}
+	tree_prefetch_start(repo, tree, paths, nr);
+	free(paths);
+}
+
 int carry_series(struct carry_result *res, struct tree_repo *repo,
 		 const struct tree_oid *base, const struct series_version *v,
 		 const char *target, const struct carry_opts *opts,
@@ -911,8 +931,10 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	}
 	watch_set_init(&nm.replay);
 	nm.res = res;
+	prefetch(repo, &tree, v);
 	error = carry_patches(res, repo, &tree, base, v, target, opts, &nm,
 			      err);
+	tree_prefetch_stop(repo);
 	cause_defs_release(&nm.defs);
 	cause_defs_release(&nm.ahead);
 	for (size_t i = 0; i < v->nr; i++) {

@@ -7,6 +7,7 @@
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,38 @@ struct tree_repo {
 		struct buf data;
 	} *cache;
 	size_t cache_nr, cache_next, cache_bytes;
+	struct prefetch *pf; /* or NULL */
 };
+
+/*
+ * Reading ahead: the files a series will read from the tree it starts
+ * on, inflated by a thread of their own (on its own git_repository, as
+ * libgit2 wants) while the patches before them are applied.  The reader
+ * takes a file by path, and only when the blob it wants is the one read
+ * ahead: what comes from here is always what git_blob_lookup would give.
+ */
+struct prefetch_slot {
+	char *path;
+	git_oid id;
+	struct buf data;
+	enum { PF_WAITING, PF_READY, PF_GONE } state;
+};
+
+struct prefetch {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t room;
+	git_repository *repo;
+	git_oid tree;
+	struct prefetch_slot *slots;
+	size_t nr;
+	struct strmap index; /* path -> slot */
+	size_t pending;      /* bytes read ahead and not taken */
+	bool stop, done;
+};
+
+/* what is read ahead and not yet taken, at most */
+#define PREFETCH_MAX_BYTES (32UL * 1024 * 1024)
 
 #define CACHE_SLOTS 256
 #define CACHE_MAX_BYTES (64UL * 1024 * 1024)
@@ -261,6 +293,7 @@ void tree_close(struct tree_repo *r)
 {
 	if (!r)
 		return;
+	tree_prefetch_stop(r);
 	for (size_t i = 0; r->cache && i < CACHE_SLOTS; i++)
 		buf_release(&r->cache[i].data);
 	free(r->cache);
@@ -731,6 +764,166 @@ int tree_commit_tree(struct tree_oid *tree, struct tree_repo *r,
 	return 0;
 }
 
+static void *prefetch_run(void *arg)
+{
+	struct prefetch *pf = arg;
+	git_tree *t = NULL;
+	size_t nr = git_tree_lookup(&t, pf->repo, &pf->tree) < 0 ? 0 : pf->nr;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct prefetch_slot *s = &pf->slots[i];
+		git_tree_entry *e = NULL;
+		git_blob *b = NULL;
+		bool want, stop;
+
+		pthread_mutex_lock(&pf->lock);
+		while (!pf->stop && pf->pending > PREFETCH_MAX_BYTES)
+			pthread_cond_wait(&pf->room, &pf->lock);
+		stop = pf->stop;
+		want = s->state == PF_WAITING;
+		pthread_mutex_unlock(&pf->lock);
+		if (stop)
+			break;
+		/* errors are the reader's to find and report */
+		if (want && git_tree_entry_bypath(&e, t, s->path) == 0 &&
+		    git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+		    git_blob_lookup(&b, pf->repo, git_tree_entry_id(e)) == 0) {
+			struct buf data = BUF_INIT;
+
+			buf_add(&data, git_blob_rawcontent(b),
+				(size_t)git_blob_rawsize(b));
+			pthread_mutex_lock(&pf->lock);
+			if (s->state == PF_WAITING) {
+				git_oid_cpy(&s->id, git_tree_entry_id(e));
+				s->data = data;
+				s->state = PF_READY;
+				pf->pending += data.len;
+				buf_init(&data, 0);
+			}
+			pthread_mutex_unlock(&pf->lock);
+			buf_release(&data);
+		}
+		git_blob_free(b);
+		git_tree_entry_free(e);
+	}
+	git_tree_free(t);
+	pthread_mutex_lock(&pf->lock);
+	pf->done = true;
+	pthread_cond_broadcast(&pf->room);
+	pthread_mutex_unlock(&pf->lock);
+	return NULL;
+}
+
+void tree_prefetch_wait(struct tree_repo *r)
+{
+	struct prefetch *pf = r->pf;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	while (!pf->done && !pf->stop)
+		pthread_cond_wait(&pf->room, &pf->lock);
+	pthread_mutex_unlock(&pf->lock);
+}
+
+void tree_prefetch_start(struct tree_repo *r, const struct tree_oid *tree,
+			 const char *const *paths, size_t nr)
+{
+	struct prefetch *pf;
+
+	tree_prefetch_stop(r);
+	if (!nr || !(git_libgit2_features() & GIT_FEATURE_THREADS))
+		return;
+	pf = xcalloc(1, sizeof(*pf));
+	if (git_repository_open(&pf->repo, git_repository_path(r->repo)) < 0) {
+		free(pf);
+		return;
+	}
+	to_git(&pf->tree, tree);
+	pf->slots = xcalloc(nr, sizeof(*pf->slots));
+	for (size_t i = 0; i < nr; i++) {
+		if (strmap_get(&pf->index, paths[i]) != (size_t)-1)
+			continue;
+		pf->slots[pf->nr].path = xstrdup(paths[i]);
+		buf_init(&pf->slots[pf->nr].data, 0);
+		strmap_put(&pf->index, pf->slots[pf->nr].path, pf->nr);
+		pf->nr++;
+	}
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->room, NULL);
+	if (pthread_create(&pf->thread, NULL, prefetch_run, pf)) {
+		/* no thread: every file is read as it is wanted */
+		pthread_mutex_destroy(&pf->lock);
+		pthread_cond_destroy(&pf->room);
+		for (size_t i = 0; i < pf->nr; i++)
+			free(pf->slots[i].path);
+		free(pf->slots);
+		strmap_release(&pf->index);
+		git_repository_free(pf->repo);
+		free(pf);
+		return;
+	}
+	r->pf = pf;
+}
+
+void tree_prefetch_stop(struct tree_repo *r)
+{
+	struct prefetch *pf = r->pf;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	pf->stop = true;
+	pthread_cond_broadcast(&pf->room);
+	pthread_mutex_unlock(&pf->lock);
+	pthread_join(pf->thread, NULL);
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->room);
+	for (size_t i = 0; i < pf->nr; i++) {
+		free(pf->slots[i].path);
+		buf_release(&pf->slots[i].data);
+	}
+	free(pf->slots);
+	strmap_release(&pf->index);
+	git_repository_free(pf->repo);
+	free(pf);
+	r->pf = NULL;
+}
+
+/*
+ * The file at path read ahead, when its blob is id (into out; NULL: not
+ * wanted).  Taken or not, the path is done with: a later read of it goes
+ * to the store.
+ */
+static bool prefetch_take(struct tree_repo *r, const char *path,
+			  const git_oid *id, struct buf *out)
+{
+	struct prefetch *pf = r->pf;
+	struct prefetch_slot *s;
+	size_t i;
+	bool hit = false;
+
+	if (!pf || (i = strmap_get(&pf->index, path)) == (size_t)-1)
+		return false;
+	s = &pf->slots[i];
+	pthread_mutex_lock(&pf->lock);
+	if (s->state == PF_READY) {
+		pf->pending -= s->data.len;
+		if (out && git_oid_equal(&s->id, id)) {
+			struct buf t = *out;
+
+			*out = s->data;
+			s->data = t;
+			hit = true;
+		}
+		buf_release(&s->data);
+		pthread_cond_broadcast(&pf->room);
+	}
+	s->state = PF_GONE;
+	pthread_mutex_unlock(&pf->lock);
+	return hit;
+}
+
 int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 		   struct tree_repo *r, const struct tree_oid *tree,
 		   const char *path, struct err *err)
@@ -758,8 +951,12 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 		goto out; /* a directory is not the file the patch names */
 	{
 		const struct buf *hit = cache_get(r, git_tree_entry_id(e));
-		if (hit) {
+		bool ahead = prefetch_take(r, path, git_tree_entry_id(e),
+					   hit ? NULL : out);
+
+		if (hit)
 			buf_add(out, hit->ptr, hit->len);
+		if (hit || ahead) {
 			*exists = true;
 			if (mode)
 				*mode = (unsigned)git_tree_entry_filemode(e);
@@ -776,6 +973,8 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 	if (mode)
 		*mode = (unsigned)git_tree_entry_filemode(e);
 out:
+	/* the path is done with, whatever it was */
+	prefetch_take(r, path, NULL, NULL);
 	git_blob_free(blob);
 	git_tree_entry_free(e);
 	git_tree_free(t);

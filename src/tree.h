@@ -130,6 +130,17 @@ int tree_commit_tree(struct tree_oid *tree, struct tree_repo *r,
 		     const struct tree_oid *commit, struct err *err);
 
 /*
+ * Read the files at paths of tree ahead, in a thread, for tree_read_file
+ * (which gives the same bytes with or without it).  Stopped by
+ * tree_prefetch_stop or tree_close; nothing happens where libgit2 has no
+ * threads.
+ */
+void tree_prefetch_start(struct tree_repo *r, const struct tree_oid *tree,
+			 const char *const *paths, size_t nr);
+void tree_prefetch_stop(struct tree_repo *r);
+/* Until the thread has read every file it can (for tests). */
+void tree_prefetch_wait(struct tree_repo *r);
+/*
  * Content of path in tree; *exists false (and 0 returned) when the tree
  * has no such file; *mode gets its git mode (0100644, 0100755, 0120000).
  */

@@ -790,6 +790,58 @@ static void fingerprint_changes_with_the_tree_or_the_change(void **state)
 	err_release(&err);
 }
 
+/*
+ * Files read ahead are what the tree has: a file changed since the tree
+ * read ahead is read as changed, and one read twice is the same twice.
+ */
+static void read_ahead_gives_what_the_tree_has(void **state)
+{
+	struct fixture *fx = *state;
+	static const char *const paths[] = { "fs/btrfs/a.c", "fs/btrfs/b.c",
+					     "fs/btrfs/c.c", "fs/btrfs",
+					     "fs/btrfs/nosuch.c" };
+	static const char changed[] = "b01 changed\n";
+	struct tree_oid base, blob, next;
+	struct tree_change ch = { 0 };
+	struct tree_repo *plain = NULL;
+	struct err err = ERR_INIT;
+
+	/* the change written through another handle: not in the blobs
+	 * fx->repo keeps of its own writes */
+	assert_int_equal(tree_open(&plain, fx->repo_path, &err), 0);
+	assert_int_equal(tree_commit_tree(&base, fx->repo, &fx->base, &err), 0);
+	assert_int_equal(tree_write_blob(&blob, plain, changed,
+					 strlen(changed), &err), 0);
+	ch.path = "fs/btrfs/b.c";
+	ch.blob = blob;
+	assert_int_equal(tree_update(&next, plain, &base, &ch, 1, &err), 0);
+	tree_prefetch_start(fx->repo, &base, paths, 5);
+	tree_prefetch_wait(fx->repo);
+	for (size_t round = 0; round < 2; round++)
+		for (size_t i = 0; i < 5; i++) {
+			const struct tree_oid *t = i == 1 ? &next : &base;
+			struct buf a = BUF_INIT, b = BUF_INIT;
+			bool ea, eb;
+			unsigned ma = 0, mb = 0;
+
+			assert_int_equal(tree_read_file(&a, &ea, &ma, fx->repo,
+							t, paths[i], &err), 0);
+			assert_int_equal(tree_read_file(&b, &eb, &mb, plain, t,
+							paths[i], &err), 0);
+			assert_int_equal(ea, eb);
+			assert_int_equal(ma, mb);
+			assert_int_equal(a.len, b.len);
+			assert_memory_equal(a.ptr, b.ptr, a.len);
+			if (i == 1)
+				assert_string_equal(a.ptr, changed);
+			buf_release(&a);
+			buf_release(&b);
+		}
+	tree_prefetch_stop(fx->repo);
+	tree_close(plain);
+	err_release(&err);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -810,6 +862,7 @@ int main(void)
 		cmocka_unit_test(branch_names_of_distinct_versions_differ),
 		T(fingerprint_ignores_line_numbers),
 		T(fingerprint_changes_with_the_tree_or_the_change),
+		T(read_ahead_gives_what_the_tree_has),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
