@@ -158,8 +158,9 @@ struct engine {
 };
 
 struct line_index {
-	bool built;
-	uint64_t *by_hash; /* hash << 32 | line, sorted */
+	size_t *head; /* per slot: the first line of one hash, or -1 */
+	size_t *next; /* per line: the next line of its hash, or -1 */
+	size_t mask;
 };
 
 static const struct tree_merge_labels merge_labels = {
@@ -1049,31 +1050,44 @@ static int cmp_hash_pos(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* How often l stands in the target, up to 2: the lines sorted by hash
- * once a file, not a pass over the file for every line asked about. */
+/* The target's lines chained by hash: one pass over the file. */
+static void index_lines(struct line_index *x, const struct lines *t)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * t->nr)
+		cap *= 2;
+	x->mask = cap - 1;
+	x->head = xmalloc(cap * sizeof(*x->head));
+	x->next = xmalloc((t->nr + 1) * sizeof(*x->next));
+	for (size_t i = 0; i < cap; i++)
+		x->head[i] = (size_t)-1;
+	for (size_t i = t->nr; i-- > 0;) {
+		size_t k = t->v[i].hash & x->mask;
+
+		/* a slot holds the lines of one hash */
+		while (x->head[k] != (size_t)-1 &&
+		       t->v[x->head[k]].hash != t->v[i].hash)
+			k = (k + 1) & x->mask;
+		x->next[i] = x->head[k];
+		x->head[k] = i;
+	}
+}
+
+/* How often l stands in the target, up to 2: among the lines of its hash
+ * only, not a pass over the file for every line asked about. */
 static size_t count_in_target(const struct engine *e, const struct line *l)
 {
 	struct line_index *x = e->index;
-	size_t a = 0, b = e->t.nr, n = 0;
+	size_t k, n = 0;
 
-	if (!x->built) {
-		x->built = true;
-		x->by_hash = xmalloc((e->t.nr + 1) * sizeof(*x->by_hash));
-		for (size_t i = 0; i < e->t.nr; i++)
-			x->by_hash[i] = (uint64_t)e->t.v[i].hash << 32 |
-					(uint32_t)i;
-		qsort(x->by_hash, e->t.nr, sizeof(*x->by_hash), cmp_hash_pos);
-	}
-	while (a < b) { /* the first entry with this hash */
-		size_t mid = a + (b - a) / 2;
-
-		if (x->by_hash[mid] >> 32 < l->hash)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	for (; a < e->t.nr && x->by_hash[a] >> 32 == l->hash && n < 2; a++)
-		n += line_eq(l, &e->t.v[x->by_hash[a] & 0xffffffffu]);
+	if (!x->head)
+		index_lines(x, &e->t);
+	k = l->hash & x->mask;
+	while (x->head[k] != (size_t)-1 && e->t.v[x->head[k]].hash != l->hash)
+		k = (k + 1) & x->mask;
+	for (size_t i = x->head[k]; i != (size_t)-1 && n < 2; i = x->next[i])
+		n += line_eq(l, &e->t.v[i]);
 	return n;
 }
 
@@ -2469,7 +2483,8 @@ static void engine_release(struct engine *e)
 	codes_release(&e->codes->all);
 	strmap_release(&e->codes->count);
 	free(e->codes);
-	free(e->index->by_hash);
+	free(e->index->head);
+	free(e->index->next);
 	free(e->index);
 	lines_release(&e->t);
 }

@@ -124,6 +124,10 @@ struct ident_index {
 	struct names shared;       /* what the shared headers declare */
 	char **shared_pastes;
 	size_t nr_shared_pastes, alloc_shared_pastes;
+	/* the stems of the shared pastes "P*" and "*S", and how many of
+	 * them are in the sets */
+	struct watch_set paste_pre, paste_suf;
+	size_t nr_indexed_pastes;
 	bool listed;               /* all_headers read (for search by name) */
 	char **all_headers;
 	size_t nr_all_headers;
@@ -272,6 +276,8 @@ int ident_index_new(struct ident_index **out, struct tree_repo *repo,
 	x->repo = repo;
 	x->cache = cache ? xstrdup(cache) : NULL;
 	watch_set_init(&x->angled);
+	watch_set_init(&x->paste_pre);
+	watch_set_init(&x->paste_suf);
 	*out = x;
 	return 0;
 }
@@ -285,6 +291,8 @@ void ident_index_free(struct ident_index *x)
 	free(x->slots);
 	names_release(&x->shared);
 	strv_free(x->shared_pastes, x->nr_shared_pastes);
+	watch_set_release(&x->paste_pre);
+	watch_set_release(&x->paste_suf);
 	strv_free(x->all_headers, x->nr_all_headers);
 	strv_free(x->arches, x->nr_arches);
 	free(x->cache);
@@ -1131,9 +1139,28 @@ static bool pasted(struct ident_view *v, const struct ident_blob *b,
 	return false;
 }
 
+/* The shared pastes by stem: a name is tried at each split, not against
+ * each of the thousand patterns of include/. */
+static void index_pastes(struct ident_index *x)
+{
+	for (; x->nr_indexed_pastes < x->nr_shared_pastes;
+	     x->nr_indexed_pastes++) {
+		const char *pat = x->shared_pastes[x->nr_indexed_pastes];
+		size_t n = strlen(pat);
+
+		if (n < 2)
+			continue;
+		if (pat[n - 1] == '*')
+			watch_set_add_n(&x->paste_pre, pat, n - 1, WATCH_ANY);
+		else if (pat[0] == '*')
+			watch_set_add_n(&x->paste_suf, pat + 1, n - 1,
+					WATCH_ANY);
+	}
+}
+
 static bool any_pasted(struct ident_view *v, const char *name, size_t len)
 {
-	const struct ident_index *x = v->x;
+	struct ident_index *x = v->x;
 
 	if (pasted(v, file_names(v), name, len))
 		return true;
@@ -1143,9 +1170,16 @@ static bool any_pasted(struct ident_view *v, const char *name, size_t len)
 	for (size_t i = 0; i < v->nr_folder; i++)
 		if (pasted(v, v->folder[i], name, len))
 			return true;
-	for (size_t i = 0; i < x->nr_shared_pastes; i++)
-		if (built_by(v, x->shared_pastes[i], name, len))
+	/* as built_by for each: a stem of 1 to len - 1 bytes */
+	index_pastes(x);
+	for (size_t k = 1; k < len; k++) {
+		if (watch_set_find(&x->paste_pre, name, k) &&
+		    has(v, name + k, len - k))
 			return true;
+		if (watch_set_find(&x->paste_suf, name + k, len - k) &&
+		    has(v, name, k))
+			return true;
+	}
 	return false;
 }
 
