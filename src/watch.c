@@ -2290,19 +2290,29 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 /* ------------------------------------------------------------------ */
 /* Names of C text */
 
-static const char *const builtins[] = {
-	"NULL", "_Alignof", "_Generic", "__COUNTER__", "__DATE__", "__FILE__",
-	"__FUNCTION__", "__LINE__", "__PRETTY_FUNCTION__", "__TIME__",
-	"__VA_ARGS__", "__VA_OPT__", "__alignof__", "__builtin_va_list",
-	"__extension__", "__func__", "__has_attribute", "__has_builtin",
-	"__has_include", "__int128", "__label__", "__real__", "__imag__",
-	"alignof", "bool", "defined", "false", "goto", "offsetof", "true",
+#define BUILTIN(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char *s;
+	size_t len;
+} builtins[] = {
+	BUILTIN("NULL"), BUILTIN("_Alignof"), BUILTIN("_Generic"),
+	BUILTIN("__COUNTER__"), BUILTIN("__DATE__"), BUILTIN("__FILE__"),
+	BUILTIN("__FUNCTION__"), BUILTIN("__LINE__"),
+	BUILTIN("__PRETTY_FUNCTION__"), BUILTIN("__TIME__"),
+	BUILTIN("__VA_ARGS__"), BUILTIN("__VA_OPT__"), BUILTIN("__alignof__"),
+	BUILTIN("__builtin_va_list"), BUILTIN("__extension__"),
+	BUILTIN("__func__"), BUILTIN("__has_attribute"),
+	BUILTIN("__has_builtin"), BUILTIN("__has_include"),
+	BUILTIN("__int128"), BUILTIN("__label__"), BUILTIN("__real__"),
+	BUILTIN("__imag__"), BUILTIN("alignof"), BUILTIN("bool"),
+	BUILTIN("defined"), BUILTIN("false"), BUILTIN("goto"),
+	BUILTIN("offsetof"), BUILTIN("true"),
 };
+#undef BUILTIN
 
-bool watch_is_builtin(const char *name, size_t len)
+/* A name of the compiler's that is no keyword (word_lookup said so). */
+static bool builtin_name(const char *name, size_t len)
 {
-	if (word_lookup(name, len) != WORD_NAME)
-		return true;
 	if (!strchr("N_abdfgot", *name))
 		return false;
 	if ((len > 10 && !memcmp(name, "__builtin_", 10)) ||
@@ -2310,9 +2320,14 @@ bool watch_is_builtin(const char *name, size_t len)
 	    (len > 7 && !memcmp(name, "__sync_", 7)))
 		return true;
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(*builtins); i++)
-		if (strlen(builtins[i]) == len && !memcmp(builtins[i], name, len))
+		if (builtins[i].len == len && !memcmp(builtins[i].s, name, len))
 			return true;
 	return false;
+}
+
+bool watch_is_builtin(const char *name, size_t len)
+{
+	return word_lookup(name, len) != WORD_NAME || builtin_name(name, len);
 }
 
 void watch_c_init(struct watch_c *c)
@@ -2718,7 +2733,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 
 		s->cls[i] = -1;
 		if (t[i].type != TOK_IDENT || word_class(&t[i]) != WORD_NAME ||
-		    watch_is_builtin(t[i].p, t[i].len))
+		    builtin_name(t[i].p, t[i].len))
 			continue;
 		if (p && is_member_op(p))
 			s->cls[i] = WATCH_ID_MEMBER;
@@ -2923,8 +2938,7 @@ static void c_define(struct cscan *s, struct lexer *sub)
 			continue;
 		}
 		if (param || pasted || (i && tok_punct(&body.v[i - 1], '#')) ||
-		    word_class(b) != WORD_NAME ||
-		    watch_is_builtin(b->p, b->len))
+		    word_class(b) != WORD_NAME || builtin_name(b->p, b->len))
 			continue;
 		add_id(s->out, b,
 		       i && is_member_op(&body.v[i - 1]) ? WATCH_ID_MEMBER
