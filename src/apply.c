@@ -167,6 +167,18 @@ static const struct tree_merge_labels merge_labels = {
 	"patch preimage", "target", "patch"
 };
 
+/*
+ * Pairs of lines (or of their codes) compared, for apply_comparisons():
+ * a measure for tests, not state that placement reads.  One per thread,
+ * as check carries onto several targets at once.
+ */
+static _Thread_local size_t compared;
+
+size_t apply_comparisons(void)
+{
+	return compared;
+}
+
 /* --- lines ------------------------------------------------------------ */
 
 /*
@@ -223,8 +235,9 @@ static void lines_release(struct lines *l)
 	l->nr = l->alloc = 0;
 }
 
-static bool line_eq(const struct line *a, const struct line *b)
+static inline bool line_eq(const struct line *a, const struct line *b)
 {
+	compared++;
 	return a->hash == b->hash && a->len == b->len && a->eol == b->eol &&
 	       !memcmp(a->ptr, b->ptr, a->len);
 }
@@ -1231,6 +1244,7 @@ static bool code_match_eq(const void *vctx, size_t a, size_t b)
 	const struct code_match *c = vctx;
 	size_t n = c->text->nr - c->from;
 
+	compared++;
 	return !strcmp(code_at(c->pat, a),
 		       b < n ? code_at(c->text, c->from + b)
 			     : code_at(c->pat, b - n));

@@ -105,6 +105,15 @@ int apply_file(struct apply_file_result *res, const struct patch_file *f,
 	       struct span old, bool exists, const struct apply_opts *opts,
 	       struct err *err);
 
+/*
+ * How many pairs of lines, or of their codes (comments dropped), this
+ * thread has compared in apply_file so far; an alignment compares one
+ * pair per cell.  A deterministic measure of placement's work, for tests
+ * that must fail on a quadratic search without timing it: read it before
+ * and after a call.
+ */
+size_t apply_comparisons(void);
+
 enum apply_outcome apply_worse(enum apply_outcome a, enum apply_outcome b);
 const char *apply_rule_name(enum apply_rule r);       /* "exact", "offset", ... */
 const char *apply_outcome_name(enum apply_outcome o); /* "clean", ... */

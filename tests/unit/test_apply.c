@@ -356,19 +356,29 @@ static void fuzz_match_must_be_unique(void **state)
  * nearest place, as GNU patch places it, and the same hunk with one line
  * that matches nowhere goes to the banded 3-way alignment, which finds
  * the region the whole alignment finds.
+ *
+ * Speed is not timed here (bench/placement-scale times it): the work is
+ * counted as pairs of lines compared (apply_comparisons), against the
+ * file's n lines and the hunk's m.  Trying every place, then aligning
+ * the whole window, compared 129,869,019 and 759,491,165 pairs (3,020
+ * and 17,662 times n + m).  The bounds: 32 (n + m) for the searches, and
+ * m * m more for the band (64 + m/8 lines either side of a diagonal,
+ * m * (m/4 + 129) cells), far below the whole window's m * (7m + 400).
  */
 static void long_hunks_of_repeated_lines_place_as_patch_does(void **state)
 {
+	const size_t n = 40000, m = 3001;
 	struct buf orig = BUF_INIT, patch = BUF_INIT, want = BUF_INIT;
 	struct apply_opts o = APPLY_OPTS_INIT;
 	struct apply_file_result res;
 	struct tdiff d = { 0 };
 	struct err err = ERR_INIT;
+	size_t work;
 
-	for (int i = 0; i < 40000; i++)
+	for (size_t i = 0; i < n; i++)
 		buf_adds(&orig, i == 30000 ? "\tmark();\n" : "\t}\n");
 	buf_adds(&patch, "--- a/x.c\n+++ b/x.c\n@@ -28500,3001 +28500,3001 @@\n");
-	for (int i = 0; i < 3001; i++)
+	for (size_t i = 0; i < m; i++)
 		buf_adds(&patch, i == 1500 ? "-\tmark();\n+\tmarked();\n"
 					   : " \t}\n");
 	/* the preimage stands exactly once: at line 28501 (offset +1) */
@@ -376,8 +386,14 @@ static void long_hunks_of_repeated_lines_place_as_patch_does(void **state)
 	buf_add(&d.raw, patch.ptr, patch.len);
 	tdiff_parse(&d);
 	apply_file_result_init(&res);
+	work = apply_comparisons();
 	assert_int_equal(apply_file(&res, d.f, (struct span){ orig.ptr, orig.len },
 				    true, &o, &err), 0);
+	work = apply_comparisons() - work;
+	/* KMP: each search compares at most 2 (n + m) pairs (216,507 in
+	 * all here) */
+	if (work > 32 * (n + m))
+		fail_msg("offset placement compared %zu pairs of lines", work);
 	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
 	assert_int_equal(res.hunks[0].line, 28501);
 	/* what GNU patch gives: mark() became marked() in place */
@@ -406,8 +422,13 @@ static void long_hunks_of_repeated_lines_place_as_patch_does(void **state)
 		buf_swap(&want, &orig);
 	}
 	apply_file_result_init(&res);
+	work = apply_comparisons();
 	assert_int_equal(apply_file(&res, d.f, (struct span){ orig.ptr, orig.len },
 				    true, &o, &err), 0);
+	work = apply_comparisons() - work;
+	/* the searches, then the band (3,755,819 in all here) */
+	if (work > 32 * (n + m) + m * m)
+		fail_msg("3-way placement compared %zu pairs of lines", work);
 	assert_int_equal(res.hunks[0].rule, RULE_3WAY_HUNK);
 	/* the region mark() votes for (1500 lines above line 30001), as
 	 * the whole alignment finds it: in a sea of "}" it starts one line
