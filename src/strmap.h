@@ -26,4 +26,11 @@ size_t strmap_get_n(const struct strmap *m, const char *key, size_t len);
 /* Set key (borrowed) to val, replacing an earlier value. */
 void strmap_put(struct strmap *m, const char *key, size_t val);
 
+/*
+ * How many pairs of keys this thread's maps have compared so far: a
+ * deterministic measure of their work, for tests (a lookup compares about
+ * one; a linear search among n paths compared n).
+ */
+size_t strmap_comparisons(void);
+
 #endif

@@ -1912,6 +1912,81 @@ bool tree_has_commit(struct tree_repo *r, const char *hex)
 	return ok;
 }
 
+/*
+ * tree_count_reads: a backend in front of the repository's own ones that
+ * reads through them and counts what they return.  libgit2 asks it first
+ * and only on a miss of its cache; the rest (headers, existence, writes)
+ * goes to the others directly.
+ */
+struct counting_backend {
+	git_odb_backend parent;
+	git_odb_backend **inner; /* the odb's backends, in its order */
+	size_t nr;
+	struct tree_reads *out;
+};
+
+static int counting_read(void **data, size_t *len, git_object_t *type,
+			 git_odb_backend *be, const git_oid *id)
+{
+	struct counting_backend *c = (struct counting_backend *)be;
+
+	for (size_t i = 0; i < c->nr; i++) {
+		git_odb_backend *b = c->inner[i];
+		int rc;
+
+		if (!b->read)
+			continue;
+		rc = b->read(data, len, type, b, id);
+		if (rc == GIT_PASSTHROUGH || rc == GIT_ENOTFOUND)
+			continue;
+		if (rc == 0) {
+			c->out->objects++;
+			c->out->bytes += *len;
+		}
+		return rc;
+	}
+	return GIT_PASSTHROUGH;
+}
+
+static void counting_free(git_odb_backend *be)
+{
+	struct counting_backend *c = (struct counting_backend *)be;
+
+	free(c->inner);
+	free(c);
+}
+
+int tree_count_reads(struct tree_repo *r, struct tree_reads *out,
+		     struct err *err)
+{
+	struct counting_backend *c = xcalloc(1, sizeof(*c));
+	git_odb *odb = NULL;
+	int error = 0;
+	bool ok;
+
+	ok = git_repository_odb(&odb, r->repo) == 0 &&
+	     git_odb_init_backend(&c->parent, GIT_ODB_BACKEND_VERSION) == 0;
+	if (ok) {
+		c->nr = git_odb_num_backends(odb);
+		c->inner = xcalloc(c->nr + 1, sizeof(*c->inner));
+	}
+	for (size_t i = 0; ok && i < c->nr; i++)
+		ok = git_odb_get_backend(&c->inner[i], odb, i) == 0;
+	c->parent.read = counting_read;
+	c->parent.free = counting_free;
+	c->out = out;
+	/* asked before the loose (1) and packed (2) ones, alternates too */
+	ok = ok && git_odb_add_backend(odb, &c->parent, 100) == 0;
+	if (!ok) {
+		error = err_set(err, ERR_IO, "cannot count the reads of "
+				"'%s': %s", r->path, git_text());
+		counting_free(&c->parent);
+	}
+	/* on success the odb owns c, and the repository the odb */
+	git_odb_free(odb);
+	return error;
+}
+
 /* A mainline release tag: vX.Y or vX.Y-rcN; *rc is INT_MAX for a release. */
 struct release_tag {
 	char *name;

@@ -296,6 +296,19 @@ int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
 bool tree_has_commit(struct tree_repo *r, const char *hex);
 
 /*
+ * From now on until tree_close(r), count in *out every object read from
+ * r's storage through r: the ones libgit2's cache does not hold, each
+ * inflated (bytes: their sizes summed); not what tree_prefetch_start's
+ * thread reads on a handle of its own.  A deterministic measure of the
+ * work of reading trees and blobs, for tests; *out must outlive r.
+ */
+struct tree_reads {
+	size_t objects, bytes;
+};
+int tree_count_reads(struct tree_repo *r, struct tree_reads *out,
+		     struct err *err);
+
+/*
  * Every blob of a tree (recursively) with its id and mode, sorted by path
  * (strcmp order).  Submodules are left out.  Used by build.c to bring a
  * source folder to a tree by rewriting only what differs.
