@@ -2137,15 +2137,36 @@ out:
 
 /* --- one hunk ------------------------------------------------------------ */
 
+/*
+ * Whether a line the hunk removes stands in the target after min_pos:
+ * the removed lines in a table by hash, the target read once (a pass
+ * over the file for each line was quadratic in a long conflict).
+ */
 static bool any_line_present(const struct engine *e, const struct pat *p)
 {
-	size_t i, j;
+	size_t from = p->lead, to = p->pre.nr - p->trail, cap = 16, *slot;
+	bool found = false;
 
-	for (i = p->lead; i < p->pre.nr - p->trail; i++)
-		for (j = e->min_pos; j < e->t.nr; j++)
-			if (line_eq(&p->pre.v[i], &e->t.v[j]))
-				return true;
-	return false;
+	while (cap < 2 * (to - from))
+		cap *= 2;
+	slot = xcalloc(cap, sizeof(*slot)); /* line + 1, or 0 */
+	for (size_t i = from; i < to; i++) {
+		size_t k = p->pre.v[i].hash & (cap - 1);
+
+		while (slot[k])
+			k = (k + 1) & (cap - 1);
+		slot[k] = i + 1;
+	}
+	for (size_t j = e->min_pos; j < e->t.nr && !found; j++) {
+		const struct line *t = &e->t.v[j];
+
+		for (size_t k = t->hash & (cap - 1); slot[k] && !found;
+		     k = (k + 1) & (cap - 1))
+			found = p->pre.v[slot[k] - 1].hash == t->hash &&
+				line_eq(&p->pre.v[slot[k] - 1], t);
+	}
+	free(slot);
+	return found;
 }
 
 static void conflict_reason(struct engine *e, size_t k, long exp)
