@@ -11,7 +11,7 @@ char buf_slopbuf[1];
 
 /* Out of memory is the environment failing (exit status 3), not a crash:
  * no core dump, and the message says what happened. */
-static void die_oom(size_t size)
+_Noreturn void die_oom(size_t size)
 {
 	fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", size);
 	exit(3);

@@ -33,6 +33,8 @@ void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What the x* helpers do when malloc fails: "out of memory", exit 3. */
+_Noreturn void die_oom(size_t size);
 /* Grow *arr so that it holds at least nr elements of size sz. */
 #define ALLOC_GROW(arr, nr, alloc)                                          \
 	do {                                                                \

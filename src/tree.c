@@ -5,9 +5,11 @@
 #include <ctype.h>
 #include <archive_entry.h>
 #include <git2.h>
+#include <git2/sys/alloc.h>
 #include <git2/sys/odb_backend.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,8 +155,72 @@ static void from_git(struct tree_oid *t, const git_oid *o)
 	memcpy(t->id, o->id, 20);
 }
 
+/*
+ * libgit2's allocations fail as kcarry's own do: "out of memory", exit
+ * status 3 (xmalloc).  libgit2 1.5 does not survive its own failures:
+ * loading a config it uses a map entry it never checked (a crash), keeps
+ * a value whose copy failed as a key without a value, and leaks on
+ * several paths (tests/unit/test_alloc.c).
+ */
+static void *lg_malloc(size_t n, const char *file, int line)
+{
+	return xmalloc(n);
+}
+
+static void *lg_calloc(size_t nelem, size_t elsize, const char *file, int line)
+{
+	return xcalloc(nelem, elsize);
+}
+
+static char *lg_strdup(const char *s, const char *file, int line)
+{
+	return xstrdup(s);
+}
+
+static char *lg_strndup(const char *s, size_t n, const char *file, int line)
+{
+	return xstrndup(s, strnlen(s, n));
+}
+
+static char *lg_substrdup(const char *s, size_t n, const char *file, int line)
+{
+	return xstrndup(s, n);
+}
+
+static void *lg_realloc(void *p, size_t n, const char *file, int line)
+{
+	return xrealloc(p, n);
+}
+
+static void *lg_reallocarray(void *p, size_t nelem, size_t elsize,
+			     const char *file, int line)
+{
+	if (elsize && nelem > SIZE_MAX / elsize)
+		die_oom(SIZE_MAX);
+	return xrealloc(p, nelem * elsize);
+}
+
+static void *lg_mallocarray(size_t nelem, size_t elsize, const char *file,
+			    int line)
+{
+	return lg_reallocarray(NULL, nelem, elsize, file, line);
+}
+
+static void lg_free(void *p)
+{
+	free(p);
+}
+
 int tree_global_init(struct err *err)
 {
+	static git_allocator alloc = { lg_malloc,	lg_calloc,
+				       lg_strdup,	lg_strndup,
+				       lg_substrdup,	lg_realloc,
+				       lg_reallocarray, lg_mallocarray,
+				       lg_free };
+
+	/* before the first allocation of libgit2's own */
+	git_libgit2_opts(GIT_OPT_SET_ALLOCATOR, &alloc);
 	if (git_libgit2_init() < 0)
 		return err_set(err, ERR_IO, "cannot initialise libgit2: %s",
 			       git_text());
