@@ -830,6 +830,35 @@ int tree_commit_tree(struct tree_oid *tree, struct tree_repo *r,
 	return 0;
 }
 
+static int promisor_cb(const git_config_entry *e, void *payload)
+{
+	int yes = 0;
+
+	if (git_config_parse_bool(&yes, e->value) == 0 && yes)
+		*(bool *)payload = true;
+	return 0;
+}
+
+/* Whether r is a partial clone (a promisor remote, or git's extension). */
+static bool partial_clone(struct tree_repo *r)
+{
+	git_config *cfg = NULL;
+	git_buf v = GIT_BUF_INIT;
+	bool yes = false;
+
+	if (git_repository_config_snapshot(&cfg, r->repo) < 0)
+		return false;
+	if (git_config_get_string_buf(&v, cfg, "extensions.partialclone") == 0)
+		yes = true;
+	if (!yes)
+		git_config_foreach_match(cfg, "^remote\\..*\\.promisor$",
+					 promisor_cb, &yes);
+	git_buf_dispose(&v);
+	git_config_free(cfg);
+	git_error_clear();
+	return yes;
+}
+
 static void *prefetch_run(void *arg)
 {
 	struct prefetch *pf = arg;
@@ -1029,9 +1058,19 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 			goto out;
 		}
 	}
-	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(e)) < 0) {
-		error = err_set(err, ERR_IO, "cannot read '%s': %s", path,
-				git_text());
+	if ((rc = git_blob_lookup(&blob, r->repo, git_tree_entry_id(e))) < 0) {
+		char *why = xstrdup(git_text());
+
+		/* what git would fetch from the promisor remote */
+		if (rc == GIT_ENOTFOUND && partial_clone(r))
+			error = err_set(err, ERR_IO, "cannot read '%s': %s; "
+					"'%s' is a partial clone, whose missing "
+					"objects kcarry cannot fetch: clone it "
+					"in full", path, why, r->path);
+		else
+			error = err_set(err, ERR_IO, "cannot read '%s': %s",
+					path, why);
+		free(why);
 		goto out;
 	}
 	buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));

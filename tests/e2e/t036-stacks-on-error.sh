@@ -57,7 +57,7 @@ legend: . clean  o offset  ~ fuzz  3 3-way  = already applied  p partial
         w touches a watched file or a caller of its API
 
 summary (worst first):
-  base@v1 on blobless: did not run: 0001-a-the-base-change.patch: cannot read 'lib/a.c': object not found - no match for id ($blob)
+  base@v1 on blobless: did not run: 0001-a-the-base-change.patch: cannot read 'lib/a.c': object not found - no match for id ($blob); '$TEST_TMP/blobless' is a partial clone, whose missing objects kcarry cannot fetch: clone it in full
   top@v1 on blobless: did not run: not carried: 'base' it stacks on did not run
   base@v1 on full: 1 offset
   top@v1 on full: 1 offset
@@ -74,7 +74,7 @@ git -C full show kcarry/top/v1/full:lib/a.c | grep -q '^	a_line_8_top();$' ||
 # the JSON says the same, in parallel too
 expect_exit 1 kcarry -C ws -q check -j 2 --format json -o check.json top blobless full
 expect_stderr </dev/null
-python3 - check.json "$blob" <<'PY' || fail "the JSON report"
+python3 - check.json "$blob" "$TEST_TMP" <<'PY' || fail "the JSON report"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["targets"] == ["blobless", "full"], d["targets"]
@@ -85,8 +85,10 @@ assert len(c) == 4, list(c)
 b = c["base", "blobless"]
 assert not b["ok"] and b["outcome"] is None, b
 assert b["error"] == ("0001-a-the-base-change.patch: cannot read 'lib/a.c': "
-                      "object not found - no match for id (%s)"
-                      % sys.argv[2]), b["error"]
+                      "object not found - no match for id (%s); '%s/blobless' "
+                      "is a partial clone, whose missing objects kcarry "
+                      "cannot fetch: clone it in full"
+                      % (sys.argv[2], sys.argv[3])), b["error"]
 t = c["top", "blobless"]
 assert not t["ok"] and t["outcome"] is None, t
 assert t["error"] == "not carried: 'base' it stacks on did not run", t["error"]
