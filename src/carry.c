@@ -874,6 +874,10 @@ int carry_set_ref(struct tree_repo *repo, const struct carry_result *res,
 	return error;
 }
 
+/* fewer files than this are read in turn: a thread and a second
+ * repository handle cost more (rebase carries one patch at a time) */
+#define PREFETCH_MIN_FILES 8
+
 /* The files the patches read from the tree they start on, read ahead. */
 static void prefetch(struct tree_repo *repo, const struct tree_oid *tree,
 		     const struct series_version *v)
@@ -890,7 +894,8 @@ static void prefetch(struct tree_repo *repo, const struct tree_oid *tree,
 			ALLOC_GROW(paths, nr + 1, alloc);
 			paths[nr++] = old;
 		}
-	tree_prefetch_start(repo, tree, paths, nr);
+	if (nr >= PREFETCH_MIN_FILES)
+		tree_prefetch_start(repo, tree, paths, nr);
 	free(paths);
 }
 
