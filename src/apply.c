@@ -1087,19 +1087,35 @@ static void index_lines(struct line_index *x, const struct lines *t)
 	}
 }
 
+/* The first of the lines of t whose hash is hash, or -1. */
+static size_t index_first(const struct line_index *x, const struct lines *t,
+			  uint32_t hash)
+{
+	size_t k = hash & x->mask;
+
+	while (x->head[k] != (size_t)-1 && t->v[x->head[k]].hash != hash)
+		k = (k + 1) & x->mask;
+	return x->head[k];
+}
+
+static void index_release(struct line_index *x)
+{
+	free(x->head);
+	free(x->next);
+	memset(x, 0, sizeof(*x));
+}
+
 /* How often l stands in the target, up to 2: among the lines of its hash
  * only, not a pass over the file for every line asked about. */
 static size_t count_in_target(const struct engine *e, const struct line *l)
 {
 	struct line_index *x = e->index;
-	size_t k, n = 0;
+	size_t n = 0;
 
 	if (!x->head)
 		index_lines(x, &e->t);
-	k = l->hash & x->mask;
-	while (x->head[k] != (size_t)-1 && e->t.v[x->head[k]].hash != l->hash)
-		k = (k + 1) & x->mask;
-	for (size_t i = x->head[k]; i != (size_t)-1 && n < 2; i = x->next[i])
+	for (size_t i = index_first(x, &e->t, l->hash); i != (size_t)-1 && n < 2;
+	     i = x->next[i])
 		n += line_eq(l, &e->t.v[i]);
 	return n;
 }
@@ -2139,33 +2155,22 @@ out:
 
 /*
  * Whether a line the hunk removes stands in the target after min_pos:
- * the removed lines in a table by hash, the target read once (a pass
- * over the file for each line was quadratic in a long conflict).
+ * the removed lines chained by hash, the target read once (a pass over
+ * the file for each line was quadratic in a long conflict).
  */
 static bool any_line_present(const struct engine *e, const struct pat *p)
 {
-	size_t from = p->lead, to = p->pre.nr - p->trail, cap = 16, *slot;
+	struct lines removed = { p->pre.v + p->lead,
+				 p->pre.nr - p->lead - p->trail, 0 };
+	struct line_index x = { 0 };
 	bool found = false;
 
-	while (cap < 2 * (to - from))
-		cap *= 2;
-	slot = xcalloc(cap, sizeof(*slot)); /* line + 1, or 0 */
-	for (size_t i = from; i < to; i++) {
-		size_t k = p->pre.v[i].hash & (cap - 1);
-
-		while (slot[k])
-			k = (k + 1) & (cap - 1);
-		slot[k] = i + 1;
-	}
-	for (size_t j = e->min_pos; j < e->t.nr && !found; j++) {
-		const struct line *t = &e->t.v[j];
-
-		for (size_t k = t->hash & (cap - 1); slot[k] && !found;
-		     k = (k + 1) & (cap - 1))
-			found = p->pre.v[slot[k] - 1].hash == t->hash &&
-				line_eq(&p->pre.v[slot[k] - 1], t);
-	}
-	free(slot);
+	index_lines(&x, &removed);
+	for (size_t j = e->min_pos; j < e->t.nr && !found; j++)
+		for (size_t i = index_first(&x, &removed, e->t.v[j].hash);
+		     i != (size_t)-1 && !found; i = x.next[i])
+			found = line_eq(&removed.v[i], &e->t.v[j]);
+	index_release(&x);
 	return found;
 }
 
@@ -2518,8 +2523,7 @@ static void engine_release(struct engine *e)
 	codes_release(&e->codes->all);
 	strmap_release(&e->codes->count);
 	free(e->codes);
-	free(e->index->head);
-	free(e->index->next);
+	index_release(e->index);
 	free(e->index);
 	lines_release(&e->t);
 }

@@ -261,8 +261,10 @@ struct names {
 	/* per patch of the series, read once: what its added lines
 	 * declare, and what they declare that its removed lines do not */
 	struct watch_set *decls, *added;
-	struct watch_set replay; /* the same, of a resolution replayed */
-	const struct watch_set *own; /* what this patch declares */
+	/* the same of a resolution replayed instead of the patch */
+	struct watch_set replay_decls, replay_added;
+	/* what this patch's added lines declare, and add */
+	const struct watch_set *own, *adds;
 	const struct carry_result *res; /* the patches before this one */
 	size_t index;            /* 0-based, of this patch */
 	const struct patch *patch; /* this patch */
@@ -789,12 +791,16 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 		}
 		nm->index = i;
 		nm->patch = use;
-		watch_set_release(&nm->replay);
-		watch_set_init(&nm->replay);
 		nm->own = &nm->decls[i];
+		nm->adds = &nm->added[i];
 		if (opts->index && use != &it->patch) {
-			cause_patch_decls(&nm->replay, use, false);
-			nm->own = &nm->replay;
+			/* release leaves a set empty, ready again */
+			watch_set_release(&nm->replay_decls);
+			watch_set_release(&nm->replay_added);
+			cause_patch_decls_both(&nm->replay_decls,
+					       &nm->replay_added, use);
+			nm->own = &nm->replay_decls;
+			nm->adds = &nm->replay_added;
 		}
 		error = apply_one(cp, repo, &tree, use, opts, nm, err);
 		/* a person resolved it as "nothing to apply here": the
@@ -829,17 +835,9 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 			cp->committed = true;
 			cp->commit = commit;
 		}
-		if (opts->index && use != &it->patch) {
-			struct watch_set added;
-
-			watch_set_init(&added);
-			cause_patch_decls(&added, use, true);
-			cause_defs_add(&nm->defs, &added, i + 1, cp->committed);
-			watch_set_release(&added);
-		} else if (opts->index) {
-			cause_defs_add(&nm->defs, &nm->added[i], i + 1,
+		if (opts->index)
+			cause_defs_add(&nm->defs, nm->adds, i + 1,
 				       cp->committed);
-		}
 		res->counts[cp->outcome]++;
 		if (cp->outcome > res->worst)
 			res->worst = cp->outcome;
@@ -934,7 +932,8 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 				       &v->items[i].patch);
 		cause_defs_add(&nm.ahead, &nm.added[i], i + 1, true);
 	}
-	watch_set_init(&nm.replay);
+	watch_set_init(&nm.replay_decls);
+	watch_set_init(&nm.replay_added);
 	nm.res = res;
 	prefetch(repo, &tree, v);
 	error = carry_patches(res, repo, &tree, base, v, target, opts, &nm,
@@ -948,6 +947,7 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	}
 	free(nm.decls);
 	free(nm.added);
-	watch_set_release(&nm.replay);
+	watch_set_release(&nm.replay_decls);
+	watch_set_release(&nm.replay_added);
 	return error;
 }

@@ -297,12 +297,10 @@ bool cause_defines_function(struct span text, const char *path,
 void cause_defs_init(struct cause_defs *d)
 {
 	memset(d, 0, sizeof(*d));
-	watch_set_init(&d->names);
 }
 
 void cause_defs_release(struct cause_defs *d)
 {
-	watch_set_release(&d->names);
 	for (size_t i = 0; i < d->nr; i++)
 		free(d->name[i]);
 	free(d->name);
@@ -315,8 +313,6 @@ void cause_defs_release(struct cause_defs *d)
 size_t cause_defs_find(const struct cause_defs *d, const char *name,
 		       size_t len)
 {
-	if (!watch_set_find(&d->names, name, len))
-		return (size_t)-1;
 	return strmap_get_n(&d->index, name, len);
 }
 
@@ -412,7 +408,6 @@ static void defs_note(void *vctx, const char *name)
 			d->applied[k] = true;
 		return;
 	}
-	watch_set_add(&d->names, name, WATCH_ANY);
 	ALLOC_GROW(d->name, d->nr + 1, d->alloc);
 	ALLOC_GROW(d->patch, d->nr + 1, d->alloc_patch);
 	ALLOC_GROW(d->applied, d->nr + 1, d->alloc_applied);

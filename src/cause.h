@@ -95,12 +95,11 @@ bool cause_defines_function(struct span text, const char *path,
 /* ---- names a series declares, patch by patch ---- */
 
 struct cause_defs {
-	struct watch_set names; /* every name declared */
 	char **name;            /* per entry: the name */
 	size_t *patch;          /* per entry: 1-based patch */
 	bool *applied;          /* per entry: that patch applied */
 	size_t nr, alloc, alloc_patch, alloc_applied;
-	struct strmap index;    /* name -> entry */
+	struct strmap index;    /* name -> entry: each name once */
 };
 
 void cause_defs_init(struct cause_defs *d);
