@@ -29,7 +29,15 @@ endif
 # header rebuilds only what includes it
 DEPFLAGS = -MMD -MP
 ALL_CFLAGS = -std=c11 -pthread -D_GNU_SOURCE -DKCARRY_VERSION='"$(VERSION)"' \
-	$(WARN) $(CFLAGS) $(PKG_CFLAGS) -Isrc
+	$(WARN) $(CFLAGS) $(PKG_CFLAGS)
+
+# The layers (docs/DESIGN.md): src/util/ sees only itself, the core
+# (src/*.c) sees util, the command line (src/cli/) and the tests see all.
+# A core file that includes a command-line header does not compile.
+INC_UTIL := -Isrc/util
+INC_CORE := -Isrc -Isrc/util
+INC_CLI := -Isrc -Isrc/util -Isrc/cli
+inc_for = $(if $(findstring /util/,$1),$(INC_UTIL),$(if $(findstring /cli/,$1)$(findstring /tests/,$1),$(INC_CLI),$(INC_CORE)))
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -43,8 +51,10 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -pthread
 
-SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+SRCS := $(wildcard src/*.c src/util/*.c)
 OBJS := $(SRCS:src/%.c=$(B)/%.o)
+CLI_SRCS := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
+CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 FUZZ_NAMES := mail patch apply conf
@@ -58,40 +68,47 @@ all: $(KCARRY) kcarry
 kcarry: $(KCARRY)
 	@if [ "$(B)" = build ]; then ln -sf $(KCARRY) kcarry; fi
 
-$(B)/%.o: src/%.c $(B)/%.d | $(B)
+$(B)/%.o: src/%.c $(B)/%.d
+	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	@$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	@$(CC) $(ALL_CFLAGS) $(call inc_for,$@) $(DEPFLAGS) -c -o $@ $<
 
+# the core and util: what the tests and the fuzzers link
 $(B)/libkcarry.a: $(OBJS)
 	@rm -f $@
 	@ar rcs $@ $^
 
-$(KCARRY): $(B)/main.o $(B)/libkcarry.a
+# the command line but main.c
+$(B)/libkcarry-cli.a: $(CLI_OBJS)
+	@rm -f $@
+	@ar rcs $@ $^
+
+$(KCARRY): $(B)/cli/main.o $(B)/libkcarry-cli.a $(B)/libkcarry.a
 	@echo "  LINK    $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libkcarry.a | $(B)
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/libkcarry-cli.a $(B)/libkcarry.a
 	@mkdir -p $(B)/tests
 	@echo "  TEST    $@"
-	@$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libkcarry.a \
-		$(PKG_LIBS) -lcmocka
+	@$(CC) $(ALL_CFLAGS) $(INC_CLI) $(DEPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< \
+		$(B)/libkcarry-cli.a $(B)/libkcarry.a $(PKG_LIBS) -lcmocka
 
-$(B)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libkcarry.a | $(B)
+$(B)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(B)/libkcarry.a
 	@mkdir -p $(B)/tests
 	@echo "  REPLAY  $@"
-	@$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< tests/fuzz/replay.c \
+	@$(CC) $(ALL_CFLAGS) $(INC_CORE) $(DEPFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< tests/fuzz/replay.c \
 		$(B)/libkcarry.a $(PKG_LIBS)
 
 # libFuzzer builds: clang, every object instrumented
 FB := build-fuzz
 FUZZ_CFLAGS := -std=c11 -pthread -D_GNU_SOURCE -DKCARRY_VERSION='"$(VERSION)"' \
 	-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
-	$(PKG_CFLAGS) -Isrc -Itests/fuzz
+	$(PKG_CFLAGS) -Itests/fuzz
 FUZZ_OBJS := $(SRCS:src/%.c=$(FB)/%.o)
 
 $(FB)/%.o: src/%.c
-	@mkdir -p $(FB)
-	@clang $(FUZZ_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	@mkdir -p $(@D)
+	@clang $(FUZZ_CFLAGS) $(call inc_for,$@) $(DEPFLAGS) -c -o $@ $<
 
 $(FB)/libkcarry.a: $(FUZZ_OBJS)
 	@rm -f $@
@@ -99,7 +116,7 @@ $(FB)/libkcarry.a: $(FUZZ_OBJS)
 
 $(FB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FB)/libkcarry.a
 	@echo "  FUZZ    $@"
-	@clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FB)/libkcarry.a $(PKG_LIBS)
+	@clang $(FUZZ_CFLAGS) $(INC_CORE) -fsanitize=fuzzer -o $@ $< $(FB)/libkcarry.a $(PKG_LIBS)
 
 fuzz-build: $(FUZZ_NAMES:%=$(FB)/fuzz_%)
 
@@ -132,7 +149,7 @@ install: all
 	install -m 644 docs/kcarry.1 $(DESTDIR)$(MANDIR)/man1/kcarry.1
 
 format:
-	clang-format -i src/*.c src/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i src/*.[ch] src/cli/*.[ch] src/util/*.[ch] tests/unit/*.[ch]
 
 clean:
 	rm -rf build build-san build-fuzz kcarry
@@ -140,6 +157,6 @@ clean:
 # an object built before it had a .d file is rebuilt once to get one
 $(B)/%.d: ;
 .PRECIOUS: $(B)/%.d
--include $(wildcard $(B)/*.d $(B)/tests/*.d $(FB)/*.d)
+-include $(wildcard $(B)/*.d $(B)/*/*.d $(FB)/*.d $(FB)/*/*.d)
 
 .PHONY: all kcarry deps units check demo bench install format clean fuzz fuzz-build
