@@ -251,8 +251,8 @@ static const char *const shrinker_v2_titles[] = {
 	"btrfs: pass the extent map tree's inode to replace_extent_mapping()",
 	"btrfs: pass the extent map tree's inode to setup_extent_mapping()",
 	"btrfs: pass the extent map tree's inode to try_merge_map()",
-	"btrfs: add a global per cpu counter to track number of used extent "
-	"maps",
+	("btrfs: add a global per cpu counter to track number of used extent "
+	 "maps"),
 	"btrfs: export find_next_inode() as btrfs_find_first_inode()",
 	"btrfs: use btrfs_find_first_inode() at btrfs_prune_dentries()",
 	"btrfs: add a shrinker for extent maps",

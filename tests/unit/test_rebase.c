@@ -430,14 +430,15 @@ struct ws {
 	char *dir, *root, *repo;
 };
 
-static const char *const ws_script =
-	"set -e; git -c init.defaultBranch=main init -q repo; cd repo;"
-	"mkdir -p fs/btrfs; seq -f 'a%%02g' 1 40 >fs/btrfs/a.c;"
-	"seq -f 'b%%02g' 1 40 >fs/btrfs/b.c; git add -A;"
-	"git commit -qm base; git tag base; cd ..;"
-	"mkdir -p ws/series ws/kernels ws/patches;"
-	"printf '[kernel]\\n\\turl = %s/repo\\n\\tref = base\\n' "
-	">ws/kernels/t.conf; true";
+/* a macro, not a variable: a format the compiler can check at -O0 too */
+#define WS_SCRIPT \
+	"set -e; git -c init.defaultBranch=main init -q repo; cd repo;" \
+	"mkdir -p fs/btrfs; seq -f 'a%%02g' 1 40 >fs/btrfs/a.c;" \
+	"seq -f 'b%%02g' 1 40 >fs/btrfs/b.c; git add -A;" \
+	"git commit -qm base; git tag base; cd ..;" \
+	"mkdir -p ws/series ws/kernels ws/patches;" \
+	"printf '[kernel]\\n\\turl = %s/repo\\n\\tref = base\\n' " \
+	">ws/kernels/t.conf; true"
 
 static void ws_init(struct ws *w)
 {
@@ -445,7 +446,7 @@ static void ws_init(struct ws *w)
 	if (!mkdtemp(w->dir))
 		fail_msg("mkdtemp");
 	{
-		char *script = xstrfmt(ws_script, w->dir);
+		char *script = xstrfmt(WS_SCRIPT, w->dir);
 		assert_int_equal(unit_run("cd '%s' && %s", w->dir, script), 0);
 		free(script);
 	}
