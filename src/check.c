@@ -79,46 +79,51 @@ static int add_series(struct check_report *r, size_t *alloc,
 	return 0;
 }
 
-/* Bring in the series each selected one stacks on, base first. */
+static long find_version(const struct check_report *r, const char *name,
+			 const char *version)
+{
+	for (size_t i = 0; i < r->nr_series; i++)
+		if (!strcmp(r->series[i].name, name) &&
+		    !strcmp(r->series[i].v.version, version))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Bring in the series each selected one stacks on, base first, at the
+ * version series_stacks_on_resolve says: a base selected at another
+ * version (its newest, by default) is carried twice, once as selected
+ * and once under what stacks on it.
+ */
 static int resolve_stacks(struct check_report *r, size_t *alloc,
 			  struct err *err)
 {
 	for (size_t i = 0; i < r->nr_series; i++) {
-		char *base;
+		struct series_stack st;
 		long b;
 		int error;
 
-		if ((error = series_stacks_on(&base, r->root, r->series[i].name,
-					      err)) < 0)
+		if ((error = series_stacks_on_resolve(
+			     &st, r->root, r->series[i].name,
+			     r->series[i].v.version, err)) < 0)
 			return error;
-		if (!base)
+		if (!st.base)
 			continue;
-		b = find_series(r, base);
+		b = find_version(r, st.base, st.version);
 		if (b < 0) {
-			/* the same version name when the base has it */
-			const char *v = r->series[i].v.version;
-			char **vs = NULL;
-			size_t nv = 0;
-			bool same = false;
-			struct err e2 = ERR_INIT;
-
-			series_list_versions(r->root, base, &vs, &nv, &e2);
-			for (size_t k = 0; k < nv && !same; k++)
-				same = !strcmp(vs[k], v);
-			series_free_list(vs, nv);
-			err_release(&e2);
-			error = add_series(r, alloc, base, same ? v : NULL, err);
+			error = add_series(r, alloc, st.base, st.version, err);
 			if (error < 0) {
 				err_prefix(err, "series '%s' stacks on '%s'",
-					   r->series[i].name, base);
-				free(base);
+					   r->series[i].name, st.base);
+				series_stack_release(&st);
 				return error;
 			}
 			b = (long)r->nr_series - 1;
 			r->series[b].stacked_base = true;
 		}
 		r->series[i].stacks_on = b;
-		free(base);
+		r->series[i].base_newest = st.newest;
+		series_stack_release(&st);
 	}
 	/* order: every base before what stacks on it (bases were appended
 	 * after; a stable pass moves each base in front) */

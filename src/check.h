@@ -16,6 +16,7 @@ struct check_series {
 	struct series_version v;
 	long stacks_on; /* index in check_report.series, or -1 */
 	bool stacked_base; /* selected only because another stacks on it */
+	bool base_newest;  /* the base lacks this version: on its newest */
 	struct audit_opts audit;
 };
 

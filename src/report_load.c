@@ -566,6 +566,29 @@ static bool same_layout(json_t *a, json_t *b)
 	return true;
 }
 
+/*
+ * The row series i was carried on: a base may be in the report at two
+ * versions; series_stacks_on_resolve's rule picks the one named like
+ * series i's version, else the base's newest.
+ */
+static long stacked_on(const struct check_report *r, size_t i,
+		       const char *on)
+{
+	long best = -1;
+
+	for (size_t k = 0; on && k < r->nr_series; k++) {
+		if (strcmp(r->series[k].name, on))
+			continue;
+		if (!strcmp(r->series[k].v.version, r->series[i].v.version))
+			return (long)k;
+		if (best < 0 || series_version_cmp(r->series[k].v.version,
+						   r->series[best].v.version) >
+					0)
+			best = (long)k;
+	}
+	return best;
+}
+
 int report_load_merge(struct check_report *r, const char *root,
 		      char *const *paths, size_t nr, struct err *err)
 {
@@ -615,12 +638,7 @@ int report_load_merge(struct check_report *r, const char *root,
 		}
 	}
 	json_array_foreach(series, i, v)
-	{
-		const char *on = jstr(v, "stacks_on");
-		for (size_t k = 0; on && k < r->nr_series; k++)
-			if (!strcmp(r->series[k].name, on))
-				r->series[i].stacks_on = (long)k;
-	}
+		r->series[i].stacks_on = stacked_on(r, i, jstr(v, "stacks_on"));
 	ncells = r->nr_series * r->nr_targets;
 	r->cells = xcalloc(ncells + 1, sizeof(*r->cells));
 	have = xcalloc(ncells + 1, sizeof(bool));
