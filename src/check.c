@@ -22,6 +22,7 @@ void check_report_release(struct check_report *r)
 			build_result_release(&c->build);
 		}
 		free(r->series[s].name);
+		free(r->series[s].load_error);
 		series_version_release(&r->series[s].v);
 		audit_opts_release(&r->series[s].audit);
 	}
@@ -67,8 +68,21 @@ static int add_series(struct check_report *r, size_t *alloc,
 	cs->stacks_on = -1;
 	if ((error = series_load_version(&cs->v, r->root, name, version, err)) <
 	    0) {
+		char *ver = cs->v.version;
+
+		cs->v.version = NULL;
 		series_version_release(&cs->v);
-		return error;
+		if (!ver)
+			return error;
+		/* the version is there but does not load (a patch that does
+		 * not parse): its cells say so, the other series run */
+		series_version_init(&cs->v, name, ver);
+		free(ver);
+		cs->load_error = xstrdup(err->msg.len ? err->msg.ptr
+						      : "cannot load");
+		cs->load_code = error;
+		err_release(err);
+		err_init(err);
 	}
 	if ((error = audit_opts_load(&cs->audit, r->root, name, err)) < 0) {
 		series_version_release(&cs->v);
@@ -292,6 +306,12 @@ static void run_target(struct check_report *r, size_t t,
 
 		if (error < 0) {
 			cell_failed(c, &err);
+			continue;
+		}
+		if (cs->load_error) {
+			c->ok = false;
+			c->error = xstrdup(cs->load_error);
+			c->error_code = cs->load_code;
 			continue;
 		}
 		if (cs->stacks_on >= 0) {
