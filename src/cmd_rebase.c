@@ -219,7 +219,7 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 	struct err err = ERR_INIT;
 	struct series_version v1, v2;
 	struct vdiff d = { 0 };
-	char *root = NULL;
+	char *root = NULL, *stacks_on = NULL;
 	struct lock wl = LOCK_INIT;
 	int rc = EXIT_DONE;
 
@@ -241,8 +241,16 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 				 v1.version);
 		goto out;
 	}
-	if (vdiff_compute(&d, &v1, &v2, NULL, &err) < 0)
+	if (vdiff_compute(&d, &v1, &v2, NULL, &err) < 0 ||
+	    series_stacks_on(&stacks_on, root, v2.name, &err) < 0)
 		goto fail;
+	/* DESIGN: rebase, like apply, carries on the target's base */
+	if (stacks_on)
+		note(opts,
+		     "note: rebase carries %s onto each target's base: "
+		     "series.stacks-on = %s is followed by check, build and "
+		     "export only",
+		     v2.name, stacks_on);
 	for (size_t t = 0; t < cli.nr_targets; t++) {
 		struct job j;
 		struct target_progress tp = { on_target, (void *)opts };
@@ -273,6 +281,7 @@ fail:
 	rc = err_report(&err, opts);
 out:
 	vdiff_release(&d);
+	free(stacks_on);
 	series_version_release(&v1);
 	series_version_release(&v2);
 	free(cli.args);

@@ -6,7 +6,7 @@
 # export holds the check's branch (it refused before: check went on
 # base@v1, export on base@v2).  A branch that no longer holds the result
 # sends a stacked series to 'check', never to 'apply' (which ignores
-# stacks-on); apply says that it does.
+# stacks-on); apply and rebase say that they do.
 . ./lib.sh
 
 make_repo up lib/a.c "$(c_lines 20 a)
@@ -102,4 +102,7 @@ expect_exit 0 kcarry -C ws -q export top@v1 T --format git
 # apply does not follow stacks-on, and says so
 expect_exit 1 kcarry -C ws apply top@v1 T --no-refresh
 stderr_has "^note: apply carries top@v1 onto T's base: series.stacks-on = base is followed by check, build and export only$"
+# neither does rebase
+expect_exit 1 kcarry -C ws rebase --dry-run top v1 v3 T
+stderr_has "^note: rebase carries top onto each target's base: series.stacks-on = base is followed by check, build and export only$"
 exit 0
