@@ -639,7 +639,14 @@ int series_stacks_on_resolve(struct series_stack *s, const char *root,
 	if ((error = series_stacks_on(&s->base, root, name, err)) < 0 ||
 	    !s->base)
 		return error;
-	if ((error = series_list_versions(root, s->base, &vs, &nv, err)) < 0)
+	error = series_list_versions(root, s->base, &vs, &nv, err);
+	if (error == ERR_NOTFOUND) {
+		/* the base exists (a .conf of its own): it has no version */
+		err_release(err);
+		err_init(err);
+		error = 0;
+	}
+	if (error < 0)
 		goto fail;
 	for (size_t k = 0; k < nv && !s->version; k++)
 		if (!strcmp(vs[k], version))
