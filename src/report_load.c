@@ -600,7 +600,8 @@ static int load_shard(unsigned *shard, unsigned *count, json_t *doc,
 		      const char *path, struct err *err)
 {
 	json_t *sh = json_object_get(doc, "shard");
-	json_t *i = json_object_get(sh, "index"), *n = json_object_get(sh, "count");
+	json_t *i = json_object_get(sh, "index");
+	json_t *n = json_object_get(sh, "count");
 	json_int_t a, b;
 
 	*shard = *count = 0;
