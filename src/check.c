@@ -22,6 +22,7 @@ void check_report_release(struct check_report *r)
 			build_result_release(&c->build);
 		}
 		free(r->series[s].name);
+		free(r->series[s].load_error);
 		series_version_release(&r->series[s].v);
 		audit_opts_release(&r->series[s].audit);
 	}
@@ -67,8 +68,21 @@ static int add_series(struct check_report *r, size_t *alloc,
 	cs->stacks_on = -1;
 	if ((error = series_load_version(&cs->v, r->root, name, version, err)) <
 	    0) {
+		char *ver = cs->v.version;
+
+		cs->v.version = NULL;
 		series_version_release(&cs->v);
-		return error;
+		if (!ver)
+			return error;
+		/* the version is there but does not load (a patch that does
+		 * not parse): its cells say so, the other series run */
+		series_version_init(&cs->v, name, ver);
+		free(ver);
+		cs->load_error = xstrdup(err->msg.len ? err->msg.ptr
+						      : "cannot load");
+		cs->load_code = error;
+		err_release(err);
+		err_init(err);
 	}
 	if ((error = audit_opts_load(&cs->audit, r->root, name, err)) < 0) {
 		series_version_release(&cs->v);
@@ -79,46 +93,51 @@ static int add_series(struct check_report *r, size_t *alloc,
 	return 0;
 }
 
-/* Bring in the series each selected one stacks on, base first. */
+static long find_version(const struct check_report *r, const char *name,
+			 const char *version)
+{
+	for (size_t i = 0; i < r->nr_series; i++)
+		if (!strcmp(r->series[i].name, name) &&
+		    !strcmp(r->series[i].v.version, version))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Bring in the series each selected one stacks on, base first, at the
+ * version series_stacks_on_resolve says: a base selected at another
+ * version (its newest, by default) is carried twice, once as selected
+ * and once under what stacks on it.
+ */
 static int resolve_stacks(struct check_report *r, size_t *alloc,
 			  struct err *err)
 {
 	for (size_t i = 0; i < r->nr_series; i++) {
-		char *base;
+		struct series_stack st;
 		long b;
 		int error;
 
-		if ((error = series_stacks_on(&base, r->root, r->series[i].name,
-					      err)) < 0)
+		if ((error = series_stacks_on_resolve(
+			     &st, r->root, r->series[i].name,
+			     r->series[i].v.version, err)) < 0)
 			return error;
-		if (!base)
+		if (!st.base)
 			continue;
-		b = find_series(r, base);
+		b = find_version(r, st.base, st.version);
 		if (b < 0) {
-			/* the same version name when the base has it */
-			const char *v = r->series[i].v.version;
-			char **vs = NULL;
-			size_t nv = 0;
-			bool same = false;
-			struct err e2 = ERR_INIT;
-
-			series_list_versions(r->root, base, &vs, &nv, &e2);
-			for (size_t k = 0; k < nv && !same; k++)
-				same = !strcmp(vs[k], v);
-			series_free_list(vs, nv);
-			err_release(&e2);
-			error = add_series(r, alloc, base, same ? v : NULL, err);
+			error = add_series(r, alloc, st.base, st.version, err);
 			if (error < 0) {
 				err_prefix(err, "series '%s' stacks on '%s'",
-					   r->series[i].name, base);
-				free(base);
+					   r->series[i].name, st.base);
+				series_stack_release(&st);
 				return error;
 			}
 			b = (long)r->nr_series - 1;
 			r->series[b].stacked_base = true;
 		}
 		r->series[i].stacks_on = b;
-		free(base);
+		r->series[i].base_newest = st.newest;
+		series_stack_release(&st);
 	}
 	/* order: every base before what stacks on it (bases were appended
 	 * after; a stable pass moves each base in front) */
@@ -287,6 +306,12 @@ static void run_target(struct check_report *r, size_t t,
 
 		if (error < 0) {
 			cell_failed(c, &err);
+			continue;
+		}
+		if (cs->load_error) {
+			c->ok = false;
+			c->error = xstrdup(cs->load_error);
+			c->error_code = cs->load_code;
 			continue;
 		}
 		if (cs->stacks_on >= 0) {

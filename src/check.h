@@ -16,6 +16,11 @@ struct check_series {
 	struct series_version v;
 	long stacks_on; /* index in check_report.series, or -1 */
 	bool stacked_base; /* selected only because another stacks on it */
+	bool base_newest;  /* the base lacks this version: on its newest */
+	/* the version did not load (a stored patch that does not parse):
+	 * v holds no patches and every cell of the series has this error */
+	char *load_error;
+	int load_code;
 	struct audit_opts audit;
 };
 

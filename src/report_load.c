@@ -359,12 +359,18 @@ static int load_carry(struct carry_result *cr, json_t *cell,
 	for (int k = OUTCOME_CLEAN; k <= OUTCOME_CONFLICT; k++)
 		cr->counts[k] = jsize(counts,
 				      report_outcome_id((enum apply_outcome)k));
+	/* cr->nr only once cr->patches holds that many: a result refused
+	 * here is still released */
+	if (json_array_size(patches) > v->nr) {
+		err_set(err, ERR_PARSE,
+			"the report has %zu patches for %s@%s, the "
+			"workspace %zu",
+			json_array_size(patches), v->name, v->version, v->nr);
+		err_hint(err, "merge the reports in the workspace the check "
+			      "ran in");
+		return ERR_PARSE;
+	}
 	cr->nr = json_array_size(patches);
-	if (cr->nr > v->nr)
-		return err_set(err, ERR_PARSE,
-			       "the report has %zu patches for %s@%s, the "
-			       "workspace %zu",
-			       cr->nr, v->name, v->version, v->nr);
 	cr->patches = cr->nr ? xcalloc(cr->nr, sizeof(*cr->patches)) : NULL;
 	json_array_foreach(patches, i, p)
 	{
@@ -566,6 +572,113 @@ static bool same_layout(json_t *a, json_t *b)
 	return true;
 }
 
+/*
+ * The row series i was carried on: a base may be in the report at two
+ * versions; series_stacks_on_resolve's rule picks the one named like
+ * series i's version, else the base's newest.
+ */
+static long stacked_on(const struct check_report *r, size_t i,
+		       const char *on)
+{
+	long best = -1;
+
+	for (size_t k = 0; on && k < r->nr_series; k++) {
+		if (strcmp(r->series[k].name, on))
+			continue;
+		if (!strcmp(r->series[k].v.version, r->series[i].v.version))
+			return (long)k;
+		if (best < 0 || series_version_cmp(r->series[k].v.version,
+						   r->series[best].v.version) >
+					0)
+			best = (long)k;
+	}
+	return best;
+}
+
+/* "shard": null, or 1 <= index <= count. */
+static int load_shard(unsigned *shard, unsigned *count, json_t *doc,
+		      const char *path, struct err *err)
+{
+	json_t *sh = json_object_get(doc, "shard");
+	json_t *i = json_object_get(sh, "index");
+	json_t *n = json_object_get(sh, "count");
+	json_int_t a, b;
+
+	*shard = *count = 0;
+	if (!sh || json_is_null(sh))
+		return 0;
+	if (!json_is_integer(i) || !json_is_integer(n))
+		return err_set(err, ERR_PARSE,
+			       "%s: a shard without a whole index and count",
+			       path);
+	a = json_integer_value(i);
+	b = json_integer_value(n);
+	if (a < 1 || b < 1 || a > b || b > 1000000)
+		return err_set(err, ERR_PARSE,
+			       "%s: shard %lld of %lld: expected 1 <= index "
+			       "<= count",
+			       path, (long long)a, (long long)b);
+	*shard = (unsigned)a;
+	*count = (unsigned)b;
+	return 0;
+}
+
+/* key of o, when there, is a count (a whole number, not negative). */
+static int is_count(json_t *o, const char *key, const char *label,
+		    const char *where, struct err *err)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v) ||
+	    (json_is_integer(v) && json_integer_value(v) >= 0))
+		return 0;
+	if (json_is_integer(v))
+		return err_set(err, ERR_PARSE, "%s: %s is %lld, not a count",
+			       where, label, (long long)json_integer_value(v));
+	return err_set(err, ERR_PARSE, "%s: %s is not a count", where, label);
+}
+
+/*
+ * Cell i of a report holds series s on target t as the report's lists
+ * say, and its counts are counts.
+ */
+static int check_cell_json(const struct check_report *r, size_t i, json_t *v,
+			   const char *path, struct err *err)
+{
+	const struct check_series *cs = &r->series[i / r->nr_targets];
+	const char *target = r->targets[i % r->nr_targets];
+	const char *sn = jstr(v, "series"), *tn = jstr(v, "target");
+	const char *vn = jstr(v, "version");
+	json_t *counts = json_object_get(v, "counts"), *c;
+	const char *k;
+	char *where;
+	int error = 0;
+
+	if (!sn || !tn || strcmp(sn, cs->name) || strcmp(tn, target) ||
+	    (vn && strcmp(vn, cs->v.version)))
+		return err_set(err, ERR_PARSE,
+			       "%s: a cell of series '%s' on %s, where the "
+			       "report lists %s@%s on %s",
+			       path, sn ? sn : "(none)", tn ? tn : "(none)",
+			       cs->name, cs->v.version, target);
+	where = xstrfmt("%s: cell %s on %s", path, cs->name, target);
+	if ((error = is_count(v, "failed", "failed", where, err)) < 0 ||
+	    (error = is_count(v, "placement_risks", "placement_risks", where,
+			      err)) < 0)
+		goto out;
+	json_object_foreach(counts, k, c)
+	{
+		char *label = xstrfmt("counts.%s", k);
+		error = is_count(counts, k, label, where, err);
+		free(label);
+		if (error < 0)
+			break;
+	}
+out:
+	free(where);
+	return error;
+}
+
 int report_load_merge(struct check_report *r, const char *root,
 		      char *const *paths, size_t nr, struct err *err)
 {
@@ -615,12 +728,7 @@ int report_load_merge(struct check_report *r, const char *root,
 		}
 	}
 	json_array_foreach(series, i, v)
-	{
-		const char *on = jstr(v, "stacks_on");
-		for (size_t k = 0; on && k < r->nr_series; k++)
-			if (!strcmp(r->series[k].name, on))
-				r->series[i].stacks_on = (long)k;
-	}
+		r->series[i].stacks_on = stacked_on(r, i, jstr(v, "stacks_on"));
 	ncells = r->nr_series * r->nr_targets;
 	r->cells = xcalloc(ncells + 1, sizeof(*r->cells));
 	have = xcalloc(ncells + 1, sizeof(bool));
@@ -632,6 +740,10 @@ int report_load_merge(struct check_report *r, const char *root,
 					ncells);
 			goto out;
 		}
+		unsigned shard, count;
+		if ((error = load_shard(&shard, &count, docs[d], paths[d],
+					err)) < 0)
+			goto out;
 		r->seconds += jreal(docs[d], "seconds");
 		r->built = r->built || jbool(docs[d], "built");
 		json_array_foreach(cells, i, v)
@@ -640,6 +752,24 @@ int report_load_merge(struct check_report *r, const char *root,
 			size_t s = i / r->nr_targets;
 			json_t *in = json_object_get(v, "in_shard");
 
+			if ((error = check_cell_json(r, i, v, paths[d],
+						     err)) < 0)
+				goto out;
+			if (count &&
+			    !json_is_false(in) !=
+				    check_in_shard(s, i % r->nr_targets,
+						   r->nr_targets, shard,
+						   count)) {
+				error = err_set(err, ERR_PARSE,
+						"%s: cell %s on %s is%s in "
+						"shard %u/%u, the report says "
+						"otherwise",
+						paths[d], r->series[s].name,
+						r->targets[i % r->nr_targets],
+						json_is_false(in) ? "" : " not",
+						shard, count);
+				goto out;
+			}
 			if (json_is_false(in))
 				continue;
 			if (have[i]) {

@@ -208,6 +208,46 @@ out:
 	return error;
 }
 
+static void list_files(char ***out, size_t *nr, size_t *alloc,
+		       const char *dir, const char *rel)
+{
+	char *path = rel ? fs_join(dir, rel) : xstrdup(dir);
+	char **names = NULL;
+	size_t n = 0;
+	struct err e = ERR_INIT;
+
+	if (fs_list_dir(path, &names, &n, &e) == 0)
+		for (size_t i = 0; i < n; i++) {
+			char *r = rel ? fs_join(rel, names[i])
+				      : xstrdup(names[i]);
+			char *full = fs_join(dir, r);
+			if (fs_is_dir(full)) {
+				list_files(out, nr, alloc, dir, r);
+				free(r);
+			} else if (ends_with(r, ".rej")) {
+				free(r);
+			} else {
+				ALLOC_GROW(*out, *nr + 1, *alloc);
+				(*out)[(*nr)++] = r;
+			}
+			free(full);
+		}
+	fs_free_list(names, n);
+	err_release(&e);
+	free(path);
+}
+
+void resolve_pending_files(char ***paths, size_t *nr, const char *dir)
+{
+	char *files = fs_join(dir, "files");
+	size_t alloc = 0;
+
+	*paths = NULL;
+	*nr = 0;
+	list_files(paths, nr, &alloc, files, NULL);
+	free(files);
+}
+
 int resolve_collect(struct buf *text, const struct resolve_state *s,
 		    struct tree_repo *repo, const struct series_item *item,
 		    struct err *err)

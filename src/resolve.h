@@ -55,6 +55,12 @@ int resolve_discard(const char *dir, struct err *err);
 int resolve_load(struct resolve_state *s, const char *dir, struct err *err);
 
 /*
+ * The files of the pending resolution in dir, relative to its files/
+ * folder, .rej files left out (new strings, sorted; none when unreadable).
+ */
+void resolve_pending_files(char ***paths, size_t *nr, const char *dir);
+
+/*
  * Read the resolved files back (ERR_CONFLICT naming path:line when
  * markers remain), commit them on the state's base with item's author
  * and message, and return that commit's format-patch text in *text.

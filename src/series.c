@@ -620,6 +620,55 @@ int series_stacks_on(char **base, const char *root, const char *name,
 	return 0;
 }
 
+void series_stack_release(struct series_stack *s)
+{
+	free(s->base);
+	free(s->version);
+	memset(s, 0, sizeof(*s));
+}
+
+int series_stacks_on_resolve(struct series_stack *s, const char *root,
+			     const char *name, const char *version,
+			     struct err *err)
+{
+	char **vs = NULL;
+	size_t nv = 0;
+	int error;
+
+	memset(s, 0, sizeof(*s));
+	if ((error = series_stacks_on(&s->base, root, name, err)) < 0 ||
+	    !s->base)
+		return error;
+	error = series_list_versions(root, s->base, &vs, &nv, err);
+	if (error == ERR_NOTFOUND) {
+		/* the base exists (a .conf of its own): it has no version */
+		err_release(err);
+		err_init(err);
+		error = 0;
+	}
+	if (error < 0)
+		goto fail;
+	for (size_t k = 0; k < nv && !s->version; k++)
+		if (!strcmp(vs[k], version))
+			s->version = xstrdup(vs[k]);
+	if (!s->version && nv) {
+		s->version = xstrdup(vs[nv - 1]);
+		s->newest = true;
+	}
+	series_free_list(vs, nv);
+	if (!s->version) {
+		error = err_set(err, ERR_NOTFOUND,
+				"'%s' has no stored version", s->base);
+		err_hint(err, "'kcarry import %s SOURCE' adds one", s->base);
+		goto fail;
+	}
+	return 0;
+fail:
+	err_prefix(err, "series '%s' stacks on '%s'", name, s->base);
+	series_stack_release(s);
+	return error;
+}
+
 int series_list_versions(const char *root, const char *name,
 			 char ***versions, size_t *nr, struct err *err)
 {

@@ -140,6 +140,25 @@ int series_stacks_on(char **base, const char *root, const char *name,
 		     struct err *err);
 
 /*
+ * What NAME@VERSION is carried on top of (series.stacks-on): the one rule
+ * that check, build and export follow.  The base's version named VERSION
+ * when the base has one (debian-linux-rt 6.1.164-1 on debian-linux
+ * 6.1.164-1); else the base's newest version, with newest set so that the
+ * command says so.  base NULL: the series stacks on nothing.  apply and
+ * rebase do not follow it.
+ */
+struct series_stack {
+	char *base;    /* the series stacked on, or NULL */
+	char *version; /* its version carried first */
+	bool newest;   /* the base has no version VERSION: its newest */
+};
+
+int series_stacks_on_resolve(struct series_stack *s, const char *root,
+			     const char *name, const char *version,
+			     struct err *err);
+void series_stack_release(struct series_stack *s);
+
+/*
  * Stored versions of a series, oldest first (natural order).  NAME must
  * be a valid series name (ERR_USAGE otherwise): it becomes a path.
  */

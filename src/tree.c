@@ -1411,18 +1411,41 @@ int tree_update(struct tree_oid *out, struct tree_repo *r,
 		error = err_set(err, ERR_IO, "cannot read tree: %s", git_text());
 		goto out;
 	}
-	for (size_t i = 0; i < nr; i++) {
-		up[i].action = ch[i].remove ? GIT_TREE_UPDATE_REMOVE
-					    : GIT_TREE_UPDATE_UPSERT;
-		to_git(&up[i].id, &ch[i].blob);
-		up[i].filemode = ch[i].mode ? (git_filemode_t)ch[i].mode
-					    : GIT_FILEMODE_BLOB;
-		up[i].path = ch[i].path;
-	}
-	if (git_tree_create_updated(&o, r->repo, t, nr, up) < 0) {
-		error = err_set(err, ERR_IO, "cannot write tree: %s",
-				git_text());
-		goto out;
+	/*
+	 * Removals first, then the rest on their result: libgit2 refuses
+	 * "thing/y.c" in one update that also removes the file "thing" (a
+	 * D/F conflict), while git am turns a file into a folder, and a
+	 * folder emptied into a file, in one patch.
+	 */
+	for (int pass = 0; pass < 2 && !error; pass++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < nr; i++) {
+			if (ch[i].remove != (pass == 0))
+				continue;
+			up[n].action = ch[i].remove ? GIT_TREE_UPDATE_REMOVE
+						    : GIT_TREE_UPDATE_UPSERT;
+			to_git(&up[n].id, &ch[i].blob);
+			up[n].filemode = ch[i].mode
+						 ? (git_filemode_t)ch[i].mode
+						 : GIT_FILEMODE_BLOB;
+			up[n].path = ch[i].path;
+			n++;
+		}
+		if (!n)
+			continue;
+		if (git_tree_create_updated(&o, r->repo, t, n, up) < 0) {
+			error = err_set(err, ERR_IO, "cannot write tree: %s",
+					git_text());
+			goto out;
+		}
+		git_tree_free(t);
+		t = NULL;
+		if (git_tree_lookup(&t, r->repo, &o) < 0) {
+			error = err_set(err, ERR_IO, "cannot read tree: %s",
+					git_text());
+			goto out;
+		}
 	}
 	from_git(out, &o);
 out:

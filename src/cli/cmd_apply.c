@@ -93,7 +93,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	struct series_version v;
 	struct carry_result *results = NULL;
 	size_t nres = 0;
-	char *root = NULL;
+	char *root = NULL, *stacks_on = NULL;
 	struct lock wl = LOCK_INIT;
 	bool failed = false;
 	int rc = EXIT_DONE;
@@ -106,6 +106,8 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
+		goto fail;
+	if (series_stacks_on(&stacks_on, root, v.name, &err) < 0)
 		goto fail;
 	results = xcalloc(cli.nr_targets, sizeof(*results));
 	for (size_t i = 0; i < cli.nr_targets; i++) {
@@ -120,6 +122,13 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 			failed = true;
 			break;
 		}
+		/* DESIGN: apply and rebase carry on the target's base */
+		if (stacks_on)
+			note(opts,
+			     "note: apply carries %s@%s onto %s's base: "
+			     "series.stacks-on = %s is followed by check, "
+			     "build and export only",
+			     v.name, v.version, cli.targets[i], stacks_on);
 		co.progress = on_patch;
 		co.ctx = &pc;
 		error = job_carry(&results[nres], &j, &v, &co, !cli.no_refresh,
@@ -165,6 +174,7 @@ out:
 	for (size_t i = 0; i < nres; i++)
 		carry_result_release(&results[i]);
 	free(results);
+	free(stacks_on);
 	series_version_release(&v);
 	free(cli.args);
 	free(cli.name);

@@ -201,6 +201,25 @@ int check_write_to(const char *path, int f, const struct check_report *r,
 	return fs_atomic_commit(&a, err);
 }
 
+/* A stacked series carried on a base version not named like its own. */
+static void note_stacks(const struct check_report *r,
+			const struct options *opts)
+{
+	for (size_t s = 0; s < r->nr_series; s++) {
+		const struct check_series *cs = &r->series[s];
+		const struct check_series *b;
+
+		if (cs->stacks_on < 0 || !cs->base_newest)
+			continue;
+		b = &r->series[cs->stacks_on];
+		note(opts,
+		     "note: '%s' has no version %s: %s@%s is carried on "
+		     "%s@%s, its newest",
+		     b->name, cs->v.version, cs->name, cs->v.version, b->name,
+		     b->v.version);
+	}
+}
+
 int cmd_check(int argc, char **argv, const struct options *opts)
 {
 	struct check_cli cli = { 0 };
@@ -222,9 +241,11 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 		cli.co.progress = &cp;
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
-	    check_run(&r, root, (char *const *)cli.specs, cli.nr_specs, &cli.co,
-		      &err) < 0)
+	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
+			 &err) < 0)
 		goto fail;
+	note_stacks(&r, opts);
+	check_execute(&r, &cli.co);
 	if (ps.nr)
 		fputs("\r\033[K", stderr);
 	if (cli.reports && check_write_all(cli.reports, &r, opts, &err) < 0)

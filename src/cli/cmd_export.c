@@ -254,16 +254,18 @@ static void provenance_release(struct provenance *p)
 
 /*
  * The commit the series is carried from: the target's base, or the head
- * of the series it stacks on (carried completely there first).
+ * of the series it stacks on (carried completely there first), at the
+ * version series_stacks_on_resolve says, as check carries it.
  */
-static int stack_base(struct tree_oid *base, struct job *j, const char *root,
-		      const char *other, const struct carry_opts *co,
-		      unsigned depth, struct err *err)
+static int stack_base(struct tree_oid *base, struct job *j,
+		      const struct series_stack *st,
+		      const struct carry_opts *co, unsigned depth,
+		      struct err *err)
 {
 	struct series_version ov;
+	struct series_stack next = { 0 };
 	struct carry_result r;
 	struct tree_oid from = j->base;
-	char *next = NULL;
 	int error;
 
 	if (depth > 8)
@@ -271,13 +273,15 @@ static int stack_base(struct tree_oid *base, struct job *j, const char *root,
 			       "series stack on each other in a loop");
 	series_version_init(&ov, NULL, NULL);
 	memset(&r, 0, sizeof(r));
-	if ((error = series_load_version(&ov, root, other, NULL, err)) < 0) {
+	if ((error = series_load_version(&ov, j->root, st->base, st->version,
+					 err)) < 0) {
 		err_prefix(err, "the series it stacks on");
 		goto out;
 	}
-	if ((error = series_stacks_on(&next, root, other, err)) < 0 ||
-	    (next && (error = stack_base(&from, j, root, next, co, depth + 1,
-					 err)) < 0))
+	if ((error = series_stacks_on_resolve(&next, j->root, ov.name,
+					      ov.version, err)) < 0 ||
+	    (next.base &&
+	     (error = stack_base(&from, j, &next, co, depth + 1, err)) < 0))
 		goto out;
 	{
 		struct carry_opts o = *co;
@@ -290,24 +294,24 @@ static int stack_base(struct tree_oid *base, struct job *j, const char *root,
 		error = err_set(err, ERR_CONFLICT,
 				"'%s@%s' it stacks on did not carry completely "
 				"onto %s",
-				other, ov.version, j->target.name);
+				st->base, ov.version, j->target.name);
 		goto out;
 	}
 	*base = r.head;
 out:
-	free(next);
+	series_stack_release(&next);
 	carry_result_release(&r);
 	series_version_release(&ov);
 	return error;
 }
 
 /*
- * Carry the series as apply does; the branch must hold that result's
- * tree (a branch from other options or inputs would not be what is
- * exported).
+ * Carry the series as apply does, or as check does when it stacks on
+ * another; the branch must hold that result's tree (a branch from other
+ * options or inputs would not be what is exported).
  */
 static int carry(struct carry_result *res, struct job *j,
-		 const struct series_version *v, const char *stacks_on,
+		 const struct series_version *v, const struct series_stack *st,
 		 const struct export_cli *cli, const struct options *opts,
 		 struct err *err)
 {
@@ -319,8 +323,8 @@ static int carry(struct carry_result *res, struct job *j,
 	co.progress = on_patch;
 	co.ctx = &pc;
 
-	if (stacks_on &&
-	    (error = stack_base(&base, j, j->root, stacks_on, &co, 0, err)) < 0)
+	if (st->base &&
+	    (error = stack_base(&base, j, st, &co, 0, err)) < 0)
 		return error;
 	co.no_ref = true;
 	if ((error = job_carry_from(res, j, &base, v, &co, false, err)) < 0)
@@ -347,11 +351,14 @@ static int carry(struct carry_result *res, struct job *j,
 				"now",
 				res->branch + strlen("refs/heads/"), v->name,
 				v->version, j->target.name);
+		/* apply ignores stacks-on: only check carries a stacked
+		 * series as export does */
 		err_hint(err,
-			 "run 'kcarry apply %s@%s %s' with the --fuzz, "
+			 "run 'kcarry %s %s@%s %s' with the --fuzz, "
 			 "--no-3way and --strict you give export, then "
 			 "export again",
-			 v->name, v->version, j->target.name);
+			 st->base ? "check" : "apply", v->name, v->version,
+			 j->target.name);
 	}
 	return error;
 }
@@ -437,7 +444,8 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	struct export_written w;
 	struct provenance pv = { 0 };
 	struct job j;
-	char *root = NULL, *bname = NULL, *bemail = NULL, *stacks_on = NULL;
+	char *root = NULL, *bname = NULL, *bemail = NULL;
+	struct series_stack st = { 0 };
 	struct lock wl = LOCK_INIT;
 	bool opened = false;
 	int rc = EXIT_DONE;
@@ -455,8 +463,14 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	if (workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0 ||
-	    series_stacks_on(&stacks_on, root, v.name, &err) < 0)
+	    series_stacks_on_resolve(&st, root, v.name, v.version, &err) < 0)
 		goto fail;
+	if (st.newest)
+		note(opts,
+		     "note: '%s' has no version %s: %s@%s is carried on %s@%s, "
+		     "its newest",
+		     st.base, v.version, v.name, v.version, st.base,
+		     st.version);
 	provenance_load(&pv, root, v.name, v.version);
 	{
 		struct target_progress tp = { on_target, (void *)opts };
@@ -464,7 +478,7 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		if (job_open(&j, root, cli.target, &tp, &err) < 0)
 			goto fail;
 	}
-	if (carry(&res, &j, &v, stacks_on, &cli, opts, &err) < 0 ||
+	if (carry(&res, &j, &v, &st, &cli, opts, &err) < 0 ||
 	    backporter(&bname, &bemail, &cli, j.repo, &err) < 0)
 		goto fail;
 	{
@@ -517,7 +531,7 @@ out:
 	if (opened)
 		job_close(&j);
 	provenance_release(&pv);
-	free(stacks_on);
+	series_stack_release(&st);
 	series_version_release(&v);
 	free(cli.args);
 	opt_list_release(&cli.to);

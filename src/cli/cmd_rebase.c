@@ -51,6 +51,48 @@ const struct opt rebase_options[] = {
 	{ OPT_END },
 };
 
+/*
+ * NAME@V1 (as apply and diff take it) where rebase wants NAME V1: the
+ * command line as rebase reads it, from what was given.
+ */
+static int versions_apart(const char **pos, size_t npos,
+			  const struct options *opts)
+{
+	struct buf b = BUF_INIT;
+	const char *at = NULL;
+	size_t name_len = 0, words = 0;
+	int rc;
+
+	for (size_t i = 0; i < npos && i < 3 && !at; i++)
+		if (strchr(pos[i], '@'))
+			at = pos[i];
+	if (!at)
+		return 0;
+	for (size_t i = 0; i < npos; i++) {
+		const char *a = strchr(pos[i], '@');
+		if (i == 0) {
+			name_len = a ? (size_t)(a - pos[0]) : strlen(pos[0]);
+			buf_add(&b, pos[0], name_len);
+			if (!a)
+				continue;
+		} else if (a && i < 3 && (size_t)(a - pos[i]) == name_len &&
+			   !strncmp(pos[i], pos[0], name_len)) {
+			/* NAME@V2 of the same series */
+		} else
+			a = NULL;
+		buf_addf(&b, " %s", a ? a + 1 : pos[i]);
+		words++;
+	}
+	if (words < 3)
+		buf_adds(&b, words < 2 ? " V2 TARGET..." : " TARGET...");
+	rc = usage_error("rebase", opts,
+			 "'%s': rebase takes the series and its versions "
+			 "apart: kcarry rebase %s",
+			 at, b.ptr);
+	buf_release(&b);
+	return rc;
+}
+
 static int parse_args(struct rebase_cli *c, int argc, char **argv,
 		      const struct options *opts)
 {
@@ -63,12 +105,12 @@ static int parse_args(struct rebase_cli *c, int argc, char **argv,
 		      opts) < 0)
 		return -1;
 	pos = c->args;
+	if (versions_apart(pos, npos, opts))
+		return -1;
 	if (npos < 3)
 		bad = "expected NAME V1 V2 TARGET...";
 	else if (npos < 4)
 		bad = "no target named";
-	else if (strchr(pos[0], '@'))
-		bad = "name the versions apart: NAME V1 V2 TARGET...";
 	if (bad) {
 		usage_error("rebase", opts, "%s", bad);
 		return -1;
@@ -177,7 +219,7 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 	struct err err = ERR_INIT;
 	struct series_version v1, v2;
 	struct vdiff d = { 0 };
-	char *root = NULL;
+	char *root = NULL, *stacks_on = NULL;
 	struct lock wl = LOCK_INIT;
 	int rc = EXIT_DONE;
 
@@ -199,8 +241,16 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 				 v1.version);
 		goto out;
 	}
-	if (vdiff_compute(&d, &v1, &v2, NULL, &err) < 0)
+	if (vdiff_compute(&d, &v1, &v2, NULL, &err) < 0 ||
+	    series_stacks_on(&stacks_on, root, v2.name, &err) < 0)
 		goto fail;
+	/* DESIGN: rebase, like apply, carries on the target's base */
+	if (stacks_on)
+		note(opts,
+		     "note: rebase carries %s onto each target's base: "
+		     "series.stacks-on = %s is followed by check, build and "
+		     "export only",
+		     v2.name, stacks_on);
 	for (size_t t = 0; t < cli.nr_targets; t++) {
 		struct job j;
 		struct target_progress tp = { on_target, (void *)opts };
@@ -231,6 +281,7 @@ fail:
 	rc = err_report(&err, opts);
 out:
 	vdiff_release(&d);
+	free(stacks_on);
 	series_version_release(&v1);
 	series_version_release(&v2);
 	free(cli.args);

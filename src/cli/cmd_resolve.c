@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "fs.h"
 #include "job.h"
+#include "name.h"
 #include "report.h"
 #include "resolve.h"
 
@@ -199,7 +200,7 @@ out:
 }
 
 struct resolve_cli {
-	bool suggest;
+	bool suggest, abort, force;
 };
 
 const struct opt resolve_options[] = {
@@ -214,8 +215,76 @@ const struct opt resolve_options[] = {
 	  "committed.  Exit 1 when some unconverted call has no\n"
 	  "suggestion.",
 	  offsetof(struct resolve_cli, suggest) },
+	{ OPT_FLAG, 0, "abort", NULL,
+	  "NAME[@VERSION] TARGET: discard the pending\n"
+	  "resolution (its scratch folder and your edits)",
+	  offsetof(struct resolve_cli, abort) },
+	{ OPT_FLAG, 0, "force", NULL,
+	  "discard a pending resolution (and your edits) and\n"
+	  "start the patch named",
+	  offsetof(struct resolve_cli, force) },
 	{ OPT_END },
 };
+
+/*
+ * A pending resolution is the person's work: starting another patch (or
+ * the same one) would replace its files, so only --force does.
+ */
+static int refuse_pending(const char *root, const char *dir,
+			  const struct series_version *v, const char *target,
+			  const char *patch, struct err *err)
+{
+	struct resolve_state st;
+	struct buf files = BUF_INIT;
+	char **paths;
+	size_t n;
+	char *r;
+	int error = resolve_load(&st, dir, err);
+
+	if (error == ERR_NOTFOUND)
+		return 0;
+	if (error < 0)
+		return error;
+	resolve_pending_files(&paths, &n, dir);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&files, "%s%s", i ? ", " : "", paths[i]);
+	r = rel(root, dir);
+	error = err_set(err, ERR_CONFLICT,
+			"a resolution of %s is pending in %s: %s",
+			st.patch_file, r, n ? files.ptr : "(no files)");
+	err_hint(err,
+		 "'kcarry refresh %s@%s %s' records it; 'kcarry resolve "
+		 "--abort %s@%s %s' discards it; 'kcarry resolve --force "
+		 "%s@%s %s %s' discards it and starts %s",
+		 v->name, v->version, target, v->name, v->version, target,
+		 v->name, v->version, target, patch, patch);
+	free(r);
+	fs_free_list(paths, n);
+	buf_release(&files);
+	resolve_state_release(&st);
+	return error;
+}
+
+/* --abort: remove the pending resolution of NAME@VERSION on target. */
+static int abort_pending(const char *dir, const struct series_version *v,
+			 const char *target, struct err *err)
+{
+	struct resolve_state st;
+	int error = resolve_load(&st, dir, err);
+
+	if (error == ERR_NOTFOUND)
+		return err_set(err, ERR_CONFLICT,
+			       "no resolution of %s@%s on %s is pending",
+			       v->name, v->version, target);
+	if (error < 0 || (error = resolve_discard(dir, err)) < 0) {
+		resolve_state_release(&st);
+		return error;
+	}
+	printf("discarded the resolution of %s on %s\n", st.patch_file,
+	       target);
+	resolve_state_release(&st);
+	return 0;
+}
 
 const struct opt refresh_options[] = {
 	{ OPT_END },
@@ -254,7 +323,12 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 			rc = resolve_suggest(args[0], args[1], opts);
 		goto out;
 	}
-	if (nr != 3) {
+	if (cli.abort && (nr != 2 || cli.force)) {
+		rc = usage_error("resolve", opts,
+				 "expected --abort NAME[@VERSION] TARGET");
+		goto out;
+	}
+	if (!cli.abort && nr != 3) {
 		rc = usage_error("resolve", opts,
 				 "expected NAME[@VERSION] TARGET PATCH");
 		goto out;
@@ -263,6 +337,19 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	    workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0)
+		goto fail;
+	if (!name_valid(NAME_TARGET, args[1])) {
+		name_check(NAME_TARGET, args[1], &err);
+		goto fail;
+	}
+	dir = resolve_dir(root, v.name, v.version, args[1]);
+	if (cli.abort) {
+		if (abort_pending(dir, &v, args[1], &err) < 0)
+			goto fail;
+		goto out;
+	}
+	if (!cli.force &&
+	    refuse_pending(root, dir, &v, args[1], args[2], &err) < 0)
 		goto fail;
 	k = find_patch(&v, args[2]);
 	if (k < 0) {
@@ -277,7 +364,6 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	co.no_ref = true;
 	if (job_carry(&res, &j, &v, &co, false, &err) < 0)
 		goto fail;
-	dir = resolve_dir(root, v.name, v.version, j.target.name);
 	if (resolve_prepare(&sum, dir, j.repo, &res.head, &v.items[k],
 			    (size_t)k + 1, &co.apply, &err) < 0)
 		goto fail;

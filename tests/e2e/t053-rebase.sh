@@ -172,6 +172,21 @@ expect_stderr <<'EOT'
 error: no target named
 usage: kcarry rebase [options] NAME V1 V2 TARGET...
 EOT
+# NAME@V1, as apply takes it: the syntax rebase expects, from what was given
+expect_exit 2 kcarry -C ws rebase wq@v1 v2 tgt
+expect_stderr <<'EOT'
+error: 'wq@v1': rebase takes the series and its versions apart: kcarry rebase wq v1 v2 tgt
+usage: kcarry rebase [options] NAME V1 V2 TARGET...
+EOT
+expect_exit 2 kcarry -C ws rebase wq@v1 wq@v2 tgt
+expect_stderr <<'EOT'
+error: 'wq@v1': rebase takes the series and its versions apart: kcarry rebase wq v1 v2 tgt
+usage: kcarry rebase [options] NAME V1 V2 TARGET...
+EOT
+expect_exit 2 kcarry -C ws rebase wq@v1 v2
+stderr_has "^error: 'wq@v1': rebase takes the series and its versions apart: kcarry rebase wq v1 v2 TARGET\.\.\.$"
+expect_exit 2 kcarry -C ws rebase wq v1 wq@v2 tgt
+stderr_has "^error: 'wq@v2': rebase takes the series and its versions apart: kcarry rebase wq v1 v2 tgt$"
 expect_exit 2 kcarry -C ws rebase wq v2 v2 tgt
 stderr_has "^error: V1 and V2 are the same version 'v2'$"
 expect_exit 2 kcarry -C ws rebase wq v1 v9 tgt

@@ -704,6 +704,58 @@ static void stacks_on_must_name_another_series_of_the_workspace(void **state)
 	err_release(&err);
 }
 
+static void stacks_on_resolve_takes_the_same_named_version_else_newest(
+	void **state)
+{
+	const struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	struct series_stack st;
+
+	store(fx, "btrfs", "v1");
+	store(fx, "btrfs", "v2");
+	store(fx, "btrfs", "v10");
+	store(fx, "rt", "v2");
+	assert_int_equal(series_stacks_on_resolve(&st, fx->root, "rt", "v2",
+						  &err),
+			 0);
+	assert_null(st.base);
+	assert_null(st.version);
+
+	write_stacks_on(fx, "rt", "btrfs");
+	assert_int_equal(series_stacks_on_resolve(&st, fx->root, "rt", "v2",
+						  &err),
+			 0);
+	assert_string_equal(st.base, "btrfs");
+	assert_string_equal(st.version, "v2");
+	assert_false(st.newest);
+	series_stack_release(&st);
+
+	/* no btrfs v3: the newest in natural order, and it says so */
+	assert_int_equal(series_stacks_on_resolve(&st, fx->root, "rt", "v3",
+						  &err),
+			 0);
+	assert_string_equal(st.version, "v10");
+	assert_true(st.newest);
+	series_stack_release(&st);
+
+	/* a base with no stored version: an error naming both */
+	write_stacks_on(fx, "btrfs", "empty");
+	{
+		char *p = fs_join(fx->root, "series/empty.conf");
+		if (fs_write_atomic(p, "[series]\n", 9, &err) < 0)
+			fail_msg("%s", err.msg.ptr);
+		free(p);
+	}
+	assert_int_equal(series_stacks_on_resolve(&st, fx->root, "btrfs", "v1",
+						  &err),
+			 ERR_NOTFOUND);
+	assert_null(st.base);
+	assert_string_equal(err.msg.ptr,
+			    "series 'btrfs' stacks on 'empty': 'empty' has no "
+			    "stored version");
+	err_release(&err);
+}
+
 static void load_of_series_naming_a_missing_patch_fails(void **state)
 {
 	const struct fixture *fx = *state;
@@ -1170,6 +1222,7 @@ int main(void)
 		T(load_of_a_name_that_climbs_out_is_refused),
 		T(load_of_series_naming_a_missing_patch_fails),
 		T(stacks_on_must_name_another_series_of_the_workspace),
+		T(stacks_on_resolve_takes_the_same_named_version_else_newest),
 		T(identical_content_is_unchanged),
 		T(different_content_without_force_exists),
 		T(same_diffs_from_the_same_source_update),
