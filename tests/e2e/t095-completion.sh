@@ -3,9 +3,11 @@
 # shells drive them (COMP_WORDS/COMP_CWORD/COMP_LINE, words/CURRENT),
 # offer kcarry's commands, a command's options and their choices, and the
 # series, versions and targets of a throw-away workspace, all through
-# 'kcarry __complete'.  KCARRY_COMPLETIONS names another folder holding
-# kcarry.bash and _kcarry (an installed package's).
-comp_dir=${KCARRY_COMPLETIONS:-$(cd ../.. && pwd)/contrib/completion}
+# 'kcarry __complete'.  KCARRY_BASH_COMPLETION and KCARRY_ZSH_COMPLETION
+# name other scripts to drive (an installed package's, tests/pkg/).
+comp_dir=$(cd ../.. && pwd)/contrib/completion
+bash_comp=${KCARRY_BASH_COMPLETION:-$comp_dir/kcarry.bash}
+zsh_comp=${KCARRY_ZSH_COMPLETION:-$comp_dir/_kcarry}
 . ./lib.sh
 need bash
 
@@ -45,13 +47,13 @@ bcomp() {
 		COMP_POINT=${#line}
 		_kcarry
 		[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"
-	' "$comp_dir/kcarry.bash" "$1" >"$OUT" 2>"$ERR" ||
+	' "$bash_comp" "$1" >"$OUT" 2>"$ERR" ||
 		fail "bash completion of '$1': $(cat "$ERR")"
 	[ -s "$ERR" ] && fail "bash completion of '$1' printed: $(cat "$ERR")"
 	sort "$OUT" >"$OUT.s" && mv "$OUT.s" "$OUT"
 }
 
-out=$(bash -c '. "$0"; complete -p kcarry' "$comp_dir/kcarry.bash") ||
+out=$(bash -c '. "$0"; complete -p kcarry' "$bash_comp") ||
 	fail "complete -p"
 [ "$out" = "complete -F _kcarry kcarry" ] || fail "complete -p: $out"
 
@@ -188,12 +190,12 @@ zcomp() {
 		words=("$@")
 		CURRENT=$#
 		_kcarry
-	' "$comp_dir/_kcarry" "$@" >"$OUT" 2>"$ERR" ||
+	' "$zsh_comp" "$@" >"$OUT" 2>"$ERR" ||
 		fail "zsh completion of '$*': $(cat "$ERR")"
 	[ -s "$ERR" ] && fail "zsh completion of '$*' printed: $(cat "$ERR")"
 	sort "$OUT" >"$OUT.s" && mv "$OUT.s" "$OUT"
 }
-head -1 "$comp_dir/_kcarry" | grep -qx '#compdef kcarry' || fail "#compdef"
+head -1 "$zsh_comp" | grep -qx '#compdef kcarry' || fail "#compdef"
 zcomp kcarry re
 expect_stdout <<'EOT'
 rebase
