@@ -50,6 +50,25 @@ unpack_source() {
 	git -C "$top" archive --format=tar "$rev" | tar -x -C "$1"
 }
 
+# check_no_apt: scripts/install-deps, as a package build runs it
+# (KCARRY_NO_APT set) with packages missing, names them and installs
+# nothing: dpkg-query says nothing is installed, apt-get records a call
+check_no_apt() {
+	mkdir -p "$work/fake"
+	printf '#!/bin/sh\nexit 1\n' >"$work/fake/dpkg-query"
+	printf '#!/bin/sh\necho "$@" >>"%s"\nexit 1\n' "$work/apt.calls" \
+		>"$work/fake/apt-get"
+	cp "$work/fake/apt-get" "$work/fake/sudo"
+	chmod +x "$work/fake"/*
+	PATH=$work/fake:$PATH KCARRY_NO_APT=1 "$top/scripts/install-deps" \
+		2>"$work/deps.err" || fail "install-deps: $(cat "$work/deps.err")"
+	[ ! -e "$work/apt.calls" ] ||
+		fail "install-deps ran apt-get with KCARRY_NO_APT: $(cat "$work/apt.calls")"
+	grep -q 'not installing: build-essential' "$work/deps.err" ||
+		fail "install-deps did not name what it misses: $(cat "$work/deps.err")"
+	echo "ok   install-deps with KCARRY_NO_APT installs nothing"
+}
+
 # check_installed ROOT: the binary, man page and completions unpacked
 # under ROOT run: --version, man -l, t095 driving the completions
 check_installed() {
