@@ -43,14 +43,21 @@ static const struct {
 	enum want want;
 	bool positional_only; /* NAME of 'export --branch NAME' is a branch */
 } placeholders[] = {
-	{ "NAME", W_SERIES, true },	   { "SERIES", W_SERIES, true },
+	{ "NAME", W_SERIES, true },
+	{ "SERIES", W_SERIES, true },
 	{ "NAME[@VERSION]", W_SERIES_AT, true },
-	{ "NAME@V1", W_SERIES_AT, true }, { "NAME@V2", W_SERIES_AT, true },
-	{ "V1", W_VERSION, true },	   { "V2", W_VERSION, true },
-	{ "VERSION", W_VERSION, true },   { "TARGET", W_TARGET, false },
-	{ "COMMAND", W_COMMAND, true },   { "DIR", W_DIR, false },
-	{ "REPO", W_DIR, false },	   { "FILE", W_FILE, false },
-	{ "PATH", W_FILE, false },	   { "SOURCE", W_FILE, true },
+	{ "NAME@V1", W_SERIES_AT, true },
+	{ "NAME@V2", W_SERIES_AT, true },
+	{ "V1", W_VERSION, true },
+	{ "V2", W_VERSION, true },
+	{ "VERSION", W_VERSION, true },
+	{ "TARGET", W_TARGET, false },
+	{ "COMMAND", W_COMMAND, true },
+	{ "DIR", W_DIR, false },
+	{ "REPO", W_DIR, false },
+	{ "FILE", W_FILE, false },
+	{ "PATH", W_FILE, false },
+	{ "SOURCE", W_FILE, true },
 	{ "CHECK.json", W_FILE, true },
 };
 
@@ -69,9 +76,9 @@ struct slot {
 struct line {
 	const char **words; /* after 'kcarry'; words[nr - 1] is completed */
 	size_t nr;
-	const char *workdir;	    /* the value of a -C among them */
+	const char *workdir;	   /* the value of a -C among them */
 	const struct command *cmd; /* NULL: the command is being typed */
-	const char **pos;	    /* the command's positional words */
+	const char **pos;	   /* the command's positional words */
 	size_t nr_pos;
 	const struct opt *value_of; /* the completed word is its value */
 	bool opts_ended;	    /* after "--" */
@@ -113,7 +120,8 @@ static const struct opt *find_opt(const struct opt *table, const char *w)
 			if (!strncmp(w + 2, o->long_name, n) &&
 			    (w[2 + n] == '\0' || w[2 + n] == '='))
 				return o;
-		} else if (w[1] != '-' && o->short_name && w[1] == o->short_name)
+		} else if (w[1] != '-' && o->short_name &&
+			   w[1] == o->short_name)
 			return o;
 	}
 	return NULL;
@@ -153,8 +161,8 @@ static void offer(const struct line *l, const char *prefix, const char *cand)
 		printf("%s%s\n", prefix, cand);
 }
 
-static void offer_list(const struct line *l, const char *prefix,
-		       char **list, size_t nr)
+static void offer_list(const struct line *l, const char *prefix, char **list,
+		       size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
 		offer(l, prefix, list[i]);
@@ -222,8 +230,7 @@ static void offer_want(struct line *l, enum want want)
 }
 
 /* the value of option o; prefix is "--name=" when it is attached */
-static void offer_value(struct line *l, const struct opt *o,
-			const char *prefix)
+static void offer_value(struct line *l, const struct opt *o, const char *prefix)
 {
 	if (o->choices) {
 		for (size_t i = 0; o->choices[i]; i++)
@@ -426,8 +433,8 @@ static void complete(struct line *l)
 	if (l->value_of) {
 		offer_value(l, l->value_of, "");
 	} else if (cur[0] == '-' && !l->opts_ended) {
-		const struct opt *table =
-			l->cmd ? l->cmd->options : global_option_table();
+		const struct opt *table = l->cmd ? l->cmd->options
+						 : global_option_table();
 		const struct opt *o = NULL;
 		if (eq && starts_with(cur, "--") &&
 		    ((o = find_opt(table, cur)) ||
