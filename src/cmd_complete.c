@@ -31,6 +31,7 @@ enum want {
 	W_SERIES_AT, /* NAME[@VERSION], NAME@V1: versions after an '@' */
 	W_VERSION,   /* V1, VERSION: of the series named before */
 	W_TARGET,
+	W_PATCH, /* PATCH: a file of the version named before */
 	W_COMMAND,
 	W_FILE,
 	W_DIR,
@@ -52,6 +53,7 @@ static const struct {
 	{ "V2", W_VERSION, true },
 	{ "VERSION", W_VERSION, true },
 	{ "TARGET", W_TARGET, false },
+	{ "PATCH", W_PATCH, true },
 	{ "COMMAND", W_COMMAND, true },
 	{ "DIR", W_DIR, false },
 	{ "REPO", W_DIR, false },
@@ -194,6 +196,24 @@ static char *series_named(const struct line *l)
 	return w ? xstrndup(w, strcspn(w, "@")) : NULL;
 }
 
+/* the patch files of NAME[@VERSION], the first positional word */
+static void offer_patches(struct line *l)
+{
+	const char *root = find_root(l), *w = l->nr_pos ? l->pos[0] : NULL;
+	char *name = NULL, *version = NULL;
+	struct series_version v = { 0 };
+	struct err err = ERR_INIT;
+
+	if (root && w && series_parse_spec(w, &name, &version, &err) == 0 &&
+	    series_load_version(&v, root, name, version, &err) == 0)
+		for (size_t i = 0; i < v.nr; i++)
+			offer(l, "", v.items[i].file);
+	series_version_release(&v);
+	free(name);
+	free(version);
+	err_release(&err);
+}
+
 static void offer_want(struct line *l, enum want want)
 {
 	const char *root = want <= W_TARGET ? find_root(l) : NULL;
@@ -217,6 +237,8 @@ static void offer_want(struct line *l, enum want want)
 	} else if (want == W_TARGET && root) {
 		if (target_list(root, &list, &nr, &err) == 0)
 			offer_list(l, "", list, nr);
+	} else if (want == W_PATCH) {
+		offer_patches(l);
 	} else if (want == W_COMMAND) {
 		size_t n;
 		const struct command *c = command_table(&n);

@@ -146,6 +146,12 @@ expect_stdout <<'EOT'
 6.1
 6.12
 EOT
+bcomp 'kcarry resolve rt@v1 6.1 '
+expect_stdout <<'EOT'
+0001-a.patch
+EOT
+bcomp 'kcarry resolve nosuch 6.1 '
+expect_stdout </dev/null
 bcomp 'kcarry report '
 expect_stdout <<'EOT'
 merge
