@@ -6,7 +6,8 @@
 #   make demo            run the main job on the bundled default workspace
 #   make bench           benchmarks against peers (quilt, git am, patch)
 #   make fuzz            libFuzzer on the parsers (FUZZ_SECONDS=60 each)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   [DESTDIR=...] binary, man page, docs,
+#                        bash and zsh completions
 #
 # DEVELOPER=1 turns warnings into errors (CI sets it); a user's newer
 # compiler with a new warning still builds kcarry.
@@ -14,6 +15,10 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/kcarry
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Debian: /usr/share/zsh/vendor-completions (debian/rules sets it)
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PKGS := libgit2 libcurl zlib jansson libarchive libcrypto
@@ -143,10 +148,17 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run
 
+# the binary, kcarry(1), the documents and JSON schemas, the bash and zsh
+# completions (what debian/ and kcarry.spec package)
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(KCARRY) $(DESTDIR)$(BINDIR)/kcarry
 	install -m 644 docs/kcarry.1 $(DESTDIR)$(MANDIR)/man1/kcarry.1
+	install -m 644 README.md docs/*.md docs/*.schema.json $(DESTDIR)$(DOCDIR)/
+	install -m 644 contrib/completion/kcarry.bash \
+		$(DESTDIR)$(BASHCOMPDIR)/kcarry
+	install -m 644 contrib/completion/_kcarry $(DESTDIR)$(ZSHCOMPDIR)/_kcarry
 
 format:
 	clang-format -i src/*.[ch] src/cli/*.[ch] src/util/*.[ch] tests/unit/*.[ch]

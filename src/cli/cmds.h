@@ -25,6 +25,12 @@ int cmd_export(int argc, char **argv, const struct options *opts);
 int cmd_build(int argc, char **argv, const struct options *opts);
 int cmd_report(int argc, char **argv, const struct options *opts);
 int cmd_gc(int argc, char **argv, const struct options *opts);
+int cmd_complete(int argc, char **argv, const struct options *opts);
+/* main.c's command table, one command of it (NULL: none), the global
+ * options as a table (opt.h), for cmd_complete.c */
+const struct command *command_table(size_t *nr);
+const struct command *command_find(const char *name);
+const struct opt *global_option_table(void);
 
 /*
  * The option tables (opt.h) of the commands, read by their parsers and

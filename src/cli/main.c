@@ -377,6 +377,14 @@ static const struct command commands[] = {
 	{ "help", cmd_help, "show help for a command", "kcarry help [COMMAND]",
 	  "Without COMMAND, list the commands.\n" },
 	{ "version", cmd_version, "print the version", "kcarry version", "" },
+	{ "__complete", cmd_complete, "the shell completions' candidates",
+	  "kcarry __complete -- WORD...",
+	  "Print the candidates for the last WORD of a command line (the words\n"
+	  "after 'kcarry'; an empty last WORD after a space), one a line:\n"
+	  "commands, options, option values, and the series, versions and\n"
+	  "targets of the workspace.  ':file' or ':dir' asks the shell for file\n"
+	  "or folder names.  The completion scripts for bash and zsh call it;\n"
+	  "'kcarry help' does not list it.\n" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -389,6 +397,40 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+const struct command *command_table(size_t *nr)
+{
+	*nr = NR_COMMANDS;
+	return commands;
+}
+
+const struct command *command_find(const char *name)
+{
+	return find_command(name);
+}
+
+static const char *const color_modes[] = { "always", "never", "auto", NULL };
+
+/*
+ * The options global_option() takes, for the completions: keep the two
+ * together.
+ */
+static const struct opt global_options[] = {
+	{ OPT_STRING, 'C', NULL, "DIR", "run as if started in DIR" },
+	{ OPT_FLAG, 'q', "quiet", NULL, "only errors" },
+	{ OPT_FLAG, 'v', "verbose", NULL, "more detail (-vv: even more)" },
+	{ OPT_CHOICE, 0, "color", "WHEN", "colour: always, never, auto",
+	  .choices = color_modes, .optional = true },
+	{ OPT_FLAG, 0, "no-color", NULL, "no colour" },
+	{ OPT_FLAG, 0, "version", NULL, "print the version" },
+	{ OPT_FLAG, 'h', "help", NULL, "list the commands" },
+	{ OPT_END },
+};
+
+const struct opt *global_option_table(void)
+{
+	return global_options;
+}
+
 static void print_main_usage(FILE *f)
 {
 	fprintf(f,
@@ -397,8 +439,9 @@ static void print_main_usage(FILE *f)
 		"Carry kernel patch series across kernel trees.\n\n"
 		"commands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(f, "   %-10s %s\n", commands[i].name,
-			commands[i].summary);
+		if (commands[i].name[0] != '_') /* __complete: for scripts */
+			fprintf(f, "   %-10s %s\n", commands[i].name,
+				commands[i].summary);
 	fprintf(f,
 		"\n'kcarry help COMMAND' or 'kcarry COMMAND --help' tells more.\n"
 		"-C, -q, -v and --color may also follow COMMAND (before a "
