@@ -164,7 +164,7 @@ format:
 	clang-format -i src/*.[ch] src/cli/*.[ch] src/util/*.[ch] tests/unit/*.[ch]
 
 clean:
-	rm -rf build build-san build-fuzz kcarry
+	rm -rf build build-san build-fuzz build-clang kcarry
 
 # an object built before it had a .d file is rebuilt once to get one
 $(B)/%.d: ;
