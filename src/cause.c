@@ -381,6 +381,10 @@ static void each_decl(const struct patch *p, char kind,
 					fn(ctx, name);
 					free(name);
 				}
+			/* and the names its macros build by pasting, as
+			 * patterns ("trace_*"): no name holds a '*' */
+			for (size_t i = 0; i < c.nr_pastes; i++)
+				fn(ctx, c.pastes[i]);
 			err_release(&err);
 			watch_c_release(&c);
 			free(kinds);
@@ -502,6 +506,65 @@ static bool listed(const struct cause_name *names, size_t nr, const char *p,
 	return false;
 }
 
+/* Whether the patch or the series declares name (not the target). */
+static bool series_has(const struct cause_check *chk, const char *name,
+		       size_t len)
+{
+	size_t k;
+
+	if (chk->own && watch_set_find(chk->own, name, len))
+		return true;
+	if (chk->series) {
+		k = cause_defs_find(chk->series, name, len);
+		if (k != (size_t)-1 && chk->series->applied[k])
+			return true;
+	}
+	/* each name is in ahead once, with the last patch declaring it */
+	if (chk->ahead) {
+		k = cause_defs_find(chk->ahead, name, len);
+		if (k != (size_t)-1 && chk->ahead->patch[k] > chk->patch_no)
+			return true;
+	}
+	return false;
+}
+
+static bool series_knows(void *ctx, const char *name, size_t len)
+{
+	return series_has(ctx, name, len);
+}
+
+/*
+ * Whether a macro the patch or the series defines builds name by pasting
+ * ("get_" ## x makes get_speed) from a name that something declares: the
+ * patch, the series or the target.
+ */
+static int series_builds(bool *found, const struct cause_check *chk,
+			 const char *name, size_t len, struct err *err)
+{
+	struct buf pat = BUF_INIT;
+	int error = 0;
+
+	*found = false;
+	for (size_t k = 1; k < len && !*found && !error; k++) {
+		/* "P*" with P = name[0, k), then "*S" with S = name[k, len) */
+		buf_reset(&pat);
+		buf_addf(&pat, "%.*s*", (int)k, name);
+		if (series_has(chk, pat.ptr, pat.len) &&
+		    !(*found = series_has(chk, name + k, len - k)))
+			error = ident_view_find(found, chk->view, name + k,
+						len - k, err);
+		if (*found || error)
+			break;
+		buf_reset(&pat);
+		buf_addf(&pat, "*%.*s", (int)(len - k), name + k);
+		if (series_has(chk, pat.ptr, pat.len) &&
+		    !(*found = series_has(chk, name, k)))
+			error = ident_view_find(found, chk->view, name, k, err);
+	}
+	buf_release(&pat);
+	return error;
+}
+
 /* Check the names of c on lines whose kind is in kinds. */
 static int check_ids(struct cause_name **names, size_t *nr,
 		     const struct cause_check *chk, const char *text,
@@ -548,29 +611,20 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		if (watch_set_find(id->kind == WATCH_ID_MEMBER ? &members
 							       : &local,
 				   id->name, id->len) ||
-		    (chk->own && watch_set_find(chk->own, id->name, id->len)) ||
+		    series_has(chk, id->name, id->len) ||
 		    listed(*names, *nr, id->name, id->len))
 			continue;
-		if (chk->series) {
-			size_t k = cause_defs_find(chk->series, id->name,
-						   id->len);
-
-			if (k != (size_t)-1 && chk->series->applied[k])
-				continue;
-		}
-		if (chk->ahead) {
-			/* each name is there once, with the last patch
-			 * declaring it */
-			size_t k = cause_defs_find(chk->ahead, id->name,
-						   id->len);
-
-			if (k != (size_t)-1 &&
-			    chk->ahead->patch[k] > chk->patch_no)
-				continue;
-		}
-		if ((error = ident_view_find(&found, chk->view, id->name,
-					     id->len, err)) < 0 ||
-		    found)
+		/* the target's macros paste onto the series' names too */
+		chk->view->known = series_knows;
+		chk->view->known_ctx = (void *)chk;
+		error = ident_view_find(&found, chk->view, id->name, id->len,
+					err);
+		if (!error && !found)
+			error = series_builds(&found, chk, id->name, id->len,
+					      err);
+		chk->view->known = NULL;
+		chk->view->known_ctx = NULL;
+		if (error < 0 || found)
 			continue;
 		ALLOC_GROW(*names, *nr + 1, alloc);
 		cn = &(*names)[(*nr)++];

@@ -1111,7 +1111,8 @@ static bool near_has(struct ident_view *v, const char *name, size_t len)
 static bool has(struct ident_view *v, const char *name, size_t len)
 {
 	return near_has(v, name, len) ||
-	       names_has(&v->x->shared, name, len);
+	       names_has(&v->x->shared, name, len) ||
+	       (v->known && v->known(v->known_ctx, name, len));
 }
 
 /* A paste pattern "P*" or "*S" that builds name from a known name. */

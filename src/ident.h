@@ -69,6 +69,13 @@ struct ident_view {
 	size_t nr_folder;
 	struct ident_blob **headers; /* reached through quoted includes */
 	size_t nr_headers, alloc_headers;
+	/*
+	 * Names the caller knows from elsewhere (the patch, its series): a
+	 * stem that a macro the view reaches pastes onto ("trace_" ## name)
+	 * counts as declared when this says so.  NULL: none.
+	 */
+	bool (*known)(void *ctx, const char *name, size_t len);
+	void *known_ctx;
 	/* includes a patch adds, followed when the headers are read */
 	char **added;                /* "<path" or "\"path" */
 	size_t nr_added, alloc_added;
