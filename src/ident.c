@@ -1184,6 +1184,52 @@ static bool any_pasted(struct ident_view *v, const char *name, size_t len)
 	return false;
 }
 
+/* Pattern "P*" or "*S" around stem names something the view has. */
+static bool pastes_to_known(struct ident_view *v, const char *pat,
+			    const char *stem, size_t len)
+{
+	size_t n = strlen(pat);
+	bool yes;
+	char *full;
+
+	if (n < 2 || (pat[n - 1] != '*' && pat[0] != '*'))
+		return false;
+	full = pat[n - 1] == '*' ? xstrfmt("%.*s%.*s", (int)(n - 1), pat,
+					   (int)len, stem)
+				 : xstrfmt("%.*s%s", (int)len, stem, pat + 1);
+	yes = has(v, full, strlen(full));
+	free(full);
+	return yes;
+}
+
+static bool blob_pastes_onto(struct ident_view *v, const struct ident_blob *b,
+			     const char *stem, size_t len)
+{
+	for (size_t i = 0; b && i < b->nr_pastes; i++)
+		if (pastes_to_known(v, b->pastes[i], stem, len))
+			return true;
+	return false;
+}
+
+bool ident_view_pastes_onto(struct ident_view *v, const char *stem,
+			    size_t len)
+{
+	struct ident_index *x = v->x;
+
+	if (!v->loaded || blob_pastes_onto(v, file_names(v), stem, len))
+		return true;
+	for (size_t i = 0; i < v->nr_headers; i++)
+		if (blob_pastes_onto(v, v->headers[i], stem, len))
+			return true;
+	for (size_t i = 0; i < v->nr_folder; i++)
+		if (blob_pastes_onto(v, v->folder[i], stem, len))
+			return true;
+	for (size_t i = 0; i < x->nr_shared_pastes; i++)
+		if (pastes_to_known(v, x->shared_pastes[i], stem, len))
+			return true;
+	return false;
+}
+
 /* Whether something the view has read declares name. */
 static bool declared(struct ident_view *v, const char *name, size_t len)
 {

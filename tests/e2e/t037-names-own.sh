@@ -10,6 +10,10 @@
 #  - trace_x made by TRACE_EVENT(x, ...) and DEFINE_EVENT(c, x, ...) the
 #    patch adds, through the tree's trace_##name;
 #  - a name a macro of the patch builds by ## pasting;
+#  - a lower-case enum constant added where the hunk header names the
+#    enum (6.12 RT's preempt_dynamic_laziest);
+#  - a name handed to a macro that pastes it into a declared name
+#    (preempt_dynamic_key_disable(preempt_promote), sk_dynamic_##f);
 # and a name nothing defines is still a risk, pasted or not.
 . ./lib.sh
 
@@ -81,6 +85,17 @@ enum kflags {
 	KF_A,
 	KF_B,
 };
+
+enum kmode {
+	kmode_none,
+	kmode_voluntary,
+	kmode_full,
+	kmode_lazy,
+};
+
+#define DEFINE_KEY(name) int name
+#define key_off(f) (sk_##f = 0)
+DEFINE_KEY(sk_lazy);
 ' \
 k/core.c '#include <linux/klimits.h>
 #include <trace/events/k.h>
@@ -95,6 +110,7 @@ int step(struct state *s, int v)
 	if (v < K_MIN)
 		return -1;
 	trace_k_start(v);
+	key_off(lazy);
 	s->a = v;
 	if (sched_feat(TTWU_QUEUE))
 		ret = KF_A;
@@ -155,6 +171,16 @@ K_GETTER(mode)
 EOT
 sed -i 's/^\tret += 5;$/\tret += k_get_mode(s);/' up/k/core.c
 git -C up commit -qam "k: a getter" || fail c7
+# 0008: a lower-case enum constant, in a hunk whose header names the enum
+sed -i 's/^\tkmode_lazy,$/\tkmode_lazy,\n\tkmode_laziest,/' up/k/sched.h
+sed -i 's/^\tret += 7;$/\tret += kmode_laziest;/' up/k/core.c
+git -C up commit -qam "k: laziest" || fail c8
+git -C up show HEAD -- k/sched.h | grep -q '^@@ .* @@ enum kmode {$' ||
+	fail "the enum hunk's header does not name the enum"
+# 0009: a key, and a macro that pastes its argument into the key's name
+sed -i 's/^DEFINE_KEY(sk_lazy);$/DEFINE_KEY(sk_lazy);\nDEFINE_KEY(sk_promote);/' up/k/sched.h
+sed -i 's/^\tkey_off(lazy);$/\tkey_off(lazy);\n\tkey_off(promote);/' up/k/core.c
+git -C up commit -qam "k: promote" || fail c9
 
 kcarry init ws >/dev/null
 printf '[kernel]\n\turl = %s/up\n\tref = base\n' "$TEST_TMP" >ws/kernels/t.conf
@@ -162,16 +188,17 @@ expect_exit 0 kcarry -C ws import own --git up base..HEAD
 kcarry -C ws apply --no-refresh own t >"$OUT" 2>"$ERR"
 grep RISK "$OUT" && fail "a clean series of names it defines itself raised a risk"
 expect_exit 0 kcarry -C ws apply --no-refresh own t
-[ "$(grep -c '^  000[1-7] clean ' "$OUT")" = 7 ] || { cat "$OUT"; fail "not 7 clean patches"; }
+[ "$(grep -c '^  000[1-9] clean ' "$OUT")" = 9 ] || { cat "$OUT"; fail "not 9 clean patches"; }
 
 # what nothing defines is still a risk: a plain name, a tracepoint of
 # no event, a getter of a macro that pastes onto a name nowhere declared
-sed -i 's/^\tret += 6;$/\tret += K_NOWHERE;\n\ttrace_k_nowhere(ret);\n\tret += k_get_nowhere(s);/' up/k/core.c
-git -C up commit -qam "k: use what is nowhere" || fail c8
+sed -i 's/^\tret += 6;$/\tret += K_NOWHERE;\n\ttrace_k_nowhere(ret);\n\tret += k_get_nowhere(s);\n\tkey_off(nokey);/' up/k/core.c
+git -C up commit -qam "k: use what is nowhere" || fail c10
 expect_exit 0 kcarry -C ws import bad --git up HEAD~1..HEAD
 printf '[kernel]\n\turl = %s/up\n\tref = HEAD~1\n' "$TEST_TMP" >ws/kernels/t2.conf
 expect_exit 1 kcarry -C ws apply --no-refresh bad t2
 stdout_has 'RISK: .*K_NOWHERE: no such macro or constant in this tree'
 stdout_has 'RISK: .*trace_k_nowhere\(\): no such function in this tree'
 stdout_has 'RISK: .*k_get_nowhere\(\): no such function in this tree'
+stdout_has 'RISK: .*nokey: defined nowhere in this tree'
 exit 0
