@@ -1159,6 +1159,16 @@ static void index_pastes(struct ident_index *x)
 	}
 }
 
+/* Built by a shared "P*" pattern from a name the view has. */
+static bool prefix_pasted(struct ident_view *v, const char *name, size_t len)
+{
+	for (size_t k = 1; k < len; k++)
+		if (watch_set_find(&v->x->paste_pre, name, k) &&
+		    has(v, name + k, len - k))
+			return true;
+	return false;
+}
+
 static bool any_pasted(struct ident_view *v, const char *name, size_t len)
 {
 	struct ident_index *x = v->x;
@@ -1177,8 +1187,9 @@ static bool any_pasted(struct ident_view *v, const char *name, size_t len)
 		if (watch_set_find(&x->paste_pre, name, k) &&
 		    has(v, name + k, len - k))
 			return true;
+		/* trace_##name##_enabled: "*_enabled" onto "trace_*" */
 		if (watch_set_find(&x->paste_suf, name + k, len - k) &&
-		    has(v, name, k))
+		    (has(v, name, k) || prefix_pasted(v, name, k)))
 			return true;
 	}
 	return false;

@@ -8,7 +8,8 @@
 #  - SCHED_FEAT(x, true) lines in a branch of an #ifdef, used through
 #    sched_feat(x) (RT's PREEMPT_LAZY);
 #  - trace_x made by TRACE_EVENT(x, ...) and DEFINE_EVENT(c, x, ...) the
-#    patch adds, through the tree's trace_##name;
+#    patch adds, through the tree's trace_##name, and trace_x_enabled
+#    through trace_##name##_enabled;
 #  - a name a macro of the patch builds by ## pasting;
 #  - a lower-case enum constant added where the hunk header names the
 #    enum (6.12 RT's preempt_dynamic_laziest);
@@ -160,7 +161,7 @@ DEFINE_EVENT(k_class, k_again,
 	TP_ARGS(a)
 );
 EOT
-sed -i 's/^\ttrace_k_start(v);$/\ttrace_k_start(v);\n\ttrace_k_again(v);/; s/^\tret += 8;$/\tret += 8;\n\ttrace_k_done(ret);/' up/k/core.c
+sed -i 's/^\ttrace_k_start(v);$/\ttrace_k_start(v);\n\ttrace_k_again(v);/; s/^\tret += 8;$/\tret += 8;\n\tif (trace_k_done_enabled())\n\t\ttrace_k_done(ret);/' up/k/core.c
 git -C up commit -qam "k: trace the end" || fail c6
 # 0007: a getter a macro of the patch builds by pasting
 cat >>up/k/sched.h <<'EOT'
@@ -192,13 +193,14 @@ expect_exit 0 kcarry -C ws apply --no-refresh own t
 
 # what nothing defines is still a risk: a plain name, a tracepoint of
 # no event, a getter of a macro that pastes onto a name nowhere declared
-sed -i 's/^\tret += 6;$/\tret += K_NOWHERE;\n\ttrace_k_nowhere(ret);\n\tret += k_get_nowhere(s);\n\tkey_off(nokey);/' up/k/core.c
+sed -i 's/^\tret += 6;$/\tret += K_NOWHERE;\n\ttrace_k_nowhere(ret);\n\tret += trace_k_nowhere_enabled();\n\tret += k_get_nowhere(s);\n\tkey_off(nokey);/' up/k/core.c
 git -C up commit -qam "k: use what is nowhere" || fail c10
 expect_exit 0 kcarry -C ws import bad --git up HEAD~1..HEAD
 printf '[kernel]\n\turl = %s/up\n\tref = HEAD~1\n' "$TEST_TMP" >ws/kernels/t2.conf
 expect_exit 1 kcarry -C ws apply --no-refresh bad t2
 stdout_has 'RISK: .*K_NOWHERE: no such macro or constant in this tree'
 stdout_has 'RISK: .*trace_k_nowhere\(\): no such function in this tree'
+stdout_has 'RISK: .*trace_k_nowhere_enabled\(\): no such function in this tree'
 stdout_has 'RISK: .*k_get_nowhere\(\): no such function in this tree'
 stdout_has 'RISK: .*nokey: defined nowhere in this tree'
 exit 0
