@@ -1225,8 +1225,6 @@ static bool blob_pastes_onto(struct ident_view *v, const struct ident_blob *b,
 bool ident_view_pastes_onto(struct ident_view *v, const char *stem,
 			    size_t len)
 {
-	struct ident_index *x = v->x;
-
 	if (!v->loaded || blob_pastes_onto(v, file_names(v), stem, len))
 		return true;
 	for (size_t i = 0; i < v->nr_headers; i++)
@@ -1234,9 +1232,6 @@ bool ident_view_pastes_onto(struct ident_view *v, const char *stem,
 			return true;
 	for (size_t i = 0; i < v->nr_folder; i++)
 		if (blob_pastes_onto(v, v->folder[i], stem, len))
-			return true;
-	for (size_t i = 0; i < x->nr_shared_pastes; i++)
-		if (pastes_to_known(v, x->shared_pastes[i], stem, len))
 			return true;
 	return false;
 }
