@@ -326,7 +326,56 @@ static bool declares(const struct watch_id *id)
 	return id->kind == WATCH_ID_DECL && id->decl != WATCH_DECL_LABEL;
 }
 
-/* The side of hunk h of kinds ("+ " new side), and which line is which. */
+/* The first line of h that is not blank starts with a blank. */
+static bool starts_indented(const struct patch_hunk *h)
+{
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		struct span t = h->lines[i].text;
+		size_t k = 0;
+
+		while (k < t.len && isspace((unsigned char)t.ptr[k]))
+			k++;
+		if (k < t.len)
+			return k > 0;
+	}
+	return false;
+}
+
+/*
+ * The hunk header's section opens the enum, struct or union body the hunk
+ * starts in ("enum {", "struct foo {"): no line of a record or an enum
+ * above the hunk starts a line as git's section does, and the hunk's
+ * first line is indented, so the body's "};" is not above it.
+ */
+static bool section_opens_body(struct span s)
+{
+	static const char *const heads[] = { "typedef ", "static ", "const " };
+	static const char *const kws[] = { "enum", "struct", "union" };
+	const char *p = s.ptr, *end = s.ptr + s.len;
+	bool kw = false;
+
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	if (end == p || end[-1] != '{' || memchr(p, '(', (size_t)(end - p)) ||
+	    memchr(p, '=', (size_t)(end - p)))
+		return false;
+	for (size_t i = 0; i < 3; i++)
+		if ((size_t)(end - p) > strlen(heads[i]) &&
+		    !memcmp(p, heads[i], strlen(heads[i])))
+			p += strlen(heads[i]);
+	for (size_t i = 0; i < 3 && !kw; i++) {
+		size_t n = strlen(kws[i]);
+
+		kw = (size_t)(end - p) > n && !memcmp(p, kws[i], n) &&
+		     (isspace((unsigned char)p[n]) || p[n] == '{');
+	}
+	return kw;
+}
+
+/*
+ * The side of hunk h of kinds ("+ " new side), and which line is which;
+ * a section that opens the body the hunk is in comes first, of kind '@'.
+ */
 static void side_text(struct buf *out, char **kind_of, size_t *nr,
 		      const struct patch_hunk *h, const char *kinds)
 {
@@ -335,6 +384,12 @@ static void side_text(struct buf *out, char **kind_of, size_t *nr,
 	buf_reset(out);
 	*nr = 0;
 	*kind_of = NULL;
+	if (section_opens_body(h->section) && starts_indented(h)) {
+		ALLOC_GROW(*kind_of, *nr + 1, alloc);
+		(*kind_of)[(*nr)++] = '@';
+		buf_addspan(out, h->section);
+		buf_addc(out, '\n');
+	}
 	for (size_t i = 0; i < h->nr_lines; i++) {
 		if (!strchr(kinds, h->lines[i].kind))
 			continue;
@@ -381,6 +436,10 @@ static void each_decl(const struct patch *p, char kind,
 					fn(ctx, name);
 					free(name);
 				}
+			/* and the names its macros build by pasting, as
+			 * patterns ("trace_*"): no name holds a '*' */
+			for (size_t i = 0; i < c.nr_pastes; i++)
+				fn(ctx, c.pastes[i]);
 			err_release(&err);
 			watch_c_release(&c);
 			free(kinds);
@@ -502,6 +561,150 @@ static bool listed(const struct cause_name *names, size_t nr, const char *p,
 	return false;
 }
 
+/* Whether the patch or the series declares name (not the target). */
+static bool series_has(const struct cause_check *chk, const char *name,
+		       size_t len)
+{
+	size_t k;
+
+	if (chk->own && watch_set_find(chk->own, name, len))
+		return true;
+	if (chk->series) {
+		k = cause_defs_find(chk->series, name, len);
+		if (k != (size_t)-1 && chk->series->applied[k])
+			return true;
+	}
+	/* each name is in ahead once, with the last patch declaring it */
+	if (chk->ahead) {
+		k = cause_defs_find(chk->ahead, name, len);
+		if (k != (size_t)-1 && chk->ahead->patch[k] > chk->patch_no)
+			return true;
+	}
+	return false;
+}
+
+static bool series_knows(void *ctx, const char *name, size_t len)
+{
+	return series_has(ctx, name, len);
+}
+
+/*
+ * Whether a macro the patch or the series defines builds name by pasting
+ * ("get_" ## x makes get_speed) from a name that something declares: the
+ * patch, the series or the target.
+ */
+static int series_builds(bool *found, const struct cause_check *chk,
+			 const char *name, size_t len, struct err *err)
+{
+	struct buf pat = BUF_INIT;
+	int error = 0;
+
+	*found = false;
+	for (size_t k = 1; k < len && !*found && !error; k++) {
+		/* "P*" with P = name[0, k), then "*S" with S = name[k, len) */
+		buf_reset(&pat);
+		buf_addf(&pat, "%.*s*", (int)k, name);
+		if (series_has(chk, pat.ptr, pat.len) &&
+		    !(*found = series_has(chk, name + k, len - k)))
+			error = ident_view_find(found, chk->view, name + k,
+						len - k, err);
+		if (*found || error)
+			break;
+		buf_reset(&pat);
+		buf_addf(&pat, "*%.*s", (int)(len - k), name + k);
+		if (series_has(chk, pat.ptr, pat.len) &&
+		    !(*found = series_has(chk, name, k)))
+			error = ident_view_find(found, chk->view, name, k, err);
+	}
+	buf_release(&pat);
+	return error;
+}
+
+/* Pattern "P*" or "*S" of the series around stem names something. */
+static int series_pattern_onto(bool *found, const struct cause_check *chk,
+			       const char *pat, const char *stem, size_t len,
+			       struct err *err)
+{
+	size_t n = strlen(pat);
+	char *full;
+	int error = 0;
+
+	*found = false;
+	if (n < 2 || (pat[n - 1] != '*' && pat[0] != '*'))
+		return 0;
+	full = pat[n - 1] == '*' ? xstrfmt("%.*s%.*s", (int)(n - 1), pat,
+					   (int)len, stem)
+				 : xstrfmt("%.*s%s", (int)len, stem, pat + 1);
+	if (!(*found = series_has(chk, full, strlen(full))))
+		error = ident_view_find(found, chk->view, full, strlen(full),
+					err);
+	free(full);
+	return error;
+}
+
+/*
+ * Whether a macro of the patch or the series pastes onto stem to make a
+ * name that something declares (the series' own of ident_view_pastes_onto).
+ */
+static int series_pastes_onto(bool *found, const struct cause_check *chk,
+			      const char *stem, size_t len, struct err *err)
+{
+	const struct cause_defs *d[] = { chk->series, chk->ahead };
+	int error = 0;
+
+	*found = false;
+	for (size_t i = 0; chk->own && i < chk->own->cap && !*found && !error;
+	     i++)
+		if (chk->own->slots[i].name &&
+		    strchr(chk->own->slots[i].name, '*'))
+			error = series_pattern_onto(found, chk,
+						    chk->own->slots[i].name,
+						    stem, len, err);
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; d[k] && i < d[k]->nr && !*found && !error;
+		     i++)
+			if (strchr(d[k]->name[i], '*') &&
+			    (k ? d[k]->patch[i] > chk->patch_no
+			       : d[k]->applied[i]))
+				error = series_pattern_onto(found, chk,
+							    d[k]->name[i],
+							    stem, len, err);
+	return error;
+}
+
+/* A name alone between '(' or ',' and ')' or ',': a macro's argument. */
+static bool lone_argument(const char *text, const struct watch_id *id)
+{
+	const char *p = id->name, *e = id->name + id->len;
+
+	while (p > text && isspace((unsigned char)p[-1]))
+		p--;
+	if (p == text || (p[-1] != '(' && p[-1] != ','))
+		return false;
+	while (*e && isspace((unsigned char)*e))
+		e++;
+	return *e == ')' || *e == ',';
+}
+
+/*
+ * A name not declared anywhere, handed alone to a macro that pastes it
+ * into one that is (preempt_dynamic_key_disable(preempt_lazy) makes
+ * sk_dynamic_preempt_lazy): it names nothing by itself.
+ */
+static int pasted_argument(bool *found, const struct cause_check *chk,
+			   const char *text, const struct watch_id *id,
+			   struct err *err)
+{
+	*found = false;
+	if (id->kind != WATCH_ID_USE || !lone_argument(text, id))
+		return 0;
+	if (ident_view_pastes_onto(chk->view, id->name, id->len)) {
+		*found = true;
+		return 0;
+	}
+	return series_pastes_onto(found, chk, id->name, id->len, err);
+}
+
 /* Check the names of c on lines whose kind is in kinds. */
 static int check_ids(struct cause_name **names, size_t *nr,
 		     const struct cause_check *chk, const char *text,
@@ -548,29 +751,22 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		if (watch_set_find(id->kind == WATCH_ID_MEMBER ? &members
 							       : &local,
 				   id->name, id->len) ||
-		    (chk->own && watch_set_find(chk->own, id->name, id->len)) ||
+		    series_has(chk, id->name, id->len) ||
 		    listed(*names, *nr, id->name, id->len))
 			continue;
-		if (chk->series) {
-			size_t k = cause_defs_find(chk->series, id->name,
-						   id->len);
-
-			if (k != (size_t)-1 && chk->series->applied[k])
-				continue;
-		}
-		if (chk->ahead) {
-			/* each name is there once, with the last patch
-			 * declaring it */
-			size_t k = cause_defs_find(chk->ahead, id->name,
-						   id->len);
-
-			if (k != (size_t)-1 &&
-			    chk->ahead->patch[k] > chk->patch_no)
-				continue;
-		}
-		if ((error = ident_view_find(&found, chk->view, id->name,
-					     id->len, err)) < 0 ||
-		    found)
+		/* the target's macros paste onto the series' names too */
+		chk->view->known = series_knows;
+		chk->view->known_ctx = (void *)chk;
+		error = ident_view_find(&found, chk->view, id->name, id->len,
+					err);
+		if (!error && !found)
+			error = series_builds(&found, chk, id->name, id->len,
+					      err);
+		if (!error && !found)
+			error = pasted_argument(&found, chk, text, id, err);
+		chk->view->known = NULL;
+		chk->view->known_ctx = NULL;
+		if (error < 0 || found)
 			continue;
 		ALLOC_GROW(*names, *nr + 1, alloc);
 		cn = &(*names)[(*nr)++];

@@ -368,9 +368,9 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 
 /* bump when watch.c reads declarations differently, or the file's form
  * changes: kept sets are then built again */
-#define SHARED_MAGIC "kcarry-ident/4"
+#define SHARED_MAGIC "kcarry-ident/5"
 /* the first word of the array: a file of another byte order is refused */
-#define SHARED_MARK 0x6b63617272790004ULL
+#define SHARED_MARK 0x6b63617272790005ULL
 
 /* The cache file of the shared set of tree: named by its folders' ids. */
 static int shared_file(char **path, struct ident_index *x,
@@ -1111,7 +1111,8 @@ static bool near_has(struct ident_view *v, const char *name, size_t len)
 static bool has(struct ident_view *v, const char *name, size_t len)
 {
 	return near_has(v, name, len) ||
-	       names_has(&v->x->shared, name, len);
+	       names_has(&v->x->shared, name, len) ||
+	       (v->known && v->known(v->known_ctx, name, len));
 }
 
 /* A paste pattern "P*" or "*S" that builds name from a known name. */
@@ -1158,6 +1159,16 @@ static void index_pastes(struct ident_index *x)
 	}
 }
 
+/* Built by a shared "P*" pattern from a name the view has. */
+static bool prefix_pasted(struct ident_view *v, const char *name, size_t len)
+{
+	for (size_t k = 1; k < len; k++)
+		if (watch_set_find(&v->x->paste_pre, name, k) &&
+		    has(v, name + k, len - k))
+			return true;
+	return false;
+}
+
 static bool any_pasted(struct ident_view *v, const char *name, size_t len)
 {
 	struct ident_index *x = v->x;
@@ -1176,10 +1187,52 @@ static bool any_pasted(struct ident_view *v, const char *name, size_t len)
 		if (watch_set_find(&x->paste_pre, name, k) &&
 		    has(v, name + k, len - k))
 			return true;
+		/* trace_##name##_enabled: "*_enabled" onto "trace_*" */
 		if (watch_set_find(&x->paste_suf, name + k, len - k) &&
-		    has(v, name, k))
+		    (has(v, name, k) || prefix_pasted(v, name, k)))
 			return true;
 	}
+	return false;
+}
+
+/* Pattern "P*" or "*S" around stem names something the view has. */
+static bool pastes_to_known(struct ident_view *v, const char *pat,
+			    const char *stem, size_t len)
+{
+	size_t n = strlen(pat);
+	bool yes;
+	char *full;
+
+	if (n < 2 || (pat[n - 1] != '*' && pat[0] != '*'))
+		return false;
+	full = pat[n - 1] == '*' ? xstrfmt("%.*s%.*s", (int)(n - 1), pat,
+					   (int)len, stem)
+				 : xstrfmt("%.*s%s", (int)len, stem, pat + 1);
+	yes = has(v, full, strlen(full));
+	free(full);
+	return yes;
+}
+
+static bool blob_pastes_onto(struct ident_view *v, const struct ident_blob *b,
+			     const char *stem, size_t len)
+{
+	for (size_t i = 0; b && i < b->nr_pastes; i++)
+		if (pastes_to_known(v, b->pastes[i], stem, len))
+			return true;
+	return false;
+}
+
+bool ident_view_pastes_onto(struct ident_view *v, const char *stem,
+			    size_t len)
+{
+	if (!v->loaded || blob_pastes_onto(v, file_names(v), stem, len))
+		return true;
+	for (size_t i = 0; i < v->nr_headers; i++)
+		if (blob_pastes_onto(v, v->headers[i], stem, len))
+			return true;
+	for (size_t i = 0; i < v->nr_folder; i++)
+		if (blob_pastes_onto(v, v->folder[i], stem, len))
+			return true;
 	return false;
 }
 

@@ -69,6 +69,13 @@ struct ident_view {
 	size_t nr_folder;
 	struct ident_blob **headers; /* reached through quoted includes */
 	size_t nr_headers, alloc_headers;
+	/*
+	 * Names the caller knows from elsewhere (the patch, its series): a
+	 * stem that a macro the view reaches pastes onto ("trace_" ## name)
+	 * counts as declared when this says so.  NULL: none.
+	 */
+	bool (*known)(void *ctx, const char *name, size_t len);
+	void *known_ctx;
 	/* includes a patch adds, followed when the headers are read */
 	char **added;                /* "<path" or "\"path" */
 	size_t nr_added, alloc_added;
@@ -98,5 +105,17 @@ int ident_view_include(struct ident_view *v, const char *inc, bool angle,
  */
 int ident_view_find(bool *found, struct ident_view *v, const char *name,
 		    size_t len, struct err *err);
+/*
+ * Whether a macro of the file, of a header it includes with quotes or of
+ * its folder pastes onto stem to make a name that is declared: with
+ * "#define key_off(f) static_key_disable(&sk_##f)" and sk_lazy declared,
+ * key_off(lazy) hands lazy to be pasted, and lazy need not exist.  (Not
+ * the thousand patterns of the shared headers: some would make a
+ * declared name of almost any stem.)  Call after ident_view_find() of
+ * stem (which reads what the view reaches); true when the view was not
+ * read (nothing is known).
+ */
+bool ident_view_pastes_onto(struct ident_view *v, const char *stem,
+			    size_t len);
 
 #endif

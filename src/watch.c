@@ -2276,11 +2276,13 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		dk = WATCH_DECL_VARIABLE;
 	else if (kind == CCTX_TOP && n && t[0].col != 1)
 		dk = WATCH_DECL_LOCAL;
-	/* labels, case and default lead a statement */
+	/* labels, case and default lead a statement; at the top of a
+	 * fragment a label is one of a function the hunk does not open
+	 * (nothing else at file scope starts "name:") */
 	while (decl_ctx && a < n) {
 		if (a + 1 < n && t[a].type == TOK_IDENT &&
 		    word_class(&t[a]) == WORD_NAME && tok_punct(&t[a + 1], ':') &&
-		    kind != CCTX_TOP) {
+		    (kind != CCTX_TOP || (s->flags & WATCH_FRAGMENT))) {
 			mark(s, a, WATCH_DECL_LABEL);
 			a += 2;
 		} else if (is_word(&t[a], "case") || is_word(&t[a], "default")) {
@@ -2501,6 +2503,23 @@ static void c_include(struct cscan *s, struct lexer *sub)
 	inc->angle = close == '>';
 }
 
+/* Tokens that are nothing but macro calls: NAME(...) NAME(...) ... */
+static bool macro_calls_only(const struct token *t, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (i + 1 >= n || t[i].type != TOK_IDENT ||
+		    word_class(&t[i]) != WORD_NAME || !tok_punct(&t[i + 1], '('))
+			return false;
+		i = match_group(t, i + 1, n);
+		if (i == n)
+			return false;
+		i++;
+	}
+	return n > 0;
+}
+
 static void c_directive(struct cscan *s, const struct token *dt)
 {
 	struct lexer sub;
@@ -2537,6 +2556,11 @@ static void c_directive(struct cscan *s, const struct token *dt)
 					s->seen_else[s->nr_saved - 1] = true;
 					*at = now; /* the first branch's end */
 				}
+				/* a branch of whole macro calls ends them
+				 * (SCHED_FEAT(x, true) lines take no ';') */
+				if (!if_state.unit && !s->paren &&
+				    macro_calls_only(s->unit.v, s->unit.nr))
+					end_unit(s, ';', NULL);
 				if (if_state.depth <= s->depth)
 					s->depth = if_state.depth;
 				s->paren = if_state.paren;

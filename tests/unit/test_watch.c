@@ -1138,6 +1138,80 @@ static void fragment_skips_the_comment_and_macro_it_starts_in(void **state)
 	watch_c_release(&c);
 }
 
+/*
+ * A hunk of a function's end shows its labels at what looks like file
+ * scope: "out_free_keys:" at the start of a statement there is a label
+ * (nothing else at file scope reads so), not a use of a name.
+ */
+static void fragment_labels_are_declarations(void **state)
+{
+	static const char text[] =
+		"\tif (p->off_max_hint)\n"    /* 1 */
+		"\t\treturn ret;\n"
+		"\n"
+		"out_free_keys:\n"              /* 4 */
+		"\tkfree(nparms->keys);\n"     /* 5 */
+		"put_chain:\n"                  /* 6 */
+		"\tx = flag ? a : b;\n"        /* 7 */
+		"\tswitch (x) {\n"
+		"\tcase FOO: y = 1; break;\n"  /* 9 */
+		"\t}\n";
+	struct watch_c c;
+
+	scan_c(&c, text, WATCH_FRAGMENT);
+	assert_decl(&c, "out_free_keys", 4, WATCH_DECL_LABEL);
+	assert_decl(&c, "put_chain", 6, WATCH_DECL_LABEL);
+	assert_int_equal(id_of(&c, "kfree", 5)->kind, WATCH_ID_CALL);
+	assert_int_equal(id_of(&c, "a", 7)->kind, WATCH_ID_USE);
+	assert_int_equal(id_of(&c, "FOO", 9)->kind, WATCH_ID_USE);
+	watch_c_release(&c);
+	/* a whole file has no labels at file scope */
+	scan_c(&c, "int x;\nfoo:\n", 0);
+	assert_int_equal(id_of(&c, "foo", 2)->kind, WATCH_ID_USE);
+	watch_c_release(&c);
+}
+
+/*
+ * Macro calls that end no statement (SCHED_FEAT(x, true) lines, X-macro
+ * lists) in one branch of an #ifdef: the branch's names are not lost when
+ * the #else puts the scanning state back.
+ */
+static void macro_lines_in_a_branch_declare(void **state)
+{
+	static const char text[] =
+		"\n"
+		"#ifdef CONFIG_PREEMPT_RT\n"
+		"SCHED_FEAT(TTWU_QUEUE, false)\n"      /* 3 */
+		"# ifdef CONFIG_PREEMPT_LAZY\n"
+		"SCHED_FEAT(PREEMPT_LAZY, true)\n"     /* 5 */
+		"# endif\n"
+		"#else\n"
+		"SCHED_FEAT(TTWU_QUEUE, true)\n"       /* 8 */
+		"#endif\n";
+	/* a declaration whose head differs per configuration still reads
+	 * as one: the first branch is put back, not ended */
+	static const char heads[] =
+		"#ifdef CONFIG_X\n"
+		"int f(int a)\n"                       /* 2 */
+		"#else\n"
+		"int f(void)\n"
+		"#endif\n"
+		"{\n"
+		"\treturn 0;\n"
+		"}\n";
+	struct watch_c c;
+
+	scan_c(&c, text, WATCH_FRAGMENT);
+	assert_decl(&c, "TTWU_QUEUE", 3, WATCH_DECL_MACRO_ARG);
+	assert_decl(&c, "PREEMPT_LAZY", 5, WATCH_DECL_MACRO_ARG);
+	assert_decl(&c, "TTWU_QUEUE", 8, WATCH_DECL_MACRO_ARG);
+	watch_c_release(&c);
+	scan_c(&c, heads, 0);
+	assert_int_equal(c.nr_funcs, 1);
+	assert_decl(&c, "f", 4, WATCH_DECL_FUNCTION);
+	watch_c_release(&c);
+}
+
 static void builtins_need_no_definition(void **state)
 {
 	assert_true(watch_is_builtin("NULL", 4));
@@ -1180,6 +1254,8 @@ int main(void)
 		cmocka_unit_test(names_tell_declarations_from_uses),
 		cmocka_unit_test(names_of_records_enums_typedefs_and_macros),
 		cmocka_unit_test(fragment_skips_the_comment_and_macro_it_starts_in),
+		cmocka_unit_test(fragment_labels_are_declarations),
+		cmocka_unit_test(macro_lines_in_a_branch_declare),
 		cmocka_unit_test(builtins_need_no_definition),
 		cmocka_unit_test(calls_in_real_6_1_tree_match_grep),
 		cmocka_unit_test(calls_in_real_6_12_tree_match_grep),
