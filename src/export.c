@@ -1,6 +1,8 @@
 #include "export.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1510,12 +1512,120 @@ void export_written_release(struct export_written *w)
 }
 
 /*
- * Check every file of the plan, then write them and remove the files
- * kcarry wrote last time that this export no longer has.  A file in the
- * way that kcarry did not write fails the whole plan before any write.
+ * Every file of an export is first written to a temporary beside it,
+ * ".kcarry-export.PID.NAME", and renamed into place only once all are
+ * written: a full disk or any failed write leaves nothing, where it left
+ * a cover letter and half the messages (git send-email out/\*.patch would
+ * send them) or patch files without their series lines.
  */
-static int plan_commit(struct export_written *w, struct plan *p,
-		       struct err *err)
+#define STAGE_PREFIX ".kcarry-export."
+
+static char *stage_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = dir_of(path);
+	char *name = xstrfmt(STAGE_PREFIX "%ld.%s", (long)getpid(),
+			     slash ? slash + 1 : path);
+	char *stage = fs_join(dir, name);
+
+	free(dir);
+	free(name);
+	return stage;
+}
+
+/* The process id a temporary name ends in or starts with, or 0. */
+static long temp_pid(const char *name, const struct plan *p)
+{
+	const char *t;
+	char *end;
+	long pid;
+
+	if (starts_with(name, STAGE_PREFIX)) {
+		pid = strtol(name + strlen(STAGE_PREFIX), &end, 10);
+		return *end == '.' ? pid : 0;
+	}
+	/* fs_write_atomic's "NAME.tmp.PID" of a file of the plan */
+	t = strstr(name, ".tmp.");
+	if (!t || !t[5])
+		return 0;
+	pid = strtol(t + 5, &end, 10);
+	if (*end)
+		return 0;
+	for (size_t i = 0; i < p->nr; i++) {
+		const char *slash = strrchr(p->files[i].path, '/');
+		const char *base = slash ? slash + 1 : p->files[i].path;
+		if (strlen(base) == (size_t)(t - name) &&
+		    !strncmp(base, name, (size_t)(t - name)))
+			return pid;
+	}
+	return 0;
+}
+
+/*
+ * Remove the temporaries a killed export (kill -9) left in dir: those
+ * of a process that is gone.  Another export's, still running, stay.
+ */
+static void remove_stale(const char *dir, const struct plan *p)
+{
+	char **names = NULL;
+	size_t nr = 0;
+	struct err e = ERR_INIT;
+
+	if (!fs_is_dir(dir) || fs_list_dir(dir, &names, &nr, &e) < 0) {
+		err_release(&e);
+		return;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		long pid = temp_pid(names[i], p);
+		char *path;
+
+		if (pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = fs_join(dir, names[i]);
+		if (fs_is_file(path))
+			unlink(path);
+		free(path);
+	}
+	fs_free_list(names, nr);
+}
+
+/* Add dir and its parents that do not exist to *made (to undo mkdirs). */
+static void note_missing_dirs(char ***made, size_t *nr, const char *dir)
+{
+	char *d = xstrdup(dir);
+
+	while (strcmp(d, ".") && strcmp(d, "/") && !fs_is_dir(d) &&
+	       !fs_is_file(d)) {
+		char *up = dir_of(d);
+		add_unique(made, nr, d);
+		free(d);
+		d = up;
+	}
+	free(d);
+}
+
+static int by_length_desc(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* Undo a failed export: its temporaries, then the folders it made. */
+static void unstage(char **stages, size_t nr, char **made, size_t nr_made)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (stages[i])
+			unlink(stages[i]);
+	if (nr_made)
+		qsort(made, nr_made, sizeof(*made), by_length_desc);
+	for (size_t i = 0; i < nr_made; i++)
+		rmdir(made[i]);
+}
+
+/* A file in the way that kcarry did not write fails the whole plan. */
+static int plan_check(const struct plan *p, struct err *err)
 {
 	struct buf cur = BUF_INIT;
 	int error = 0;
@@ -1542,17 +1652,66 @@ static int plan_commit(struct export_written *w, struct plan *p,
 			err_hint(err, "move it away, or export somewhere else");
 		}
 	}
+	buf_release(&cur);
+	return error;
+}
+
+/* Write every file of the plan to its temporary; undone on failure. */
+static int plan_stage(char **stages, const struct plan *p, struct err *err)
+{
+	char **made = NULL;
+	size_t nr_made = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < p->nr && !error; i++) {
+		char *dir = dir_of(p->files[i].path);
+
+		note_missing_dirs(&made, &nr_made, dir);
+		if (!(error = fs_mkdirs(dir, err))) {
+			remove_stale(dir, p);
+			stages[i] = stage_path(p->files[i].path);
+			error = fs_write_atomic(stages[i], p->files[i].text.ptr,
+						p->files[i].text.len, err);
+		}
+		free(dir);
+	}
+	if (error)
+		unstage(stages, p->nr, made, nr_made);
+	free_list(made, nr_made);
+	return error;
+}
+
+/*
+ * Check every file of the plan, write them all to temporaries, rename
+ * them into place (the files a block names before the shared file that
+ * holds the block), then remove the files kcarry wrote last time that
+ * this export no longer has.
+ */
+static int plan_commit(struct export_written *w, struct plan *p,
+		       struct err *err)
+{
+	char **stages = xcalloc(p->nr + 1, sizeof(*stages));
+	int error;
+
+	if ((error = plan_check(p, err)) < 0 ||
+	    (error = plan_stage(stages, p, err)) < 0)
+		goto out;
+	for (int shared = 0; shared < 2 && !error; shared++)
+		for (size_t i = 0; i < p->nr && !error; i++) {
+			const struct plan_file *f = &p->files[i];
+			if (f->shared != (bool)shared)
+				continue;
+			if (rename(stages[i], f->path) < 0) {
+				error = err_set(err, ERR_IO,
+						"cannot write '%s': %s",
+						f->path, strerror(errno));
+				unstage(stages, p->nr, NULL, 0);
+			}
+			free(stages[i]);
+			stages[i] = NULL;
+		}
 	for (size_t i = 0; i < p->nr && !error; i++) {
 		const struct plan_file *f = &p->files[i];
-		char *dir = dir_of(f->path);
-
-		error = fs_mkdirs(dir, err);
-		free(dir);
-		if (!error)
-			error = fs_write_atomic(f->path, f->text.ptr,
-						f->text.len, err);
-		if (error)
-			break;
 		if (f->block)
 			written_add(w, "%s (block '%s')", f->path, f->block);
 		else
@@ -1572,7 +1731,8 @@ static int plan_commit(struct export_written *w, struct plan *p,
 		else
 			written_add(w, "%s (removed)", o);
 	}
-	buf_release(&cur);
+out:
+	free_list(stages, p->nr);
 	return error;
 }
 
