@@ -2,6 +2,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -2518,11 +2520,45 @@ out:
 	return error;
 }
 
-int export_write(struct export_written *w, const struct export_series *s,
-		 struct tree_repo *repo, const struct export_opts *o,
-		 struct err *err)
+/*
+ * The folder an export of files writes in, locked for the export: two
+ * exports into one package from two workspaces (no workspace or
+ * repository lock in common) each read debian/patches/series and wrote
+ * it back, and one block was lost.  --into's folder (a spec's folder),
+ * else -o's; the nearest that exists.  An flock on the folder itself:
+ * nothing is added to a user's package, and a killed export holds
+ * nothing.
+ */
+static int lock_folder(int *fd, const struct export_opts *o, struct err *err)
 {
-	memset(w, 0, sizeof(*w));
+	char *dir = xstrdup(o->into ? o->into : o->out ? o->out : ".");
+	int error = 0;
+
+	while (!fs_is_dir(dir) && strcmp(dir, ".") && strcmp(dir, "/")) {
+		char *up = dir_of(dir);
+		free(dir);
+		dir = up;
+	}
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		error = err_set(err, ERR_IO, "cannot open '%s': %s", dir,
+				strerror(errno));
+	else
+		while (flock(*fd, LOCK_EX) < 0)
+			if (errno != EINTR) {
+				error = err_set(err, ERR_IO,
+						"cannot lock '%s': %s", dir,
+						strerror(errno));
+				break;
+			}
+	free(dir);
+	return error;
+}
+
+static int write_files(struct export_written *w,
+		       const struct export_series *s,
+		       const struct export_opts *o, struct err *err)
+{
 	switch (o->format) {
 	case EXPORT_DEBIAN:
 		return write_debian(w, s, o, err);
@@ -2535,7 +2571,23 @@ int export_write(struct export_written *w, const struct export_series *s,
 	case EXPORT_MBOX:
 		return write_mbox(w, s, o, err);
 	case EXPORT_GIT:
-		return write_git(w, s, repo, o, err);
+		break;
 	}
 	BUG("unknown export format %d", (int)o->format);
+}
+
+int export_write(struct export_written *w, const struct export_series *s,
+		 struct tree_repo *repo, const struct export_opts *o,
+		 struct err *err)
+{
+	int fd = -1, error;
+
+	memset(w, 0, sizeof(*w));
+	if (o->format == EXPORT_GIT)
+		return write_git(w, s, repo, o, err);
+	if ((error = lock_folder(&fd, o, err)) == 0)
+		error = write_files(w, s, o, err);
+	if (fd >= 0)
+		close(fd); /* releases the flock */
+	return error;
 }
