@@ -166,6 +166,8 @@ static int take_args(struct export_cli *c, size_t nr, struct err *err)
 	c->eo.text.nr_to = c->to.nr;
 	c->eo.text.cc = c->cc.items;
 	c->eo.text.nr_cc = c->cc.nr;
+	if (export_check_opts(&c->eo, err) < 0)
+		return -1;
 	return series_parse_spec(spec, &c->name, &c->version, err);
 }
 

@@ -1301,6 +1301,7 @@ void export_quilt_patch(struct buf *out, const struct export_series *s,
 #define BLOCK_END "# kcarry export end: "
 
 /* Offset of the line of text that is exactly marker+key, or SIZE_MAX. */
+/* Offset of the line "MARKER KEY" (blanks around it allowed), or SIZE_MAX. */
 static size_t find_marker(const struct buf *text, size_t from,
 			  const char *marker, const char *key)
 {
@@ -1310,10 +1311,7 @@ static size_t find_marker(const struct buf *text, size_t from,
 
 	cursor_init(&c, text->ptr + from, text->len - from);
 	while (cursor_next(&c, &l, &full)) {
-		struct span t = span_chomp_cr(l);
-		while (t.len &&
-		       (t.ptr[t.len - 1] == ' ' || t.ptr[t.len - 1] == '\t'))
-			t.len--;
+		struct span t = span_trim(span_chomp_cr(l));
 		if (t.len == ml + kl && !memcmp(t.ptr, marker, ml) &&
 		    !memcmp(t.ptr + ml, key, kl))
 			return (size_t)(l.ptr - text->ptr);
@@ -1321,12 +1319,38 @@ static size_t find_marker(const struct buf *text, size_t from,
 	return SIZE_MAX;
 }
 
+/*
+ * The block of key that begins at begin: *stop gets the offset after its
+ * end line, old its lines.  ERR_PARSE when it has no end.
+ */
+static int block_at(size_t *stop, const struct buf *text, size_t begin,
+		    const char *key, struct buf *old, struct err *err)
+{
+	size_t end = find_marker(text, begin, BLOCK_END, key);
+	const char *nl, *b;
+	size_t from;
+
+	if (end == SIZE_MAX)
+		return err_set(err, ERR_PARSE,
+			       "kcarry's block '%s' has a start but no end "
+			       "('%s%s')",
+			       key, BLOCK_END, key);
+	nl = memchr(text->ptr + end, '\n', text->len - end);
+	*stop = nl ? (size_t)(nl - text->ptr) + 1 : text->len;
+	b = memchr(text->ptr + begin, '\n', text->len - begin);
+	from = b ? (size_t)(b - text->ptr) + 1 : end;
+	if (old)
+		buf_add(old, text->ptr + from, end - from);
+	return 0;
+}
+
 int export_block_update(struct buf *text, const char *key, const char *body,
 			size_t at, struct buf *old, struct err *err)
 {
 	size_t begin = find_marker(text, 0, BLOCK_BEGIN, key);
-	size_t end, stop;
+	size_t stop;
 	struct buf out = BUF_INIT;
+	int error = 0;
 
 	if (old)
 		buf_reset(old);
@@ -1343,31 +1367,26 @@ int export_block_update(struct buf *text, const char *key, const char *body,
 			buf_addc(&out, '\n');
 		stop = at;
 	} else {
-		const char *nl;
-
-		end = find_marker(text, begin, BLOCK_END, key);
-		if (end == SIZE_MAX)
-			return err_set(err, ERR_PARSE,
-				       "kcarry's block '%s' has a start but no "
-				       "end ('%s%s')",
-				       key, BLOCK_END, key);
-		nl = memchr(text->ptr + end, '\n', text->len - end);
-		stop = nl ? (size_t)(nl - text->ptr) + 1 : text->len;
-		if (old) {
-			const char *b = memchr(text->ptr + begin, '\n',
-					       text->len - begin);
-			size_t from = b ? (size_t)(b - text->ptr) + 1 : end;
-			buf_add(old, text->ptr + from, end - from);
-		}
+		if ((error = block_at(&stop, text, begin, key, old, err)) < 0)
+			goto out;
 		buf_add(&out, text->ptr, begin);
 	}
 	buf_addf(&out, BLOCK_BEGIN "%s\n", key);
 	buf_adds(&out, body);
 	buf_addf(&out, BLOCK_END "%s\n", key);
+	/* a second block of key (a merge of two branches of a package) is
+	 * stale: it goes, its files count as kcarry's */
+	while ((begin = find_marker(text, stop, BLOCK_BEGIN, key)) !=
+	       SIZE_MAX) {
+		buf_add(&out, text->ptr + stop, begin - stop);
+		if ((error = block_at(&stop, text, begin, key, old, err)) < 0)
+			goto out;
+	}
 	buf_add(&out, text->ptr + stop, text->len - stop);
 	buf_swap(&out, text);
+out:
 	buf_release(&out);
-	return 0;
+	return error;
 }
 
 /* ---- writing: a plan checked before anything is written ----------------- */
@@ -2433,7 +2452,8 @@ static int write_git(struct export_written *w, const struct export_series *s,
 
 	if (o->branch)
 		buf_addf(&ref, "%s%s",
-			 starts_with(o->branch, "refs/") ? "" : "refs/heads/",
+			 starts_with(o->branch, "refs/heads/") ? ""
+							       : "refs/heads/",
 			 o->branch);
 	else {
 		char *b = carry_branch_name(s->name, s->version, s->target);
@@ -2517,6 +2537,90 @@ out:
 		tree_close(dst);
 	buf_release(&msg);
 	buf_release(&ref);
+	return error;
+}
+
+/* The first control character of s (a line break: a header of its own). */
+static const char *control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
+static int check_header_value(const char *opt, const char *v, struct err *err)
+{
+	const char *c = v ? control_char(v) : NULL;
+
+	if (!c)
+		return 0;
+	return err_set(err, ERR_USAGE,
+		       "%s holds a %s: a mail header value is one line of "
+		       "text",
+		       opt,
+		       *c == '\n'   ? "line break"
+		       : *c == '\r' ? "carriage return"
+				    : "control character");
+}
+
+static bool subdir_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("._+~-", c);
+}
+
+static int check_subdir(const char *d, struct err *err)
+{
+	const char *c = d;
+
+	if (!safe_relative(d))
+		goto bad;
+	for (; *c; c++) {
+		bool start = c == d || c[-1] == '/';
+		if (*c == '/')
+			continue;
+		if (!subdir_char(*c) || (start && *c == '.'))
+			goto bad;
+	}
+	if (!strcmp(d, "series") || starts_with(d, "series/"))
+		return err_set(err, ERR_USAGE,
+			       "--subdir 'series' is quilt's series file");
+	return 0;
+bad:
+	return err_set(err, ERR_USAGE,
+		       "--subdir must be a relative folder of names made of "
+		       "letters, digits and ._+~- (none starting with '.')");
+}
+
+int export_check_opts(const struct export_opts *o, struct err *err)
+{
+	const struct export_text_opts *t = &o->text;
+	int error = 0;
+
+	for (size_t i = 0; i < t->nr_to && !error; i++)
+		error = check_header_value("--to", t->to[i], err);
+	for (size_t i = 0; i < t->nr_cc && !error; i++)
+		error = check_header_value("--cc", t->cc[i], err);
+	if (!error)
+		error = check_header_value("--in-reply-to", t->in_reply_to, err);
+	if (!error)
+		error = check_header_value("--subject-prefix",
+					   t->subject_prefix, err);
+	if (!error && o->subdir)
+		error = check_subdir(o->subdir, err);
+	if (!error && o->branch) {
+		const char *b = o->branch;
+		if (starts_with(b, "refs/heads/"))
+			b += strlen("refs/heads/");
+		/* "@" alone is HEAD to git (check-ref-format rule 9);
+		 * libgit2 takes it */
+		if (starts_with(b, "refs/") || !strcmp(b, "@") ||
+		    !tree_branch_name_valid(b))
+			error = err_set(err, ERR_USAGE,
+					"--branch '%s' is no valid local "
+					"branch name",
+					o->branch);
+	}
 	return error;
 }
 

@@ -228,6 +228,17 @@ struct export_opts {
 	struct export_text_opts text;
 };
 
+/*
+ * Refuse (ERR_USAGE) options that would write something other than meant:
+ * a line break or another control character in --to, --cc,
+ * --in-reply-to or --subject-prefix (it would start a header of its
+ * own); a --subdir that is not a plain relative folder of names quilt
+ * reads as one word ([A-Za-z0-9._+~-], none starting with '.') or that
+ * is 'series'; a --branch that is no valid local branch name (git
+ * check-ref-format --branch; "refs/heads/" may lead).
+ */
+int export_check_opts(const struct export_opts *o, struct err *err);
+
 /* What export_write did, for the command to print. */
 struct export_written {
 	char **lines; /* "path" written, or "path (block 'NAME')" */

@@ -2107,6 +2107,13 @@ int tree_user(char **name, char **email, struct tree_repo *r,
 	return 0;
 }
 
+bool tree_branch_name_valid(const char *name)
+{
+	int valid = 0;
+
+	return git_branch_name_is_valid(&valid, name) == 0 && valid;
+}
+
 bool tree_has_commit(struct tree_repo *r, const char *hex)
 {
 	git_commit *c = NULL;

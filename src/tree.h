@@ -292,6 +292,10 @@ int tree_user(char **name, char **email, struct tree_repo *r,
 int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
 			    struct err *err);
 
+/* True when name is a valid local branch name (git check-ref-format
+ * --branch: refs/heads/NAME a valid ref, not "HEAD", no leading '-'). */
+bool tree_branch_name_valid(const char *name);
+
 /* True when r holds the commit hex (40 digits). */
 bool tree_has_commit(struct tree_repo *r, const char *hex);
 
