@@ -77,6 +77,22 @@ grep -q '^new file mode 120000$' ws/patches/s/v1/6.1/0002-*.patch ||
 expect_exit 0 kcarry -C ws export s 6.1 --format quilt -o qd
 check_applied quilt $(grep -v '^#' qd/series | sed "s|^|$TEST_TMP/qd/|")
 
+# quilt push (GNU patch) applies the modes and symlinks too
+if command -v quilt >/dev/null; then
+	rm -rf qp && git clone -q tgt qp && git -C qp checkout -q v6.1.170 &&
+		cp -r qd qp/patches || fail "quilt checkout"
+	(cd qp && quilt push -aq --fuzz=0 >/dev/null) || fail "quilt push -a"
+	rm -rf qp/patches qp/.pc
+	git -C qp add -A
+	[ "$(git -C qp ls-tree -r "$(git -C qp write-tree)")" = "$kbranch" ] ||
+		fail "quilt push: tree differs"
+fi
+# kcarry reads its own export back: imported and carried again, the same
+expect_exit 0 kcarry -C ws import s2 qd
+expect_exit 0 kcarry -C ws apply s2 6.1
+[ "$(git -C tgt ls-tree -r kcarry/s2/v1/6.1)" = "$kbranch" ] ||
+	fail "the quilt export imported again"
+
 mkdir rpmsrc
 expect_exit 0 kcarry -C ws export s 6.1 --format rpm -o rpmsrc
 check_applied rpm "$TEST_TMP"/rpmsrc/*.patch
