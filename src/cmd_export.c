@@ -498,6 +498,8 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	if (export_write(&w, &s, j.repo, &cli.eo, &err) < 0)
 		goto fail;
 	print_result(&s, &w, &cli);
+	for (size_t i = 0; i < w.nr_notes; i++)
+		note(opts, "note: %s", w.notes[i]);
 	if (cli.eo.format == EXPORT_MBOX) {
 		size_t n = 0;
 		for (size_t i = 0; i < s.nr; i++)

@@ -1528,6 +1528,9 @@ void export_written_release(struct export_written *w)
 	for (size_t i = 0; i < w->nr; i++)
 		free(w->lines[i]);
 	free(w->lines);
+	for (size_t i = 0; i < w->nr_notes; i++)
+		free(w->notes[i]);
+	free(w->notes);
 	free(w->where);
 	memset(w, 0, sizeof(*w));
 }
@@ -1830,6 +1833,29 @@ static char *name_slug(const struct export_series *s)
 	return slug;
 }
 
+/*
+ * dpkg-source (3.0 quilt) refuses a patch that changes or removes a
+ * symlink of the tree ("modifies file ... through a symlink"), where
+ * git am, quilt and rpmbuild apply it: say which patches do.
+ */
+static void note_symlinks(struct export_written *w,
+			  const struct export_series *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct export_patch *ep = &s->patches[i];
+		for (size_t f = 0; ep->included && f < ep->diff.nr_files; f++) {
+			const struct patch_file *pf = &ep->diff.files[f];
+			if (pf->op == PATCH_ADD || pf->old_mode != 0120000)
+				continue;
+			ALLOC_GROW(w->notes, w->nr_notes + 1, w->alloc_notes);
+			w->notes[w->nr_notes++] = xstrfmt(
+				"%s changes the symlink '%s': dpkg-source "
+				"refuses such a patch",
+				ep->file, pf->old_path);
+		}
+	}
+}
+
 static int write_debian(struct export_written *w, const struct export_series *s,
 			const struct export_opts *o, struct err *err)
 {
@@ -1896,6 +1922,8 @@ static int write_debian(struct export_written *w, const struct export_series *s,
 	}
 	error = plan_commit(w, &p, err);
 	w->where = xstrdup(root);
+	if (!error)
+		note_symlinks(w, s);
 out:
 	plan_release(&p);
 	buf_release(&body);

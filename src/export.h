@@ -244,6 +244,10 @@ struct export_written {
 	char **lines; /* "path" written, or "path (block 'NAME')" */
 	size_t nr, alloc;
 	char *where;  /* the folder, spec or branch */
+	/* what the user should know of the result: "PATCH changes the
+	 * symlink 'path': dpkg-source refuses such a patch" */
+	char **notes;
+	size_t nr_notes, alloc_notes;
 };
 
 void export_written_release(struct export_written *w);

@@ -105,6 +105,12 @@ check_applied suse $(sed -n 's|^[[:space:]]*\(patches\.[^[:space:]]*\).*|'"$TEST
 mkdir -p deb/debian/patches deb/debian/source
 echo '3.0 (quilt)' >deb/debian/source/format
 expect_exit 0 kcarry -C ws export s 6.1 --format debian --into deb
+# dpkg-source -b refuses a patch that changes or removes a symlink of
+# the tree ("modifies file ... through a symlink"): the export says so
+expect_stderr <<'EOT'
+note: 0003-scripts-other.sh-runs-y.sh-is-new.sh.patch changes the symlink 'scripts/y.sh': dpkg-source refuses such a patch
+note: 0004-scripts-other.sh-is-x.sh-y.sh-a-file.patch changes the symlink 'scripts/y.sh': dpkg-source refuses such a patch
+EOT
 check_applied debian $(grep -v '^#' deb/debian/patches/series | sed "s|^|$TEST_TMP/deb/debian/patches/|")
 
 # mbox: git am, as the stable maintainers apply it
