@@ -72,5 +72,23 @@ expect_exit 0 kcarry -C ws export wq 6.1 --format mbox -o small/out
 ./0000-cover-letter.patch
 ./0001-btrfs-exact-fix.patch
 ./0002-btrfs-offset-fix.patch" ] || { listing small/out; fail "stale temporaries"; }
+
+# kill -9 at random points of exports; the next export leaves the whole
+# series and no temporary (KCARRY_FAULT_KILLS rounds, default 10)
+rm -f small/out/.kcarry-export.*
+kills=${KCARRY_FAULT_KILLS:-10}
+r=1
+while [ $r -le "$kills" ]; do
+	kcarry -C ws export wq 6.1 --format mbox -o small/out >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.0$(awk -v s="$r" 'BEGIN { srand(s); printf "%02d", int(rand() * 60) }')"
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	expect_exit 0 kcarry -C ws export wq 6.1 --format mbox -o small/out
+	[ "$(listing small/out)" = "./0000-cover-letter.patch
+./0001-btrfs-exact-fix.patch
+./0002-btrfs-offset-fix.patch" ] || { listing small/out; fail "round $r: after a kill"; }
+	r=$((r + 1))
+done
 umount small
 exit 0
