@@ -256,7 +256,10 @@ void export_written_release(struct export_written *w);
  * Write s in format o->format.  Files are written only where kcarry
  * wrote them before (named in its marked block) or where nothing is;
  * anything else in the way fails with ERR_EXISTS before a file is
- * written.  repo is the repository s was carried on.
+ * written.  All or nothing: every file goes to a temporary beside it
+ * first, renamed into place once all are written; the folder written in
+ * (--into's, else -o's) is locked (flock) meanwhile.  repo is the
+ * repository s was carried on.
  */
 int export_write(struct export_written *w, const struct export_series *s,
 		 struct tree_repo *repo, const struct export_opts *o,

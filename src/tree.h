@@ -79,6 +79,9 @@ struct tree_commit_patch {
 /*
  * The unified diff (git form: "diff --git", index lines) of the given
  * paths between two commits, from their blobs alone: no tree walk.
+ * Modes as git diff writes them: old/new mode (a mode-only change too),
+ * new/deleted file mode 100755 or 120000 (a symlink's content is its
+ * target), a file that becomes a symlink as a deletion and an addition.
  */
 int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    const struct tree_oid *old_commit,
