@@ -1,6 +1,10 @@
 #include "export.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1297,6 +1301,7 @@ void export_quilt_patch(struct buf *out, const struct export_series *s,
 #define BLOCK_END "# kcarry export end: "
 
 /* Offset of the line of text that is exactly marker+key, or SIZE_MAX. */
+/* Offset of the line "MARKER KEY" (blanks around it allowed), or SIZE_MAX. */
 static size_t find_marker(const struct buf *text, size_t from,
 			  const char *marker, const char *key)
 {
@@ -1306,10 +1311,7 @@ static size_t find_marker(const struct buf *text, size_t from,
 
 	cursor_init(&c, text->ptr + from, text->len - from);
 	while (cursor_next(&c, &l, &full)) {
-		struct span t = span_chomp_cr(l);
-		while (t.len &&
-		       (t.ptr[t.len - 1] == ' ' || t.ptr[t.len - 1] == '\t'))
-			t.len--;
+		struct span t = span_trim(span_chomp_cr(l));
 		if (t.len == ml + kl && !memcmp(t.ptr, marker, ml) &&
 		    !memcmp(t.ptr + ml, key, kl))
 			return (size_t)(l.ptr - text->ptr);
@@ -1317,12 +1319,38 @@ static size_t find_marker(const struct buf *text, size_t from,
 	return SIZE_MAX;
 }
 
+/*
+ * The block of key that begins at begin: *stop gets the offset after its
+ * end line, old its lines.  ERR_PARSE when it has no end.
+ */
+static int block_at(size_t *stop, const struct buf *text, size_t begin,
+		    const char *key, struct buf *old, struct err *err)
+{
+	size_t end = find_marker(text, begin, BLOCK_END, key);
+	const char *nl, *b;
+	size_t from;
+
+	if (end == SIZE_MAX)
+		return err_set(err, ERR_PARSE,
+			       "kcarry's block '%s' has a start but no end "
+			       "('%s%s')",
+			       key, BLOCK_END, key);
+	nl = memchr(text->ptr + end, '\n', text->len - end);
+	*stop = nl ? (size_t)(nl - text->ptr) + 1 : text->len;
+	b = memchr(text->ptr + begin, '\n', text->len - begin);
+	from = b ? (size_t)(b - text->ptr) + 1 : end;
+	if (old)
+		buf_add(old, text->ptr + from, end - from);
+	return 0;
+}
+
 int export_block_update(struct buf *text, const char *key, const char *body,
 			size_t at, struct buf *old, struct err *err)
 {
 	size_t begin = find_marker(text, 0, BLOCK_BEGIN, key);
-	size_t end, stop;
+	size_t stop;
 	struct buf out = BUF_INIT;
+	int error = 0;
 
 	if (old)
 		buf_reset(old);
@@ -1339,31 +1367,26 @@ int export_block_update(struct buf *text, const char *key, const char *body,
 			buf_addc(&out, '\n');
 		stop = at;
 	} else {
-		const char *nl;
-
-		end = find_marker(text, begin, BLOCK_END, key);
-		if (end == SIZE_MAX)
-			return err_set(err, ERR_PARSE,
-				       "kcarry's block '%s' has a start but no "
-				       "end ('%s%s')",
-				       key, BLOCK_END, key);
-		nl = memchr(text->ptr + end, '\n', text->len - end);
-		stop = nl ? (size_t)(nl - text->ptr) + 1 : text->len;
-		if (old) {
-			const char *b = memchr(text->ptr + begin, '\n',
-					       text->len - begin);
-			size_t from = b ? (size_t)(b - text->ptr) + 1 : end;
-			buf_add(old, text->ptr + from, end - from);
-		}
+		if ((error = block_at(&stop, text, begin, key, old, err)) < 0)
+			goto out;
 		buf_add(&out, text->ptr, begin);
 	}
 	buf_addf(&out, BLOCK_BEGIN "%s\n", key);
 	buf_adds(&out, body);
 	buf_addf(&out, BLOCK_END "%s\n", key);
+	/* a second block of key (a merge of two branches of a package) is
+	 * stale: it goes, its files count as kcarry's */
+	while ((begin = find_marker(text, stop, BLOCK_BEGIN, key)) !=
+	       SIZE_MAX) {
+		buf_add(&out, text->ptr + stop, begin - stop);
+		if ((error = block_at(&stop, text, begin, key, old, err)) < 0)
+			goto out;
+	}
 	buf_add(&out, text->ptr + stop, text->len - stop);
 	buf_swap(&out, text);
+out:
 	buf_release(&out);
-	return 0;
+	return error;
 }
 
 /* ---- writing: a plan checked before anything is written ----------------- */
@@ -1505,17 +1528,128 @@ void export_written_release(struct export_written *w)
 	for (size_t i = 0; i < w->nr; i++)
 		free(w->lines[i]);
 	free(w->lines);
+	for (size_t i = 0; i < w->nr_notes; i++)
+		free(w->notes[i]);
+	free(w->notes);
 	free(w->where);
 	memset(w, 0, sizeof(*w));
 }
 
 /*
- * Check every file of the plan, then write them and remove the files
- * kcarry wrote last time that this export no longer has.  A file in the
- * way that kcarry did not write fails the whole plan before any write.
+ * Every file of an export is first written to a temporary beside it,
+ * ".kcarry-export.PID.NAME", and renamed into place only once all are
+ * written: a full disk or any failed write leaves nothing, where it left
+ * a cover letter and half the messages (git send-email out/\*.patch would
+ * send them) or patch files without their series lines.
  */
-static int plan_commit(struct export_written *w, struct plan *p,
-		       struct err *err)
+#define STAGE_PREFIX ".kcarry-export."
+
+static char *stage_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = dir_of(path);
+	char *name = xstrfmt(STAGE_PREFIX "%ld.%s", (long)getpid(),
+			     slash ? slash + 1 : path);
+	char *stage = fs_join(dir, name);
+
+	free(dir);
+	free(name);
+	return stage;
+}
+
+/* The process id a temporary name ends in or starts with, or 0. */
+static long temp_pid(const char *name, const struct plan *p)
+{
+	const char *t;
+	char *end;
+	long pid;
+
+	if (starts_with(name, STAGE_PREFIX)) {
+		pid = strtol(name + strlen(STAGE_PREFIX), &end, 10);
+		return *end == '.' ? pid : 0;
+	}
+	/* fs_write_atomic's "NAME.tmp.PID" of a file of the plan */
+	t = strstr(name, ".tmp.");
+	if (!t || !t[5])
+		return 0;
+	pid = strtol(t + 5, &end, 10);
+	if (*end)
+		return 0;
+	for (size_t i = 0; i < p->nr; i++) {
+		const char *slash = strrchr(p->files[i].path, '/');
+		const char *base = slash ? slash + 1 : p->files[i].path;
+		if (strlen(base) == (size_t)(t - name) &&
+		    !strncmp(base, name, (size_t)(t - name)))
+			return pid;
+	}
+	return 0;
+}
+
+/*
+ * Remove the temporaries a killed export (kill -9) left in dir: those
+ * of a process that is gone.  Another export's, still running, stay.
+ */
+static void remove_stale(const char *dir, const struct plan *p)
+{
+	char **names = NULL;
+	size_t nr = 0;
+	struct err e = ERR_INIT;
+
+	if (!fs_is_dir(dir) || fs_list_dir(dir, &names, &nr, &e) < 0) {
+		err_release(&e);
+		return;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		long pid = temp_pid(names[i], p);
+		char *path;
+
+		if (pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = fs_join(dir, names[i]);
+		if (fs_is_file(path))
+			unlink(path);
+		free(path);
+	}
+	fs_free_list(names, nr);
+}
+
+/* Add dir and its parents that do not exist to *made (to undo mkdirs). */
+static void note_missing_dirs(char ***made, size_t *nr, const char *dir)
+{
+	char *d = xstrdup(dir);
+
+	while (strcmp(d, ".") && strcmp(d, "/") && !fs_is_dir(d) &&
+	       !fs_is_file(d)) {
+		char *up = dir_of(d);
+		add_unique(made, nr, d);
+		free(d);
+		d = up;
+	}
+	free(d);
+}
+
+static int by_length_desc(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* Undo a failed export: its temporaries, then the folders it made. */
+static void unstage(char **stages, size_t nr, char **made, size_t nr_made)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (stages[i])
+			unlink(stages[i]);
+	if (nr_made)
+		qsort(made, nr_made, sizeof(*made), by_length_desc);
+	for (size_t i = 0; i < nr_made; i++)
+		rmdir(made[i]);
+}
+
+/* A file in the way that kcarry did not write fails the whole plan. */
+static int plan_check(const struct plan *p, struct err *err)
 {
 	struct buf cur = BUF_INIT;
 	int error = 0;
@@ -1542,17 +1676,66 @@ static int plan_commit(struct export_written *w, struct plan *p,
 			err_hint(err, "move it away, or export somewhere else");
 		}
 	}
+	buf_release(&cur);
+	return error;
+}
+
+/* Write every file of the plan to its temporary; undone on failure. */
+static int plan_stage(char **stages, const struct plan *p, struct err *err)
+{
+	char **made = NULL;
+	size_t nr_made = 0;
+	int error = 0;
+
+	for (size_t i = 0; i < p->nr && !error; i++) {
+		char *dir = dir_of(p->files[i].path);
+
+		note_missing_dirs(&made, &nr_made, dir);
+		if (!(error = fs_mkdirs(dir, err))) {
+			remove_stale(dir, p);
+			stages[i] = stage_path(p->files[i].path);
+			error = fs_write_atomic(stages[i], p->files[i].text.ptr,
+						p->files[i].text.len, err);
+		}
+		free(dir);
+	}
+	if (error)
+		unstage(stages, p->nr, made, nr_made);
+	free_list(made, nr_made);
+	return error;
+}
+
+/*
+ * Check every file of the plan, write them all to temporaries, rename
+ * them into place (the files a block names before the shared file that
+ * holds the block), then remove the files kcarry wrote last time that
+ * this export no longer has.
+ */
+static int plan_commit(struct export_written *w, struct plan *p,
+		       struct err *err)
+{
+	char **stages = xcalloc(p->nr + 1, sizeof(*stages));
+	int error;
+
+	if ((error = plan_check(p, err)) < 0 ||
+	    (error = plan_stage(stages, p, err)) < 0)
+		goto out;
+	for (int shared = 0; shared < 2 && !error; shared++)
+		for (size_t i = 0; i < p->nr && !error; i++) {
+			const struct plan_file *f = &p->files[i];
+			if (f->shared != (bool)shared)
+				continue;
+			if (rename(stages[i], f->path) < 0) {
+				error = err_set(err, ERR_IO,
+						"cannot write '%s': %s",
+						f->path, strerror(errno));
+				unstage(stages, p->nr, NULL, 0);
+			}
+			free(stages[i]);
+			stages[i] = NULL;
+		}
 	for (size_t i = 0; i < p->nr && !error; i++) {
 		const struct plan_file *f = &p->files[i];
-		char *dir = dir_of(f->path);
-
-		error = fs_mkdirs(dir, err);
-		free(dir);
-		if (!error)
-			error = fs_write_atomic(f->path, f->text.ptr,
-						f->text.len, err);
-		if (error)
-			break;
 		if (f->block)
 			written_add(w, "%s (block '%s')", f->path, f->block);
 		else
@@ -1572,7 +1755,8 @@ static int plan_commit(struct export_written *w, struct plan *p,
 		else
 			written_add(w, "%s (removed)", o);
 	}
-	buf_release(&cur);
+out:
+	free_list(stages, p->nr);
 	return error;
 }
 
@@ -1649,6 +1833,29 @@ static char *name_slug(const struct export_series *s)
 	return slug;
 }
 
+/*
+ * dpkg-source (3.0 quilt) refuses a patch that changes or removes a
+ * symlink of the tree ("modifies file ... through a symlink"), where
+ * git am, quilt and rpmbuild apply it: say which patches do.
+ */
+static void note_symlinks(struct export_written *w,
+			  const struct export_series *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct export_patch *ep = &s->patches[i];
+		for (size_t f = 0; ep->included && f < ep->diff.nr_files; f++) {
+			const struct patch_file *pf = &ep->diff.files[f];
+			if (pf->op == PATCH_ADD || pf->old_mode != 0120000)
+				continue;
+			ALLOC_GROW(w->notes, w->nr_notes + 1, w->alloc_notes);
+			w->notes[w->nr_notes++] = xstrfmt(
+				"%s changes the symlink '%s': dpkg-source "
+				"refuses such a patch",
+				ep->file, pf->old_path);
+		}
+	}
+}
+
 static int write_debian(struct export_written *w, const struct export_series *s,
 			const struct export_opts *o, struct err *err)
 {
@@ -1715,6 +1922,8 @@ static int write_debian(struct export_written *w, const struct export_series *s,
 	}
 	error = plan_commit(w, &p, err);
 	w->where = xstrdup(root);
+	if (!error)
+		note_symlinks(w, s);
 out:
 	plan_release(&p);
 	buf_release(&body);
@@ -2271,7 +2480,8 @@ static int write_git(struct export_written *w, const struct export_series *s,
 
 	if (o->branch)
 		buf_addf(&ref, "%s%s",
-			 starts_with(o->branch, "refs/") ? "" : "refs/heads/",
+			 starts_with(o->branch, "refs/heads/") ? ""
+							       : "refs/heads/",
 			 o->branch);
 	else {
 		char *b = carry_branch_name(s->name, s->version, s->target);
@@ -2358,11 +2568,129 @@ out:
 	return error;
 }
 
-int export_write(struct export_written *w, const struct export_series *s,
-		 struct tree_repo *repo, const struct export_opts *o,
-		 struct err *err)
+/* The first control character of s (a line break: a header of its own). */
+static const char *control_char(const char *s)
 {
-	memset(w, 0, sizeof(*w));
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
+static int check_header_value(const char *opt, const char *v, struct err *err)
+{
+	const char *c = v ? control_char(v) : NULL;
+
+	if (!c)
+		return 0;
+	return err_set(err, ERR_USAGE,
+		       "%s holds a %s: a mail header value is one line of "
+		       "text",
+		       opt,
+		       *c == '\n'   ? "line break"
+		       : *c == '\r' ? "carriage return"
+				    : "control character");
+}
+
+static bool subdir_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("._+~-", c);
+}
+
+static int check_subdir(const char *d, struct err *err)
+{
+	const char *c = d;
+
+	if (!safe_relative(d))
+		goto bad;
+	for (; *c; c++) {
+		bool start = c == d || c[-1] == '/';
+		if (*c == '/')
+			continue;
+		if (!subdir_char(*c) || (start && *c == '.'))
+			goto bad;
+	}
+	if (!strcmp(d, "series") || starts_with(d, "series/"))
+		return err_set(err, ERR_USAGE,
+			       "--subdir 'series' is quilt's series file");
+	return 0;
+bad:
+	return err_set(err, ERR_USAGE,
+		       "--subdir must be a relative folder of names made of "
+		       "letters, digits and ._+~- (none starting with '.')");
+}
+
+int export_check_opts(const struct export_opts *o, struct err *err)
+{
+	const struct export_text_opts *t = &o->text;
+	int error = 0;
+
+	for (size_t i = 0; i < t->nr_to && !error; i++)
+		error = check_header_value("--to", t->to[i], err);
+	for (size_t i = 0; i < t->nr_cc && !error; i++)
+		error = check_header_value("--cc", t->cc[i], err);
+	if (!error)
+		error = check_header_value("--in-reply-to", t->in_reply_to, err);
+	if (!error)
+		error = check_header_value("--subject-prefix",
+					   t->subject_prefix, err);
+	if (!error && o->subdir)
+		error = check_subdir(o->subdir, err);
+	if (!error && o->branch) {
+		const char *b = o->branch;
+		if (starts_with(b, "refs/heads/"))
+			b += strlen("refs/heads/");
+		/* "@" alone is HEAD to git (check-ref-format rule 9);
+		 * libgit2 takes it */
+		if (starts_with(b, "refs/") || !strcmp(b, "@") ||
+		    !tree_branch_name_valid(b))
+			error = err_set(err, ERR_USAGE,
+					"--branch '%s' is no valid local "
+					"branch name",
+					o->branch);
+	}
+	return error;
+}
+
+/*
+ * The folder an export of files writes in, locked for the export: two
+ * exports into one package from two workspaces (no workspace or
+ * repository lock in common) each read debian/patches/series and wrote
+ * it back, and one block was lost.  --into's folder (a spec's folder),
+ * else -o's; the nearest that exists.  An flock on the folder itself:
+ * nothing is added to a user's package, and a killed export holds
+ * nothing.
+ */
+static int lock_folder(int *fd, const struct export_opts *o, struct err *err)
+{
+	char *dir = xstrdup(o->into ? o->into : o->out ? o->out : ".");
+	int error = 0;
+
+	while (!fs_is_dir(dir) && strcmp(dir, ".") && strcmp(dir, "/")) {
+		char *up = dir_of(dir);
+		free(dir);
+		dir = up;
+	}
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		error = err_set(err, ERR_IO, "cannot open '%s': %s", dir,
+				strerror(errno));
+	else
+		while (flock(*fd, LOCK_EX) < 0)
+			if (errno != EINTR) {
+				error = err_set(err, ERR_IO,
+						"cannot lock '%s': %s", dir,
+						strerror(errno));
+				break;
+			}
+	free(dir);
+	return error;
+}
+
+static int write_files(struct export_written *w,
+		       const struct export_series *s,
+		       const struct export_opts *o, struct err *err)
+{
 	switch (o->format) {
 	case EXPORT_DEBIAN:
 		return write_debian(w, s, o, err);
@@ -2375,7 +2703,23 @@ int export_write(struct export_written *w, const struct export_series *s,
 	case EXPORT_MBOX:
 		return write_mbox(w, s, o, err);
 	case EXPORT_GIT:
-		return write_git(w, s, repo, o, err);
+		break;
 	}
 	BUG("unknown export format %d", (int)o->format);
+}
+
+int export_write(struct export_written *w, const struct export_series *s,
+		 struct tree_repo *repo, const struct export_opts *o,
+		 struct err *err)
+{
+	int fd = -1, error;
+
+	memset(w, 0, sizeof(*w));
+	if (o->format == EXPORT_GIT)
+		return write_git(w, s, repo, o, err);
+	if ((error = lock_folder(&fd, o, err)) == 0)
+		error = write_files(w, s, o, err);
+	if (fd >= 0)
+		close(fd); /* releases the flock */
+	return error;
 }

@@ -228,11 +228,26 @@ struct export_opts {
 	struct export_text_opts text;
 };
 
+/*
+ * Refuse (ERR_USAGE) options that would write something other than meant:
+ * a line break or another control character in --to, --cc,
+ * --in-reply-to or --subject-prefix (it would start a header of its
+ * own); a --subdir that is not a plain relative folder of names quilt
+ * reads as one word ([A-Za-z0-9._+~-], none starting with '.') or that
+ * is 'series'; a --branch that is no valid local branch name (git
+ * check-ref-format --branch; "refs/heads/" may lead).
+ */
+int export_check_opts(const struct export_opts *o, struct err *err);
+
 /* What export_write did, for the command to print. */
 struct export_written {
 	char **lines; /* "path" written, or "path (block 'NAME')" */
 	size_t nr, alloc;
 	char *where;  /* the folder, spec or branch */
+	/* what the user should know of the result: "PATCH changes the
+	 * symlink 'path': dpkg-source refuses such a patch" */
+	char **notes;
+	size_t nr_notes, alloc_notes;
 };
 
 void export_written_release(struct export_written *w);
@@ -241,7 +256,10 @@ void export_written_release(struct export_written *w);
  * Write s in format o->format.  Files are written only where kcarry
  * wrote them before (named in its marked block) or where nothing is;
  * anything else in the way fails with ERR_EXISTS before a file is
- * written.  repo is the repository s was carried on.
+ * written.  All or nothing: every file goes to a temporary beside it
+ * first, renamed into place once all are written; the folder written in
+ * (--into's, else -o's) is locked (flock) meanwhile.  repo is the
+ * repository s was carried on.
  */
 int export_write(struct export_written *w, const struct export_series *s,
 		 struct tree_repo *repo, const struct export_opts *o,

@@ -30,6 +30,7 @@ struct parser {
 	size_t files_alloc;
 	size_t hunks_alloc;   /* of the file being parsed */
 	const char *diff_end; /* end of the last byte that belongs to a file */
+	bool git_file;        /* in a "diff --git" file: strip as git does */
 };
 
 /* Names of a file patch as written, before stripping. */
@@ -301,16 +302,22 @@ static int read_name(struct parser *ps, struct span s, size_t lineno,
 }
 
 /* Skip n leading components as patch(1) does; NULL when there are fewer. */
-static const char *strip_components(const char *s, int n)
+/*
+ * Strip n components.  In a git diff every slash counts, as git apply
+ * strips: "b//etc/passwd" less one is "/etc/passwd", absolute, which git
+ * refuses and so does kcarry.  A plain diff goes to GNU patch (quilt),
+ * which takes a run of slashes as one: "a//a.c" less one is "a.c".
+ */
+static const char *strip_components(const char *s, int n, bool git)
 {
 	while (n-- > 0) {
 		const char *slash = strchr(s, '/');
 
 		if (!slash)
 			return NULL;
-		while (*slash == '/')
+		while (!git && slash[1] == '/')
 			slash++;
-		s = slash;
+		s = slash + 1;
 	}
 	return s;
 }
@@ -494,7 +501,7 @@ static int make_path(struct parser *ps, const char *raw, int strip,
 	*out = NULL;
 	if (!strcmp(raw, "/dev/null"))
 		return 0;
-	s = strip_components(raw, strip);
+	s = strip_components(raw, strip, ps->git_file);
 	if (!s || !*s)
 		return err_set(ps->err, ERR_PARSE,
 			       "%s:%zu: cannot strip %d leading component%s "
@@ -536,8 +543,7 @@ static struct span strip_span(struct span s, int n)
 
 		if (!slash)
 			return SPAN_NULL;
-		while (slash < s.ptr + s.len && *slash == '/')
-			slash++;
+		slash++; /* every slash counts, as git strips */
 		s.len -= (size_t)(slash - s.ptr);
 		s.ptr = slash;
 	}
@@ -765,6 +771,11 @@ static int parse_hunk(struct parser *ps, struct patch_file *f,
 			       "%s:%zu: malformed hunk header '%.*s'", ps->name,
 			       lineno, (int)(hdr.len > 80 ? 80 : hdr.len),
 			       hdr.ptr);
+	if (!h->old_count && !h->new_count)
+		return err_set(ps->err, ERR_PARSE,
+			       "%s:%zu: hunk has no lines ('@@ -%lu,0 +%lu,0 "
+			       "@@')",
+			       ps->name, lineno, h->old_start, h->new_start);
 	if (h->old_count > PATCH_MAX_HUNK_LINES ||
 	    h->new_count > PATCH_MAX_HUNK_LINES)
 		return err_set(ps->err, ERR_PARSE,
@@ -931,6 +942,15 @@ static int parse_mode(struct parser *ps, struct span v, unsigned *mode,
 			goto bad;
 		m = m * 8 + (unsigned)(v.ptr[i] - '0');
 	}
+	/* git writes 100644, 100755, 120000 and 160000; an old git wrote
+	 * 100664.  As git apply, a regular file is 100755 when its owner
+	 * may execute it, else 100644 (git's canon_mode). */
+	if ((m & 0170000) == 0100000)
+		m = m & 0100 ? 0100755 : 0100644;
+	else if ((m & 0170000) == 0120000 || (m & 0170000) == 0160000)
+		m &= 0170000;
+	else
+		goto bad;
 	*mode = m;
 	return 0;
 bad:
@@ -1029,14 +1049,45 @@ fail:
 	return -1;
 }
 
+/*
+ * What git apply refuses in a git file header once it is read: a file
+ * that turns into a symlink (or back) in place, which git writes as a
+ * deletion and an addition; a header that changes nothing (no hunks, no
+ * binary, no mode line that differs, no rename, copy, creation or
+ * deletion).  modes_differ: "old mode" and "new mode" as written differ,
+ * or only "new mode" was given.
+ */
+static int check_git_file(struct parser *ps, const struct patch_file *f,
+			  bool modes_differ)
+{
+	const char *path = patch_file_path(f);
+
+	if (f->op != PATCH_ADD && f->op != PATCH_DELETE && f->old_mode &&
+	    f->new_mode && (f->old_mode & 0170000) != (f->new_mode & 0170000))
+		return err_set(ps->err, ERR_PARSE,
+			       "%s:%zu: '%s' changes type from mode %06o to "
+			       "%06o in place",
+			       ps->name, f->lineno, path, f->old_mode,
+			       f->new_mode);
+	if (f->op == PATCH_MODIFY && !f->nr_hunks && !f->binary &&
+	    !modes_differ)
+		return err_set(ps->err, ERR_PARSE,
+			       "%s:%zu: the header of '%s' changes nothing "
+			       "(no hunk, mode, rename or binary data)",
+			       ps->name, f->lineno, path);
+	return 0;
+}
+
 static int parse_git_file(struct parser *ps)
 {
 	struct raw_names rn = { 0 };
 	struct patch_file *f = new_file(ps, ps->c.lineno);
 	struct span l, l1, v;
+	struct span old_mode = SPAN_NULL, new_mode = SPAN_NULL;
 	bool has_hunks = false;
 	int error = -1;
 
+	ps->git_file = true;
 	next_line(&ps->c, &l);
 	git_header_names(span_after(l, strlen("diff --git ")), ps->strip,
 			 &rn.hdr_old, &rn.hdr_new);
@@ -1047,10 +1098,12 @@ static int parse_git_file(struct parser *ps)
 		size_t *ren_line = NULL;
 
 		if (span_starts_with(l, "old mode ")) {
+			old_mode = span_trim(span_after(l, 9));
 			if (parse_mode(ps, span_after(l, 9), &f->old_mode,
 				       lineno) < 0)
 				goto out;
 		} else if (span_starts_with(l, "new mode ")) {
+			new_mode = span_trim(span_after(l, 9));
 			if (parse_mode(ps, span_after(l, 9), &f->new_mode,
 				       lineno) < 0)
 				goto out;
@@ -1127,7 +1180,16 @@ static int parse_git_file(struct parser *ps)
 		goto out;
 	/* Without "---"/"+++" a git diff has no hunks: git says the same. */
 	error = has_hunks ? parse_hunks(ps, f) : 0;
+	/* a hunk right after the header: parse_diff names that error */
+	if (!error && !(peek_at(&ps->c, 0, &l) && span_starts_with(l, "@@ -")))
+		error = check_git_file(
+			ps, f,
+			new_mode.ptr &&
+				!(old_mode.ptr && old_mode.len == new_mode.len &&
+				  !memcmp(old_mode.ptr, new_mode.ptr,
+					  new_mode.len)));
 out:
+	ps->git_file = false;
 	raw_names_release(&rn);
 	return error;
 }

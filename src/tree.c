@@ -461,6 +461,124 @@ out:
 	return error;
 }
 
+/* A git mode as git writes it: 100644, 100755 (any execute bit), 120000. */
+static unsigned git_mode(unsigned mode)
+{
+	if ((mode & 0170000) == 0120000)
+		return 0120000;
+	return mode & 0111 ? 0100755 : 0100644;
+}
+
+/* path as git quotes it in a "diff --git" line (core.quotePath on) */
+static void add_git_path(struct buf *out, const char *prefix, const char *path)
+{
+	bool quote = false;
+
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		quote |= *c < 0x20 || *c >= 0x7f || *c == '"' || *c == '\\';
+	if (!quote) {
+		buf_addf(out, "%s%s", prefix, path);
+		return;
+	}
+	buf_addf(out, "\"%s", prefix);
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			buf_addf(out, "\\%c", *c);
+		else if (*c == '\t')
+			buf_adds(out, "\\t");
+		else if (*c == '\n')
+			buf_adds(out, "\\n");
+		else if (*c < 0x20 || *c >= 0x7f)
+			buf_addf(out, "\\%03o", *c);
+		else
+			buf_addc(out, (char)*c);
+	}
+	buf_addc(out, '"');
+}
+
+/*
+ * libgit2's diff of two blobs knows no modes: it writes 100644 for both.
+ * Put the modes of the trees in its header, as git diff writes them:
+ * "new file mode 100755", "deleted file mode 120000", "old mode 100644" /
+ * "new mode 100755" before the index line, or the mode on the index line
+ * when it did not change.
+ */
+static void add_with_modes(struct buf *out, const char *text, size_t len,
+			   unsigned ma, unsigned mb)
+{
+	const char *p = text, *end = text + len;
+	bool header = true;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) + 1 : (size_t)(end - p);
+		struct span l = { p, n };
+
+		if (header && (span_starts_with(l, "--- ") ||
+			       span_starts_with(l, "Binary files ") ||
+			       span_starts_with(l, "GIT binary patch")))
+			header = false;
+		if (header && span_starts_with(l, "new file mode ")) {
+			buf_addf(out, "new file mode %06o\n", mb);
+		} else if (header && span_starts_with(l, "deleted file mode ")) {
+			buf_addf(out, "deleted file mode %06o\n", ma);
+		} else if (header && span_starts_with(l, "index ") && ma && mb) {
+			const char *sp = memchr(p + 6, ' ', n - 6);
+			size_t idx = sp ? (size_t)(sp - p) : n - 1;
+			if (ma != mb)
+				buf_addf(out, "old mode %06o\nnew mode %06o\n", ma,
+					 mb);
+			buf_add(out, p, idx);
+			if (ma == mb)
+				buf_addf(out, " %06o", ma);
+			buf_addc(out, '\n');
+		} else {
+			buf_add(out, p, n);
+		}
+		p += n;
+	}
+}
+
+/* The diff of one path from blob a (mode ma) to blob b; NULL: absent. */
+static int diff_blobs(struct buf *out, const char *path, git_blob *a,
+		      unsigned ma, git_blob *b, unsigned mb, struct err *err)
+{
+	git_patch *patch = NULL;
+	git_buf text = GIT_BUF_INIT;
+	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+	int error = 0;
+
+	ma = a ? git_mode(ma) : 0;
+	mb = b ? git_mode(mb) : 0;
+	/* a file that became a symlink (or back) is a deletion and an
+	 * addition, as git writes it */
+	if (a && b && (ma == 0120000) != (mb == 0120000)) {
+		if ((error = diff_blobs(out, path, a, ma, NULL, 0, err)) < 0)
+			return error;
+		return diff_blobs(out, path, NULL, 0, b, mb, err);
+	}
+	if (a && b && git_oid_equal(git_blob_id(a), git_blob_id(b))) {
+		/* the content is the same: libgit2 writes nothing */
+		buf_adds(out, "diff --git ");
+		add_git_path(out, "a/", path);
+		buf_addc(out, ' ');
+		add_git_path(out, "b/", path);
+		buf_addf(out, "\nold mode %06o\nnew mode %06o\n", ma, mb);
+		return 0;
+	}
+	o.flags |= GIT_DIFF_SHOW_BINARY;
+	if (git_patch_from_blobs(&patch, a, a ? path : NULL, b, b ? path : NULL,
+				 &o) < 0 ||
+	    git_patch_to_buf(&text, patch) < 0)
+		error = err_set(err, ERR_IO, "cannot diff '%s': %s", path,
+				git_text());
+	else
+		add_with_modes(out, text.ptr, text.size, ma, mb);
+	git_buf_dispose(&text);
+	git_patch_free(patch);
+	return error;
+}
+
 int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    const struct tree_oid *old_commit,
 		    const struct tree_oid *new_commit,
@@ -476,9 +594,6 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 	buf_reset(out);
 	for (size_t i = 0; i < nr && !error; i++) {
 		git_blob *a = NULL, *b = NULL;
-		git_patch *patch = NULL;
-		git_buf text = GIT_BUF_INIT;
-		git_diff_options o = GIT_DIFF_OPTIONS_INIT;
 		unsigned ma, mb;
 
 		/* a path named twice is diffed once (a hash: a patch may name
@@ -486,24 +601,12 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		if (strmap_get(&seen, paths[i]) != (size_t)-1)
 			continue;
 		strmap_put(&seen, paths[i], i);
-		if ((error = blob_at(&a, &ma, r, &oc, paths[i], err)) < 0 ||
-		    (error = blob_at(&b, &mb, r, &nc, paths[i], err)) < 0)
-			goto next;
-		if ((!a && !b) || (a && b && ma == mb &&
-				   git_oid_equal(git_blob_id(a), git_blob_id(b))))
-			goto next;
-		o.flags |= GIT_DIFF_SHOW_BINARY;
-		if (git_patch_from_blobs(&patch, a, a ? paths[i] : NULL, b,
-					 b ? paths[i] : NULL, &o) < 0 ||
-		    git_patch_to_buf(&text, patch) < 0) {
-			error = err_set(err, ERR_IO, "cannot diff '%s': %s",
-					paths[i], git_text());
-			goto next;
-		}
-		buf_add(out, text.ptr, text.size);
-	next:
-		git_buf_dispose(&text);
-		git_patch_free(patch);
+		if ((error = blob_at(&a, &ma, r, &oc, paths[i], err)) == 0 &&
+		    (error = blob_at(&b, &mb, r, &nc, paths[i], err)) == 0 &&
+		    (a || b) &&
+		    !(a && b && git_mode(ma) == git_mode(mb) &&
+		      git_oid_equal(git_blob_id(a), git_blob_id(b))))
+			error = diff_blobs(out, paths[i], a, ma, b, mb, err);
 		git_blob_free(a);
 		git_blob_free(b);
 	}
@@ -2025,6 +2128,13 @@ int tree_user(char **name, char **email, struct tree_repo *r,
 	git_config_free(snap);
 	git_config_free(cfg);
 	return 0;
+}
+
+bool tree_branch_name_valid(const char *name)
+{
+	int valid = 0;
+
+	return git_branch_name_is_valid(&valid, name) == 0 && valid;
 }
 
 bool tree_has_commit(struct tree_repo *r, const char *hex)

@@ -79,6 +79,9 @@ struct tree_commit_patch {
 /*
  * The unified diff (git form: "diff --git", index lines) of the given
  * paths between two commits, from their blobs alone: no tree walk.
+ * Modes as git diff writes them: old/new mode (a mode-only change too),
+ * new/deleted file mode 100755 or 120000 (a symlink's content is its
+ * target), a file that becomes a symlink as a deletion and an addition.
  */
 int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    const struct tree_oid *old_commit,
@@ -291,6 +294,10 @@ int tree_user(char **name, char **email, struct tree_repo *r,
  */
 int tree_release_containing(char **tag, struct tree_repo *r, const char *hex,
 			    struct err *err);
+
+/* True when name is a valid local branch name (git check-ref-format
+ * --branch: refs/heads/NAME a valid ref, not "HEAD", no leading '-'). */
+bool tree_branch_name_valid(const char *name);
 
 /* True when r holds the commit hex (40 digits). */
 bool tree_has_commit(struct tree_repo *r, const char *hex);

@@ -166,6 +166,8 @@ static int take_args(struct export_cli *c, size_t nr, struct err *err)
 	c->eo.text.nr_to = c->to.nr;
 	c->eo.text.cc = c->cc.items;
 	c->eo.text.nr_cc = c->cc.nr;
+	if (export_check_opts(&c->eo, err) < 0)
+		return -1;
 	return series_parse_spec(spec, &c->name, &c->version, err);
 }
 
@@ -510,6 +512,8 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	if (export_write(&w, &s, j.repo, &cli.eo, &err) < 0)
 		goto fail;
 	print_result(&s, &w, &cli);
+	for (size_t i = 0; i < w.nr_notes; i++)
+		note(opts, "note: %s", w.notes[i]);
 	if (cli.eo.format == EXPORT_MBOX) {
 		size_t n = 0;
 		for (size_t i = 0; i < s.nr; i++)

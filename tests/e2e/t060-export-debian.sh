@@ -222,4 +222,11 @@ expect_stderr <<'EOT'
 error: --to does not go with --format debian
 usage: kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]
 EOT
+# --subdir: a name quilt reads as one word, never the series file
+cp $pkg/debian/patches/series "$TEST_TMP/series.keep"
+for d in 'a b' "$(printf 'a\nb')" series series/x ../x /x .pc x//y; do
+	expect_exit 2 kcarry -C ws export wq 6.1 --format debian --into $pkg --subdir "$d"
+	stderr_has "^error: --subdir "
+done
+cmp -s "$TEST_TMP/series.keep" $pkg/debian/patches/series || fail "series changed by a bad --subdir"
 exit 0

@@ -136,6 +136,16 @@ EOT
 [ "$(cat out/0002-btrfs-offset-fix.patch)" = 'my notes' ] || fail "user file overwritten"
 grep -q 'Subject: \[PATCH 6.1.y\]' out/0001-btrfs-exact-fix.patch || fail "wrote before refusing"
 
+# a line break in a header value would start a header of its own (Bcc:)
+rm -rf inj
+for opt in --to --cc --in-reply-to --subject-prefix; do
+	expect_exit 2 kcarry -C ws export wq 6.1 --format mbox -o inj $opt "$(printf 'a@example.org\nBcc: eve@example.org')"
+	stderr_has "^error: $opt holds a line break: a mail header value is one line of text\$"
+	expect_exit 2 kcarry -C ws export wq 6.1 --format mbox -o inj $opt "$(printf 'a@example.org\rBcc: eve@example.org')"
+	stderr_has "^error: $opt holds a carriage return"
+done
+[ ! -e inj ] || fail "wrote with a forged header"
+
 # --- a real stable FAILED report, backported to a 6.1 tree -------------
 need_corpus
 failed=$KCARRY_CORPUS/failed-v6.6-stable-btrfs-fix-error-propagation-of-split-bios.v1.mbox

@@ -102,4 +102,17 @@ EOT
 diff -u "$TEST_TMP/want" "$TEST_TMP/got" || fail "missing patches"
 [ "$(git -C tgt rev-parse kcarry-export/wq4/v1/6.1^{tree})" = "$(git -C tgt rev-parse kcarry/wq4/v1/6.1^{tree})" ] ||
 	fail "partial tree"
+
+# --branch takes a valid local branch name only (git check-ref-format
+# --branch; "@" there names the current branch), never HEAD, an option
+# or another kind of ref
+for b in HEAD -x refs/remotes/origin/x refs/tags/v1 'a..b' 'a b' 'x.lock' '@'; do
+	expect_exit 2 kcarry -C ws export wq 6.1 --format git --branch "$b"
+	stderr_has "^error: --branch '$b' is no valid local branch name\$"
+	git check-ref-format --branch "$b" >/dev/null 2>&1 && case $b in refs/* | @) ;; *)
+		fail "git takes '$b'" ;; esac
+done
+git -C tgt rev-parse -q --verify refs/remotes/origin/x >/dev/null && fail "wrote a remote ref"
+expect_exit 0 kcarry -C ws export wq 6.1 --format git --branch refs/heads/full-name
+git -C tgt rev-parse -q --verify refs/heads/full-name >/dev/null || fail "refs/heads/ name"
 exit 0

@@ -539,6 +539,104 @@ static void block_is_added_then_replaced_in_place(void **state)
 	err_release(&err);
 }
 
+/* A merge of two branches of a package can leave the block twice: the
+ * update keeps one, and the files of both count as kcarry's. */
+static void a_second_stale_block_is_removed(void **state)
+{
+	struct buf t = BUF_INIT, old = BUF_INIT;
+	struct err err = ERR_INIT;
+
+	buf_adds(&t, "a.patch\n# kcarry export begin: wq\nx.patch\n"
+		     "# kcarry export end: wq\nb.patch\n"
+		     "# kcarry export begin: wq\nold.patch\n"
+		     "# kcarry export end: wq\nc.patch\n");
+	assert_int_equal(export_block_update(&t, "wq", "y.patch\n", SIZE_MAX,
+					     &old, &err),
+			 0);
+	assert_string_equal(t.ptr, "a.patch\n# kcarry export begin: wq\n"
+				   "y.patch\n# kcarry export end: wq\n"
+				   "b.patch\nc.patch\n");
+	assert_string_equal(old.ptr, "x.patch\nold.patch\n");
+	buf_release(&t);
+	buf_release(&old);
+	err_release(&err);
+}
+
+/* series.conf indents its lines with a tab: so may a user the markers. */
+static void an_indented_block_is_recognised(void **state)
+{
+	struct buf t = BUF_INIT, old = BUF_INIT;
+	struct err err = ERR_INIT;
+
+	buf_adds(&t, "\tpatches.suse/a.patch\n\t# kcarry export begin: wq\n"
+		     "\tpatches.suse/x.patch\n  # kcarry export end: wq\n"
+		     "\tpatches.suse/b.patch\n");
+	assert_int_equal(export_block_update(&t, "wq",
+					     "\tpatches.suse/y.patch\n",
+					     SIZE_MAX, &old, &err),
+			 0);
+	assert_string_equal(t.ptr, "\tpatches.suse/a.patch\n"
+				   "# kcarry export begin: wq\n"
+				   "\tpatches.suse/y.patch\n"
+				   "# kcarry export end: wq\n"
+				   "\tpatches.suse/b.patch\n");
+	assert_string_equal(old.ptr, "\tpatches.suse/x.patch\n");
+	buf_release(&t);
+	buf_release(&old);
+	err_release(&err);
+}
+
+static int check_opts(const struct export_opts *o)
+{
+	struct err err = ERR_INIT;
+	int rc = export_check_opts(o, &err);
+
+	err_release(&err);
+	return rc;
+}
+
+static void options_that_forge_or_misplace_are_refused(void **state)
+{
+	const char *to[] = { "stable@vger.kernel.org", "a@b\nBcc: e@f" };
+	struct export_opts o = { 0 };
+
+	assert_int_equal(check_opts(&o), 0);
+	o.text.to = to;
+	o.text.nr_to = 1;
+	assert_int_equal(check_opts(&o), 0);
+	o.text.nr_to = 2;
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.text.nr_to = 0;
+	o.text.in_reply_to = "<x@y>\r\nBcc: e@f";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.text.in_reply_to = "";
+	o.text.subject_prefix = "PATCH 6.1.y";
+	assert_int_equal(check_opts(&o), 0);
+
+	o.subdir = "bugfix/kcarry-wq_2";
+	assert_int_equal(check_opts(&o), 0);
+	o.subdir = "a b";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.subdir = "series";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.subdir = "x/.pc";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.subdir = NULL;
+
+	o.branch = "kcarry-export/wq/v1/6.1";
+	assert_int_equal(check_opts(&o), 0);
+	o.branch = "refs/heads/for-stable";
+	assert_int_equal(check_opts(&o), 0);
+	o.branch = "HEAD";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.branch = "-x";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.branch = "refs/remotes/origin/x";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+	o.branch = "a..b";
+	assert_int_equal(check_opts(&o), ERR_USAGE);
+}
+
 static void blocks_of_other_series_are_left_alone(void **state)
 {
 	struct buf t = BUF_INIT;
@@ -761,6 +859,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			suse_patch_has_kernel_source_headers, setup, teardown),
 		cmocka_unit_test(block_is_added_then_replaced_in_place),
+		cmocka_unit_test(a_second_stale_block_is_removed),
+		cmocka_unit_test(an_indented_block_is_recognised),
+		cmocka_unit_test(options_that_forge_or_misplace_are_refused),
 		cmocka_unit_test(blocks_of_other_series_are_left_alone),
 		cmocka_unit_test(block_without_its_end_is_refused),
 		cmocka_unit_test(changed_paths_are_the_files_that_differ),

@@ -744,6 +744,82 @@ static void dotdot_path_is_rejected(void **state)
 		     "inside .git");
 }
 
+/*
+ * What git apply --check refuses, kcarry refuses at parse: git decides
+ * (a repository with f, 100644, holding a b c), when git is here.
+ */
+static const struct {
+	const char *text, *error;
+} git_refuses[] = {
+	{ "diff --git a/f b//etc/passwd2\nnew file mode 100644\n"
+	  "--- /dev/null\n+++ b//etc/passwd2\n@@ -0,0 +1 @@\n+x\n",
+	  "t.patch:4: path 'b//etc/passwd2' is absolute" },
+	{ "diff --git a/f b/f\nold mode 100644\nnew mode 120000\n",
+	  "t.patch:1: 'f' changes type from mode 100644 to 120000 in place" },
+	{ "diff --git a/f b/f\nold mode 120000\nnew mode 100755\n"
+	  "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n",
+	  "t.patch:1: 'f' changes type from mode 120000 to 100755 in place" },
+	{ "diff --git a/f b/f\nindex 1234567..89abcde 100644\n",
+	  "t.patch:1: the header of 'f' changes nothing (no hunk, mode, "
+	  "rename or binary data)" },
+	{ "diff --git a/f b/f\nold mode 100644\nnew mode 100644\n",
+	  "t.patch:1: the header of 'f' changes nothing (no hunk, mode, "
+	  "rename or binary data)" },
+	{ "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -0,0 +0,0 @@\n",
+	  "t.patch:4: hunk has no lines ('@@ -0,0 +0,0 @@')" },
+	{ "diff --git a/f b/f\nold mode 100644\nnew mode 40000\n",
+	  "t.patch:3: invalid mode '40000'" },
+	{ "diff --git a/f b/f\nold mode 100644\nnew mode 644\n",
+	  "t.patch:3: invalid mode '644'" },
+};
+
+static void git_apply_refusals_are_refused(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xstrfmt("%s/kcarry-test-refuse-XXXXXX",
+			    tmp && *tmp ? tmp : "/tmp");
+	bool git = unit_run("git --version") == 0 && mkdtemp(dir) &&
+		   unit_run("cd '%s' && git init -q && printf 'a\\nb\\nc\\n' "
+			    ">f && git add f",
+			    dir) == 0;
+
+	for (size_t i = 0; i < sizeof(git_refuses) / sizeof(git_refuses[0]); i++) {
+		assert_error(git_refuses[i].text, git_refuses[i].error);
+		if (git) {
+			char *pf = xstrfmt("%s/p.patch", dir);
+			FILE *fp = fopen(pf, "w");
+
+			assert_non_null(fp);
+			fputs(git_refuses[i].text, fp);
+			fclose(fp);
+			if (unit_run("cd '%s' && git apply --check p.patch",
+				     dir) == 0)
+				fail_msg("git apply accepts: %s",
+					 git_refuses[i].text);
+			free(pf);
+		}
+	}
+	if (git)
+		unit_run("rm -rf '%s'", dir);
+	free(dir);
+}
+
+/* git apply takes 100777 as 100755 and 100664 as 100644 (canon_mode). */
+static void odd_regular_modes_are_read_as_git_reads_them(void **state)
+{
+	static const char text[] = "diff --git a/f b/f\nold mode 100664\n"
+				   "new mode 100777\n";
+	struct patch p;
+	struct err err = ERR_INIT;
+	struct patch_parse_opts opts = { "t.patch", 1, true };
+
+	patch_init(&p);
+	assert_int_equal(patch_parse(&p, text, strlen(text), &opts, &err), 0);
+	assert_int_equal(p.files[0].old_mode, 0100644);
+	assert_int_equal(p.files[0].new_mode, 0100755);
+	patch_release(&p);
+}
+
 static void text_without_diff_is_an_error(void **state)
 {
 	assert_error("From: A <a@b>\nSubject: hello\n\nJust mail.\n",
@@ -1330,6 +1406,8 @@ int main(void)
 		cmocka_unit_test(ten_mb_line_is_an_error),
 		cmocka_unit_test(absolute_path_is_rejected),
 		cmocka_unit_test(dotdot_path_is_rejected),
+		cmocka_unit_test(git_apply_refusals_are_refused),
+		cmocka_unit_test(odd_regular_modes_are_read_as_git_reads_them),
 		cmocka_unit_test(text_without_diff_is_an_error),
 		cmocka_unit_test(truncated_inputs_never_crash),
 		cmocka_unit_test(format_writes_git_am_form),
