@@ -77,6 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "already.h"
 #include "cursor.h"
 #include "strmap.h"
 #include "tree.h"
@@ -2368,6 +2369,79 @@ static bool by_code(struct engine *e, size_t k, struct placing *pl)
 	return true;
 }
 
+/*
+ * Where hunk k's change would stand, as target lines [*from, *to): the
+ * function its leading context shows, else the one its header names (the
+ * target must define it), else, naming none, the hunk's length on each
+ * side of the expected place, at least 20 lines.
+ */
+static bool edited_region(struct engine *e, size_t k, long exp, size_t *from,
+			  size_t *to)
+{
+	const struct pat *p = &e->pats[k];
+	size_t len = p->pre.nr + p->post.nr, w = len > 20 ? len : 20;
+	long def = -1;
+
+	if (p->anchor >= 0) {
+		char *name = line_ident(p->pre.v[p->anchor].ptr,
+					p->pre.v[p->anchor].len);
+
+		def = name ? func_def(e, name) : -1;
+		free(name);
+		if (def < 0)
+			return false;
+	} else if (p->func && (def = pat_func_def(e, p)) < 0) {
+		return false;
+	}
+	if (def >= 0) {
+		*from = (size_t)def;
+		*to = func_end(e, (size_t)def);
+		return true;
+	}
+	*from = (size_t)exp > w ? (size_t)exp - w : 0;
+	*to = (size_t)exp + p->pre.nr + w;
+	if (*to > e->t.nr)
+		*to = e->t.nr;
+	return *from < *to;
+}
+
+/* The change stands in the function in edited form (already.c): already
+ * applied.  True when so. */
+static bool by_edited(struct engine *e, size_t k, struct placing *pl)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	struct already_found af;
+	struct buf at = BUF_INIT;
+	size_t from, to, i;
+
+	if (!p->changes || !edited_region(e, k, pl->exp, &from, &to) ||
+	    !already_edited(&af, p->h, target_span(e, from, to), from + 1))
+		return false;
+	free(r->reason);
+	r->reason = NULL;
+	r->rule = RULE_ALREADY;
+	r->edited = true;
+	r->found = af.lines;
+	r->nr_found = af.nr;
+	r->line = 0;
+	for (i = 0; i < af.nr; i++) {
+		if (!af.lines[i])
+			continue;
+		if (!r->line)
+			r->line = af.lines[i];
+		buf_addf(&at, "%s%lu", at.len ? ", " : "", af.lines[i]);
+	}
+	r->offset = (long)r->line - 1 - p->stated;
+	r->fuzz = 0;
+	set_found_func(e, k, r->line - 1);
+	add_reason(r, "its change stands in %s%s in edited form, the added "
+		   "lines at %s", or_none(r->found_func),
+		   call(or_none(r->found_func)), at.ptr);
+	buf_release(&at);
+	return true;
+}
+
 /* None placed it: a conflict, with the diagnosis first, then what the
  * 3-way merge and the candidates not taken say. */
 static void as_conflict(struct engine *e, size_t k, struct placing *pl,
@@ -2427,7 +2501,8 @@ static int place_hunk(struct engine *e, size_t k)
 			goto out;
 		}
 	}
-	if (by_fallback(e, k, &pl) || by_code(e, k, &pl))
+	if (by_fallback(e, k, &pl) || by_code(e, k, &pl) ||
+	    by_edited(e, k, &pl))
 		goto out;
 	as_conflict(e, k, &pl, tried);
 out:
@@ -2544,6 +2619,10 @@ static void engine_reset(struct engine *e)
 		r->offset = 0;
 		r->fuzz = 0;
 		r->risk = false;
+		r->edited = false;
+		free(r->found);
+		r->found = NULL;
+		r->nr_found = 0;
 		e->pl[k].set = false;
 		buf_release(&e->pl[k].text);
 	}
@@ -2689,6 +2768,7 @@ static int merge_blob(struct apply_file_result *res, struct engine *e,
 	struct buf merged = BUF_INIT;
 	struct lines ml = { NULL, 0, 0 };
 	bool conflicts = false, any = false, conflict_hunk = false;
+	bool edited = false;
 	size_t k;
 	int error;
 
@@ -2696,8 +2776,10 @@ static int merge_blob(struct apply_file_result *res, struct engine *e,
 	for (k = 0; k < e->f->nr_hunks; k++) {
 		any |= needs_merge(&e->hr[k]);
 		conflict_hunk |= e->hr[k].rule == RULE_CONFLICT;
+		/* the merge would apply again a change that stands elsewhere */
+		edited |= e->hr[k].edited;
 	}
-	if (!any)
+	if (!any || edited)
 		return 0;
 	if ((error = tree_merge_file(&merged, &conflicts, blob, e->old, theirs,
 				     &merge_labels, e->err)) < 0)
@@ -2995,6 +3077,7 @@ void apply_file_result_release(struct apply_file_result *res)
 		free(res->hunks[k].reason);
 		free(res->hunks[k].similar);
 		cause_free(res->hunks[k].cause);
+		free(res->hunks[k].found);
 	}
 	free(res->hunks);
 	free(res->reason);
