@@ -41,3 +41,30 @@ assert h[0]["edited"] == {"lines": [10, 12, 13]}, h[0]
 assert h[1]["edited"] == {"lines": [33, 34, 35]}, h[1]
 assert not h[0]["risk"] and not h[1]["risk"]
 '
+
+# check's JSON has the same, and it survives 'kcarry report merge'
+expect_exit 0 kcarry -C ws check -f json -o check.json
+expect_exit 0 kcarry -C ws report merge -f json check.json
+cp "$OUT" merged.json
+for f in check.json merged.json; do
+	python3 - "$f" "$KCARRY_FIXTURES/../../docs/kcarry-check.schema.json" <<'EOT' || fail "$f"
+import json, sys
+d = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(d)
+except ImportError:
+    pass
+def hunks(o):
+    if isinstance(o, dict):
+        if "rule" in o and "fuzz" in o:
+            yield o
+        for v in o.values():
+            yield from hunks(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from hunks(v)
+e = [h.get("edited") for h in hunks(d)]
+assert e == [{"lines": [10, 12, 13]}, {"lines": [33, 34, 35]}], e
+EOT
+done
