@@ -10,6 +10,12 @@
  * first, which finds the blocks in order whenever they stand so).  A
  * removed line is looked for the same way, alone, anywhere in the region.
  *
+ * A hunk that only adds has no removed line gone to show for it: lines it
+ * adds may stand in the function before the change, on another path
+ * ("mutex_lock(&d->lock);" above, "if (ret) goto out;" after another
+ * call).  So it needs a block of two significant lines, and each block
+ * standing once in the region.
+ *
  * Renamed locals are not matched: a line stands only token for token.
  */
 #include "already.h"
@@ -180,6 +186,8 @@ struct look {
 	size_t *target_line;  /* per hunk line: where it stands, or 0 */
 	size_t added_sig;     /* significant added lines */
 	size_t removed_sig;   /* significant removed lines, the neutral aside */
+	size_t block_sig;     /* the most significant lines of one block */
+	bool unique;          /* every block stands once in the region */
 };
 
 /*
@@ -193,7 +201,7 @@ static bool blocks_stand(struct look *lk)
 	size_t cur = 0, l = 1;
 
 	while (l <= s->nr) {
-		size_t from, n = 0, at;
+		size_t from, n = 0, at, sig = 0;
 
 		if (kind_of(s, lk->h, l) != '+') {
 			l++;
@@ -204,13 +212,19 @@ static bool blocks_stand(struct look *lk)
 			if (s->count[l] && from == s->toks.nr)
 				from = s->first[l];
 			n += s->count[l];
-			lk->added_sig += line_sig(s, l);
+			sig += line_sig(s, l);
 		}
 		if (!n)
 			continue;
+		lk->added_sig += sig;
+		if (sig > lk->block_sig)
+			lk->block_sig = sig;
 		if ((at = find_run(&lk->t, cur, &s->toks.v[from], n)) ==
 		    (size_t)-1)
 			return false;
+		if (find_run(&lk->t, 0, &s->toks.v[from], n) != at ||
+		    find_run(&lk->t, at + 1, &s->toks.v[from], n) != (size_t)-1)
+			lk->unique = false;
 		for (size_t i = 0; i < n; i++) {
 			size_t hl = s->hline[s->toks.v[from + i].line];
 
@@ -274,8 +288,9 @@ bool already_edited(struct already_found *out, const struct patch_hunk *h,
 	side_init(&lk.pre, h, '+');
 	lex_all(&lk.t, region, first_line);
 	lk.target_line = xcalloc(h->nr_lines + 1, sizeof(*lk.target_line));
+	lk.unique = true;
 	ok = blocks_stand(&lk) && !removed_stands(&lk) && lk.added_sig &&
-	     (lk.removed_sig || lk.added_sig >= 2);
+	     (lk.removed_sig || (lk.block_sig >= 2 && lk.unique));
 	if (ok)
 		found_fill(out, &lk);
 	side_release(&lk.post);

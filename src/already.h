@@ -29,10 +29,11 @@ void already_found_release(struct already_found *af);
  * them numbered first_line): each block of added lines (consecutive in the
  * postimage) stands there as whole target lines, token for token, the
  * blocks in order; no significant removed line stands there as whole
- * lines, unless the hunk also adds it; and there is evidence enough (a
- * significant added line, two when nothing significant is removed).  A
- * line is significant when it holds a name, a number, a literal or a
- * directive.  On true, out holds where each added line was found; on
+ * lines, unless the hunk also adds it; and there is evidence enough: a
+ * significant added line, and when nothing significant is removed, a
+ * block of two significant lines and every block standing only once in
+ * the region.  A line is significant when it holds a name, a number, a
+ * literal or a directive.  On true, out holds where each added line was found; on
  * false, out is empty.
  */
 bool already_edited(struct already_found *out, const struct patch_hunk *h,

@@ -160,6 +160,7 @@ static void blocks_in_another_order_are_not_already(void **state)
 		" \tdemo_lock(d);\n"
 		"+\tdemo_flush(d);\n"
 		" \tdemo_work(d);\n"
+		"-\tdemo_wait(d);\n"
 		"+\tdemo_unlock(d);\n"
 		" \treturn 0;\n";
 	const char swapped[] =
@@ -228,6 +229,57 @@ static void one_added_line_alone_is_no_evidence(void **state)
 	already_found_release(&af);
 }
 
+/* Locking added around a call, in a function that locks elsewhere: two
+ * significant lines, but one a block, proving nothing. */
+static void one_line_blocks_alone_are_no_evidence(void **state)
+{
+	struct already_found af;
+	const char body[] =
+		" \td = demo_get(id);\n"
+		"+\tmutex_lock(&d->lock);\n"
+		" \tdemo_work(d);\n"
+		"+\tmutex_unlock(&d->lock);\n"
+		" \treturn 0;\n";
+	const char region[] =
+		"\tmutex_lock(&d->lock);\n"
+		"\td->users++;\n"
+		"\tmutex_unlock(&d->lock);\n"
+		"\td = demo_get(id);\n"
+		"\tdemo_work(d);\n";
+
+	(void)state;
+	assert_false(stands(body, region, &af));
+}
+
+/* A check added after a call, in a function that has the same check
+ * after another call: it stands twice, so which is the hunk's is
+ * unknown. */
+static void added_block_standing_twice_is_no_evidence(void **state)
+{
+	struct already_found af;
+	const char body[] =
+		" \tret = demo_step(d);\n"
+		"+\tif (ret)\n"
+		"+\t\tgoto out;\n"
+		" \tdemo_work(d);\n";
+	const char twice[] =
+		"\tret = demo_init(d);\n"
+		"\tif (ret)\n"
+		"\t\tgoto out;\n"
+		"\tret = demo_step(d);\n"
+		"\tif (ret)\n"
+		"\t\tgoto out;\n";
+	const char once[] =
+		"\tret = demo_step(d);\n"
+		"\tif (ret)\n"
+		"\t\tgoto out;\n";
+
+	(void)state;
+	assert_false(stands(body, twice, &af));
+	assert_true(stands(body, once, &af));
+	already_found_release(&af);
+}
+
 static void added_comment_lines_are_found_nowhere(void **state)
 {
 	struct already_found af;
@@ -264,6 +316,8 @@ int main(void)
 		cmocka_unit_test(a_line_inside_a_longer_one_does_not_stand),
 		cmocka_unit_test(removed_line_also_added_is_neutral),
 		cmocka_unit_test(one_added_line_alone_is_no_evidence),
+		cmocka_unit_test(one_line_blocks_alone_are_no_evidence),
+		cmocka_unit_test(added_block_standing_twice_is_no_evidence),
 		cmocka_unit_test(added_comment_lines_are_found_nowhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
