@@ -2405,6 +2405,24 @@ static bool edited_region(struct engine *e, size_t k, long exp, size_t *from,
 	return *from < *to;
 }
 
+/* Whether hunk k's change stands in its function in edited form; af
+ * gets where (NULL: not wanted). */
+static bool edited_stands(struct engine *e, size_t k, long exp,
+			  struct already_found *af)
+{
+	struct already_found none;
+	size_t from, to;
+	bool stands;
+
+	if (!e->pats[k].changes || !edited_region(e, k, exp, &from, &to))
+		return false;
+	stands = already_edited(af ? af : &none, e->pats[k].h,
+				target_span(e, from, to), from + 1);
+	if (!af)
+		already_found_release(&none);
+	return stands;
+}
+
 /* The change stands in the function in edited form (already.c): already
  * applied.  True when so. */
 static bool by_edited(struct engine *e, size_t k, struct placing *pl)
@@ -2413,10 +2431,9 @@ static bool by_edited(struct engine *e, size_t k, struct placing *pl)
 	struct apply_hunk_result *r = &e->hr[k];
 	struct already_found af;
 	struct buf at = BUF_INIT;
-	size_t from, to, i;
+	size_t i;
 
-	if (!p->changes || !edited_region(e, k, pl->exp, &from, &to) ||
-	    !already_edited(&af, p->h, target_span(e, from, to), from + 1))
+	if (!edited_stands(e, k, pl->exp, &af))
 		return false;
 	free(r->reason);
 	r->reason = NULL;
@@ -2492,7 +2509,10 @@ static int place_hunk(struct engine *e, size_t k)
 	}
 	if (by_candidates(e, k, &pl))
 		goto out;
-	if (e->hunk3 && !e->opts->no_3way) {
+	/* a merge would add again a change that stands edited: by_edited()
+	 * below takes such a hunk */
+	if (e->hunk3 && !e->opts->no_3way &&
+	    !edited_stands(e, k, pl.exp, NULL)) {
 		if ((error = hunk_3way(e, k, pl.exp, &done, &tried)) < 0)
 			goto out;
 		if (done) {

@@ -68,6 +68,18 @@ static bool patch_edited(const struct carry_patch *cp)
 	return false;
 }
 
+/* What the patch line adds after the outcome: "[risk] ", ... or "". */
+static const char *patch_tag(const struct carry_patch *cp)
+{
+	if (cp->risk)
+		return "[risk] ";
+	if (cp->resolved)
+		return "[resolved] ";
+	if (!cp->skipped && cp->outcome == OUTCOME_ALREADY && patch_edited(cp))
+		return "[edited] ";
+	return "";
+}
+
 static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 		       int verbosity)
 {
@@ -124,10 +136,7 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 			}
 		fprintf(out, "  %04zu %s%-17s%s %s%s", i + 1,
 			opts->color ? outcome_color(cp->outcome) : "", name, off,
-			cp->risk ? "[risk] " : cp->resolved ? "[resolved] "
-				: !cp->skipped && cp->outcome == OUTCOME_ALREADY &&
-						patch_edited(cp) ? "[edited] " : "",
-			subj);
+			patch_tag(cp), subj);
 		if (nofs && lo == hi)
 			fprintf(out, " (%zu hunk%s %+ld)", nofs,
 				nofs == 1 ? "" : "s", lo);
