@@ -30,7 +30,7 @@ struct atok {
 	const char *p;
 	size_t len;
 	unsigned long line; /* target line, or line of the lexed image */
-	bool sig;           /* a name, a number, a literal or a directive */
+	bool sig;	    /* a name, a number, a literal or a directive */
 };
 
 struct atoks {
@@ -113,9 +113,9 @@ static size_t find_run(const struct atoks *t, size_t from,
 struct side {
 	struct buf text; /* the image; the tokens point into it */
 	struct atoks toks;
-	size_t *hline;   /* image line -> index in the hunk */
-	size_t *first;   /* image line -> its first token */
-	size_t *count;   /* image line -> how many tokens start on it */
+	size_t *hline; /* image line -> index in the hunk */
+	size_t *first; /* image line -> its first token */
+	size_t *count; /* image line -> how many tokens start on it */
 	size_t nr;
 };
 
@@ -182,12 +182,12 @@ static bool runs_eq(const struct side *a, size_t la, const struct side *b,
 struct look {
 	const struct patch_hunk *h;
 	struct side post, pre;
-	struct atoks t;       /* the region */
-	size_t *target_line;  /* per hunk line: where it stands, or 0 */
-	size_t added_sig;     /* significant added lines */
-	size_t removed_sig;   /* significant removed lines, the neutral aside */
-	size_t block_sig;     /* the most significant lines of one block */
-	bool unique;          /* every block stands once in the region */
+	struct atoks t;	     /* the region */
+	size_t *target_line; /* per hunk line: where it stands, or 0 */
+	size_t added_sig;    /* significant added lines */
+	size_t removed_sig;  /* significant removed lines, the neutral aside */
+	size_t block_sig;    /* the most significant lines of one block */
+	bool unique;	     /* every block stands once in the region */
 };
 
 /*
