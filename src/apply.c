@@ -77,6 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "already.h"
 #include "cursor.h"
 #include "strmap.h"
 #include "tree.h"
@@ -2368,6 +2369,96 @@ static bool by_code(struct engine *e, size_t k, struct placing *pl)
 	return true;
 }
 
+/*
+ * Where hunk k's change would stand, as target lines [*from, *to): the
+ * function its leading context shows, else the one its header names (the
+ * target must define it), else, naming none, the hunk's length on each
+ * side of the expected place, at least 20 lines.
+ */
+static bool edited_region(struct engine *e, size_t k, long exp, size_t *from,
+			  size_t *to)
+{
+	const struct pat *p = &e->pats[k];
+	size_t len = p->pre.nr + p->post.nr, w = len > 20 ? len : 20;
+	long def = -1;
+
+	if (p->anchor >= 0) {
+		char *name = line_ident(p->pre.v[p->anchor].ptr,
+					p->pre.v[p->anchor].len);
+
+		def = name ? func_def(e, name) : -1;
+		free(name);
+		if (def < 0)
+			return false;
+	} else if (p->func && (def = pat_func_def(e, p)) < 0) {
+		return false;
+	}
+	if (def >= 0) {
+		*from = (size_t)def;
+		*to = func_end(e, (size_t)def);
+		return true;
+	}
+	*from = (size_t)exp > w ? (size_t)exp - w : 0;
+	*to = (size_t)exp + p->pre.nr + w;
+	if (*to > e->t.nr)
+		*to = e->t.nr;
+	return *from < *to;
+}
+
+/* Whether hunk k's change stands in its function in edited form; af
+ * gets where (NULL: not wanted). */
+static bool edited_stands(struct engine *e, size_t k, long exp,
+			  struct already_found *af)
+{
+	struct already_found none;
+	size_t from, to;
+	bool stands;
+
+	if (!e->pats[k].changes || !edited_region(e, k, exp, &from, &to))
+		return false;
+	stands = already_edited(af ? af : &none, e->pats[k].h,
+				target_span(e, from, to), from + 1);
+	if (!af)
+		already_found_release(&none);
+	return stands;
+}
+
+/* The change stands in the function in edited form (already.c): already
+ * applied.  True when so. */
+static bool by_edited(struct engine *e, size_t k, struct placing *pl)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	struct already_found af;
+	struct buf at = BUF_INIT;
+	size_t i;
+
+	if (!edited_stands(e, k, pl->exp, &af))
+		return false;
+	free(r->reason);
+	r->reason = NULL;
+	r->rule = RULE_ALREADY;
+	r->edited = true;
+	r->found = af.lines;
+	r->nr_found = af.nr;
+	r->line = 0;
+	for (i = 0; i < af.nr; i++) {
+		if (!af.lines[i])
+			continue;
+		if (!r->line)
+			r->line = af.lines[i];
+		buf_addf(&at, "%s%lu", at.len ? ", " : "", af.lines[i]);
+	}
+	r->offset = (long)r->line - 1 - p->stated;
+	r->fuzz = 0;
+	set_found_func(e, k, r->line - 1);
+	add_reason(r, "its change stands in %s%s in edited form, the added "
+		   "lines at %s", or_none(r->found_func),
+		   call(or_none(r->found_func)), at.ptr);
+	buf_release(&at);
+	return true;
+}
+
 /* None placed it: a conflict, with the diagnosis first, then what the
  * 3-way merge and the candidates not taken say. */
 static void as_conflict(struct engine *e, size_t k, struct placing *pl,
@@ -2418,7 +2509,10 @@ static int place_hunk(struct engine *e, size_t k)
 	}
 	if (by_candidates(e, k, &pl))
 		goto out;
-	if (e->hunk3 && !e->opts->no_3way) {
+	/* a merge would add again a change that stands edited: by_edited()
+	 * below takes such a hunk */
+	if (e->hunk3 && !e->opts->no_3way &&
+	    !edited_stands(e, k, pl.exp, NULL)) {
 		if ((error = hunk_3way(e, k, pl.exp, &done, &tried)) < 0)
 			goto out;
 		if (done) {
@@ -2427,7 +2521,8 @@ static int place_hunk(struct engine *e, size_t k)
 			goto out;
 		}
 	}
-	if (by_fallback(e, k, &pl) || by_code(e, k, &pl))
+	if (by_fallback(e, k, &pl) || by_code(e, k, &pl) ||
+	    by_edited(e, k, &pl))
 		goto out;
 	as_conflict(e, k, &pl, tried);
 out:
@@ -2544,6 +2639,10 @@ static void engine_reset(struct engine *e)
 		r->offset = 0;
 		r->fuzz = 0;
 		r->risk = false;
+		r->edited = false;
+		free(r->found);
+		r->found = NULL;
+		r->nr_found = 0;
 		e->pl[k].set = false;
 		buf_release(&e->pl[k].text);
 	}
@@ -2689,6 +2788,7 @@ static int merge_blob(struct apply_file_result *res, struct engine *e,
 	struct buf merged = BUF_INIT;
 	struct lines ml = { NULL, 0, 0 };
 	bool conflicts = false, any = false, conflict_hunk = false;
+	bool edited = false;
 	size_t k;
 	int error;
 
@@ -2696,8 +2796,10 @@ static int merge_blob(struct apply_file_result *res, struct engine *e,
 	for (k = 0; k < e->f->nr_hunks; k++) {
 		any |= needs_merge(&e->hr[k]);
 		conflict_hunk |= e->hr[k].rule == RULE_CONFLICT;
+		/* the merge would apply again a change that stands elsewhere */
+		edited |= e->hr[k].edited;
 	}
-	if (!any)
+	if (!any || edited)
 		return 0;
 	if ((error = tree_merge_file(&merged, &conflicts, blob, e->old, theirs,
 				     &merge_labels, e->err)) < 0)
@@ -2995,6 +3097,7 @@ void apply_file_result_release(struct apply_file_result *res)
 		free(res->hunks[k].reason);
 		free(res->hunks[k].similar);
 		cause_free(res->hunks[k].cause);
+		free(res->hunks[k].found);
 	}
 	free(res->hunks);
 	free(res->reason);

@@ -19,7 +19,8 @@ enum apply_rule {
 	RULE_FUZZ,       /* outer context lines dropped, as GNU patch -F */
 	RULE_3WAY,       /* merge-file with the preimage blob of the index line */
 	RULE_3WAY_HUNK,  /* merge-file of hunk preimage/target region/postimage */
-	RULE_ALREADY,    /* the postimage is already where the preimage should be */
+	RULE_ALREADY,    /* the postimage is already where the preimage should be,
+			  * or the change stands in the function, edited */
 	RULE_CONFLICT,   /* none of the above */
 };
 
@@ -55,6 +56,14 @@ struct apply_hunk_result {
 	char *similar;
 	unsigned similarity;
 	struct cause *cause; /* why it conflicts or is a risk (carry.c) */
+	/*
+	 * RULE_ALREADY by already_edited(): the change stands in the
+	 * function in edited form.  found: per added line, in order, the
+	 * target line where it stands (0 for a line without code).
+	 */
+	bool edited;
+	unsigned long *found;
+	size_t nr_found;
 };
 
 struct apply_opts {

@@ -21,6 +21,7 @@ void carry_result_release(struct carry_result *res)
 				free(cf->hunks[h].reason);
 				free(cf->hunks[h].similar);
 				cause_free(cf->hunks[h].cause);
+				free(cf->hunks[h].found);
 			}
 			free(cf->hunks);
 			buf_release(&cf->rej);

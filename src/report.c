@@ -58,6 +58,28 @@ bool report_cause_tells(const struct apply_hunk_result *hr)
 	       !(hr->reason && strstr(hr->reason, c->text));
 }
 
+/* Some hunk of cp stands in the target in edited form. */
+static bool patch_edited(const struct carry_patch *cp)
+{
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++)
+			if (cp->files[f].hunks[h].edited)
+				return true;
+	return false;
+}
+
+/* What the patch line adds after the outcome: "[risk] ", ... or "". */
+static const char *patch_tag(const struct carry_patch *cp)
+{
+	if (cp->risk)
+		return "[risk] ";
+	if (cp->resolved)
+		return "[resolved] ";
+	if (!cp->skipped && cp->outcome == OUTCOME_ALREADY && patch_edited(cp))
+		return "[edited] ";
+	return "";
+}
+
 static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 		       int verbosity)
 {
@@ -114,8 +136,7 @@ void report_apply_text(FILE *out, const struct carry_result *res,
 			}
 		fprintf(out, "  %04zu %s%-17s%s %s%s", i + 1,
 			opts->color ? outcome_color(cp->outcome) : "", name, off,
-			cp->risk ? "[risk] " : cp->resolved ? "[resolved] " : "",
-			subj);
+			patch_tag(cp), subj);
 		if (nofs && lo == hi)
 			fprintf(out, " (%zu hunk%s %+ld)", nofs,
 				nofs == 1 ? "" : "s", lo);
@@ -261,6 +282,15 @@ json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 	json_object_set_new(o, "found_function", report_json_str(h->found_func));
 	json_object_set_new(o, "reason", report_json_str(h->reason));
 	json_object_set_new(o, "cause", report_json_cause(h->cause));
+	if (h->edited) {
+		json_t *e = json_object(), *lines = json_array();
+
+		for (size_t l = 0; l < h->nr_found; l++)
+			json_array_append_new(
+				lines, json_integer((json_int_t)h->found[l]));
+		json_object_set_new(e, "lines", lines);
+		json_object_set_new(o, "edited", e);
+	}
 	return o;
 }
 
@@ -300,6 +330,8 @@ static json_t *result_json(const struct carry_result *res)
 							: report_outcome_id(cp->outcome)));
 		json_object_set_new(p, "risk", json_boolean(cp->risk));
 		json_object_set_new(p, "resolved", json_boolean(cp->resolved));
+		if (cp->outcome == OUTCOME_ALREADY && patch_edited(cp))
+			json_object_set_new(p, "edited", json_true());
 		json_object_set_new(p, "committed", json_boolean(cp->committed));
 		if (cp->committed) {
 			tree_oid_hex(hex, &cp->commit);

@@ -302,6 +302,23 @@ static void load_audit(struct audit_result *a, json_t *o, json_t *patches)
 	}
 }
 
+/* A hunk's "edited" object: where each added line stands. */
+static void load_edited(struct apply_hunk_result *h, json_t *o)
+{
+	json_t *lines = json_object_get(o, "lines"), *v;
+	size_t i;
+
+	if (!json_is_array(lines))
+		return;
+	h->edited = true;
+	h->nr_found = json_array_size(lines);
+	h->found = xcalloc(h->nr_found + 1, sizeof(*h->found));
+	json_array_foreach(lines, i, v)
+		h->found[i] = json_is_integer(v) && json_integer_value(v) > 0
+				      ? (unsigned long)json_integer_value(v)
+				      : 0;
+}
+
 static void load_file(struct carry_file *f, json_t *o)
 {
 	json_t *hunks = json_object_get(o, "hunks"), *v;
@@ -334,6 +351,7 @@ static void load_file(struct carry_file *f, json_t *o)
 			h->similar = xstrdup(h->cause->similar);
 			h->similarity = h->cause->similarity;
 		}
+		load_edited(h, json_object_get(v, "edited"));
 	}
 }
 
