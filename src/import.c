@@ -111,7 +111,10 @@ static int import_mail(struct import_set *out, char *const *paths,
 
 		c = new_candidate(&one, "mbox", abs);
 		c->version = xstrdup("v1");
+		/* an mbox whose message is cut or malformed stays an error:
+		 * read as one patch, its other messages would be lost */
 		if (fs_read_file(&text, path, MAX_PATCH_FILE, &perr) == 0 &&
+		    !mail_is_mbox(text.ptr, text.len) &&
 		    add_patch(c, &text, path, path,
 			      opts->strip_set ? opts->strip : 1, &perr) == 0) {
 			/* hand the candidate over */

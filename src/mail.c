@@ -1699,6 +1699,19 @@ static int read_mbox(struct mail_list *l, const char *data, size_t len,
 	return error;
 }
 
+bool mail_is_mbox(const char *data, size_t len)
+{
+	struct cursor c;
+	struct span line;
+	char sha[41];
+
+	cursor_init(&c, data, len);
+	while (cursor_peek(&c, &line) && span_blank(line))
+		cursor_next(&c, &line, NULL);
+	return cursor_peek(&c, &line) &&
+	       (is_from_line(line) || commit_from_line(line, sha));
+}
+
 int mail_read_mbox(struct mail_list *l, const char *data, size_t len,
 		   const char *source, struct err *err)
 {
