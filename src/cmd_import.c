@@ -390,6 +390,50 @@ static int parse_fetch_args(struct fetch_cli *c, int argc, char **argv,
 	return 0;
 }
 
+static bool same_span(struct span a, struct span b)
+{
+	return a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
+}
+
+/* Whether c's messages or diffs are those of a stored version of name:
+ * then *which is that version (a new string). */
+static int stored_already(char **which, const char *root, const char *name,
+			  const struct import_candidate *c, struct err *err)
+{
+	char **vs = NULL;
+	size_t nv = 0;
+	int error;
+
+	*which = NULL;
+	if ((error = series_list_versions(root, name, &vs, &nv, err)) < 0)
+		return error;
+	for (size_t i = 0; i < nv && !*which && !error; i++) {
+		struct series_version v;
+		bool same = true;
+
+		series_version_init(&v, NULL, NULL);
+		if ((error = series_load_version(&v, root, name, vs[i], err)) <
+		    0) {
+			series_version_release(&v);
+			break;
+		}
+		for (size_t j = 0; j < v.nr && !*which; j++)
+			for (size_t k = 0; k < c->nr_msgids; k++)
+				if (v.items[j].origin &&
+				    !strcmp(v.items[j].origin, c->msgids[k]))
+					*which = xstrdup(vs[i]);
+		same = v.nr == c->sv.nr && v.nr;
+		for (size_t j = 0; j < v.nr && same; j++)
+			same = same_span(v.items[j].patch.diff,
+				         c->sv.items[j].patch.diff);
+		if (same && !*which)
+			*which = xstrdup(vs[i]);
+		series_version_release(&v);
+	}
+	series_free_list(vs, nv);
+	return error;
+}
+
 /* Fetch the thread of msgid and store the version it holds as version. */
 static int fetch_one(const char *root, const char *name, const char *version,
 		     const char *msgid, const struct settings *st,
@@ -415,6 +459,25 @@ static int fetch_one(const char *root, const char *name, const char *version,
 				"message and no version '%s'",
 				msgid, version);
 		goto out;
+	}
+	/* --new: a revision found by the search is a new thread; the
+	 * messages of a version stored already are no later revision */
+	if (fc->new_versions) {
+		char *which = NULL;
+
+		if ((error = stored_already(&which, root, name,
+					    &set.items[pick], err)) < 0)
+			goto out;
+		if (which) {
+			error = err_set(err, ERR_EXISTS,
+					"%s@%s: the thread of <%s> holds "
+					"%s@%s, stored already (the same "
+					"messages or diffs); not stored "
+					"again",
+					name, version, msgid, name, which);
+			free(which);
+			goto out;
+		}
 	}
 	error = store(&set.items[pick], root, name, version, &fc->ic, opts,
 		      err);
@@ -561,11 +624,24 @@ static int fetch_newer(const char *root, const char *name, bool every,
 		     revs.nr == 1 ? "it" : "them");
 		goto out;
 	}
-	for (size_t i = 0; i < revs.nr && !error; i++) {
+	/* one revision that cannot be stored does not stop the others:
+	 * each error is reported, the last one is returned */
+	for (size_t i = 0; i < revs.nr; i++) {
 		char *version = xstrfmt("v%u", revs.items[i].version);
-		error = fetch_one(root, name, version, revs.items[i].msgid, st,
-				  fc, opts, err);
+		struct err e = ERR_INIT;
+		int rc = fetch_one(root, name, version, revs.items[i].msgid,
+				   st, fc, opts, &e);
+
 		free(version);
+		if (rc >= 0) {
+			err_release(&e);
+			continue;
+		}
+		if (error < 0)
+			err_report(err, opts);
+		err_release(err);
+		*err = e;
+		error = rc;
 	}
 out:
 	lore_revisions_release(&revs);

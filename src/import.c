@@ -89,6 +89,15 @@ static int add_patch(struct import_candidate *c, struct buf *text,
 	return 0;
 }
 
+static bool holds_msgid(const struct mail_list *l, const char *msgid)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->items[i].message_id &&
+		    !strcmp(l->items[i].message_id, msgid))
+			return true;
+	return false;
+}
+
 static int import_mail(struct import_set *out, char *const *paths,
 		       size_t nr_paths, const struct import_opts *opts,
 		       struct err *err)
@@ -130,6 +139,14 @@ static int import_mail(struct import_set *out, char *const *paths,
 	}
 	if (error < 0)
 		goto out;
+	if (opts->require_msgid && !holds_msgid(&ml, opts->require_msgid)) {
+		error = err_set(err, ERR_NOTFOUND,
+				"the thread holds no message <%s> (%zu "
+				"message%s, none of them it)",
+				opts->require_msgid, ml.nr,
+				ml.nr == 1 ? "" : "s");
+		goto out;
+	}
 	if ((error = mail_find_series(&sl, &ml, err)) < 0) {
 		if (error == ERR_NOTFOUND) {
 			err_set(err, ERR_PARSE, "%s: no patch found in %zu "

@@ -400,15 +400,38 @@ int lore_import_thread(struct import_set *set, struct lore_thread *t,
 {
 	int error;
 
+	struct import_opts o = *io;
+
 	if ((error = lore_fetch_thread(t, base, msgid, io->fetch, err)) < 0)
 		return error;
-	if ((error = import_sources(set, &t->mbox, 1, io, err)) < 0)
+	/* a server that answers with another thread: nothing of it is the
+	 * asked message's series */
+	o.require_msgid = msgid;
+	if ((error = import_sources(set, &t->mbox, 1, &o, err)) < 0) {
+		if (error == ERR_NOTFOUND && o.require_msgid) {
+			err_prefix(err, "'%s'", t->url);
+			err_hint(err, "the server answered for <%s> with "
+				      "another thread; nothing is stored",
+				 msgid);
+		}
 		return error;
+	}
 	for (size_t i = 0; i < set->nr; i++) {
 		free(set->items[i].source);
 		set->items[i].source = xstrdup(t->url);
 	}
 	return 0;
+}
+
+/* "v3": a version named after a posting's vN tag */
+static bool is_vn(const char *v)
+{
+	if (v[0] != 'v' || !v[1])
+		return false;
+	for (const char *p = v + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
 }
 
 long lore_pick(const struct import_set *set, const char *msgid,
@@ -422,7 +445,14 @@ long lore_pick(const struct import_set *set, const char *msgid,
 		if (set->items[i].version &&
 		    !strcmp(set->items[i].version, version))
 			return (long)i;
-	return set->nr == 1 ? 0 : -1;
+	/* the only one, unless it is another vN than the one asked: a v1
+	 * thread is no v2 (it was stored as v2 ... v999) */
+	if (set->nr != 1)
+		return -1;
+	if (version && set->items[0].version && is_vn(version) &&
+	    strcmp(set->items[0].version, version))
+		return -1;
+	return 0;
 }
 
 /* ---- later revisions ------------------------------------------------ */

@@ -19,7 +19,9 @@ for i in 1 2 3; do
 	commit_file up "f$i" "line $i
 " "change $i"
 done
-git -C up format-patch -q --stdout base..HEAD >good.mbox || fail "format-patch"
+git -C up format-patch -q --stdout base..HEAD >raw.mbox || fail "format-patch"
+# the first message is <good@x>, as a thread fetched by message-id has it
+sed '0,/^Subject:/s//Message-ID: <good@x>\nSubject:/' raw.mbox >good.mbox
 {
 	cat good.mbox
 	printf 'From 1234567890123456789012345678901234567890 Mon Sep 17 00:00:00 2001\n'
@@ -51,9 +53,10 @@ expect_exit 0 kcarry -C ws import plain plain.diff
 stdout_has "^imported plain@v1: 1 patch in patches/plain/v1$"
 
 # --- the same over HTTP ---------------------------------------------------
-mkdir -p srv/cut@x srv/good@x
-gzip -c cut.mbox >srv/cut@x/t.mbox.gz
+mkdir -p srv/cut/good@x srv/good@x srv/other@x
+gzip -c cut.mbox >srv/cut/good@x/t.mbox.gz
 gzip -c good.mbox >srv/good@x/t.mbox.gz
+gzip -c good.mbox >srv/other@x/t.mbox.gz
 python3 "$HTTPD" "$TEST_TMP/srv" "$TEST_TMP/port" >>"$TEST_TMP/httpd.err" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
@@ -67,7 +70,15 @@ P=http://127.0.0.1:$(cat port)
 
 expect_exit 0 kcarry -C ws import hgood "$P/files/good@x/"
 stdout_has "^imported hgood@v1: $n_good patches in patches/hgood/v1$"
-expect_exit 2 kcarry -C ws import hcut "$P/files/cut@x/"
+expect_exit 2 kcarry -C ws import hcut "$P/files/cut/good@x/"
 stderr_has "^error: .*t\\.mbox:$cut_line: malformed header line 'Subj'$"
 [ ! -e ws/patches/hcut ] || fail "the cut thread was stored"
+
+# a server that answers with a thread without the asked message: refused
+expect_exit 2 kcarry -C ws import other "$P/files/other@x/"
+expect_stderr <<EOT
+error: '$P/files/other@x/': the thread holds no message <other@x> ($n_good messages, none of them it)
+hint: the server answered for <other@x> with another thread; nothing is stored
+EOT
+[ ! -e ws/patches/other ] || fail "another thread was stored"
 exit 0
