@@ -240,6 +240,7 @@ struct xfer {
 	CURL *h;
 	FILE *file;
 	const char *what;
+	const char *request_url; /* with its credentials, if any */
 	unsigned long long got, limit;
 	bool over;
 	long status;
@@ -440,6 +441,22 @@ static void sleep_ms(long ms)
 		;
 }
 
+char *fetch_url_public(const char *url)
+{
+	const char *s = strstr(url, "://"), *end, *at = NULL;
+
+	if (!s)
+		return xstrdup(url);
+	s += 3;
+	end = s + strcspn(s, "/?#");
+	for (const char *p = s; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return xstrdup(url);
+	return xstrfmt("%.*s%s", (int)(s - url), url, at + 1);
+}
+
 static bool is_http_url(const char *url)
 {
 	return !strncasecmp(url, "http://", 7) ||
@@ -464,7 +481,7 @@ static void set_options(CURL *h, const struct fetch_request *req,
 {
 	const struct fetch_limits *l = &o->limits;
 
-	curl_easy_setopt(h, CURLOPT_URL, req->url);
+	curl_easy_setopt(h, CURLOPT_URL, x->request_url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* never to another protocol, and never from https down to http */
@@ -688,22 +705,31 @@ static int keep(const char *tmp, const struct fetch_request *req,
 	return error;
 }
 
-int fetch_url(struct fetch_result *res, const struct fetch_request *req,
+int fetch_url(struct fetch_result *res, const struct fetch_request *in,
 	      const struct fetch_opts *o, struct err *err)
 {
 	const struct fetch_limits *l = &o->limits;
+	/* errors, progress and the cache record see the URL without its
+	 * user part; only libcurl gets the credentials */
+	struct fetch_request pub = *in;
+	const struct fetch_request *req = &pub;
+	char *shown = fetch_url_public(in->url);
 	struct cache_record rec = { 0 };
 	char *dir = NULL, *tmp = NULL;
 	bool cached;
 	int error = 0;
 
+	pub.url = shown;
 	memset(res, 0, sizeof(*res));
 	res->error_body = (struct buf)BUF_INIT;
-	if (!is_http_url(req->url))
-		return err_set(err, ERR_USAGE,
-			       "'%s': only http:// and https:// URLs are "
-			       "fetched",
-			       req->url);
+	if (!is_http_url(req->url)) {
+		error = err_set(err, ERR_USAGE,
+				"'%s': only http:// and https:// URLs are "
+				"fetched",
+				req->url);
+		free(shown);
+		return error;
+	}
 	record_read(&rec, req->path);
 	cached = fs_is_file(req->path) && rec.url && !strcmp(rec.url, req->url);
 	if (o->offline) {
@@ -736,6 +762,7 @@ int fetch_url(struct fetch_result *res, const struct fetch_request *req,
 		struct buf why = BUF_INIT;
 
 		x.what = url_name(req->url);
+		x.request_url = in->url;
 		x.content_length = -1;
 		x.limit = l->max_size;
 		if (req->max_size && (!x.limit || req->max_size < x.limit))
@@ -845,5 +872,6 @@ out:
 	record_release(&rec);
 	free(tmp);
 	free(dir);
+	free(shown);
 	return error;
 }

@@ -357,8 +357,13 @@ int lore_fetch_thread(struct lore_thread *t, const char *base,
 	int error;
 
 	memset(t, 0, sizeof(*t));
-	t->url = lore_thread_url(base, msgid);
-	url = xstrfmt("%st.mbox.gz", t->url);
+	{
+		/* t->url is stored and shown: no user:password@ in it */
+		char *page = lore_thread_url(base, msgid);
+		url = xstrfmt("%st.mbox.gz", page);
+		t->url = fetch_url_public(page);
+		free(page);
+	}
 	gz = fetch_cache_path("lore", url);
 	mc.limit = o->limits.max_size;
 	req.url = url;
@@ -367,11 +372,14 @@ int lore_fetch_thread(struct lore_thread *t, const char *base,
 	req.verify_ctx = &mc;
 	error = fetch_url(&res, &req, o, err);
 	t->source = res.source;
-	if (error == ERR_IO && res.status == 404)
+	if (error == ERR_IO && res.status == 404) {
+		char *shown = fetch_url_public(base);
 		err_hint(err,
 			 "is <%s> archived at %s? series.list-url, or "
 			 "kcarry.lore in kcarry.conf, names the server",
-			 msgid, base);
+			 msgid, shown);
+		free(shown);
+	}
 	fetch_result_release(&res);
 	if (error < 0)
 		goto out;

@@ -21,7 +21,9 @@ and logged with 'proxy' in front.
     /drip/...            Content-Length: 100, one byte every 0.9 s
     /stall/...           Content-Length: 100, headers, then nothing
     /html/...            200, text/html: an error page
+    /auth/USER:PASS/NAME NAME to Basic credentials USER:PASS, else 401
 """
+import base64
 import hashlib
 import http.server
 import os
@@ -121,6 +123,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if kind == "auth":
+            want = "Basic " + base64.b64encode(rest[0].encode()).decode()
+            if self.headers.get("Authorization") != want:
+                return self.reply(401, b"who are you?\n",
+                                  headers=[("WWW-Authenticate",
+                                            'Basic realm="kcarry"')])
+            return self.file("/".join(rest[1:]))
         if kind == "html":
             return self.reply(200, b"<!DOCTYPE html><html><body>Sorry, "
                               b"this mirror is down.</body></html>\n",
