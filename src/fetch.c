@@ -250,10 +250,16 @@ struct xfer {
 	long long content_length; /* -1: not announced */
 	struct buf *error_body;
 	bool cut; /* the rest of an error response was not read */
+	size_t header_bytes; /* of the response being read */
+	bool header_over;    /* more than FETCH_MAX_HEADER */
 	const struct fetch_progress *progress;
 	struct timespec last_report;
 	bool reported;
 };
+
+/* Bytes of one response's header: libcurl's own cap on one line is
+ * larger (100 KiB and up), this one counts all the lines. */
+#define FETCH_MAX_HEADER (64 * 1024)
 
 static bool is_error_status(long status)
 {
@@ -301,6 +307,13 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *ctx)
 	struct span line = { ptr, n }, v;
 
 	line = span_trim(line);
+	if (span_starts_with(line, "HTTP/"))
+		x->header_bytes = 0;
+	x->header_bytes += n;
+	if (x->header_bytes > FETCH_MAX_HEADER) {
+		x->header_over = true;
+		return 0; /* ends the transfer */
+	}
 	if (span_starts_with(line, "HTTP/")) {
 		/* a new response (after a redirect, or 100 Continue) */
 		const char *sp = memchr(line.ptr, ' ', line.len);
@@ -581,6 +594,28 @@ static int transfer_error(struct err *err, const struct xfer *x, CURLcode rc,
 			      "KCARRY_HTTP_* (kcarry(1), NETWORK)");
 		return error;
 	}
+	/* libcurl ends a header line longer than its own cap (100 KiB or
+	 * more, never below ours) with "Out of memory" */
+	if (x->header_over || (rc == CURLE_OUT_OF_MEMORY && !x->got)) {
+		human_size(b, sizeof(b), FETCH_MAX_HEADER);
+		return err_set(err, ERR_IO,
+			       "cannot fetch '%s': the server's response "
+			       "header is larger than the %s limit",
+			       req->url, b);
+	}
+	if (x->status >= 100 && x->status < 200)
+		return err_set(err, ERR_IO,
+			       "cannot fetch '%s': the server sent an "
+			       "unexpected response (HTTP %ld, then no final "
+			       "status)",
+			       req->url, x->status);
+	/* libcurl's words for a status line that is no HTTP */
+	if (rc == CURLE_UNSUPPORTED_PROTOCOL && errbuf &&
+	    strstr(errbuf, "HTTP/0.9"))
+		return err_set(err, ERR_IO,
+			       "cannot fetch '%s': the server sent a "
+			       "malformed response (no HTTP status line)",
+			       req->url);
 	if (rc == CURLE_UNSUPPORTED_PROTOCOL) {
 		char *to = NULL;
 		curl_easy_getinfo(x->h, CURLINFO_REDIRECT_URL, &to);
