@@ -701,7 +701,9 @@ static uint64_t span_hash(struct span s)
 struct text_groups {
 	size_t *bucket; /* first group of a hash bucket, or SIZE_MAX */
 	size_t mask;
-	size_t *first, *next_group; /* per group: its newest patch, chain */
+	size_t *first, *next_group; /* per group: its newest patch left
+				     * (SIZE_MAX: all taken), chain */
+	size_t *rep;                /* per group: a patch with its text */
 	size_t *next;               /* per old patch: the next older one */
 	size_t nr;
 };
@@ -711,7 +713,7 @@ static size_t find_group(struct vdiff *d, const struct text_groups *g,
 {
 	for (size_t k = g->bucket[b]; k != SIZE_MAX; k = g->next_group[k]) {
 		d->nr_text_compared++;
-		if (span_equal(diff_part(&d->ta[g->first[k]]), text))
+		if (span_equal(diff_part(&d->ta[g->rep[k]]), text))
 			return k;
 	}
 	return SIZE_MAX;
@@ -729,6 +731,7 @@ static void group_texts(struct vdiff *d, struct text_groups *g)
 	g->first = xcalloc(na + 1, sizeof(size_t));
 	g->next_group = xcalloc(na + 1, sizeof(size_t));
 	g->next = xcalloc(na + 1, sizeof(size_t));
+	g->rep = xcalloc(na + 1, sizeof(size_t));
 	g->nr = 0;
 	for (size_t i = 0; i < na; i++) {
 		struct span t = diff_part(&d->ta[i]);
@@ -737,6 +740,7 @@ static void group_texts(struct vdiff *d, struct text_groups *g)
 
 		if (k == SIZE_MAX) {
 			k = g->nr++;
+			g->rep[k] = i;
 			g->next_group[k] = g->bucket[b];
 			g->bucket[b] = k;
 			g->next[i] = SIZE_MAX;
@@ -771,6 +775,7 @@ static void pair_exact(struct vdiff *d)
 	free(g.first);
 	free(g.next_group);
 	free(g.next);
+	free(g.rep);
 }
 
 /* Indexes of the patches without a partner. */

@@ -685,6 +685,34 @@ static void many_patches_pair_in_linear_work(void **state)
 	err_release(&err);
 }
 
+/* Equal diffs pair the last equal old patch first; once they are all
+ * taken, a third equal new patch is new (it read past the table). */
+static void equal_diffs_run_out(void **state)
+{
+	struct series_version a, b;
+	struct vdiff d;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	series_version_init(&a, "eq", "v1");
+	series_version_init(&b, "eq", "v2");
+	for (int i = 0; i < 2; i++)
+		add(&a, patch_text("btrfs: same", "", "fs/a.c", h_a));
+	for (int i = 0; i < 3; i++)
+		add(&b, patch_text("btrfs: same", "", "fs/a.c", h_a));
+	if (vdiff_compute(&d, &a, &b, NULL, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	assert_int_equal(d.b2a[0], 1);
+	assert_int_equal(d.b2a[1], 0);
+	assert_int_equal(d.b2a[2], -1);
+	assert_int_equal(d.nr_same, 2);
+	assert_int_equal(d.nr_new, 1);
+	vdiff_release(&d);
+	series_version_release(&a);
+	series_version_release(&b);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -706,6 +734,7 @@ int main(void)
 		cmocka_unit_test(
 			json_turns_bytes_that_are_not_utf8_into_u_fffd),
 		cmocka_unit_test(many_patches_pair_in_linear_work),
+		cmocka_unit_test(equal_diffs_run_out),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
