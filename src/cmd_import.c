@@ -395,7 +395,53 @@ static bool same_span(struct span a, struct span b)
 	return a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
 }
 
-/* Whether c's messages or diffs are those of a stored version of name:
+/* The next line of s at *at that is no "...-by:" trailer (those a
+ * stored version gathers from replies since). */
+static bool next_text_line(struct span s, size_t *at, struct span *line)
+{
+	while (*at < s.len) {
+		const char *p = s.ptr + *at, *nl;
+		size_t n;
+
+		nl = memchr(p, '\n', s.len - *at);
+		n = nl ? (size_t)(nl - p) + 1 : s.len - *at;
+		*at += n;
+		*line = (struct span){ p, n };
+		{
+			const char *colon = memchr(p, ':', n), *sp;
+			sp = memchr(p, ' ', n);
+			if (colon && colon - p > 3 && (!sp || sp > colon) &&
+			    !memcmp(colon - 3, "-by", 3))
+				continue;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* The same patch: subject, diff and message (trailers aside). */
+static bool same_patch(const struct patch *a, const struct patch *b)
+{
+	struct span ma = { a->message.ptr, a->message.len };
+	struct span mb = { b->message.ptr, b->message.len };
+	size_t ia = 0, ib = 0;
+	struct span la, lb;
+	bool ga, gb;
+
+	if (!same_span(a->diff, b->diff) ||
+	    strcmp(a->subject ? a->subject : "", b->subject ? b->subject : ""))
+		return false;
+	for (;;) {
+		ga = next_text_line(ma, &ia, &la);
+		gb = next_text_line(mb, &ib, &lb);
+		if (!ga || !gb)
+			return ga == gb;
+		if (!same_span(la, lb))
+			return false;
+	}
+}
+
+/* Whether c's messages or patches are those of a stored version of name:
  * then *which is that version (a new string). */
 static int stored_already(char **which, const char *root, const char *name,
 			  const struct import_candidate *c, struct err *err)
@@ -422,10 +468,12 @@ static int stored_already(char **which, const char *root, const char *name,
 				if (v.items[j].origin &&
 				    !strcmp(v.items[j].origin, c->msgids[k]))
 					*which = xstrdup(vs[i]);
+		/* the same patches: subjects, messages and diffs (a revision
+		 * that only rewords its messages is a new one) */
 		same = v.nr == c->sv.nr && v.nr;
 		for (size_t j = 0; j < v.nr && same; j++)
-			same = same_span(v.items[j].patch.diff,
-				         c->sv.items[j].patch.diff);
+			same = same_patch(&v.items[j].patch,
+					  &c->sv.items[j].patch);
 		if (same && !*which)
 			*which = xstrdup(vs[i]);
 		series_version_release(&v);
@@ -472,7 +520,7 @@ static int fetch_one(const char *root, const char *name, const char *version,
 			error = err_set(err, ERR_EXISTS,
 					"%s@%s: the thread of <%s> holds "
 					"%s@%s, stored already (the same "
-					"messages or diffs); not stored "
+					"messages or patches); not stored "
 					"again",
 					name, version, msgid, name, which);
 			free(which);

@@ -66,7 +66,7 @@ expect_exit 2 kcarry -C ws fetch --new --import wq
 stdout_has "^imported wq@v2: 2 patches in patches/wq/v2$"
 expect_stderr <<'EOT'
 error: the thread of <claim-v5@example.org> holds no patch of that message and no version 'v5'
-error: wq@v7: the thread of <v7-cover@example.org> holds wq@v1, stored already (the same messages or diffs); not stored again
+error: wq@v7: the thread of <v7-cover@example.org> holds wq@v1, stored already (the same messages or patches); not stored again
 EOT
 [ ! -e ws/patches/wq/v5 ] || fail "the v1 thread was stored as v5"
 [ ! -e ws/patches/wq/v7 ] || fail "v1's patches were stored again as v7"
