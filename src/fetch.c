@@ -240,6 +240,7 @@ struct xfer {
 	CURL *h;
 	FILE *file;
 	const char *what;
+	const char *request_url; /* with its credentials, if any */
 	unsigned long long got, limit;
 	bool over;
 	long status;
@@ -249,10 +250,16 @@ struct xfer {
 	long long content_length; /* -1: not announced */
 	struct buf *error_body;
 	bool cut; /* the rest of an error response was not read */
+	size_t header_bytes; /* of the response being read */
+	bool header_over;    /* more than FETCH_MAX_HEADER */
 	const struct fetch_progress *progress;
 	struct timespec last_report;
 	bool reported;
 };
+
+/* Bytes of one response's header: libcurl's own cap on one line is
+ * larger (100 KiB and up), this one counts all the lines. */
+#define FETCH_MAX_HEADER (64 * 1024)
 
 static bool is_error_status(long status)
 {
@@ -300,6 +307,13 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *ctx)
 	struct span line = { ptr, n }, v;
 
 	line = span_trim(line);
+	if (span_starts_with(line, "HTTP/"))
+		x->header_bytes = 0;
+	x->header_bytes += n;
+	if (x->header_bytes > FETCH_MAX_HEADER) {
+		x->header_over = true;
+		return 0; /* ends the transfer */
+	}
 	if (span_starts_with(line, "HTTP/")) {
 		/* a new response (after a redirect, or 100 Continue) */
 		const char *sp = memchr(line.ptr, ' ', line.len);
@@ -440,6 +454,22 @@ static void sleep_ms(long ms)
 		;
 }
 
+char *fetch_url_public(const char *url)
+{
+	const char *s = strstr(url, "://"), *end, *at = NULL;
+
+	if (!s)
+		return xstrdup(url);
+	s += 3;
+	end = s + strcspn(s, "/?#");
+	for (const char *p = s; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return xstrdup(url);
+	return xstrfmt("%.*s%s", (int)(s - url), url, at + 1);
+}
+
 static bool is_http_url(const char *url)
 {
 	return !strncasecmp(url, "http://", 7) ||
@@ -464,7 +494,7 @@ static void set_options(CURL *h, const struct fetch_request *req,
 {
 	const struct fetch_limits *l = &o->limits;
 
-	curl_easy_setopt(h, CURLOPT_URL, req->url);
+	curl_easy_setopt(h, CURLOPT_URL, x->request_url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* never to another protocol, and never from https down to http */
@@ -564,6 +594,28 @@ static int transfer_error(struct err *err, const struct xfer *x, CURLcode rc,
 			      "KCARRY_HTTP_* (kcarry(1), NETWORK)");
 		return error;
 	}
+	/* libcurl ends a header line longer than its own cap (100 KiB or
+	 * more, never below ours) with "Out of memory" */
+	if (x->header_over || (rc == CURLE_OUT_OF_MEMORY && !x->got)) {
+		human_size(b, sizeof(b), FETCH_MAX_HEADER);
+		return err_set(err, ERR_IO,
+			       "cannot fetch '%s': the server's response "
+			       "header is larger than the %s limit",
+			       req->url, b);
+	}
+	if (x->status >= 100 && x->status < 200)
+		return err_set(err, ERR_IO,
+			       "cannot fetch '%s': the server sent an "
+			       "unexpected response (HTTP %ld, then no final "
+			       "status)",
+			       req->url, x->status);
+	/* libcurl's words for a status line that is no HTTP */
+	if (rc == CURLE_UNSUPPORTED_PROTOCOL && errbuf &&
+	    strstr(errbuf, "HTTP/0.9"))
+		return err_set(err, ERR_IO,
+			       "cannot fetch '%s': the server sent a "
+			       "malformed response (no HTTP status line)",
+			       req->url);
 	if (rc == CURLE_UNSUPPORTED_PROTOCOL) {
 		char *to = NULL;
 		curl_easy_getinfo(x->h, CURLINFO_REDIRECT_URL, &to);
@@ -688,22 +740,31 @@ static int keep(const char *tmp, const struct fetch_request *req,
 	return error;
 }
 
-int fetch_url(struct fetch_result *res, const struct fetch_request *req,
+int fetch_url(struct fetch_result *res, const struct fetch_request *in,
 	      const struct fetch_opts *o, struct err *err)
 {
 	const struct fetch_limits *l = &o->limits;
+	/* errors, progress and the cache record see the URL without its
+	 * user part; only libcurl gets the credentials */
+	struct fetch_request pub = *in;
+	const struct fetch_request *req = &pub;
+	char *shown = fetch_url_public(in->url);
 	struct cache_record rec = { 0 };
 	char *dir = NULL, *tmp = NULL;
 	bool cached;
 	int error = 0;
 
+	pub.url = shown;
 	memset(res, 0, sizeof(*res));
 	res->error_body = (struct buf)BUF_INIT;
-	if (!is_http_url(req->url))
-		return err_set(err, ERR_USAGE,
-			       "'%s': only http:// and https:// URLs are "
-			       "fetched",
-			       req->url);
+	if (!is_http_url(req->url)) {
+		error = err_set(err, ERR_USAGE,
+				"'%s': only http:// and https:// URLs are "
+				"fetched",
+				req->url);
+		free(shown);
+		return error;
+	}
 	record_read(&rec, req->path);
 	cached = fs_is_file(req->path) && rec.url && !strcmp(rec.url, req->url);
 	if (o->offline) {
@@ -736,6 +797,7 @@ int fetch_url(struct fetch_result *res, const struct fetch_request *req,
 		struct buf why = BUF_INIT;
 
 		x.what = url_name(req->url);
+		x.request_url = in->url;
 		x.content_length = -1;
 		x.limit = l->max_size;
 		if (req->max_size && (!x.limit || req->max_size < x.limit))
@@ -845,5 +907,6 @@ out:
 	record_release(&rec);
 	free(tmp);
 	free(dir);
+	free(shown);
 	return error;
 }

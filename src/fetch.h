@@ -102,6 +102,13 @@ void fetch_result_release(struct fetch_result *r);
 int fetch_url(struct fetch_result *res, const struct fetch_request *req,
 	      const struct fetch_opts *o, struct err *err);
 
+/*
+ * url without its user part ("https://user:pass@host/x" ->
+ * "https://host/x"): what is stored, cached and shown of a URL, while the
+ * request itself still uses the credentials.  A new string.
+ */
+char *fetch_url_public(const char *url);
+
 /* "RFC 3986 pchar" escaping of one path segment ('/' escaped). */
 void fetch_escape_segment(struct buf *out, const char *s);
 /* Form escaping of a query value (space as '+'), as b4 sends it. */

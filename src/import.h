@@ -16,6 +16,9 @@ struct import_opts {
 	const char *git_repo; /* with git_range: import commits */
 	const char *git_range;
 	const struct fetch_opts *fetch; /* downloads (NULL: the defaults) */
+	/* A thread fetched by message-id: fails with ERR_NOTFOUND unless
+	 * a message read has this Message-ID (NULL: no check). */
+	const char *require_msgid;
 };
 
 struct import_candidate {

@@ -357,8 +357,13 @@ int lore_fetch_thread(struct lore_thread *t, const char *base,
 	int error;
 
 	memset(t, 0, sizeof(*t));
-	t->url = lore_thread_url(base, msgid);
-	url = xstrfmt("%st.mbox.gz", t->url);
+	{
+		/* t->url is stored and shown: no user:password@ in it */
+		char *page = lore_thread_url(base, msgid);
+		url = xstrfmt("%st.mbox.gz", page);
+		t->url = fetch_url_public(page);
+		free(page);
+	}
 	gz = fetch_cache_path("lore", url);
 	mc.limit = o->limits.max_size;
 	req.url = url;
@@ -367,11 +372,14 @@ int lore_fetch_thread(struct lore_thread *t, const char *base,
 	req.verify_ctx = &mc;
 	error = fetch_url(&res, &req, o, err);
 	t->source = res.source;
-	if (error == ERR_IO && res.status == 404)
+	if (error == ERR_IO && res.status == 404) {
+		char *shown = fetch_url_public(base);
 		err_hint(err,
 			 "is <%s> archived at %s? series.list-url, or "
 			 "kcarry.lore in kcarry.conf, names the server",
-			 msgid, base);
+			 msgid, shown);
+		free(shown);
+	}
 	fetch_result_release(&res);
 	if (error < 0)
 		goto out;
@@ -400,15 +408,38 @@ int lore_import_thread(struct import_set *set, struct lore_thread *t,
 {
 	int error;
 
+	struct import_opts o = *io;
+
 	if ((error = lore_fetch_thread(t, base, msgid, io->fetch, err)) < 0)
 		return error;
-	if ((error = import_sources(set, &t->mbox, 1, io, err)) < 0)
+	/* a server that answers with another thread: nothing of it is the
+	 * asked message's series */
+	o.require_msgid = msgid;
+	if ((error = import_sources(set, &t->mbox, 1, &o, err)) < 0) {
+		if (error == ERR_NOTFOUND && o.require_msgid) {
+			err_prefix(err, "'%s'", t->url);
+			err_hint(err, "the server answered for <%s> with "
+				      "another thread; nothing is stored",
+				 msgid);
+		}
 		return error;
+	}
 	for (size_t i = 0; i < set->nr; i++) {
 		free(set->items[i].source);
 		set->items[i].source = xstrdup(t->url);
 	}
 	return 0;
+}
+
+/* "v3": a version named after a posting's vN tag */
+static bool is_vn(const char *v)
+{
+	if (v[0] != 'v' || !v[1])
+		return false;
+	for (const char *p = v + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
 }
 
 long lore_pick(const struct import_set *set, const char *msgid,
@@ -422,7 +453,14 @@ long lore_pick(const struct import_set *set, const char *msgid,
 		if (set->items[i].version &&
 		    !strcmp(set->items[i].version, version))
 			return (long)i;
-	return set->nr == 1 ? 0 : -1;
+	/* the only one, unless it is another vN than the one asked: a v1
+	 * thread is no v2 (it was stored as v2 ... v999) */
+	if (set->nr != 1)
+		return -1;
+	if (version && set->items[0].version && is_vn(version) &&
+	    strcmp(set->items[0].version, version))
+		return -1;
+	return 0;
 }
 
 /* ---- later revisions ------------------------------------------------ */

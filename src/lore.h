@@ -70,7 +70,7 @@ int lore_import_thread(struct import_set *set, struct lore_thread *t,
 		       const struct import_opts *io, struct err *err);
 /*
  * The candidate of set that holds msgid, else the one named version,
- * else the only one; -1 when none fits.
+ * else the only one unless version is a vN it is not; -1 when none fits.
  */
 long lore_pick(const struct import_set *set, const char *msgid,
 	       const char *version);

@@ -1699,6 +1699,19 @@ static int read_mbox(struct mail_list *l, const char *data, size_t len,
 	return error;
 }
 
+bool mail_is_mbox(const char *data, size_t len)
+{
+	struct cursor c;
+	struct span line;
+	char sha[41];
+
+	cursor_init(&c, data, len);
+	while (cursor_peek(&c, &line) && span_blank(line))
+		cursor_next(&c, &line, NULL);
+	return cursor_peek(&c, &line) &&
+	       (is_from_line(line) || commit_from_line(line, sha));
+}
+
 int mail_read_mbox(struct mail_list *l, const char *data, size_t len,
 		   const char *source, struct err *err)
 {
@@ -2883,6 +2896,10 @@ static void patchwork_text(struct buf *out, struct span body)
  */
 static void prepare_cands(struct finder *f, struct group *groups, size_t nr)
 {
+	/* patchwork's text carries trailers to the same patch of another
+	 * version: with one version it would only double the memory */
+	bool versions = nr > 1 && groups[0].version != groups[nr - 1].version;
+
 	for (size_t k = 0; k < nr; k++)
 		for (size_t i = 0; i < groups[k].nr; i++) {
 			struct cand *cd = &f->cands[groups[k].c[i]];
@@ -2892,7 +2909,8 @@ static void prepare_cands(struct finder *f, struct group *groups, size_t nr)
 				continue;
 			cd->version = groups[k].version;
 			gather_trailers(&cd->own, &cd->skipped, f, cd->msg);
-			patchwork_text(&cd->pw, cd->diffs.len
+			if (versions)
+				patchwork_text(&cd->pw, cd->diffs.len
 				? (struct span){ cd->diffs.ptr, cd->diffs.len }
 				: (struct span){ src->body.ptr, src->body.len });
 		}

@@ -88,6 +88,13 @@ void mail_list_release(struct mail_list *l);
  * format-patch files, or a single message file.  Appends to *l.
  */
 int mail_read_path(struct mail_list *l, const char *path, struct err *err);
+/*
+ * Whether data opens as an mbox: its first line that is not blank is a
+ * "From " separator with a time and a year, or git format-patch's
+ * "From <sha>" line.  A file that does is mail, and a message in it that
+ * does not parse is an error, never a reason to read it as something else.
+ */
+bool mail_is_mbox(const char *data, size_t len);
 /* Split an mbox held in memory; source names it in errors. */
 int mail_read_mbox(struct mail_list *l, const char *data, size_t len,
 		   const char *source, struct err *err);

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <openssl/evp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -599,6 +600,12 @@ void vdiff_release(struct vdiff *d)
 	free(d->ra);
 	free(d->rb);
 	free(d->pairs);
+	for (size_t i = 0; d->subj_a && i < d->a->nr; i++)
+		free(d->subj_a[i]);
+	for (size_t j = 0; d->subj_b && j < d->b->nr; j++)
+		free(d->subj_b[j]);
+	free(d->subj_a);
+	free(d->subj_b);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -654,19 +661,10 @@ static char *norm_subject(const char *s)
 	return buf_detach(&b, NULL);
 }
 
-static bool same_subject(const struct patch *a, const struct patch *b)
+/* subjects normalised once: they are compared O(left-overs^2) times */
+static bool same_subject(const struct vdiff *d, size_t i, size_t j)
 {
-	char *x, *y;
-	bool same;
-
-	if (!a->subject || !b->subject)
-		return false;
-	x = norm_subject(a->subject);
-	y = norm_subject(b->subject);
-	same = *x && !strcmp(x, y);
-	free(x);
-	free(y);
-	return same;
+	return *d->subj_a[i] && !strcmp(d->subj_a[i], d->subj_b[j]);
 }
 
 static bool same_id(const struct vdiff *d, size_t i, size_t j)
@@ -678,7 +676,7 @@ static enum vdiff_by common(const struct vdiff *d, size_t i, size_t j)
 {
 	if (same_id(d, i, j))
 		return VDIFF_BY_PATCH_ID;
-	if (same_subject(&d->a->items[i].patch, &d->b->items[j].patch))
+	if (same_subject(d, i, j))
 		return VDIFF_BY_SUBJECT;
 	return VDIFF_BY_SIMILARITY;
 }
@@ -688,68 +686,167 @@ static int creation_cost(const struct vdiff *d, const struct vdiff_text *t)
 	return (int)((long)t->diffsize * (long)d->creation_factor / 100);
 }
 
-/* range-diff's exact matches: the same diff text, the last equal old
- * patch first (the order of git's hash map). */
-static void pair_exact(struct vdiff *d)
+static uint64_t span_hash(struct span s)
 {
-	for (size_t j = 0; j < d->b->nr; j++)
-		for (size_t i = d->a->nr; i-- > 0;)
-			if (d->a2b[i] < 0 && span_equal(diff_part(&d->ta[i]),
-							diff_part(&d->tb[j]))) {
-				d->a2b[i] = (long)j;
-				d->b2a[j] = (long)i;
-				break;
-			}
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	for (size_t i = 0; i < s.len; i++) {
+		h ^= (unsigned char)s.ptr[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
 }
 
-/* range-diff's cost matrix over what is left, then the assignment. */
+/* The old patches grouped by their diff text, each group newest first. */
+struct text_groups {
+	size_t *bucket; /* first group of a hash bucket, or SIZE_MAX */
+	size_t mask;
+	size_t *first, *next_group; /* per group: its newest patch left
+				     * (SIZE_MAX: all taken), chain */
+	size_t *rep;                /* per group: a patch with its text */
+	size_t *next;               /* per old patch: the next older one */
+	size_t nr;
+};
+
+static size_t find_group(struct vdiff *d, const struct text_groups *g,
+			 struct span text, size_t b)
+{
+	for (size_t k = g->bucket[b]; k != SIZE_MAX; k = g->next_group[k]) {
+		d->nr_text_compared++;
+		if (span_equal(diff_part(&d->ta[g->rep[k]]), text))
+			return k;
+	}
+	return SIZE_MAX;
+}
+
+static void group_texts(struct vdiff *d, struct text_groups *g)
+{
+	size_t na = d->a->nr, size = 16;
+
+	while (size < 2 * na)
+		size *= 2;
+	g->mask = size - 1;
+	g->bucket = xmalloc(size * sizeof(size_t));
+	memset(g->bucket, 0xff, size * sizeof(size_t));
+	g->first = xcalloc(na + 1, sizeof(size_t));
+	g->next_group = xcalloc(na + 1, sizeof(size_t));
+	g->next = xcalloc(na + 1, sizeof(size_t));
+	g->rep = xcalloc(na + 1, sizeof(size_t));
+	g->nr = 0;
+	for (size_t i = 0; i < na; i++) {
+		struct span t = diff_part(&d->ta[i]);
+		size_t b = (size_t)span_hash(t) & g->mask;
+		size_t k = find_group(d, g, t, b);
+
+		if (k == SIZE_MAX) {
+			k = g->nr++;
+			g->rep[k] = i;
+			g->next_group[k] = g->bucket[b];
+			g->bucket[b] = k;
+			g->next[i] = SIZE_MAX;
+		} else
+			g->next[i] = g->first[k];
+		g->first[k] = i; /* the newest first */
+	}
+}
+
+/* range-diff's exact matches: the same diff text, the last equal old
+ * patch first (the order of git's hash map); a hash of the texts finds
+ * them, each text compared about once. */
+static void pair_exact(struct vdiff *d)
+{
+	struct text_groups g;
+
+	if (!d->a->nr)
+		return;
+	group_texts(d, &g);
+	for (size_t j = 0; j < d->b->nr; j++) {
+		struct span t = diff_part(&d->tb[j]);
+		size_t k = find_group(d, &g, t, (size_t)span_hash(t) & g.mask);
+		size_t i;
+
+		if (k == SIZE_MAX || (i = g.first[k]) == SIZE_MAX)
+			continue;
+		d->a2b[i] = (long)j;
+		d->b2a[j] = (long)i;
+		g.first[k] = g.next[i]; /* taken: the next older one */
+	}
+	free(g.bucket);
+	free(g.first);
+	free(g.next_group);
+	free(g.next);
+	free(g.rep);
+}
+
+/* Indexes of the patches without a partner. */
+static size_t left_over(size_t **out, const long *partner, size_t nr)
+{
+	size_t n = 0;
+
+	*out = xcalloc(nr + 1, sizeof(size_t));
+	for (size_t i = 0; i < nr; i++)
+		if (partner[i] < 0)
+			(*out)[n++] = i;
+	return n;
+}
+
+/*
+ * range-diff's cost matrix, then the assignment, over what is left: the
+ * exact pairs cost 0 with each other and COST_MAX with the rest in git's
+ * full matrix, so leaving them out changes no choice but saves (na + nb)^2
+ * cells.  Columns are the old version's patches, rows the new one's; a
+ * column or row past the left-overs stands for "no partner".
+ */
 static int pair_by_similarity(struct vdiff *d, struct err *err)
 {
-	size_t na = d->a->nr, nb = d->b->nr, n = na + nb;
-	int *cost, *a2b, *b2a;
+	size_t *la, *lb, na, nb, n;
+	int *cost = NULL, *a2b = NULL, *b2a = NULL;
 	int error = 0;
 
-	if (!n)
-		return 0;
+	na = d->nr_left_a = left_over(&la, d->a2b, d->a->nr);
+	nb = d->nr_left_b = left_over(&lb, d->b2a, d->b->nr);
+	n = na + nb;
+	if (!na || !nb)
+		goto out; /* each left-over is new or dropped */
+	if (na * nb > VDIFF_MAX_SIMILARITY_PAIRS) {
+		d->similarity_skipped = true;
+		goto out;
+	}
 	cost = xcalloc(n * n, sizeof(int));
+	d->nr_cells = n * n;
 	a2b = xcalloc(n, sizeof(int));
 	b2a = xcalloc(n, sizeof(int));
 	for (size_t i = 0; i < na && !error; i++) {
 		int c = 0;
 		for (size_t j = 0; j < nb && !error; j++) {
-			if (d->a2b[i] == (long)j)
-				c = 0;
-			else if (d->a2b[i] < 0 && d->b2a[j] < 0)
-				error = vdiff_diffsize(&c, diff_part(&d->ta[i]),
-						       diff_part(&d->tb[j]),
-						       err);
-			else
-				c = VDIFF_COST_MAX;
+			d->nr_diffsize++;
+			error = vdiff_diffsize(&c, diff_part(&d->ta[la[i]]),
+					       diff_part(&d->tb[lb[j]]), err);
 			cost[i + n * j] = c;
 		}
-		c = d->a2b[i] < 0 ? creation_cost(d, &d->ta[i])
-				  : VDIFF_COST_MAX;
+		c = creation_cost(d, &d->ta[la[i]]);
 		for (size_t j = nb; j < n; j++)
 			cost[i + n * j] = c;
 	}
 	for (size_t j = 0; j < nb; j++) {
-		int c = d->b2a[j] < 0 ? creation_cost(d, &d->tb[j])
-				      : VDIFF_COST_MAX;
+		int c = creation_cost(d, &d->tb[lb[j]]);
 		for (size_t i = na; i < n; i++)
 			cost[i + n * j] = c;
 	}
 	if (!error) {
 		vdiff_assign((int)n, cost, a2b, b2a);
 		for (size_t i = 0; i < na; i++)
-			if (a2b[i] >= 0 && (size_t)a2b[i] < nb &&
-			    d->a2b[i] < 0) {
-				d->a2b[i] = a2b[i];
-				d->b2a[a2b[i]] = (long)i;
+			if (a2b[i] >= 0 && (size_t)a2b[i] < nb) {
+				d->a2b[la[i]] = (long)lb[a2b[i]];
+				d->b2a[lb[a2b[i]]] = (long)la[i];
 			}
 	}
+out:
 	free(cost);
 	free(a2b);
 	free(b2a);
+	free(la);
+	free(lb);
 	return error;
 }
 
@@ -771,8 +868,7 @@ static void link_rewritten(struct vdiff *d)
 			for (size_t i = 0; i < na; i++) {
 				if (d->a2b[i] >= 0 || d->ra[i] >= 0)
 					continue;
-				if (pass ? same_subject(&d->a->items[i].patch,
-							&d->b->items[j].patch)
+				if (pass ? same_subject(d, i, j)
 					 : same_id(d, i, j)) {
 					found = (long)i;
 					n++;
@@ -780,9 +876,7 @@ static void link_rewritten(struct vdiff *d)
 			}
 			for (size_t k = 0; k < nb && n == 1; k++)
 				if (k != j && d->b2a[k] < 0 && d->rb[k] < 0 &&
-				    (pass ? same_subject(
-						    &d->a->items[found].patch,
-						    &d->b->items[k].patch)
+				    (pass ? same_subject(d, (size_t)found, k)
 					  : same_id(d, (size_t)found, k)))
 					n = 2;
 			if (n != 1)
@@ -801,6 +895,7 @@ static void mark_moved(struct vdiff *d)
 	size_t *tail = xcalloc(nb + 1, sizeof(size_t));
 	long *prev = xcalloc(nb + 1, sizeof(long));
 	bool *keep = xcalloc(nb + 1, sizeof(bool));
+	unsigned char *kept_b = xcalloc(nb + 1, 1); /* 1 kept, 2 moved */
 
 	for (size_t j = 0; j < nb; j++) {
 		long i = d->b2a[j] >= 0 ? d->b2a[j] : d->rb[j];
@@ -826,21 +921,24 @@ static void mark_moved(struct vdiff *d)
 	}
 	for (long k = len ? (long)tail[len - 1] : -1; k >= 0; k = prev[k])
 		keep[k] = true;
+	/* keep[k] by the new index at[k]: one look-up per pair */
+	for (size_t k = 0; k < m; k++)
+		kept_b[at[k]] = keep[k] ? 1 : 2;
 	for (size_t p = 0; p < d->nr_pairs; p++) {
 		struct vdiff_pair *vp = &d->pairs[p];
 		if (vp->a < 0 || vp->b < 0)
 			continue;
-		for (size_t k = 0; k < m; k++)
-			if (at[k] == (size_t)vp->b && !keep[k]) {
-				vp->moved = true;
-				d->nr_moved++;
-			}
+		if (kept_b[vp->b] == 2) {
+			vp->moved = true;
+			d->nr_moved++;
+		}
 	}
 	free(seq);
 	free(at);
 	free(tail);
 	free(prev);
 	free(keep);
+	free(kept_b);
 }
 
 static void add_pair(struct vdiff *d, long i, long j)
@@ -931,6 +1029,12 @@ int vdiff_compute(struct vdiff *d, const struct series_version *a,
 	d->b2a = xcalloc(nb + 1, sizeof(long));
 	d->ra = xcalloc(na + 1, sizeof(long));
 	d->rb = xcalloc(nb + 1, sizeof(long));
+	d->subj_a = xcalloc(na + 1, sizeof(char *));
+	d->subj_b = xcalloc(nb + 1, sizeof(char *));
+	for (size_t i = 0; i < na; i++)
+		d->subj_a[i] = norm_subject(a->items[i].patch.subject);
+	for (size_t j = 0; j < nb; j++)
+		d->subj_b[j] = norm_subject(b->items[j].patch.subject);
 	for (size_t i = 0; i < na; i++) {
 		vdiff_text_init(&d->ta[i]);
 		vdiff_text_build(&d->ta[i], &a->items[i].patch);

@@ -20,6 +20,13 @@
 #define VDIFF_SCHEMA "kcarry-diff/1"
 #define VDIFF_CREATION_FACTOR 60 /* percent, git range-diff's default */
 #define VDIFF_COST_MAX (1 << 16) /* git's COST_MAX */
+/*
+ * The most pairs of left-over patches (no exact match on either side)
+ * compared by diff size, as range-diff compares every such pair: beyond,
+ * they are paired by patch-id or subject alone (vdiff.similarity_skipped)
+ * and the command says so.  500 x 500 take about 1.5 s.
+ */
+#define VDIFF_MAX_SIMILARITY_PAIRS 250000UL
 
 /*
  * git patch-id --stable of p as 40 hex digits (whitespace and line numbers
@@ -100,6 +107,14 @@ struct vdiff {
 	size_t nr_same, nr_changed, nr_new, nr_dropped, nr_rewritten;
 	size_t nr_moved;
 	unsigned creation_factor;
+	/* Work done, for tests (never timed): diff texts compared for the
+	 * exact matches, diff sizes computed, cells of the cost matrix. */
+	size_t nr_text_compared, nr_diffsize, nr_cells;
+	/* left-over patches of each side; more than
+	 * VDIFF_MAX_SIMILARITY_PAIRS pairs: not compared by diff size */
+	size_t nr_left_a, nr_left_b;
+	bool similarity_skipped;
+	char **subj_a, **subj_b; /* normalised subjects ("" when none) */
 };
 
 struct vdiff_opts {

@@ -192,6 +192,12 @@ int cmd_diff(int argc, char **argv, const struct options *opts)
 	    series_load_version(&b, root, cli.name, cli.v2, &err) < 0 ||
 	    vdiff_compute(&d, &a, &b, &vo, &err) < 0)
 		goto fail;
+	if (d.similarity_skipped)
+		note(opts, "%zu old and %zu new patches have no exact match: "
+			   "more than %lu pairs to compare by their diffs, "
+			   "so they are paired by patch-id or subject only "
+			   "(git range-diff compares every pair)",
+		     d.nr_left_a, d.nr_left_b, VDIFF_MAX_SIMILARITY_PAIRS);
 	if (cli.output && fs_atomic_open(&out, cli.output, &err) < 0)
 		goto fail;
 	if (cli.json) {

@@ -390,6 +390,98 @@ static int parse_fetch_args(struct fetch_cli *c, int argc, char **argv,
 	return 0;
 }
 
+static bool same_span(struct span a, struct span b)
+{
+	return a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
+}
+
+/* The next line of s at *at that is no "...-by:" trailer (those a
+ * stored version gathers from replies since). */
+static bool next_text_line(struct span s, size_t *at, struct span *line)
+{
+	while (*at < s.len) {
+		const char *p = s.ptr + *at, *nl;
+		size_t n;
+
+		nl = memchr(p, '\n', s.len - *at);
+		n = nl ? (size_t)(nl - p) + 1 : s.len - *at;
+		*at += n;
+		*line = (struct span){ p, n };
+		{
+			const char *colon = memchr(p, ':', n), *sp;
+			sp = memchr(p, ' ', n);
+			if (colon && colon - p > 3 && (!sp || sp > colon) &&
+			    !memcmp(colon - 3, "-by", 3))
+				continue;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* The same patch: subject, diff and message (trailers aside). */
+static bool same_patch(const struct patch *a, const struct patch *b)
+{
+	struct span ma = { a->message.ptr, a->message.len };
+	struct span mb = { b->message.ptr, b->message.len };
+	size_t ia = 0, ib = 0;
+	struct span la, lb;
+	bool ga, gb;
+
+	if (!same_span(a->diff, b->diff) ||
+	    strcmp(a->subject ? a->subject : "", b->subject ? b->subject : ""))
+		return false;
+	for (;;) {
+		ga = next_text_line(ma, &ia, &la);
+		gb = next_text_line(mb, &ib, &lb);
+		if (!ga || !gb)
+			return ga == gb;
+		if (!same_span(la, lb))
+			return false;
+	}
+}
+
+/* Whether c's messages or patches are those of a stored version of name:
+ * then *which is that version (a new string). */
+static int stored_already(char **which, const char *root, const char *name,
+			  const struct import_candidate *c, struct err *err)
+{
+	char **vs = NULL;
+	size_t nv = 0;
+	int error;
+
+	*which = NULL;
+	if ((error = series_list_versions(root, name, &vs, &nv, err)) < 0)
+		return error;
+	for (size_t i = 0; i < nv && !*which && !error; i++) {
+		struct series_version v;
+		bool same = true;
+
+		series_version_init(&v, NULL, NULL);
+		if ((error = series_load_version(&v, root, name, vs[i], err)) <
+		    0) {
+			series_version_release(&v);
+			break;
+		}
+		for (size_t j = 0; j < v.nr && !*which; j++)
+			for (size_t k = 0; k < c->nr_msgids; k++)
+				if (v.items[j].origin &&
+				    !strcmp(v.items[j].origin, c->msgids[k]))
+					*which = xstrdup(vs[i]);
+		/* the same patches: subjects, messages and diffs (a revision
+		 * that only rewords its messages is a new one) */
+		same = v.nr == c->sv.nr && v.nr;
+		for (size_t j = 0; j < v.nr && same; j++)
+			same = same_patch(&v.items[j].patch,
+					  &c->sv.items[j].patch);
+		if (same && !*which)
+			*which = xstrdup(vs[i]);
+		series_version_release(&v);
+	}
+	series_free_list(vs, nv);
+	return error;
+}
+
 /* Fetch the thread of msgid and store the version it holds as version. */
 static int fetch_one(const char *root, const char *name, const char *version,
 		     const char *msgid, const struct settings *st,
@@ -415,6 +507,25 @@ static int fetch_one(const char *root, const char *name, const char *version,
 				"message and no version '%s'",
 				msgid, version);
 		goto out;
+	}
+	/* --new: a revision found by the search is a new thread; the
+	 * messages of a version stored already are no later revision */
+	if (fc->new_versions) {
+		char *which = NULL;
+
+		if ((error = stored_already(&which, root, name,
+					    &set.items[pick], err)) < 0)
+			goto out;
+		if (which) {
+			error = err_set(err, ERR_EXISTS,
+					"%s@%s: the thread of <%s> holds "
+					"%s@%s, stored already (the same "
+					"messages or patches); not stored "
+					"again",
+					name, version, msgid, name, which);
+			free(which);
+			goto out;
+		}
 	}
 	error = store(&set.items[pick], root, name, version, &fc->ic, opts,
 		      err);
@@ -561,11 +672,24 @@ static int fetch_newer(const char *root, const char *name, bool every,
 		     revs.nr == 1 ? "it" : "them");
 		goto out;
 	}
-	for (size_t i = 0; i < revs.nr && !error; i++) {
+	/* one revision that cannot be stored does not stop the others:
+	 * each error is reported, the last one is returned */
+	for (size_t i = 0; i < revs.nr; i++) {
 		char *version = xstrfmt("v%u", revs.items[i].version);
-		error = fetch_one(root, name, version, revs.items[i].msgid, st,
-				  fc, opts, err);
+		struct err e = ERR_INIT;
+		int rc = fetch_one(root, name, version, revs.items[i].msgid,
+				   st, fc, opts, &e);
+
 		free(version);
+		if (rc >= 0) {
+			err_release(&e);
+			continue;
+		}
+		if (error < 0)
+			err_report(err, opts);
+		err_release(err);
+		*err = e;
+		error = rc;
 	}
 out:
 	lore_revisions_release(&revs);

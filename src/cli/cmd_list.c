@@ -7,6 +7,7 @@
 
 #include "cmds.h"
 #include "conf.h"
+#include "fetch.h"
 #include "fs.h"
 #include "series.h"
 
@@ -52,6 +53,12 @@ static void print_version(const char *root, const char *name,
 			free(source);
 			source = s;
 		}
+	}
+	if (source) {
+		/* a URL's user:password@, as an older kcarry stored it */
+		char *s = fetch_url_public(source);
+		free(source);
+		source = s;
 	}
 	*incomplete = *incomplete || (stored && (!kind || !source));
 	printf("%-24s %-20s %7s  %s%s%s%s\n", name, version,

@@ -21,7 +21,13 @@ and logged with 'proxy' in front.
     /drip/...            Content-Length: 100, one byte every 0.9 s
     /stall/...           Content-Length: 100, headers, then nothing
     /html/...            200, text/html: an error page
+    /auth/USER:PASS/NAME NAME to Basic credentials USER:PASS, else 401
+    /bighead/...         200 with a 10 MB header line
+    /manyhead/...        200 with 10 MB of 1 KiB header lines
+    /garbage/...         a status line that is no HTTP
+    /continue/...        '100 Continue', a line of text, then the end
 """
+import base64
 import hashlib
 import http.server
 import os
@@ -120,6 +126,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", target)
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if kind == "auth":
+            want = "Basic " + base64.b64encode(rest[0].encode()).decode()
+            if self.headers.get("Authorization") != want:
+                return self.reply(401, b"who are you?\n",
+                                  headers=[("WWW-Authenticate",
+                                            'Basic realm="kcarry"')])
+            return self.file("/".join(rest[1:]))
+        if kind in ("bighead", "manyhead", "garbage", "continue"):
+            self.log(0)
+            try:
+                if kind == "bighead":
+                    self.wfile.write(b"HTTP/1.0 200 OK\r\nX-Big: " +
+                                     b"x" * (10 << 20) + b"\r\n\r\n")
+                elif kind == "manyhead":
+                    self.wfile.write(b"HTTP/1.0 200 OK\r\n")
+                    for i in range(10240):
+                        self.wfile.write(b"X-Line-%d: %s\r\n" %
+                                         (i, b"y" * 1000))
+                    self.wfile.write(b"\r\n")
+                elif kind == "garbage":
+                    self.wfile.write(b"SPLAT 42 nonsense\r\n\r\nbody\n")
+                else:
+                    self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n"
+                                     b"no final status\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
             return
         if kind == "html":
             return self.reply(200, b"<!DOCTYPE html><html><body>Sorry, "

@@ -3,7 +3,8 @@
 # lib.sh (which leaves this folder).
 #
 #   need_inbox          skip (exit 77) without the corpus or public-inbox
-#   start_inbox NAME    build the inbox NAME from every corpus file, index
+#   start_inbox NAME    build the inbox NAME from every corpus file (and
+#                       the mboxrd files of $INBOX_EXTRA, when set), index
 #                       it, serve it; sets $PI_URL (http://127.0.0.1:PORT)
 #                       and stops the server when the test exits
 #
@@ -69,7 +70,7 @@ start_inbox() {
 		}
 		$im->done;
 		print "$n\n";
-	' "$KCARRY_CORPUS"/*.mbox >"$TEST_TMP/pi/added" ||
+	' "$KCARRY_CORPUS"/*.mbox ${INBOX_EXTRA:-} >"$TEST_TMP/pi/added" ||
 		fail "adding the corpus to the inbox"
 	public-inbox-index "$TEST_TMP/pi/$1" >/dev/null 2>&1 ||
 		fail "public-inbox-index"

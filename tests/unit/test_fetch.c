@@ -104,6 +104,25 @@ static void offline_needs_a_cached_copy(void **state)
 	err_release(&err);
 }
 
+static void public(const char *url, const char *want)
+{
+	char *got = fetch_url_public(url);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void a_url_is_shown_without_its_credentials(void **state)
+{
+	(void)state;
+	public("https://u:p@lore.example/all/a@b/", "https://lore.example/all/a@b/");
+	public("http://u@h:8080/x", "http://h:8080/x");
+	public("https://u:p@x@h/y@z/", "https://h/y@z/");
+	/* an '@' of the path or query is the message-id's, not a user */
+	public("https://lore.example/all/a@b/", "https://lore.example/all/a@b/");
+	public("http://h?q=a@b", "http://h?q=a@b");
+	public("/srv/mbox", "/srv/mbox");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +131,7 @@ int main(void)
 		cmocka_unit_test(escaping_as_b4_and_public_inbox),
 		cmocka_unit_test(only_http_and_https),
 		cmocka_unit_test(offline_needs_a_cached_copy),
+		cmocka_unit_test(a_url_is_shown_without_its_credentials),
 	};
 	return cmocka_run_group_tests(tests, cache_env, NULL);
 }

@@ -303,7 +303,12 @@ static void pick_prefers_the_named_message(void **state)
 	assert_int_equal(lore_pick(&set, "z@x", "v1"), 0);
 	assert_int_equal(lore_pick(&set, "z@x", "v9"), -1);
 	set.nr = 1;
-	assert_int_equal(lore_pick(&set, "z@x", "v9"), 0);
+	/* a v1 thread is no v9: it was stored as v2 ... v999 */
+	assert_int_equal(lore_pick(&set, "z@x", "v9"), -1);
+	assert_int_equal(lore_pick(&set, "a@x", "v9"), 0);
+	/* a version name of the user's own takes the only one */
+	assert_int_equal(lore_pick(&set, "z@x", "6.1.1-1"), 0);
+	assert_int_equal(lore_pick(&set, "z@x", NULL), 0);
 }
 
 int main(void)
