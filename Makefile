@@ -166,9 +166,12 @@ format:
 clean:
 	rm -rf build build-san build-fuzz build-clang kcarry
 
-# an object built before it had a .d file is rebuilt once to get one
-$(B)/%.d: ;
-.PRECIOUS: $(B)/%.d
+# An object built before it had a .d file is rebuilt once to get one.
+# The .d files are named as explicit targets: a missing prerequisite that
+# only a pattern rule makes would be an intermediate file, which make
+# does not remake, and a stale object would survive a header change.
+DEPFILES := $(OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(B)/cli/main.d
+$(DEPFILES):
 -include $(wildcard $(B)/*.d $(B)/*/*.d $(FB)/*.d $(FB)/*/*.d)
 
 .PHONY: all kcarry deps units check demo bench install format clean fuzz fuzz-build
