@@ -111,15 +111,18 @@ static void compare_risk(const struct diff_ctx *dc, const json_t *bp,
 			 const json_t *np)
 {
 	bool br = bp && jtrue(bp, "risk"), nr = jtrue(np, "risk");
-	struct item it = { np, "risk", br ? "risk" : "no risk",
-			   nr ? "risk" : "no risk" };
+	const char *bo = bp ? jstr(bp, "outcome") : NULL;
+	struct item it = { np, "new-risk", bo ? bo : "unknown",
+			   jstr(np, "outcome") };
 
-	if (state_of(jstr(np, "outcome")) == ST_FAILS)
+	if (state_of(it.to) == ST_FAILS)
 		return; /* the outcome says it */
 	if (nr && !br)
 		add(dc->regressions, dc, &it);
-	else if (br && !nr && bp)
+	else if (br && !nr && bp) {
+		it.what = "risk-gone";
 		add(dc->fixes, dc, &it);
+	}
 }
 
 static void compare_patches(const struct diff_ctx *dc)
@@ -362,6 +365,23 @@ int report_diff_parse(json_t **doc, const char *text, size_t len,
 	return error;
 }
 
+/* How an item's what reads before "from -> to". */
+static const char *what_words(const char *what)
+{
+	static const char *const words[][2] = {
+		{ "outcome", "" },
+		{ "new-risk", "new placement risk:" },
+		{ "risk-gone", "placement risk gone:" },
+		{ "build", "build:" },
+		{ "cell", "cell:" },
+	};
+
+	for (size_t i = 0; what && i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(what, words[i][0]))
+			return words[i][1];
+	return what ? what : "";
+}
+
 void report_diff_item_line(struct buf *b, const json_t *it)
 {
 	const json_t *p = json_object_get(it, "patch");
@@ -380,10 +400,9 @@ void report_diff_item_line(struct buf *b, const json_t *it)
 					     : "unconverted caller gone:",
 			 to ? to : "?");
 	else
-		buf_addf(b, "%s%s%s -> %s",
-			 what && strcmp(what, "outcome") ? what : "",
-			 what && strcmp(what, "outcome") ? " " : "",
-			 from ? from : "?", to ? to : "?");
+		buf_addf(b, "%s%s%s -> %s", what_words(what),
+			 *what_words(what) ? " " : "", from ? from : "?",
+			 to ? to : "?");
 }
 
 static const char *const sections[][2] = {
