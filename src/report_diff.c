@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "report.h"
@@ -462,4 +463,59 @@ void report_diff_markdown(FILE *out, const json_t *diff)
 	}
 	buf_release(&b);
 	buf_release(&e);
+}
+
+/* mboxrd: a line that starts with any number of '>' then "From " gets one more */
+static void add_mboxrd_line(struct buf *b, const char *line)
+{
+	const char *s = line;
+
+	while (*s == '>')
+		s++;
+	if (!strncmp(s, "From ", 5))
+		buf_addc(b, '>');
+	buf_adds(b, line);
+	buf_addc(b, '\n');
+}
+
+void report_diff_email(FILE *out, const json_t *diff, long long date)
+{
+	struct buf b = BUF_INIT, line = BUF_INIT, pr = BUF_INIT;
+	time_t when = date ? (time_t)date : time(NULL);
+	struct tm tm;
+	char stamp[64];
+	size_t n = report_diff_regressions(diff);
+
+	gmtime_r(&when, &tm);
+	strftime(stamp, sizeof(stamp), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	buf_addf(&b, "From kcarry Thu Jan  1 00:00:00 1970\n"
+		     "From: kcarry <kcarry@localhost>\n"
+		     "Subject: kcarry: %zu regression%s against the baseline\n"
+		     "Date: %s\n"
+		     "Message-ID: <kcarry.baseline.%lld@localhost>\n"
+		     "MIME-Version: 1.0\n"
+		     "Content-Type: text/plain; charset=UTF-8\n"
+		     "Content-Transfer-Encoding: 8bit\n\n",
+		 n, n == 1 ? "" : "s", stamp, (long long)when);
+	for (size_t s = 0; s < 3; s++) {
+		const json_t *list = json_object_get(diff, sections[s][0]), *it;
+		size_t i;
+
+		buf_truncate(&line, 0);
+		buf_addf(&line, "%s: %zu", sections[s][1], json_array_size(list));
+		add_mboxrd_line(&b, line.ptr);
+		json_array_foreach(list, i, it) {
+			buf_truncate(&line, 0);
+			buf_truncate(&pr, 0);
+			report_diff_item_line(&line, it);
+			buf_adds(&pr, "  ");
+			buf_add_printable(&pr, line.ptr);
+			add_mboxrd_line(&b, pr.ptr);
+		}
+	}
+	buf_addc(&b, '\n');
+	fwrite(b.ptr, 1, b.len, out);
+	buf_release(&b);
+	buf_release(&line);
+	buf_release(&pr);
 }

@@ -45,5 +45,11 @@ void report_diff_item_line(struct buf *b, const json_t *it);
 /* Text for a terminal (control characters made visible), Markdown. */
 void report_diff_text(FILE *out, const json_t *diff);
 void report_diff_markdown(FILE *out, const json_t *diff);
+/*
+ * One mbox message (mboxrd) that leads check's email with the
+ * differences: "kcarry: 2 regressions against the baseline".  date:
+ * seconds since the epoch, 0 for now.
+ */
+void report_diff_email(FILE *out, const json_t *diff, long long date);
 
 #endif

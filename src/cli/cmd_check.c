@@ -208,6 +208,8 @@ int check_write_format(const struct check_writer *w, FILE *out,
 			report_diff_markdown(out, w->diff);
 		return report_check_markdown(out, r, err);
 	case FMT_EMAIL:
+		if (w->diff)
+			report_diff_email(out, w->diff, 0);
 		return report_check_email(out, r, &eo, err);
 	case FMT_HTML:
 		return report_check_html(out, r, w->diff, err);

@@ -6,8 +6,8 @@
 # (newly upstreamed), raid56.c appeared so patch 3 applies (conflict ->
 # clean: a fix), zoned.c brought a new unconverted caller (a regression).  git
 # apply --check on both trees is the independent judge of each patch.
-# check --baseline exits 1 only on regressions; markdown and html lead
-# with them; a baseline that does not read stops the check.
+# check --baseline exits 1 only on regressions; markdown, email and html
+# lead with them; a baseline that does not read stops the check.
 . ./lib.sh
 H='#ifndef BTRFS_ASYNC_THREAD_H
 #define BTRFS_ASYNC_THREAD_H
@@ -141,6 +141,14 @@ stdout_has 'conflict'
 # markdown and html lead with the regressions
 expect_exit 1 kcarry -C ws check --baseline base.json --format markdown
 head -1 "$OUT" | grep -q '^### Against the baseline: regressions (3)$' || { head -3 "$OUT"; fail "markdown does not lead with regressions"; }
+# the mbox opens with one message of the differences, then the failures
+expect_exit 1 kcarry -C ws check --baseline base.json --format email
+head -3 "$OUT" | grep -q '^Subject: kcarry: 3 regressions against the baseline$' || { head -5 "$OUT"; fail "email does not lead with regressions"; }
+[ "$(grep -c '^From kcarry ' "$OUT")" = 2 ] || fail "email: the diff and one failure"
+if command -v git >/dev/null; then
+	mkdir mails && git mailsplit -omails "$OUT" >/dev/null || fail "git mailsplit"
+	grep -q '^  wq@v1 on tgt: new unconverted caller fs/btrfs/zoned.c:11' mails/0001 || fail "mailsplit: first message"
+fi
 expect_exit 1 kcarry -C ws check --baseline base.json --format html -o d.html
 python3 - d.html <<'PY' || fail "html does not lead with regressions"
 import sys
