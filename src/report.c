@@ -753,12 +753,119 @@ static void print_callers(FILE *out, const struct audit_result *a,
 			converted, converted == 1 ? "" : "s");
 }
 
+static int site_ref_cmp(const void *va, const void *vb)
+{
+	const struct report_site_ref *a = va, *b = vb;
+	int c = strcmp(a->symbol, b->symbol);
+
+	if (!c)
+		c = strcmp(a->path, b->path);
+	if (!c)
+		c = (a->line > b->line) - (a->line < b->line);
+	return c;
+}
+
+/* " (1470-1491, 1609)" for the refs [i, end) of one symbol and file */
+static void add_line_ranges(struct buf *b, const struct report_site_ref *r,
+			    size_t i, size_t end)
+{
+	buf_adds(b, " (");
+	while (i < end) {
+		size_t j = i;
+
+		while (j + 1 < end && r[j + 1].line - r[j].line <=
+					      REPORT_GROUP_GAP)
+			j++;
+		buf_addf(b, "%s%zu", b->ptr[b->len - 1] == '(' ? "" : ", ",
+			 r[i].line);
+		if (r[j].line != r[i].line)
+			buf_addf(b, "-%zu", r[j].line);
+		i = j + 1;
+	}
+	buf_addc(b, ')');
+}
+
+static size_t same_symbol_end(const struct report_site_ref *r, size_t i,
+			      size_t nr)
+{
+	size_t j = i;
+
+	while (j < nr && !strcmp(r[j].symbol, r[i].symbol))
+		j++;
+	return j;
+}
+
+void report_group_sites(struct report_site_ref *refs, size_t nr,
+			void (*emit)(void *ctx, const char *line), void *ctx)
+{
+	struct buf b = BUF_INIT;
+
+	if (nr)
+		qsort(refs, nr, sizeof(*refs), site_ref_cmp);
+	for (size_t i = 0, end; i < nr; i = end) {
+		end = same_symbol_end(refs, i, nr);
+		buf_truncate(&b, 0);
+		buf_addf(&b, "%s:", refs[i].symbol);
+		for (size_t f = i, fe; f < end; f = fe) {
+			for (fe = f; fe < end &&
+				     !strcmp(refs[fe].path, refs[f].path);
+			     fe++)
+				;
+			buf_addf(&b, "%s %zu%s in %s", f == i ? "" : ",",
+				 fe - f,
+				 f > i ? "" : (fe - f == 1 ? " use" : " uses"),
+				 refs[f].path);
+			add_line_ranges(&b, refs, f, fe);
+		}
+		emit(ctx, b.ptr);
+	}
+	buf_release(&b);
+}
+
+struct grouped_out {
+	FILE *out;
+	const char *prefix;
+};
+
+static void emit_grouped(void *ctx, const char *line)
+{
+	struct grouped_out *g = ctx;
+
+	report_printf(g->out, "    %s%s\n", g->prefix, line);
+}
+
+/* unconverted: the sites grouped per symbol and file (-v: every line) */
+static void print_unconverted(FILE *out, const struct audit_result *a,
+			      int verbosity)
+{
+	struct report_site_ref *refs;
+	struct grouped_out g = { out, "unconverted " };
+
+	if (verbosity >= 1) {
+		for (size_t i = 0; i < a->nr_unconverted; i++) {
+			const struct audit_site *u = &a->unconverted[i];
+			report_printf(out, "    unconverted %s:%zu %s%s %s\n",
+				      u->path, u->line,
+				      u->func ? u->func : "(file scope)",
+				      u->func ? "()" : "", u->symbol);
+		}
+		return;
+	}
+	refs = xcalloc(a->nr_unconverted + 1, sizeof(*refs));
+	for (size_t i = 0; i < a->nr_unconverted; i++) {
+		refs[i].symbol = a->unconverted[i].symbol;
+		refs[i].path = a->unconverted[i].path;
+		refs[i].line = a->unconverted[i].line;
+	}
+	report_group_sites(refs, a->nr_unconverted, emit_grouped, &g);
+	free(refs);
+}
+
 static void print_audit(FILE *out, const struct check_report *r, size_t s,
 			size_t t, int verbosity)
 {
 	const struct check_cell *c = check_cell(r, s, t);
 	const struct audit_result *a = &c->audit;
-	size_t shown = 0;
 
 	if (c->other_shard)
 		return;
@@ -779,18 +886,7 @@ static void print_audit(FILE *out, const struct check_report *r, size_t s,
 				      ch->new_sig);
 		fputc('\n', out);
 	}
-	for (size_t i = 0; i < a->nr_unconverted; i++, shown++) {
-		const struct audit_site *u = &a->unconverted[i];
-		if (shown == 20 && verbosity < 1) {
-			fprintf(out, "    ... %zu more unconverted (-v shows "
-				     "all)\n",
-				a->nr_unconverted - i);
-			break;
-		}
-		report_printf(out, "    unconverted %s:%zu %s%s %s\n", u->path,
-			      u->line, u->func ? u->func : "(file scope)",
-			      u->func ? "()" : "", u->symbol);
-	}
+	print_unconverted(out, a, verbosity);
 	for (size_t i = 0; i < a->nr_absent; i++) {
 		const struct audit_site *u = &a->absent[i];
 		report_printf(out, "    absent from %s: %s %s%s (%s)\n",

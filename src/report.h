@@ -61,6 +61,21 @@ char *report_apply_json(const struct carry_result *res, size_t nr);
 void report_check_text(FILE *out, const struct check_report *r,
 		       const struct report_opts *opts);
 
+/*
+ * Watched-API sites grouped for people: one line per symbol, "SYMBOL: 20
+ * uses in fs/btrfs/ctree.h (1470-1491, 1609), 1 in fs/btrfs/disk-io.c
+ * (88)", symbols and files in byte order, a range joining lines at
+ * most REPORT_GROUP_GAP apart.  Sorts refs.  emit gets each line (no
+ * newline, not escaped) with the symbol and its number of uses.
+ */
+#define REPORT_GROUP_GAP 3
+struct report_site_ref {
+	const char *symbol, *path;
+	size_t line;
+};
+void report_group_sites(struct report_site_ref *refs, size_t nr,
+			void (*emit)(void *ctx, const char *line), void *ctx);
+
 /* The build row's symbol of a cell: B, W, E, '-', '?' or ' '. */
 char report_build_symbol(const struct check_cell *c);
 /* "builds", "build: 2 errors, 1 new warning, first broken by 0002" */

@@ -12,17 +12,31 @@
 #include "fs.h"
 #include "report.h"
 #include "report_ci.h"
+#include "report_diff.h"
+#include "report_html.h"
 
-enum format { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_MARKDOWN, FMT_EMAIL };
+#include <jansson.h>
+
+enum format {
+	FMT_TEXT,
+	FMT_JSON,
+	FMT_JUNIT,
+	FMT_MARKDOWN,
+	FMT_EMAIL,
+	FMT_HTML,
+	NR_FORMATS
+};
 
 /* NULL-terminated: the --format option's choices (opt.h) */
-const char *const check_format_names[] = { "text",     "json",  "junit",
-					   "markdown", "email", NULL };
+const char *const check_format_names[] = { "text",  "json", "junit",
+					   "markdown", "email", "html",
+					   NULL };
 
 struct check_cli {
 	int format; /* enum format */
 	const char *output;
 	const char *reports; /* folder for every format at once */
+	const char *baseline; /* a kcarry-check/1 report to compare with */
 	const char **specs;
 	size_t nr_specs;
 	struct check_opts co;
@@ -103,25 +117,29 @@ bad:
 	return err_set(err, ERR_USAGE, "expected I/N with 1 <= I <= N");
 }
 
-int check_write_all(const char *dir, const struct check_report *r,
-		    const struct options *opts, struct err *err)
+int check_write_all(const char *dir, const struct check_writer *w,
+		    const struct check_report *r, struct err *err)
 {
-	static const char *const files[] = { "check.txt", "check.json",
-					     "check.xml", "check.md",
-					     "check.mbox" };
+	static const char *const files[NR_FORMATS] = {
+		"check.txt", "check.json", "check.xml",
+		"check.md",  "check.mbox", "check.html"
+	};
+	struct check_writer one = *w;
 	int error;
 
 	if ((error = fs_mkdirs(dir, err)) < 0)
 		return error;
-	for (int f = 0; f < 5; f++) {
+	for (int f = 0; f < NR_FORMATS; f++) {
 		char *p = fs_join(dir, files[f]);
-		error = check_write_to(p, f, r, opts, err);
+		one.format = f;
+		one.color = false;
+		error = check_write_to(p, &one, r, err);
 		free(p);
 		if (error < 0)
 			return error;
 	}
-	note(opts, "reports written to %s/: %s, %s, %s, %s, %s", dir, files[0],
-	     files[1], files[2], files[3], files[4]);
+	note(w->opts, "reports written to %s/: %s, %s, %s, %s, %s, %s", dir,
+	     files[0], files[1], files[2], files[3], files[4], files[5]);
 	return 0;
 }
 
@@ -160,17 +178,24 @@ const struct opt check_options[] = {
 	  "index * targets + target index); merge the JSON of\n"
 	  "all shards with 'kcarry report merge'",
 	  offsetof(struct check_cli, co), .parse = take_shard },
+	{ OPT_STRING, 0, "baseline", "BASE.json",
+	  "compare with an earlier --format json report: the\n"
+	  "reports lead with regressions, fixes and patches\n"
+	  "newly upstreamed; exit 1 only on regressions",
+	  offsetof(struct check_cli, baseline) },
 	{ OPT_END },
 };
 
-int check_write_format(int f, FILE *out, const struct check_report *r,
-		       const struct options *opts, bool color, struct err *err)
+int check_write_format(const struct check_writer *w, FILE *out,
+		       const struct check_report *r, struct err *err)
 {
-	struct report_opts ro = { color, opts->verbosity };
+	struct report_opts ro = { w->color, w->opts->verbosity };
 	struct report_email_opts eo = { 0 };
 
-	switch ((enum format)f) {
+	switch ((enum format)w->format) {
 	case FMT_TEXT:
+		if (w->diff)
+			report_diff_text(out, w->diff);
 		report_check_text(out, r, &ro);
 		return ferror(out) ? err_set(err, ERR_IO, "cannot write the "
 					     "report") : 0;
@@ -179,26 +204,51 @@ int check_write_format(int f, FILE *out, const struct check_report *r,
 	case FMT_JUNIT:
 		return report_check_junit(out, r, err);
 	case FMT_MARKDOWN:
+		if (w->diff)
+			report_diff_markdown(out, w->diff);
 		return report_check_markdown(out, r, err);
 	case FMT_EMAIL:
+		if (w->diff)
+			report_diff_email(out, w->diff, 0);
 		return report_check_email(out, r, &eo, err);
+	case FMT_HTML:
+		return report_check_html(out, r, w->diff, err);
+	case NR_FORMATS:
+		break;
 	}
 	return 0;
 }
 
-int check_write_to(const char *path, int f, const struct check_report *r,
-		   const struct options *opts, struct err *err)
+int check_write_to(const char *path, const struct check_writer *w,
+		   const struct check_report *r, struct err *err)
 {
 	struct fs_atomic a;
 	int error;
 
 	if ((error = fs_atomic_open(&a, path, err)) < 0)
 		return error;
-	if ((error = check_write_format(f, a.f, r, opts, false, err)) < 0) {
+	if ((error = check_write_format(w, a.f, r, err)) < 0) {
 		fs_atomic_abort(&a);
 		return error;
 	}
 	return fs_atomic_commit(&a, err);
+}
+
+/* The differences from the baseline report base (NULL: none). */
+static int compare_baseline(json_t **diff, const json_t *base,
+			    const struct check_report *r, struct err *err)
+{
+	json_t *cur = NULL;
+	int error;
+
+	*diff = NULL;
+	if (!base)
+		return 0;
+	if ((error = report_check_doc(&cur, r, err)) < 0)
+		return error;
+	*diff = report_diff_compare(base, cur);
+	json_decref(cur);
+	return 0;
 }
 
 /* A stacked series carried on a base version not named like its own. */
@@ -229,6 +279,8 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	struct err err = ERR_INIT;
 	char *root = NULL;
 	struct lock wl = LOCK_INIT;
+	struct check_writer w = { 0, false, NULL, opts };
+	json_t *diff = NULL, *base = NULL;
 	int rc;
 
 	cli.co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
@@ -239,25 +291,30 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	}
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
-	if (workspace_find(&root, opts, &err) < 0 ||
+	/* a baseline that does not read stops the check before it runs */
+	if ((cli.baseline &&
+	     report_diff_load(&base, cli.baseline, &err) < 0) ||
+	    workspace_find(&root, opts, &err) < 0 ||
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
 			 &err) < 0)
 		goto fail;
+	w.format = cli.format;
 	note_stacks(&r, opts);
 	check_execute(&r, &cli.co);
 	if (ps.nr)
 		fputs("\r\033[K", stderr);
-	if (cli.reports && check_write_all(cli.reports, &r, opts, &err) < 0)
+	if (compare_baseline(&diff, base, &r, &err) < 0)
 		goto fail;
-	if (cli.output) {
-		if (check_write_to(cli.output, cli.format, &r, opts, &err) < 0)
-			goto fail;
-	} else if (check_write_format(cli.format, stdout, &r, opts,
-				opts->color_out && cli.format == FMT_TEXT,
-				&err) < 0)
+	w.diff = diff;
+	if (cli.reports && check_write_all(cli.reports, &w, &r, &err) < 0)
 		goto fail;
-	rc = check_exit_code(&r);
+	w.color = !cli.output && opts->color_out && cli.format == FMT_TEXT;
+	if (cli.output ? check_write_to(cli.output, &w, &r, &err) < 0
+		       : check_write_format(&w, stdout, &r, &err) < 0)
+		goto fail;
+	rc = diff ? (report_diff_regressions(diff) ? 1 : 0)
+		  : check_exit_code(&r);
 	goto out;
 fail:
 	if (ps.nr)
@@ -271,6 +328,8 @@ out:
 	free(ps.targets);
 	free(ps.parts);
 	check_report_release(&r);
+	json_decref(diff);
+	json_decref(base);
 	free(cli.specs);
 	free(root);
 	lock_release(&wl);

@@ -43,15 +43,22 @@ extern const struct opt import_options[], fetch_options[], show_options[],
 	gc_options[], list_options[], init_options[];
 
 /* cmd_check.c, shared with cmd_report.c: formats 0 text, 1 json,
- * 2 junit, 3 markdown, 4 email (their names NULL-terminated) */
+ * 2 junit, 3 markdown, 4 email, 5 html (their names NULL-terminated) */
 struct check_report;
+typedef struct json_t json_t;
 extern const char *const check_format_names[];
-int check_write_format(int f, FILE *out, const struct check_report *r,
-		       const struct options *opts, bool color, struct err *err);
-int check_write_to(const char *path, int f, const struct check_report *r,
-		   const struct options *opts, struct err *err);
-int check_write_all(const char *dir, const struct check_report *r,
-		    const struct options *opts, struct err *err);
+struct check_writer {
+	int format;
+	bool color;
+	const json_t *diff; /* report_diff against a baseline, or NULL */
+	const struct options *opts;
+};
+int check_write_format(const struct check_writer *w, FILE *out,
+		       const struct check_report *r, struct err *err);
+int check_write_to(const char *path, const struct check_writer *w,
+		   const struct check_report *r, struct err *err);
+int check_write_all(const char *dir, const struct check_writer *w,
+		    const struct check_report *r, struct err *err);
 
 /*
  * --format, -o and --reports of check and report merge, for a struct
@@ -59,11 +66,12 @@ int check_write_all(const char *dir, const struct check_report *r,
  */
 #define OPT_CHECK_FORMATS(type, format, output, reports)                    \
 	{ OPT_CHOICE, 'f', "format", "F",                                   \
-	  "text (default), json, junit, markdown, email",                   \
+	  "text (default), json, junit, markdown, email, html",             \
 	  offsetof(type, format), 0, 0, check_format_names },               \
 	OPT_OUTPUT(type, output),                                           \
 	{ OPT_STRING, 0, "reports", "DIR",                                  \
-	  "also write every format to\nDIR/check.{txt,json,xml,md,mbox}",   \
+	  "also write every format to\n"                                     \
+	  "DIR/check.{txt,json,xml,md,mbox,html}",                          \
 	  offsetof(type, reports) }
 
 /*

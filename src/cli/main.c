@@ -248,15 +248,20 @@ static const struct command commands[] = {
 	  "alone exit 0: W in check's build row); 1 new errors, a patch that\n"
 	  "did not apply, or a build that could not run; 2 bad arguments; 3\n"
 	  "repository, compiler, make or I/O trouble.\n" },
-	{ "report", cmd_report, "merge check reports (CI shards)",
-	  "kcarry report merge [--format F] [-o FILE] CHECK.json...",
-	  "Join the JSON reports (kcarry-check/1) of 'kcarry check --shard I/N'\n"
-	  "runs into one report, as one run of every cell would have written it,\n"
-	  "in any format: text (default), json, junit, markdown, email.  The\n"
-	  "series are read from the workspace for subjects and authors.\n",
+	{ "report", cmd_report, "merge or compare check reports (CI)",
+	  "kcarry report merge [--format F] [-o FILE] CHECK.json...\n"
+	  "       kcarry report diff [--format F] [-o FILE] BASE.json NEW.json",
+	  "merge: join the JSON reports (kcarry-check/1) of 'kcarry check\n"
+	  "--shard I/N' runs into one report, as one run of every cell would\n"
+	  "have written it, in any format: text (default), json, junit,\n"
+	  "markdown, email, html.  The series are read from the workspace for\n"
+	  "subjects and authors.\n"
+	  "diff: what changed from BASE to NEW: regressions, fixes, patches\n"
+	  "newly upstreamed (text, json, markdown, or html: NEW led by them).\n",
 	  report_options,
-	  "exit status as for check: 0 every cell clean, 1 otherwise; 2 bad\n"
-	  "arguments or reports that do not fit together.\n" },
+	  "exit status: merge as for check: 0 every cell clean, 1 otherwise;\n"
+	  "diff: 0 no regression, 1 regressions; 2 bad arguments or reports\n"
+	  "that do not fit together.\n" },
 	{ "gc", cmd_gc, "free the build folders and the identifier cache",
 	  "kcarry gc [--dry-run] [TARGET...]",
 	  "Remove the build folders of the named targets under <cache>/build/:\n"

@@ -94,7 +94,7 @@ legend: . clean  o offset  ~ fuzz  3 3-way  = already applied  p partial
   watch, wq on old:
     changed type struct btrfs_work: btrfs_func_t func; btrfs_func_t ordered_func; btrfs_func_t ordered_free; -> btrfs_func_t func; btrfs_func_t ordered_func;
     changed function btrfs_init_work: void (struct btrfs_work *, btrfs_func_t, btrfs_func_t, btrfs_func_t) -> void (struct btrfs_work *, btrfs_func_t, btrfs_func_t)
-    unconverted fs/btrfs/scrub.c:11 scrub_start() btrfs_init_work
+    unconverted btrfs_init_work: 1 use in fs/btrfs/scrub.c (11)
     absent from old: fs/btrfs/raid56.c rmw_work() (btrfs_init_work)
 summary (worst first):
   wq@v1 on old: 1 conflict, 2 clean, 1 unconverted caller, 1 converted caller absent from old
