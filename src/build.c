@@ -1601,8 +1601,9 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 		/* make may succeed and build nothing (a folder target of a
 		 * tree without Kbuild, a feature not configured): that is
 		 * no build, and its "no new diagnostic" would be a lie */
-		if (!error && !c->res->error && !scope.len &&
-		    !built_something(c, tg, nt)) {
+		if (!error && !c->res->error &&
+		    ((!nt && !c->full) ||
+		     (!scope.len && !built_something(c, tg, nt)))) {
 			struct buf m = BUF_INIT;
 			if (!nt && !c->full) {
 				/* nothing to run make on: say what is missing */
@@ -1642,6 +1643,20 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 	return error;
 }
 
+/* The series removed every build target the base tree had. */
+static void build_none_left(struct bctx *c)
+{
+	struct buf m = BUF_INIT;
+
+	buf_adds(&m, "the series leaves none of the build targets:");
+	for (size_t i = 0; i < c->res->nr_targets; i++)
+		buf_addf(&m, "%s %s", i ? "," : "", c->res->targets[i]);
+	buf_adds(&m, " (see build.targets)");
+	c->res->error = buf_detach(&m, NULL);
+	c->res->error_code = ERR_CONFLICT;
+	c->res->failed = true;
+}
+
 /* --each: build after each patch that touches a compiled file. */
 static int build_each(struct bctx *c, const struct diag_list *base,
 		      struct err *err)
@@ -1667,9 +1682,12 @@ static int build_each(struct bctx *c, const struct diag_list *base,
 		diag_list_init(&fresh);
 		targets_at(&tg, &nt, c, &cp->commit);
 		snprintf(phase, sizeof(phase), "after %04zu", i + 1);
-		error = make_at(c, &cp->commit, tg, nt, phase, &scope, &status,
-				err);
-		if (!error) {
+		if (!nt && !c->full)
+			build_none_left(c);
+		else
+			error = make_at(c, &cp->commit, tg, nt, phase, &scope,
+					&status, err);
+		if (!error && !c->res->error) {
 			diag_parse(&cur, scope.ptr, scope.len, &c->po);
 			if (!c->res->error)
 				make_end(c, phase, &cur, false);
@@ -1802,9 +1820,14 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	c.po.src_root = c.src;
 
 	if (t->nr_build_targets)
-		for (size_t i = 0; i < t->nr_build_targets; i++)
-			list_add(&res->targets, &res->nr_targets,
-				 xstrdup(t->build_targets[i]));
+		for (size_t i = 0; i < t->nr_build_targets; i++) {
+			/* "targets = a.o b.o" names two targets */
+			char **w = NULL;
+			size_t n = split_words(&w, t->build_targets[i]);
+			for (size_t k = 0; k < n; k++)
+				list_add(&res->targets, &res->nr_targets, w[k]);
+			free(w);
+		}
 	else if (!c.full)
 		build_default_targets(&res->targets, &res->nr_targets,
 				      rq->carry, rq->watch);
@@ -1848,8 +1871,13 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		size_t nt = 0;
 		size_t kept;
 		targets_at(&tg, &nt, &c, &rq->carry->head);
-		error = make_at(&c, &rq->carry->head, tg, nt, "series", &scope,
-				&status, err);
+		/* no target left at head: never a bare make (the whole
+		 * tree), say so */
+		if (!nt && !c.full)
+			build_none_left(&c);
+		else
+			error = make_at(&c, &rq->carry->head, tg, nt,
+					"series", &scope, &status, err);
 		free_list(tg, nt);
 		if (error < 0 || res->error)
 			goto out;
