@@ -15,6 +15,7 @@
 
 #include "debsrc.h"
 #include "fs.h"
+#include "patch.h"
 #include "profile.h"
 
 extern char **environ;
@@ -171,36 +172,84 @@ manifest_find(const struct manifest_entry *m, size_t nr, const char *path)
 	return nr ? bsearch(&key, m, nr, sizeof(*m), cmp_manifest) : NULL;
 }
 
-static int ensure_parent(char **last_dir, const char *path, struct err *err)
+/*
+ * Make every folder between the source folder (its path is root_len
+ * bytes of path) and path's file a real folder: a file or a symlink there
+ * (foo.c became foo/, or a link a series added) goes, and is never
+ * followed out of the source folder.
+ */
+static int ensure_parent(char **last_dir, size_t root_len, const char *path,
+			 struct err *err)
 {
 	const char *slash = strrchr(path, '/');
 	char *d;
 	int error = 0;
 
-	if (!slash)
+	if (!slash || (size_t)(slash - path) <= root_len)
 		return 0;
 	d = xstrndup(path, (size_t)(slash - path));
-	if (!*last_dir || strcmp(*last_dir, d)) {
-		if (!fs_is_dir(d)) {
-			/* a file of the old tree where the new one has a
-			 * folder (foo.c became foo/): it goes */
-			for (char *s = strchr(d + 1, '/');; s = strchr(s + 1, '/')) {
-				struct stat st;
-				if (s)
-					*s = '\0';
-				if (lstat(d, &st) == 0 && !S_ISDIR(st.st_mode))
-					unlink(d);
-				if (!s)
-					break;
-				*s = '/';
-			}
-			error = fs_mkdirs(d, err);
+	if (*last_dir && !strcmp(*last_dir, d)) {
+		free(d);
+		return 0;
+	}
+	for (char *s = strchr(d + root_len + 1, '/');; s = strchr(s + 1, '/')) {
+		struct stat st;
+		if (s)
+			*s = '\0';
+		if (lstat(d, &st) == 0 && !S_ISDIR(st.st_mode))
+			unlink(d);
+		if (mkdir(d, 0755) < 0 && errno != EEXIST) {
+			error = err_set(err, ERR_IO, "cannot create '%s': %s",
+					d, strerror(errno));
+			break;
 		}
-		free(*last_dir);
-		*last_dir = d;
-	} else
+		if (!s)
+			break;
+		*s = '/';
+	}
+	free(*last_dir);
+	*last_dir = error ? NULL : d;
+	if (error)
 		free(d);
 	return error;
+}
+
+/* Every folder between the source folder and path's file is a real one. */
+static bool parents_real(size_t root_len, const char *path)
+{
+	char *d = xstrdup(path);
+	bool ok = true;
+
+	for (char *s = strchr(d + root_len + 1, '/'); s && ok;
+	     s = strchr(s + 1, '/')) {
+		struct stat st;
+		*s = '\0';
+		ok = lstat(d, &st) == 0 && S_ISDIR(st.st_mode);
+		*s = '/';
+	}
+	free(d);
+	return ok;
+}
+
+/* A path of the tree git itself would refuse to check out ("..", .git in
+ * any spelling): refused before anything is written. */
+static int check_paths(const struct tree_entry_info *e, size_t ne,
+		       const struct tree_oid *commit, struct err *err)
+{
+	for (size_t i = 0; i < ne; i++) {
+		const char *why;
+		char hex[41];
+		if (e[i].mode == 0160000 ||
+		    !(why = patch_path_refused(e[i].path, e[i].mode)))
+			continue;
+		tree_oid_hex(hex, commit);
+		return err_set(err, ERR_CONFLICT,
+			       "the tree of commit %.12s holds the path "
+			       "'%s', which %s: git refuses to check it "
+			       "out, and kcarry will not build it",
+			       hex, e[i].path, why);
+	}
+	return 0;
 }
 
 /* The file on disk has the blob's content (hashed the way git does). */
@@ -232,6 +281,20 @@ static bool same_content(const char *path, const char *hex, unsigned mode)
 	return same;
 }
 
+/* rename, replacing a folder the old tree had at path */
+static int replace_path(const char *tmp, const char *path)
+{
+	if (rename(tmp, path) == 0)
+		return 0;
+	if (errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST) {
+		struct err e2 = ERR_INIT;
+		fs_remove_tree(path, &e2);
+		err_release(&e2);
+		return rename(tmp, path);
+	}
+	return -1;
+}
+
 static int write_entry(struct tree_repo *repo, const struct tree_entry_info *e,
 		       const char *path, struct buf *data, struct err *err)
 {
@@ -243,13 +306,15 @@ static int write_entry(struct tree_repo *repo, const struct tree_entry_info *e,
 	tmp = xstrfmt("%s.kcarry-tmp", path);
 	if (e->mode == 0120000) {
 		unlink(tmp);
-		if (symlink(data->ptr, tmp) < 0 || rename(tmp, path) < 0)
+		if (symlink(data->ptr, tmp) < 0 || replace_path(tmp, path) < 0)
 			error = err_set(err, ERR_IO, "cannot write '%s': %s",
 					path, strerror(errno));
 		free(tmp);
 		return error;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	/* a new file: never through a link the tree put at that name */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  e->mode == 0100755 ? 0755 : 0644);
 	if (fd < 0) {
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", tmp,
@@ -281,18 +346,9 @@ static int write_entry(struct tree_repo *repo, const struct tree_entry_info *e,
 		ts[1] = ts[0];
 		utimensat(AT_FDCWD, tmp, ts, 0);
 	}
-	if (!error && rename(tmp, path) < 0) {
-		if (errno == EISDIR || errno == ENOTEMPTY) {
-			struct err e2 = ERR_INIT;
-			fs_remove_tree(path, &e2);
-			err_release(&e2);
-			if (rename(tmp, path) == 0)
-				goto done;
-		}
+	if (!error && replace_path(tmp, path) < 0)
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", path,
 				strerror(errno));
-	}
-done:
 	if (error)
 		unlink(tmp);
 	free(tmp);
@@ -309,12 +365,15 @@ int build_sync(size_t *written, struct tree_repo *repo,
 	struct tree_oid tree;
 	struct buf data = BUF_INIT, out = BUF_INIT;
 	char *last_dir = NULL;
+	size_t root_len = strlen(dir);
 	int error;
 
 	*written = 0;
 	if ((error = tree_commit_tree(&tree, repo, commit, err)) < 0 ||
 	    (error = tree_walk_blobs(&e, &ne, repo, &tree, err)) < 0)
 		return error;
+	if ((error = check_paths(e, ne, commit, err)) < 0)
+		goto out;
 	if ((error = fs_mkdirs(dir, err)) < 0)
 		goto out;
 	manifest_load(&m, &nm, manifest);
@@ -330,6 +389,12 @@ int build_sync(size_t *written, struct tree_repo *repo,
 			free(path);
 			continue;
 		}
+		/* a link where the tree has a folder is replaced first:
+		 * nothing is read or written through it */
+		if ((error = ensure_parent(&last_dir, root_len, path, err)) < 0) {
+			free(path);
+			goto out;
+		}
 		if (me && !strcmp(me->hex, e[i].hex) && me->mode == e[i].mode &&
 		    lstat(path, &st) == 0 &&
 		    (unsigned long long)st.st_size == me->size)
@@ -337,8 +402,7 @@ int build_sync(size_t *written, struct tree_repo *repo,
 		else if (!me && lstat(path, &st) == 0)
 			ok = same_content(path, e[i].hex, e[i].mode);
 		if (!ok) {
-			if ((error = ensure_parent(&last_dir, path, err)) < 0 ||
-			    (error = write_entry(repo, &e[i], path, &data,
+			if ((error = write_entry(repo, &e[i], path, &data,
 						 err)) < 0) {
 				free(path);
 				goto out;
@@ -370,7 +434,8 @@ int build_sync(size_t *written, struct tree_repo *repo,
 		}
 		if (!found) {
 			char *path = fs_join(dir, m[i].path);
-			if (unlink(path) == 0)
+			/* never through a link that replaced its folder */
+			if (parents_real(root_len, path) && unlink(path) == 0)
 				(*written)++;
 			free(path);
 		}
