@@ -91,6 +91,8 @@ void build_result_release(struct build_result *r)
 	free(r->error);
 	free(r->cc);
 	free(r->profile);
+	free(r->kbuild_rule);
+	free(r->target_var);
 	free(r->out_dir);
 	free_list(r->targets, r->nr_targets);
 	for (size_t i = 0; r->attr && i < r->diags.nr; i++)
@@ -918,6 +920,9 @@ struct bctx {
 	struct diag_parse_opts po;
 	bool full;
 	char *makeflags;   /* --full with build.command: MAKEFLAGS */
+	enum kbuild_folder_rule folder_rule;
+	char *target_var; /* added to the make calls of targets
+			    * ("KBUILD_MODULES=1"), or NULL */
 };
 
 static void add_arg(struct bctx *c, char *a)
@@ -1137,8 +1142,11 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 			buf_adds(&cmd, c->rq->target->build_command
 					       ? c->rq->target->build_command
 					       : "make");
-		else
+		else {
 			join_make(&cmd, targets, nr);
+			if (c->target_var)
+				buf_addf(&cmd, " %s", c->target_var);
+		}
 		phase_begin(&c->rn, phase, cmd.ptr,
 			    c->full ? 0 : count_sources(c, commit, targets, nr));
 		buf_release(&cmd);
@@ -1159,8 +1167,15 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 		error = run_cmd(status, &log, &c->rn, c->src, argv, err);
 		c->rn.env = env;
 		free(fenv);
-	} else
-		error = run_make(status, &log, c, targets, nr, err);
+	} else {
+		char **w = xcalloc(nr + 1, sizeof(char *));
+		size_t n = nr;
+		memcpy(w, targets, nr * sizeof(char *));
+		if (c->target_var)
+			w[n++] = c->target_var;
+		error = run_make(status, &log, c, w, n, err);
+		free(w);
+	}
 	if (error < 0) {
 		free(before);
 		buf_release(&log);
@@ -1227,6 +1242,7 @@ static int setup(struct bctx *c, struct err *err)
 	free(ver);
 	mk = read_tree_text(c->rq->repo, &c->rq->carry->base, "Makefile");
 	f.makefile = mk;
+	c->folder_rule = profile_folder_rule(mk);
 	profile_kernel_version(mk, &f.kernel_version, &f.kernel_patchlevel);
 	if (f.kernel_version >= 0 && !f.clang) {
 		cgh = read_tree_text(c->rq->repo, &c->rq->carry->base,
@@ -1634,6 +1650,130 @@ static bool built_something(struct bctx *c, char *const *targets, size_t nr)
 	return false;
 }
 
+/* The value of CONFIG_X in the O= folder's .config ("y", "m", "16"), or
+ * NULL when unset. */
+static char *config_value(struct bctx *c, const char *sym)
+{
+	char *path = fs_join(c->out, ".config");
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+	size_t n = strlen(sym);
+	char *v = NULL;
+
+	if (fs_read_file(&b, path, 0, &err) == 0)
+		for (const char *p = b.ptr; p && *p && !v;) {
+			const char *e = strchr(p, '\n');
+			if (!strncmp(p, sym, n) && p[n] == '=')
+				v = e ? xstrndup(p + n + 1, (size_t)(e - p - n - 1))
+				      : xstrdup(p + n + 1);
+			p = e ? e + 1 : NULL;
+		}
+	free(path);
+	buf_release(&b);
+	err_release(&err);
+	return v;
+}
+
+/* The symbol of "obj-$(CONFIG_X) += name/" in the parent's Makefile. */
+static char *folder_symbol(const char *mk, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = mk; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		const char *e = strchr(p, '\n'), *q;
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (strncmp(p, "obj-$(CONFIG_", 13))
+			continue;
+		for (q = p; (q = memmem(q, len - (size_t)(q - p), name, n));
+		     q += n) {
+			char before = q > p ? q[-1] : ' ', after = q[n];
+			if ((before == ' ' || before == '\t' || before == '=') &&
+			    (q + n == p + len || after == ' ' || after == '\t' ||
+			     after == '\\'))
+				return xstrndup(p + 6, strcspn(p + 6, ")"));
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Why make built nothing of folder (fs/btrfs/): the symbol its parent's
+ * Makefile builds it under and its value in .config, and what this
+ * tree's Kbuild does with a folder target.  Nothing when unknown.
+ */
+static void explain_folder(struct buf *m, struct bctx *c, const char *folder)
+{
+	char *d = xstrndup(folder, strlen(folder) - 1);
+	char *slash = strrchr(d, '/');
+	char *parent_mk, *name, *sym = NULL, *val = NULL;
+
+	if (!slash) {
+		free(d);
+		return;
+	}
+	*slash = '\0';
+	parent_mk = xstrfmt("%s/Makefile", d);
+	name = xstrfmt("%s/", slash + 1);
+	{
+		char *mk = read_tree_text(c->rq->repo, &c->rq->carry->base,
+					  parent_mk);
+		if (!mk) {
+			strcpy(parent_mk + strlen(d) + 1, "Kbuild");
+			mk = read_tree_text(c->rq->repo, &c->rq->carry->base,
+					    parent_mk);
+		}
+		sym = mk ? folder_symbol(mk, name) : NULL;
+		free(mk);
+	}
+	if (sym) {
+		val = config_value(c, sym);
+		if (!val || !strcmp(val, "n"))
+			buf_addf(m, ": %s builds %s under %s, which .config "
+				    "leaves unset, so the folder is off (see "
+				    "build.config)",
+				 parent_mk, folder, sym);
+		else
+			buf_addf(m, ": %s builds %s under %s=%s, which is on; "
+				    "make compiled nothing because of this "
+				    "Kbuild's folder targets (%s%s%s)",
+				 parent_mk, folder, sym, val,
+				 profile_folder_rule_name(c->folder_rule),
+				 c->target_var ? "; kcarry passed " : "",
+				 c->target_var ? c->target_var : "");
+	}
+	free(sym);
+	free(val);
+	free(name);
+	free(parent_mk);
+	free(d);
+}
+
+/*
+ * A folder target compiles the folder's objects, built-in or modular, on
+ * every Kbuild: where the tree's rule builds built-in objects only (5.10),
+ * KBUILD_MODULES=1 goes on the make command line of the targets (with
+ * CONFIG_MODULES set; without it there are no modules to build).
+ */
+static void choose_target_var(struct bctx *c)
+{
+	bool folder = false;
+	char *mods;
+
+	for (size_t i = 0; i < c->res->nr_targets; i++)
+		folder = folder || ends_with(c->res->targets[i], "/");
+	if (!folder || c->full)
+		return;
+	c->res->kbuild_rule = xstrdup(profile_folder_rule_name(c->folder_rule));
+	if (c->folder_rule != KBUILD_FOLDER_BUILTIN)
+		return;
+	mods = config_value(c, "CONFIG_MODULES");
+	if (mods && !strcmp(mods, "y")) {
+		c->target_var = xstrdup("KBUILD_MODULES=1");
+		c->res->target_var = xstrdup(c->target_var);
+	}
+	free(mods);
+}
+
 /* The base build's diagnostics: from the cache, or built now. */
 static int base_diags(struct diag_list *base, struct bctx *c,
 		      struct err *err)
@@ -1650,6 +1790,8 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 	targets_at(&tg, &nt, c, &cr->base);
 	tree_oid_hex(bhex, &cr->base);
 	buf_addf(&key, "%s\n%d\n", bhex, c->full);
+	if (c->target_var && !c->full)
+		buf_addf(&key, "var=%s\n", c->target_var);
 	for (size_t i = 0; i < nt; i++)
 		buf_addf(&key, "%s\n", tg[i]);
 	tree_hash(hex, key.ptr, key.len);
@@ -1679,12 +1821,19 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 						 c->res->targets[i]);
 				buf_adds(&m, " (see build.targets)");
 			} else {
+				size_t len;
 				buf_adds(&m, "make built no object of");
 				for (size_t i = 0; i < nt; i++)
 					buf_addf(&m, " %s", tg[i]);
-				buf_adds(&m, " in the base tree (is it "
-					     "configured? see build.config and "
-					     "build.targets)");
+				buf_adds(&m, " in the base tree");
+				len = m.len;
+				for (size_t i = 0; i < nt; i++)
+					if (ends_with(tg[i], "/"))
+						explain_folder(&m, c, tg[i]);
+				if (m.len == len)
+					buf_adds(&m, " (is it configured? see "
+						     "build.config and "
+						     "build.targets)");
 			}
 			c->res->error = buf_detach(&m, NULL);
 			c->res->error_code = ERR_CONFLICT;
@@ -1924,6 +2073,7 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	/* configure and prepare on the base tree */
 	if ((error = configure(&c, err)) < 0 || res->error)
 		goto out;
+	choose_target_var(&c);
 	res->seconds_prepare = now() - t0;
 	if ((error = base_diags(&base, &c, err)) < 0 || res->error)
 		goto out;
@@ -1999,6 +2149,7 @@ out:
 	free_list(c.args, c.nr_args);
 	free_env(c.rn.env);
 	free(c.makeflags);
+	free(c.target_var);
 	free(c.dir);
 	free(c.src);
 	free(c.manifest);

@@ -147,3 +147,99 @@ void profile_choose(struct profile_use *out, const struct profile_facts *f)
 		return;
 	}
 }
+
+/* The line after p's, or NULL. */
+static const char *next_line(const char *p)
+{
+	p = strchr(p, '\n');
+	return p ? p + 1 : NULL;
+}
+
+/* A line of the recipe of the rule "%/:" mentions KBUILD_MODULES. */
+static bool pattern_rule_modules(const char *mk)
+{
+	for (const char *p = mk; p; p = next_line(p)) {
+		if (strncmp(p, "%/:", 3))
+			continue;
+		for (const char *q = next_line(p); q && *q == '\t';
+		     q = next_line(q)) {
+			const char *e = strchr(q, '\n');
+			size_t n = e ? (size_t)(e - q) : strlen(q);
+			if (memmem(q, n, "KBUILD_MODULES", 14))
+				return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* "single-targets := ... %/" */
+static bool single_folder_targets(const char *mk)
+{
+	for (const char *p = mk; p; p = next_line(p)) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (!strncmp(p, "single-targets", 14) && memmem(p, n, "%/", 2))
+			return true;
+	}
+	return false;
+}
+
+/* Between "ifdef single-build" and its endif, "KBUILD_MODULES := 1". */
+static bool single_build_modules(const char *mk)
+{
+	int depth = 0;
+	bool in = false;
+
+	for (const char *p = mk; p; p = next_line(p)) {
+		const char *q = p;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (!in) {
+			in = !strncmp(p, "ifdef single-build", 18);
+			depth = in;
+			continue;
+		}
+		if (!strncmp(q, "ifdef", 5) || !strncmp(q, "ifndef", 6) ||
+		    !strncmp(q, "ifeq", 4) || !strncmp(q, "ifneq", 5))
+			depth++;
+		else if (!strncmp(q, "endif", 5) && --depth == 0)
+			in = false;
+		else if (!strncmp(q, "KBUILD_MODULES", 14)) {
+			q += 14;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (!strncmp(q, ":= 1", 4) || !strncmp(q, "=1", 2) ||
+			    !strncmp(q, ":=1", 3) || !strncmp(q, "= 1", 3))
+				return true;
+		}
+	}
+	return false;
+}
+
+enum kbuild_folder_rule profile_folder_rule(const char *makefile)
+{
+	if (!makefile)
+		return KBUILD_FOLDER_UNKNOWN;
+	if (pattern_rule_modules(makefile))
+		return KBUILD_FOLDER_PATTERN;
+	if (single_folder_targets(makefile))
+		return single_build_modules(makefile) ? KBUILD_FOLDER_SINGLE
+						      : KBUILD_FOLDER_BUILTIN;
+	return KBUILD_FOLDER_UNKNOWN;
+}
+
+const char *profile_folder_rule_name(enum kbuild_folder_rule r)
+{
+	switch (r) {
+	case KBUILD_FOLDER_PATTERN:
+		return "the %/ rule passes KBUILD_MODULES (as 3.10, 3.11)";
+	case KBUILD_FOLDER_BUILTIN:
+		return "single-build leaves KBUILD_MODULES unset: built-in "
+		       "objects only (as 5.10)";
+	case KBUILD_FOLDER_SINGLE:
+		return "single-build sets KBUILD_MODULES (as 6.1, 6.12)";
+	default:
+		return "no Kbuild folder rule kcarry knows";
+	}
+}
