@@ -1761,7 +1761,7 @@ static void choose_target_var(struct bctx *c)
 
 	for (size_t i = 0; i < c->res->nr_targets; i++)
 		folder = folder || ends_with(c->res->targets[i], "/");
-	if (!folder || c->full)
+	if (!folder || c->full || c->folder_rule == KBUILD_FOLDER_UNKNOWN)
 		return;
 	c->res->kbuild_rule = xstrdup(profile_folder_rule_name(c->folder_rule));
 	if (c->folder_rule != KBUILD_FOLDER_BUILTIN)

@@ -491,9 +491,6 @@ void report_build_text(FILE *out, const char *series, const char *target,
 	if (br->target_var)
 		report_printf(out, "    make: %s (folder targets: %s)\n",
 			      br->target_var, br->kbuild_rule);
-	else if (br->kbuild_rule && verbosity >= 1)
-		report_printf(out, "    folder targets: %s\n",
-			      br->kbuild_rule);
 	for (size_t i = 0; i < br->diags.nr; i++) {
 		buf_reset(&b);
 		report_build_diag_line(&b, &br->diags.items[i],
