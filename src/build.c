@@ -461,6 +461,7 @@ struct runner {
 	double t0, phase_t0;
 	size_t done, total;
 	char **env;
+	int signal;   /* the last command was killed by it, or 0 */
 };
 
 static char **make_env(const char *src, const char *out, const char *ccache,
@@ -617,6 +618,7 @@ static int run_cmd(int *status, struct buf *out, struct runner *rn,
 			return err_set(err, ERR_IO, "cannot wait for '%s'",
 				       argv[0]);
 	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	rn->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
 	if (*status == 127 && !out->len)
 		return err_set(err, ERR_IO, "cannot run '%s'", argv[0]);
 	report(rn);
@@ -970,7 +972,11 @@ static int fail_env(struct bctx *c, const char *what, const struct buf *log,
 {
 	struct buf m = BUF_INIT;
 
-	buf_addf(&m, "%s failed", what);
+	if (c->rn.signal)
+		buf_addf(&m, "%s: make was killed by signal %d (%s)", what,
+			 c->rn.signal, strsignal(c->rn.signal));
+	else
+		buf_addf(&m, "%s failed", what);
 	if (log && log->len) {
 		/* the first lines say what went wrong, the last where */
 		size_t lines = 0, head = 0;
@@ -1181,8 +1187,9 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 		buf_release(&log);
 		return error;
 	}
-	if (!units_update(&c->units, log.ptr, log.len, &c->po, c->out,
-			  before) &&
+	if ((!units_update(&c->units, log.ptr, log.len, &c->po, c->out,
+			   before) ||
+	     c->rn.signal) &&
 	    *status && !c->res->error) {
 		/* make failed and said of no object why: not a build of
 		 * the series at all (no makefile, no such target, a tool
@@ -1276,7 +1283,26 @@ static int setup(struct bctx *c, struct err *err)
 	for (size_t i = 0; i < t->nr_build_config; i++) {
 		const char *l = t->build_config[i];
 		buf_addf(&h, "config=%s\n", l);
-		if (starts_with(l, "file:")) {
+		if (starts_with(l, "file:") && l[5] == '/') {
+			/* a distro's config where it lives (/boot/config-*):
+			 * read at build time */
+			struct buf b = BUF_INIT;
+			struct err e2 = ERR_INIT;
+			if (fs_read_file(&b, l + 5, 0, &e2) < 0) {
+				free(mk);
+				buf_release(&h);
+				buf_release(&b);
+				err_set(err, ERR_NOTFOUND,
+					"%s: build.config '%s': %s",
+					t->conf_path, l, e2.msg.ptr);
+				err_release(&e2);
+				return ERR_NOTFOUND;
+			}
+			tree_hash(hex, b.ptr, b.len);
+			buf_addf(&h, "file=%s\n", hex);
+			buf_release(&b);
+			err_release(&e2);
+		} else if (starts_with(l, "file:")) {
 			char *txt = read_tree_text(c->rq->repo,
 						   &c->rq->carry->base, l + 5);
 			if (!txt) {
@@ -1431,8 +1457,9 @@ static int configure(struct bctx *c, struct err *err)
 			error = set_config_line(config, l, err);
 		else if (starts_with(l, "file:")) {
 			struct buf b = BUF_INIT;
-			char *p = fs_join(c->src, l + 5);
-			if (!fs_is_file(p)) {
+			char *p = l[5] == '/' ? xstrdup(l + 5)
+					      : fs_join(c->src, l + 5);
+			if (l[5] != '/' && !fs_is_file(p)) {
 				free(p);
 				p = fs_join(c->rq->root, l + 5);
 			}
