@@ -465,7 +465,7 @@ struct runner {
 };
 
 static char **make_env(const char *src, const char *out, const char *ccache,
-		       const char *makeflags)
+		       const char *makeflags, const char *makefiles)
 {
 	size_t n = 0, k = 0;
 	char **env;
@@ -479,6 +479,7 @@ static char **make_env(const char *src, const char *out, const char *ccache,
 		    starts_with(environ[i], "LANGUAGE=") ||
 		    starts_with(environ[i], "MAKEFLAGS=") ||
 		    starts_with(environ[i], "MFLAGS=") ||
+		    starts_with(environ[i], "MAKEFILES=") ||
 		    starts_with(environ[i], "KCARRY_BUILD=") ||
 		    starts_with(environ[i], "KCARRY_SRC=") ||
 		    (ccache && starts_with(environ[i], "CCACHE_DIR=")))
@@ -495,6 +496,8 @@ static char **make_env(const char *src, const char *out, const char *ccache,
 		env[k++] = xstrfmt("CCACHE_DIR=%s", ccache);
 	if (makeflags)
 		env[k++] = xstrfmt("MAKEFLAGS=%s", makeflags);
+	if (makefiles)
+		env[k++] = xstrfmt("MAKEFILES=%s", makefiles);
 	env[k] = NULL;
 	return env;
 }
@@ -967,6 +970,42 @@ static void tail_of(struct buf *dst, const struct buf *log, size_t lines)
 	buf_rtrim(dst);
 }
 
+/* A line that carries the error: make's "***" (with its file and line),
+ * a compiler's "error:", make's "Error N". */
+static bool error_line(const char *p, size_t n)
+{
+	const char *e;
+
+	if (memmem(p, n, "***", 3) || memmem(p, n, "error:", 6) ||
+	    memmem(p, n, "Error:", 6))
+		return true;
+	for (const char *q = p; (e = memmem(q, n - (size_t)(q - p), "Error ",
+					    6)); q = e + 6)
+		if (e + 6 < p + n && isdigit((unsigned char)e[6]))
+			return true;
+	return false;
+}
+
+/* The log's lines that carry the error (at most max); false when none. */
+static bool error_lines(struct buf *dst, const struct buf *log, size_t max)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < log->len && found < max;) {
+		const char *p = log->ptr + i;
+		const char *e = memchr(p, '\n', log->len - i);
+		size_t n = e ? (size_t)(e - p) : log->len - i;
+		if (error_line(p, n)) {
+			buf_add(dst, p, n);
+			buf_addc(dst, '\n');
+			found++;
+		}
+		i += n + 1;
+	}
+	buf_rtrim(dst);
+	return found > 0;
+}
+
 static int fail_env(struct bctx *c, const char *what, const struct buf *log,
 		    struct err *err)
 {
@@ -978,13 +1017,17 @@ static int fail_env(struct bctx *c, const char *what, const struct buf *log,
 	else
 		buf_addf(&m, "%s failed", what);
 	if (log && log->len) {
-		/* the first lines say what went wrong, the last where */
+		/* the lines that carry the error; else the first lines say
+		 * what went wrong, the last where */
 		size_t lines = 0, head = 0;
+		struct buf el = BUF_INIT;
 		for (size_t i = 0; i < log->len; i++)
 			if (log->ptr[i] == '\n' && ++lines == 4 && !head)
 				head = i + 1;
 		buf_adds(&m, ":\n");
-		if (lines <= 16)
+		if (error_lines(&el, log, 20))
+			buf_add(&m, el.ptr, el.len);
+		else if (lines <= 16)
 			tail_of(&m, log, 16);
 		else {
 			struct buf t = BUF_INIT;
@@ -994,6 +1037,7 @@ static int fail_env(struct bctx *c, const char *what, const struct buf *log,
 			buf_add(&m, t.ptr, t.len);
 			buf_release(&t);
 		}
+		buf_release(&el);
 	}
 	c->res->error = buf_detach(&m, NULL);
 	c->res->error_code = ERR_CONFLICT;
@@ -1212,7 +1256,7 @@ static int setup(struct bctx *c, struct err *err)
 	const struct target *t = c->rq->target;
 	struct profile_facts f = { 0 };
 	const char *cc = t->build_cc && *t->build_cc ? t->build_cc : "gcc";
-	char *ver, *mk, *cgh = NULL, *cmd;
+	char *ver, *mk, *cgh = NULL, *tbi, *cmd;
 	struct buf h = BUF_INIT;
 	char hex[41];
 	unsigned jobs = t->build_jobs;
@@ -1265,17 +1309,25 @@ static int setup(struct bctx *c, struct err *err)
 			free(p);
 		}
 	}
+	tbi = read_tree_text(c->rq->repo, &c->rq->carry->base,
+			     "tools/build/Build.include");
+	f.tools_build_include = tbi;
 	if (!t->build_profile || strcmp(t->build_profile, "none"))
 		profile_choose(&c->prof, &f);
 	free(cgh);
+	free(tbi);
 	c->res->cc = c->prof.cc_flags ? xstrfmt("%s %s", cc, c->prof.cc_flags)
 				      : xstrdup(cc);
-	if (c->prof.id)
-		c->res->profile = xstrdup(c->prof.id);
+	if (c->prof.id && c->prof.tools_id)
+		c->res->profile = xstrfmt("%s+%s", c->prof.id,
+					  c->prof.tools_id);
+	else if (c->prof.id || c->prof.tools_id)
+		c->res->profile = xstrdup(c->prof.id ? c->prof.id
+						     : c->prof.tools_id);
 
 	/* the configuration, hashed: it names the O= folder */
 	buf_addf(&h, "cc=%s\nprofile=%s\nflags=%s\n", c->res->cc,
-		 c->prof.id ? c->prof.id : "", t->build_make_flags
+		 c->res->profile ? c->res->profile : "", t->build_make_flags
 						       ? t->build_make_flags
 						       : "");
 	for (size_t i = 0; i < c->prof.nr_make_vars; i++)
@@ -1440,6 +1492,14 @@ static int configure(struct bctx *c, struct err *err)
 	/* 3.x needs O= to exist before the first make */
 	if ((error = fs_mkdirs(c->out, err)) < 0)
 		goto out;
+	if (c->prof.makefiles_path) {
+		char *p = fs_join(c->out, c->prof.makefiles_path);
+		error = fs_write_atomic(p, c->prof.makefiles_text,
+					strlen(c->prof.makefiles_text), err);
+		free(p);
+		if (error)
+			goto out;
+	}
 	if (c->prof.shim_path) {
 		char *p = fs_join(c->out, c->prof.shim_path);
 		char *d = xstrndup(p, (size_t)(strrchr(p, '/') - p));
@@ -2088,11 +2148,17 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		ccache = fs_join(top, "ccache");
 		free(top);
 	}
-	c.rn.env = make_env(c.src, "", ccache, NULL);
+	c.rn.env = make_env(c.src, "", ccache, NULL, NULL);
 	if ((error = setup(&c, err)) < 0)
 		goto out;
 	free_env(c.rn.env);
-	c.rn.env = make_env(c.src, c.out, ccache, NULL);
+	{
+		char *mf = c.prof.makefiles_path
+				   ? fs_join(c.out, c.prof.makefiles_path)
+				   : NULL;
+		c.rn.env = make_env(c.src, c.out, ccache, NULL, mf);
+		free(mf);
+	}
 	c.po.obj_root = c.out;
 	res->ran = true;
 	units_load(&c.units, c.units_path);

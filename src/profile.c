@@ -39,6 +39,8 @@ void profile_use_release(struct profile_use *u)
 	free(u->make_vars);
 	free(u->shim_path);
 	free(u->shim_text);
+	free(u->makefiles_path);
+	free(u->makefiles_text);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -87,6 +89,9 @@ bool profile_kernel_version(const char *makefile, int *version,
 	return ok;
 }
 
+static void choose_version(struct profile_use *out,
+			   const struct profile_facts *f);
+
 static void add_var(struct profile_use *u, char *v)
 {
 	u->make_vars = xrealloc(u->make_vars,
@@ -94,13 +99,64 @@ static void add_var(struct profile_use *u, char *v)
 	u->make_vars[u->nr_make_vars++] = v;
 }
 
+/*
+ * tools/build/Build.include from before the kernel's make 4.3 fix keeps
+ * '\#' inside make functions: make 4.3 takes it as two characters, so
+ * dep-cmd's fixdep fallback writes '\# cannot find fixdep' into a .cmd
+ * file and the next make that reads it stops with "missing separator"
+ * (make modules_prepare of trees that build objtool).  The tools' makes
+ * are run with MAKEFLAGS reset, so no command-line variable reaches them:
+ * a makefile in O=, named by MAKEFILES (read first by every make),
+ * overrides dep-cmd with '#' written as $(kcarry-pound).  dep-cmd is
+ * tools/build's alone; Kbuild's own .cmd files are the other profile's.
+ */
+static const char tools_build_fix[] =
+	"# kcarry compatibility profile make43-tools-build: GNU make 4.3 keeps\n"
+	"# the '\\#' of tools/build/Build.include's dep-cmd and make-cmd; this\n"
+	"# dep-cmd writes '#' as $(kcarry-pound) (docs/build-profiles.md)\n"
+	"kcarry-pound := \\#\n"
+	"kcarry-make-cmd = $(call escsq,$(subst $(kcarry-pound),"
+	"$$(kcarry-pound),$(subst $$,$$$$,$(cmd_$(1)))))\n"
+	"override dep-cmd = $(if $(wildcard $(fixdep)),"
+	" $(fixdep) $(depfile) $@ '$(kcarry-make-cmd)' > $(dot-target).tmp;"
+	" rm -f $(depfile);"
+	" mv -f $(dot-target).tmp $(dot-target).cmd,"
+	" printf '$(kcarry-pound) cannot find fixdep (%s)\\n' $(fixdep)"
+	" > $(dot-target).cmd;"
+	" printf '$(kcarry-pound) using basic dep data\\n\\n'"
+	" >> $(dot-target).cmd;"
+	" cat $(depfile) >> $(dot-target).cmd;"
+	" printf '\\n%s\\n' 'cmd_$@ := $(kcarry-make-cmd)'"
+	" >> $(dot-target).cmd)\n";
+
+static void choose_tools_fix(struct profile_use *out,
+			     const struct profile_facts *f)
+{
+	bool make43 = f->make_major > 4 ||
+		      (f->make_major == 4 && f->make_minor >= 3);
+
+	if (!make43 || !f->tools_build_include ||
+	    !strstr(f->tools_build_include, "printf '\\# cannot find fixdep"))
+		return;
+	out->tools_id = "make43-tools-build";
+	out->makefiles_path = xstrdup(".kcarry-tools-build.mk");
+	out->makefiles_text = xstrdup(tools_build_fix);
+}
+
 void profile_choose(struct profile_use *out, const struct profile_facts *f)
 {
-	int kv = f->kernel_version * 1000 + f->kernel_patchlevel;
-
 	memset(out, 0, sizeof(*out));
 	if (f->kernel_version < 0)
 		return;
+	choose_tools_fix(out, f);
+	choose_version(out, f);
+}
+
+static void choose_version(struct profile_use *out,
+			   const struct profile_facts *f)
+{
+	int kv = f->kernel_version * 1000 + f->kernel_patchlevel;
+
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
 		const struct profile_def *d = &profiles[i];
 		if (kv < d->min_kernel || kv > d->max_kernel || f->clang ||

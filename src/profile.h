@@ -23,6 +23,8 @@ struct profile_facts {
 	const char *compiler_gcc_h;
 	int highest_gcc_header;
 	bool has_own_gcc_header; /* compiler-gcc<cc_major>.h exists */
+	const char *tools_build_include; /* tools/build/Build.include, or
+					  * NULL */
 };
 
 struct profile_use {
@@ -33,6 +35,12 @@ struct profile_use {
 	size_t nr_make_vars;
 	char *shim_path;          /* relative to O=, or NULL */
 	char *shim_text;
+	/* tools/build's make 4.3 fix: a makefile in O= that every make
+	 * reads first (MAKEFILES in the environment: the tools' sub-makes
+	 * get no variable of the command line), or NULL */
+	const char *tools_id;
+	char *makefiles_path;     /* relative to O= */
+	char *makefiles_text;
 };
 
 /* Pick the profile for facts ("none" in name turns them off). */
