@@ -15,6 +15,7 @@
 
 #include "debsrc.h"
 #include "fs.h"
+#include "patch.h"
 #include "profile.h"
 
 extern char **environ;
@@ -90,6 +91,8 @@ void build_result_release(struct build_result *r)
 	free(r->error);
 	free(r->cc);
 	free(r->profile);
+	free(r->kbuild_rule);
+	free(r->target_var);
 	free(r->out_dir);
 	free_list(r->targets, r->nr_targets);
 	for (size_t i = 0; r->attr && i < r->diags.nr; i++)
@@ -171,36 +174,84 @@ manifest_find(const struct manifest_entry *m, size_t nr, const char *path)
 	return nr ? bsearch(&key, m, nr, sizeof(*m), cmp_manifest) : NULL;
 }
 
-static int ensure_parent(char **last_dir, const char *path, struct err *err)
+/*
+ * Make every folder between the source folder (its path is root_len
+ * bytes of path) and path's file a real folder: a file or a symlink there
+ * (foo.c became foo/, or a link a series added) goes, and is never
+ * followed out of the source folder.
+ */
+static int ensure_parent(char **last_dir, size_t root_len, const char *path,
+			 struct err *err)
 {
 	const char *slash = strrchr(path, '/');
 	char *d;
 	int error = 0;
 
-	if (!slash)
+	if (!slash || (size_t)(slash - path) <= root_len)
 		return 0;
 	d = xstrndup(path, (size_t)(slash - path));
-	if (!*last_dir || strcmp(*last_dir, d)) {
-		if (!fs_is_dir(d)) {
-			/* a file of the old tree where the new one has a
-			 * folder (foo.c became foo/): it goes */
-			for (char *s = strchr(d + 1, '/');; s = strchr(s + 1, '/')) {
-				struct stat st;
-				if (s)
-					*s = '\0';
-				if (lstat(d, &st) == 0 && !S_ISDIR(st.st_mode))
-					unlink(d);
-				if (!s)
-					break;
-				*s = '/';
-			}
-			error = fs_mkdirs(d, err);
+	if (*last_dir && !strcmp(*last_dir, d)) {
+		free(d);
+		return 0;
+	}
+	for (char *s = strchr(d + root_len + 1, '/');; s = strchr(s + 1, '/')) {
+		struct stat st;
+		if (s)
+			*s = '\0';
+		if (lstat(d, &st) == 0 && !S_ISDIR(st.st_mode))
+			unlink(d);
+		if (mkdir(d, 0755) < 0 && errno != EEXIST) {
+			error = err_set(err, ERR_IO, "cannot create '%s': %s",
+					d, strerror(errno));
+			break;
 		}
-		free(*last_dir);
-		*last_dir = d;
-	} else
+		if (!s)
+			break;
+		*s = '/';
+	}
+	free(*last_dir);
+	*last_dir = error ? NULL : d;
+	if (error)
 		free(d);
 	return error;
+}
+
+/* Every folder between the source folder and path's file is a real one. */
+static bool parents_real(size_t root_len, const char *path)
+{
+	char *d = xstrdup(path);
+	bool ok = true;
+
+	for (char *s = strchr(d + root_len + 1, '/'); s && ok;
+	     s = strchr(s + 1, '/')) {
+		struct stat st;
+		*s = '\0';
+		ok = lstat(d, &st) == 0 && S_ISDIR(st.st_mode);
+		*s = '/';
+	}
+	free(d);
+	return ok;
+}
+
+/* A path of the tree git itself would refuse to check out ("..", .git in
+ * any spelling): refused before anything is written. */
+static int check_paths(const struct tree_entry_info *e, size_t ne,
+		       const struct tree_oid *commit, struct err *err)
+{
+	for (size_t i = 0; i < ne; i++) {
+		const char *why;
+		char hex[41];
+		if (e[i].mode == 0160000 ||
+		    !(why = patch_path_refused(e[i].path, e[i].mode)))
+			continue;
+		tree_oid_hex(hex, commit);
+		return err_set(err, ERR_CONFLICT,
+			       "the tree of commit %.12s holds the path "
+			       "'%s', which %s: git refuses to check it "
+			       "out, and kcarry will not build it",
+			       hex, e[i].path, why);
+	}
+	return 0;
 }
 
 /* The file on disk has the blob's content (hashed the way git does). */
@@ -232,6 +283,20 @@ static bool same_content(const char *path, const char *hex, unsigned mode)
 	return same;
 }
 
+/* rename, replacing a folder the old tree had at path */
+static int replace_path(const char *tmp, const char *path)
+{
+	if (rename(tmp, path) == 0)
+		return 0;
+	if (errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST) {
+		struct err e2 = ERR_INIT;
+		fs_remove_tree(path, &e2);
+		err_release(&e2);
+		return rename(tmp, path);
+	}
+	return -1;
+}
+
 static int write_entry(struct tree_repo *repo, const struct tree_entry_info *e,
 		       const char *path, struct buf *data, struct err *err)
 {
@@ -243,13 +308,15 @@ static int write_entry(struct tree_repo *repo, const struct tree_entry_info *e,
 	tmp = xstrfmt("%s.kcarry-tmp", path);
 	if (e->mode == 0120000) {
 		unlink(tmp);
-		if (symlink(data->ptr, tmp) < 0 || rename(tmp, path) < 0)
+		if (symlink(data->ptr, tmp) < 0 || replace_path(tmp, path) < 0)
 			error = err_set(err, ERR_IO, "cannot write '%s': %s",
 					path, strerror(errno));
 		free(tmp);
 		return error;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	/* a new file: never through a link the tree put at that name */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  e->mode == 0100755 ? 0755 : 0644);
 	if (fd < 0) {
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", tmp,
@@ -281,18 +348,9 @@ static int write_entry(struct tree_repo *repo, const struct tree_entry_info *e,
 		ts[1] = ts[0];
 		utimensat(AT_FDCWD, tmp, ts, 0);
 	}
-	if (!error && rename(tmp, path) < 0) {
-		if (errno == EISDIR || errno == ENOTEMPTY) {
-			struct err e2 = ERR_INIT;
-			fs_remove_tree(path, &e2);
-			err_release(&e2);
-			if (rename(tmp, path) == 0)
-				goto done;
-		}
+	if (!error && replace_path(tmp, path) < 0)
 		error = err_set(err, ERR_IO, "cannot write '%s': %s", path,
 				strerror(errno));
-	}
-done:
 	if (error)
 		unlink(tmp);
 	free(tmp);
@@ -309,12 +367,15 @@ int build_sync(size_t *written, struct tree_repo *repo,
 	struct tree_oid tree;
 	struct buf data = BUF_INIT, out = BUF_INIT;
 	char *last_dir = NULL;
+	size_t root_len = strlen(dir);
 	int error;
 
 	*written = 0;
 	if ((error = tree_commit_tree(&tree, repo, commit, err)) < 0 ||
 	    (error = tree_walk_blobs(&e, &ne, repo, &tree, err)) < 0)
 		return error;
+	if ((error = check_paths(e, ne, commit, err)) < 0)
+		goto out;
 	if ((error = fs_mkdirs(dir, err)) < 0)
 		goto out;
 	manifest_load(&m, &nm, manifest);
@@ -330,6 +391,12 @@ int build_sync(size_t *written, struct tree_repo *repo,
 			free(path);
 			continue;
 		}
+		/* a link where the tree has a folder is replaced first:
+		 * nothing is read or written through it */
+		if ((error = ensure_parent(&last_dir, root_len, path, err)) < 0) {
+			free(path);
+			goto out;
+		}
 		if (me && !strcmp(me->hex, e[i].hex) && me->mode == e[i].mode &&
 		    lstat(path, &st) == 0 &&
 		    (unsigned long long)st.st_size == me->size)
@@ -337,8 +404,7 @@ int build_sync(size_t *written, struct tree_repo *repo,
 		else if (!me && lstat(path, &st) == 0)
 			ok = same_content(path, e[i].hex, e[i].mode);
 		if (!ok) {
-			if ((error = ensure_parent(&last_dir, path, err)) < 0 ||
-			    (error = write_entry(repo, &e[i], path, &data,
+			if ((error = write_entry(repo, &e[i], path, &data,
 						 err)) < 0) {
 				free(path);
 				goto out;
@@ -370,7 +436,8 @@ int build_sync(size_t *written, struct tree_repo *repo,
 		}
 		if (!found) {
 			char *path = fs_join(dir, m[i].path);
-			if (unlink(path) == 0)
+			/* never through a link that replaced its folder */
+			if (parents_real(root_len, path) && unlink(path) == 0)
 				(*written)++;
 			free(path);
 		}
@@ -394,10 +461,11 @@ struct runner {
 	double t0, phase_t0;
 	size_t done, total;
 	char **env;
+	int signal;   /* the last command was killed by it, or 0 */
 };
 
 static char **make_env(const char *src, const char *out, const char *ccache,
-		       const char *makeflags)
+		       const char *makeflags, const char *makefiles)
 {
 	size_t n = 0, k = 0;
 	char **env;
@@ -411,6 +479,7 @@ static char **make_env(const char *src, const char *out, const char *ccache,
 		    starts_with(environ[i], "LANGUAGE=") ||
 		    starts_with(environ[i], "MAKEFLAGS=") ||
 		    starts_with(environ[i], "MFLAGS=") ||
+		    starts_with(environ[i], "MAKEFILES=") ||
 		    starts_with(environ[i], "KCARRY_BUILD=") ||
 		    starts_with(environ[i], "KCARRY_SRC=") ||
 		    (ccache && starts_with(environ[i], "CCACHE_DIR=")))
@@ -427,6 +496,8 @@ static char **make_env(const char *src, const char *out, const char *ccache,
 		env[k++] = xstrfmt("CCACHE_DIR=%s", ccache);
 	if (makeflags)
 		env[k++] = xstrfmt("MAKEFLAGS=%s", makeflags);
+	if (makefiles)
+		env[k++] = xstrfmt("MAKEFILES=%s", makefiles);
 	env[k] = NULL;
 	return env;
 }
@@ -550,6 +621,7 @@ static int run_cmd(int *status, struct buf *out, struct runner *rn,
 			return err_set(err, ERR_IO, "cannot wait for '%s'",
 				       argv[0]);
 	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	rn->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
 	if (*status == 127 && !out->len)
 		return err_set(err, ERR_IO, "cannot run '%s'", argv[0]);
 	report(rn);
@@ -853,6 +925,9 @@ struct bctx {
 	struct diag_parse_opts po;
 	bool full;
 	char *makeflags;   /* --full with build.command: MAKEFLAGS */
+	enum kbuild_folder_rule folder_rule;
+	char *target_var; /* added to the make calls of targets
+			    * ("KBUILD_MODULES=1"), or NULL */
 };
 
 static void add_arg(struct bctx *c, char *a)
@@ -895,20 +970,64 @@ static void tail_of(struct buf *dst, const struct buf *log, size_t lines)
 	buf_rtrim(dst);
 }
 
+/* A line that carries the error: make's "***" (with its file and line),
+ * a compiler's "error:", make's "Error N". */
+static bool error_line(const char *p, size_t n)
+{
+	const char *e;
+
+	if (memmem(p, n, "***", 3) || memmem(p, n, "error:", 6) ||
+	    memmem(p, n, "Error:", 6))
+		return true;
+	for (const char *q = p; (e = memmem(q, n - (size_t)(q - p), "Error ",
+					    6)); q = e + 6)
+		if (e + 6 < p + n && isdigit((unsigned char)e[6]))
+			return true;
+	return false;
+}
+
+/* The log's lines that carry the error (at most max); false when none. */
+static bool error_lines(struct buf *dst, const struct buf *log, size_t max)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < log->len && found < max;) {
+		const char *p = log->ptr + i;
+		const char *e = memchr(p, '\n', log->len - i);
+		size_t n = e ? (size_t)(e - p) : log->len - i;
+		if (error_line(p, n)) {
+			buf_add(dst, p, n);
+			buf_addc(dst, '\n');
+			found++;
+		}
+		i += n + 1;
+	}
+	buf_rtrim(dst);
+	return found > 0;
+}
+
 static int fail_env(struct bctx *c, const char *what, const struct buf *log,
 		    struct err *err)
 {
 	struct buf m = BUF_INIT;
 
-	buf_addf(&m, "%s failed", what);
+	if (c->rn.signal)
+		buf_addf(&m, "%s: make was killed by signal %d (%s)", what,
+			 c->rn.signal, strsignal(c->rn.signal));
+	else
+		buf_addf(&m, "%s failed", what);
 	if (log && log->len) {
-		/* the first lines say what went wrong, the last where */
+		/* the lines that carry the error; else the first lines say
+		 * what went wrong, the last where */
 		size_t lines = 0, head = 0;
+		struct buf el = BUF_INIT;
 		for (size_t i = 0; i < log->len; i++)
 			if (log->ptr[i] == '\n' && ++lines == 4 && !head)
 				head = i + 1;
 		buf_adds(&m, ":\n");
-		if (lines <= 16)
+		if (error_lines(&el, log, 20))
+			buf_add(&m, el.ptr, el.len);
+		else if (lines <= 16)
 			tail_of(&m, log, 16);
 		else {
 			struct buf t = BUF_INIT;
@@ -918,6 +1037,7 @@ static int fail_env(struct bctx *c, const char *what, const struct buf *log,
 			buf_add(&m, t.ptr, t.len);
 			buf_release(&t);
 		}
+		buf_release(&el);
 	}
 	c->res->error = buf_detach(&m, NULL);
 	c->res->error_code = ERR_CONFLICT;
@@ -1072,8 +1192,11 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 			buf_adds(&cmd, c->rq->target->build_command
 					       ? c->rq->target->build_command
 					       : "make");
-		else
+		else {
 			join_make(&cmd, targets, nr);
+			if (c->target_var)
+				buf_addf(&cmd, " %s", c->target_var);
+		}
 		phase_begin(&c->rn, phase, cmd.ptr,
 			    c->full ? 0 : count_sources(c, commit, targets, nr));
 		buf_release(&cmd);
@@ -1094,15 +1217,23 @@ static int make_at(struct bctx *c, const struct tree_oid *commit,
 		error = run_cmd(status, &log, &c->rn, c->src, argv, err);
 		c->rn.env = env;
 		free(fenv);
-	} else
-		error = run_make(status, &log, c, targets, nr, err);
+	} else {
+		char **w = xcalloc(nr + 1, sizeof(char *));
+		size_t n = nr;
+		memcpy(w, targets, nr * sizeof(char *));
+		if (c->target_var)
+			w[n++] = c->target_var;
+		error = run_make(status, &log, c, w, n, err);
+		free(w);
+	}
 	if (error < 0) {
 		free(before);
 		buf_release(&log);
 		return error;
 	}
-	if (!units_update(&c->units, log.ptr, log.len, &c->po, c->out,
-			  before) &&
+	if ((!units_update(&c->units, log.ptr, log.len, &c->po, c->out,
+			   before) ||
+	     c->rn.signal) &&
 	    *status && !c->res->error) {
 		/* make failed and said of no object why: not a build of
 		 * the series at all (no makefile, no such target, a tool
@@ -1125,7 +1256,7 @@ static int setup(struct bctx *c, struct err *err)
 	const struct target *t = c->rq->target;
 	struct profile_facts f = { 0 };
 	const char *cc = t->build_cc && *t->build_cc ? t->build_cc : "gcc";
-	char *ver, *mk, *cgh = NULL, *cmd;
+	char *ver, *mk, *cgh = NULL, *tbi, *cmd;
 	struct buf h = BUF_INIT;
 	char hex[41];
 	unsigned jobs = t->build_jobs;
@@ -1162,6 +1293,7 @@ static int setup(struct bctx *c, struct err *err)
 	free(ver);
 	mk = read_tree_text(c->rq->repo, &c->rq->carry->base, "Makefile");
 	f.makefile = mk;
+	c->folder_rule = profile_folder_rule(mk);
 	profile_kernel_version(mk, &f.kernel_version, &f.kernel_patchlevel);
 	if (f.kernel_version >= 0 && !f.clang) {
 		cgh = read_tree_text(c->rq->repo, &c->rq->carry->base,
@@ -1177,17 +1309,25 @@ static int setup(struct bctx *c, struct err *err)
 			free(p);
 		}
 	}
+	tbi = read_tree_text(c->rq->repo, &c->rq->carry->base,
+			     "tools/build/Build.include");
+	f.tools_build_include = tbi;
 	if (!t->build_profile || strcmp(t->build_profile, "none"))
 		profile_choose(&c->prof, &f);
 	free(cgh);
+	free(tbi);
 	c->res->cc = c->prof.cc_flags ? xstrfmt("%s %s", cc, c->prof.cc_flags)
 				      : xstrdup(cc);
-	if (c->prof.id)
-		c->res->profile = xstrdup(c->prof.id);
+	if (c->prof.id && c->prof.tools_id)
+		c->res->profile = xstrfmt("%s+%s", c->prof.id,
+					  c->prof.tools_id);
+	else if (c->prof.id || c->prof.tools_id)
+		c->res->profile = xstrdup(c->prof.id ? c->prof.id
+						     : c->prof.tools_id);
 
 	/* the configuration, hashed: it names the O= folder */
 	buf_addf(&h, "cc=%s\nprofile=%s\nflags=%s\n", c->res->cc,
-		 c->prof.id ? c->prof.id : "", t->build_make_flags
+		 c->res->profile ? c->res->profile : "", t->build_make_flags
 						       ? t->build_make_flags
 						       : "");
 	for (size_t i = 0; i < c->prof.nr_make_vars; i++)
@@ -1195,7 +1335,26 @@ static int setup(struct bctx *c, struct err *err)
 	for (size_t i = 0; i < t->nr_build_config; i++) {
 		const char *l = t->build_config[i];
 		buf_addf(&h, "config=%s\n", l);
-		if (starts_with(l, "file:")) {
+		if (starts_with(l, "file:") && l[5] == '/') {
+			/* a distro's config where it lives (/boot/config-*):
+			 * read at build time */
+			struct buf b = BUF_INIT;
+			struct err e2 = ERR_INIT;
+			if (fs_read_file(&b, l + 5, 0, &e2) < 0) {
+				free(mk);
+				buf_release(&h);
+				buf_release(&b);
+				err_set(err, ERR_NOTFOUND,
+					"%s: build.config '%s': %s",
+					t->conf_path, l, e2.msg.ptr);
+				err_release(&e2);
+				return ERR_NOTFOUND;
+			}
+			tree_hash(hex, b.ptr, b.len);
+			buf_addf(&h, "file=%s\n", hex);
+			buf_release(&b);
+			err_release(&e2);
+		} else if (starts_with(l, "file:")) {
 			char *txt = read_tree_text(c->rq->repo,
 						   &c->rq->carry->base, l + 5);
 			if (!txt) {
@@ -1333,6 +1492,14 @@ static int configure(struct bctx *c, struct err *err)
 	/* 3.x needs O= to exist before the first make */
 	if ((error = fs_mkdirs(c->out, err)) < 0)
 		goto out;
+	if (c->prof.makefiles_path) {
+		char *p = fs_join(c->out, c->prof.makefiles_path);
+		error = fs_write_atomic(p, c->prof.makefiles_text,
+					strlen(c->prof.makefiles_text), err);
+		free(p);
+		if (error)
+			goto out;
+	}
 	if (c->prof.shim_path) {
 		char *p = fs_join(c->out, c->prof.shim_path);
 		char *d = xstrndup(p, (size_t)(strrchr(p, '/') - p));
@@ -1350,8 +1517,9 @@ static int configure(struct bctx *c, struct err *err)
 			error = set_config_line(config, l, err);
 		else if (starts_with(l, "file:")) {
 			struct buf b = BUF_INIT;
-			char *p = fs_join(c->src, l + 5);
-			if (!fs_is_file(p)) {
+			char *p = l[5] == '/' ? xstrdup(l + 5)
+					      : fs_join(c->src, l + 5);
+			if (l[5] != '/' && !fs_is_file(p)) {
 				free(p);
 				p = fs_join(c->rq->root, l + 5);
 			}
@@ -1569,6 +1737,130 @@ static bool built_something(struct bctx *c, char *const *targets, size_t nr)
 	return false;
 }
 
+/* The value of CONFIG_X in the O= folder's .config ("y", "m", "16"), or
+ * NULL when unset. */
+static char *config_value(struct bctx *c, const char *sym)
+{
+	char *path = fs_join(c->out, ".config");
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+	size_t n = strlen(sym);
+	char *v = NULL;
+
+	if (fs_read_file(&b, path, 0, &err) == 0)
+		for (const char *p = b.ptr; p && *p && !v;) {
+			const char *e = strchr(p, '\n');
+			if (!strncmp(p, sym, n) && p[n] == '=')
+				v = e ? xstrndup(p + n + 1, (size_t)(e - p - n - 1))
+				      : xstrdup(p + n + 1);
+			p = e ? e + 1 : NULL;
+		}
+	free(path);
+	buf_release(&b);
+	err_release(&err);
+	return v;
+}
+
+/* The symbol of "obj-$(CONFIG_X) += name/" in the parent's Makefile. */
+static char *folder_symbol(const char *mk, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = mk; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		const char *e = strchr(p, '\n'), *q;
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (strncmp(p, "obj-$(CONFIG_", 13))
+			continue;
+		for (q = p; (q = memmem(q, len - (size_t)(q - p), name, n));
+		     q += n) {
+			char before = q > p ? q[-1] : ' ', after = q[n];
+			if ((before == ' ' || before == '\t' || before == '=') &&
+			    (q + n == p + len || after == ' ' || after == '\t' ||
+			     after == '\\'))
+				return xstrndup(p + 6, strcspn(p + 6, ")"));
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Why make built nothing of folder (fs/btrfs/): the symbol its parent's
+ * Makefile builds it under and its value in .config, and what this
+ * tree's Kbuild does with a folder target.  Nothing when unknown.
+ */
+static void explain_folder(struct buf *m, struct bctx *c, const char *folder)
+{
+	char *d = xstrndup(folder, strlen(folder) - 1);
+	char *slash = strrchr(d, '/');
+	char *parent_mk, *name, *sym = NULL, *val = NULL;
+
+	if (!slash) {
+		free(d);
+		return;
+	}
+	*slash = '\0';
+	parent_mk = xstrfmt("%s/Makefile", d);
+	name = xstrfmt("%s/", slash + 1);
+	{
+		char *mk = read_tree_text(c->rq->repo, &c->rq->carry->base,
+					  parent_mk);
+		if (!mk) {
+			strcpy(parent_mk + strlen(d) + 1, "Kbuild");
+			mk = read_tree_text(c->rq->repo, &c->rq->carry->base,
+					    parent_mk);
+		}
+		sym = mk ? folder_symbol(mk, name) : NULL;
+		free(mk);
+	}
+	if (sym) {
+		val = config_value(c, sym);
+		if (!val || !strcmp(val, "n"))
+			buf_addf(m, ": %s builds %s under %s, which .config "
+				    "leaves unset, so the folder is off (see "
+				    "build.config)",
+				 parent_mk, folder, sym);
+		else
+			buf_addf(m, ": %s builds %s under %s=%s, which is on; "
+				    "make compiled nothing because of this "
+				    "Kbuild's folder targets (%s%s%s)",
+				 parent_mk, folder, sym, val,
+				 profile_folder_rule_name(c->folder_rule),
+				 c->target_var ? "; kcarry passed " : "",
+				 c->target_var ? c->target_var : "");
+	}
+	free(sym);
+	free(val);
+	free(name);
+	free(parent_mk);
+	free(d);
+}
+
+/*
+ * A folder target compiles the folder's objects, built-in or modular, on
+ * every Kbuild: where the tree's rule builds built-in objects only (5.10),
+ * KBUILD_MODULES=1 goes on the make command line of the targets (with
+ * CONFIG_MODULES set; without it there are no modules to build).
+ */
+static void choose_target_var(struct bctx *c)
+{
+	bool folder = false;
+	char *mods;
+
+	for (size_t i = 0; i < c->res->nr_targets; i++)
+		folder = folder || ends_with(c->res->targets[i], "/");
+	if (!folder || c->full || c->folder_rule == KBUILD_FOLDER_UNKNOWN)
+		return;
+	c->res->kbuild_rule = xstrdup(profile_folder_rule_name(c->folder_rule));
+	if (c->folder_rule != KBUILD_FOLDER_BUILTIN)
+		return;
+	mods = config_value(c, "CONFIG_MODULES");
+	if (mods && !strcmp(mods, "y")) {
+		c->target_var = xstrdup("KBUILD_MODULES=1");
+		c->res->target_var = xstrdup(c->target_var);
+	}
+	free(mods);
+}
+
 /* The base build's diagnostics: from the cache, or built now. */
 static int base_diags(struct diag_list *base, struct bctx *c,
 		      struct err *err)
@@ -1585,6 +1877,8 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 	targets_at(&tg, &nt, c, &cr->base);
 	tree_oid_hex(bhex, &cr->base);
 	buf_addf(&key, "%s\n%d\n", bhex, c->full);
+	if (c->target_var && !c->full)
+		buf_addf(&key, "var=%s\n", c->target_var);
 	for (size_t i = 0; i < nt; i++)
 		buf_addf(&key, "%s\n", tg[i]);
 	tree_hash(hex, key.ptr, key.len);
@@ -1601,8 +1895,9 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 		/* make may succeed and build nothing (a folder target of a
 		 * tree without Kbuild, a feature not configured): that is
 		 * no build, and its "no new diagnostic" would be a lie */
-		if (!error && !c->res->error && !scope.len &&
-		    !built_something(c, tg, nt)) {
+		if (!error && !c->res->error &&
+		    ((!nt && !c->full) ||
+		     (!scope.len && !built_something(c, tg, nt)))) {
 			struct buf m = BUF_INIT;
 			if (!nt && !c->full) {
 				/* nothing to run make on: say what is missing */
@@ -1613,12 +1908,19 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 						 c->res->targets[i]);
 				buf_adds(&m, " (see build.targets)");
 			} else {
+				size_t len;
 				buf_adds(&m, "make built no object of");
 				for (size_t i = 0; i < nt; i++)
 					buf_addf(&m, " %s", tg[i]);
-				buf_adds(&m, " in the base tree (is it "
-					     "configured? see build.config and "
-					     "build.targets)");
+				buf_adds(&m, " in the base tree");
+				len = m.len;
+				for (size_t i = 0; i < nt; i++)
+					if (ends_with(tg[i], "/"))
+						explain_folder(&m, c, tg[i]);
+				if (m.len == len)
+					buf_adds(&m, " (is it configured? see "
+						     "build.config and "
+						     "build.targets)");
 			}
 			c->res->error = buf_detach(&m, NULL);
 			c->res->error_code = ERR_CONFLICT;
@@ -1640,6 +1942,20 @@ static int base_diags(struct diag_list *base, struct bctx *c,
 	buf_release(&key);
 	buf_release(&scope);
 	return error;
+}
+
+/* The series removed every build target the base tree had. */
+static void build_none_left(struct bctx *c)
+{
+	struct buf m = BUF_INIT;
+
+	buf_adds(&m, "the series leaves none of the build targets:");
+	for (size_t i = 0; i < c->res->nr_targets; i++)
+		buf_addf(&m, "%s %s", i ? "," : "", c->res->targets[i]);
+	buf_adds(&m, " (see build.targets)");
+	c->res->error = buf_detach(&m, NULL);
+	c->res->error_code = ERR_CONFLICT;
+	c->res->failed = true;
 }
 
 /* --each: build after each patch that touches a compiled file. */
@@ -1667,9 +1983,12 @@ static int build_each(struct bctx *c, const struct diag_list *base,
 		diag_list_init(&fresh);
 		targets_at(&tg, &nt, c, &cp->commit);
 		snprintf(phase, sizeof(phase), "after %04zu", i + 1);
-		error = make_at(c, &cp->commit, tg, nt, phase, &scope, &status,
-				err);
-		if (!error) {
+		if (!nt && !c->full)
+			build_none_left(c);
+		else
+			error = make_at(c, &cp->commit, tg, nt, phase, &scope,
+					&status, err);
+		if (!error && !c->res->error) {
 			diag_parse(&cur, scope.ptr, scope.len, &c->po);
 			if (!c->res->error)
 				make_end(c, phase, &cur, false);
@@ -1802,9 +2121,14 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	c.po.src_root = c.src;
 
 	if (t->nr_build_targets)
-		for (size_t i = 0; i < t->nr_build_targets; i++)
-			list_add(&res->targets, &res->nr_targets,
-				 xstrdup(t->build_targets[i]));
+		for (size_t i = 0; i < t->nr_build_targets; i++) {
+			/* "targets = a.o b.o" names two targets */
+			char **w = NULL;
+			size_t n = split_words(&w, t->build_targets[i]);
+			for (size_t k = 0; k < n; k++)
+				list_add(&res->targets, &res->nr_targets, w[k]);
+			free(w);
+		}
 	else if (!c.full)
 		build_default_targets(&res->targets, &res->nr_targets,
 				      rq->carry, rq->watch);
@@ -1824,11 +2148,17 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		ccache = fs_join(top, "ccache");
 		free(top);
 	}
-	c.rn.env = make_env(c.src, "", ccache, NULL);
+	c.rn.env = make_env(c.src, "", ccache, NULL, NULL);
 	if ((error = setup(&c, err)) < 0)
 		goto out;
 	free_env(c.rn.env);
-	c.rn.env = make_env(c.src, c.out, ccache, NULL);
+	{
+		char *mf = c.prof.makefiles_path
+				   ? fs_join(c.out, c.prof.makefiles_path)
+				   : NULL;
+		c.rn.env = make_env(c.src, c.out, ccache, NULL, mf);
+		free(mf);
+	}
 	c.po.obj_root = c.out;
 	res->ran = true;
 	units_load(&c.units, c.units_path);
@@ -1836,6 +2166,7 @@ int build_run(struct build_result *res, const struct build_request *rq,
 	/* configure and prepare on the base tree */
 	if ((error = configure(&c, err)) < 0 || res->error)
 		goto out;
+	choose_target_var(&c);
 	res->seconds_prepare = now() - t0;
 	if ((error = base_diags(&base, &c, err)) < 0 || res->error)
 		goto out;
@@ -1848,8 +2179,13 @@ int build_run(struct build_result *res, const struct build_request *rq,
 		size_t nt = 0;
 		size_t kept;
 		targets_at(&tg, &nt, &c, &rq->carry->head);
-		error = make_at(&c, &rq->carry->head, tg, nt, "series", &scope,
-				&status, err);
+		/* no target left at head: never a bare make (the whole
+		 * tree), say so */
+		if (!nt && !c.full)
+			build_none_left(&c);
+		else
+			error = make_at(&c, &rq->carry->head, tg, nt,
+					"series", &scope, &status, err);
 		free_list(tg, nt);
 		if (error < 0 || res->error)
 			goto out;
@@ -1906,6 +2242,7 @@ out:
 	free_list(c.args, c.nr_args);
 	free_env(c.rn.env);
 	free(c.makeflags);
+	free(c.target_var);
 	free(c.dir);
 	free(c.src);
 	free(c.manifest);

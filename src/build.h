@@ -77,6 +77,10 @@ struct build_result {
 	bool failed;        /* new errors or newly failing objects */
 	char *cc;           /* the compiler command used */
 	char *profile;      /* the compatibility profile applied, or NULL */
+	char *kbuild_rule;  /* with a folder target: what the tree's Kbuild
+			     * builds for one (profile_folder_rule_name) */
+	char *target_var;   /* what kcarry adds to the make calls of the
+			     * targets for it ("KBUILD_MODULES=1"), or NULL */
 	char *out_dir;      /* the O= folder */
 	char **targets;     /* the make targets of the result build */
 	size_t nr_targets;

@@ -39,6 +39,8 @@ void profile_use_release(struct profile_use *u)
 	free(u->make_vars);
 	free(u->shim_path);
 	free(u->shim_text);
+	free(u->makefiles_path);
+	free(u->makefiles_text);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -87,6 +89,9 @@ bool profile_kernel_version(const char *makefile, int *version,
 	return ok;
 }
 
+static void choose_version(struct profile_use *out,
+			   const struct profile_facts *f);
+
 static void add_var(struct profile_use *u, char *v)
 {
 	u->make_vars = xrealloc(u->make_vars,
@@ -94,13 +99,64 @@ static void add_var(struct profile_use *u, char *v)
 	u->make_vars[u->nr_make_vars++] = v;
 }
 
+/*
+ * tools/build/Build.include from before the kernel's make 4.3 fix keeps
+ * '\#' inside make functions: make 4.3 takes it as two characters, so
+ * dep-cmd's fixdep fallback writes '\# cannot find fixdep' into a .cmd
+ * file and the next make that reads it stops with "missing separator"
+ * (make modules_prepare of trees that build objtool).  The tools' makes
+ * are run with MAKEFLAGS reset, so no command-line variable reaches them:
+ * a makefile in O=, named by MAKEFILES (read first by every make),
+ * overrides dep-cmd with '#' written as $(kcarry-pound).  dep-cmd is
+ * tools/build's alone; Kbuild's own .cmd files are the other profile's.
+ */
+static const char tools_build_fix[] =
+	"# kcarry compatibility profile make43-tools-build: GNU make 4.3 keeps\n"
+	"# the '\\#' of tools/build/Build.include's dep-cmd and make-cmd; this\n"
+	"# dep-cmd writes '#' as $(kcarry-pound) (docs/build-profiles.md)\n"
+	"kcarry-pound := \\#\n"
+	"kcarry-make-cmd = $(call escsq,$(subst $(kcarry-pound),"
+	"$$(kcarry-pound),$(subst $$,$$$$,$(cmd_$(1)))))\n"
+	"override dep-cmd = $(if $(wildcard $(fixdep)),"
+	" $(fixdep) $(depfile) $@ '$(kcarry-make-cmd)' > $(dot-target).tmp;"
+	" rm -f $(depfile);"
+	" mv -f $(dot-target).tmp $(dot-target).cmd,"
+	" printf '$(kcarry-pound) cannot find fixdep (%s)\\n' $(fixdep)"
+	" > $(dot-target).cmd;"
+	" printf '$(kcarry-pound) using basic dep data\\n\\n'"
+	" >> $(dot-target).cmd;"
+	" cat $(depfile) >> $(dot-target).cmd;"
+	" printf '\\n%s\\n' 'cmd_$@ := $(kcarry-make-cmd)'"
+	" >> $(dot-target).cmd)\n";
+
+static void choose_tools_fix(struct profile_use *out,
+			     const struct profile_facts *f)
+{
+	bool make43 = f->make_major > 4 ||
+		      (f->make_major == 4 && f->make_minor >= 3);
+
+	if (!make43 || !f->tools_build_include ||
+	    !strstr(f->tools_build_include, "printf '\\# cannot find fixdep"))
+		return;
+	out->tools_id = "make43-tools-build";
+	out->makefiles_path = xstrdup(".kcarry-tools-build.mk");
+	out->makefiles_text = xstrdup(tools_build_fix);
+}
+
 void profile_choose(struct profile_use *out, const struct profile_facts *f)
 {
-	int kv = f->kernel_version * 1000 + f->kernel_patchlevel;
-
 	memset(out, 0, sizeof(*out));
 	if (f->kernel_version < 0)
 		return;
+	choose_tools_fix(out, f);
+	choose_version(out, f);
+}
+
+static void choose_version(struct profile_use *out,
+			   const struct profile_facts *f)
+{
+	int kv = f->kernel_version * 1000 + f->kernel_patchlevel;
+
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
 		const struct profile_def *d = &profiles[i];
 		if (kv < d->min_kernel || kv > d->max_kernel || f->clang ||
@@ -145,5 +201,101 @@ void profile_choose(struct profile_use *out, const struct profile_facts *f)
 				d->id, f->cc_major, f->highest_gcc_header);
 		}
 		return;
+	}
+}
+
+/* The line after p's, or NULL. */
+static const char *next_line(const char *p)
+{
+	p = strchr(p, '\n');
+	return p ? p + 1 : NULL;
+}
+
+/* A line of the recipe of the rule "%/:" mentions KBUILD_MODULES. */
+static bool pattern_rule_modules(const char *mk)
+{
+	for (const char *p = mk; p; p = next_line(p)) {
+		if (strncmp(p, "%/:", 3))
+			continue;
+		for (const char *q = next_line(p); q && *q == '\t';
+		     q = next_line(q)) {
+			const char *e = strchr(q, '\n');
+			size_t n = e ? (size_t)(e - q) : strlen(q);
+			if (memmem(q, n, "KBUILD_MODULES", 14))
+				return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* "single-targets := ... %/" */
+static bool single_folder_targets(const char *mk)
+{
+	for (const char *p = mk; p; p = next_line(p)) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (!strncmp(p, "single-targets", 14) && memmem(p, n, "%/", 2))
+			return true;
+	}
+	return false;
+}
+
+/* Between "ifdef single-build" and its endif, "KBUILD_MODULES := 1". */
+static bool single_build_modules(const char *mk)
+{
+	int depth = 0;
+	bool in = false;
+
+	for (const char *p = mk; p; p = next_line(p)) {
+		const char *q = p;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (!in) {
+			in = !strncmp(p, "ifdef single-build", 18);
+			depth = in;
+			continue;
+		}
+		if (!strncmp(q, "ifdef", 5) || !strncmp(q, "ifndef", 6) ||
+		    !strncmp(q, "ifeq", 4) || !strncmp(q, "ifneq", 5))
+			depth++;
+		else if (!strncmp(q, "endif", 5) && --depth == 0)
+			in = false;
+		else if (!strncmp(q, "KBUILD_MODULES", 14)) {
+			q += 14;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (!strncmp(q, ":= 1", 4) || !strncmp(q, "=1", 2) ||
+			    !strncmp(q, ":=1", 3) || !strncmp(q, "= 1", 3))
+				return true;
+		}
+	}
+	return false;
+}
+
+enum kbuild_folder_rule profile_folder_rule(const char *makefile)
+{
+	if (!makefile)
+		return KBUILD_FOLDER_UNKNOWN;
+	if (pattern_rule_modules(makefile))
+		return KBUILD_FOLDER_PATTERN;
+	if (single_folder_targets(makefile))
+		return single_build_modules(makefile) ? KBUILD_FOLDER_SINGLE
+						      : KBUILD_FOLDER_BUILTIN;
+	return KBUILD_FOLDER_UNKNOWN;
+}
+
+const char *profile_folder_rule_name(enum kbuild_folder_rule r)
+{
+	switch (r) {
+	case KBUILD_FOLDER_PATTERN:
+		return "the %/ rule passes KBUILD_MODULES (as 3.10, 3.11)";
+	case KBUILD_FOLDER_BUILTIN:
+		return "single-build leaves KBUILD_MODULES unset: built-in "
+		       "objects only (as 5.10)";
+	case KBUILD_FOLDER_SINGLE:
+		return "single-build sets KBUILD_MODULES (as 6.1, 6.12)";
+	default:
+		return "no Kbuild folder rule kcarry knows";
 	}
 }

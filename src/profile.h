@@ -23,6 +23,8 @@ struct profile_facts {
 	const char *compiler_gcc_h;
 	int highest_gcc_header;
 	bool has_own_gcc_header; /* compiler-gcc<cc_major>.h exists */
+	const char *tools_build_include; /* tools/build/Build.include, or
+					  * NULL */
 };
 
 struct profile_use {
@@ -33,6 +35,12 @@ struct profile_use {
 	size_t nr_make_vars;
 	char *shim_path;          /* relative to O=, or NULL */
 	char *shim_text;
+	/* tools/build's make 4.3 fix: a makefile in O= that every make
+	 * reads first (MAKEFILES in the environment: the tools' sub-makes
+	 * get no variable of the command line), or NULL */
+	const char *tools_id;
+	char *makefiles_path;     /* relative to O= */
+	char *makefiles_text;
 };
 
 /* Pick the profile for facts ("none" in name turns them off). */
@@ -42,5 +50,27 @@ void profile_use_release(struct profile_use *u);
 /* VERSION and PATCHLEVEL of a top Makefile; false when absent. */
 bool profile_kernel_version(const char *makefile, int *version,
 			    int *patchlevel);
+
+/*
+ * What a folder target ("make fs/btrfs/") compiles, by the rule of the
+ * tree's top Makefile: every Kbuild generation 3.x to 6.x builds a
+ * folder's built-in objects, not all of them its modules.
+ */
+enum kbuild_folder_rule {
+	KBUILD_FOLDER_UNKNOWN,  /* no Kbuild rule kcarry knows */
+	KBUILD_FOLDER_PATTERN,  /* "%/: prepare scripts": its recipe passes
+				 * KBUILD_MODULES=$(if $(CONFIG_MODULES),1)
+				 * (3.10, 3.11) */
+	KBUILD_FOLDER_BUILTIN,  /* single-targets with %/, the single-build
+				 * block never sets KBUILD_MODULES: built-in
+				 * objects only (5.10) */
+	KBUILD_FOLDER_SINGLE,   /* the single-build block sets KBUILD_MODULES
+				 * := 1 (6.1, 6.12) */
+};
+
+/* The folder-target rule of a top Makefile (may be NULL). */
+enum kbuild_folder_rule profile_folder_rule(const char *makefile);
+/* The rule in words, for reports. */
+const char *profile_folder_rule_name(enum kbuild_folder_rule r);
 
 #endif

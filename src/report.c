@@ -520,6 +520,9 @@ void report_build_text(FILE *out, const char *series, const char *target,
 	if (br->profile)
 		report_printf(out, " [profile %s]", br->profile);
 	fputc('\n', out);
+	if (br->target_var)
+		report_printf(out, "    make: %s (folder targets: %s)\n",
+			      br->target_var, br->kbuild_rule);
 	for (size_t i = 0; i < br->diags.nr; i++) {
 		buf_reset(&b);
 		report_build_diag_line(&b, &br->diags.items[i],

@@ -439,6 +439,8 @@ json_t *report_build_json(const struct build_result *b)
 	json_object_set_new(o, "error", report_json_str(b->error));
 	json_object_set_new(o, "cc", report_json_str(b->cc));
 	json_object_set_new(o, "profile", report_json_str(b->profile));
+	json_object_set_new(o, "kbuild_rule", report_json_str(b->kbuild_rule));
+	json_object_set_new(o, "target_var", report_json_str(b->target_var));
 	for (size_t i = 0; i < b->nr_targets; i++)
 		json_array_append_new(tg, report_json_str(b->targets[i]));
 	json_object_set_new(o, "targets", tg);

@@ -459,6 +459,8 @@ static void load_build(struct build_result *b, json_t *o)
 			       !strcmp(status, "base-broken"));
 	b->cc = jdup(o, "cc");
 	b->profile = jdup(o, "profile");
+	b->kbuild_rule = jdup(o, "kbuild_rule");
+	b->target_var = jdup(o, "target_var");
 	arr = json_object_get(o, "targets");
 	json_array_foreach(arr, i, v)
 	{

@@ -311,6 +311,85 @@ static void new_tree_old_gcc_or_clang_get_none(void **state)
 	profile_use_release(&u);
 }
 
+static void folder_rule_from_the_top_makefile(void **state)
+{
+	/* 3.10: the %/ rule passes KBUILD_MODULES */
+	assert_int_equal(profile_folder_rule(
+				 "KBUILD_MODULES :=\n"
+				 "%/: prepare scripts FORCE\n"
+				 "\t$(cmd_crmodverdir)\n"
+				 "\t$(Q)$(MAKE) KBUILD_MODULES=$(if $(CONFIG_MODULES),1) \\\n"
+				 "\t$(build)=$(build-dir)\n"
+				 "%.ko: prepare scripts FORCE\n"),
+			 KBUILD_FOLDER_PATTERN);
+	/* 5.10: single-targets with %/, the block leaves it unset */
+	assert_int_equal(profile_folder_rule(
+				 "single-targets := %.a %.i %.o %.s %/\n"
+				 "KBUILD_MODULES :=\n"
+				 "ifdef single-build\n"
+				 "ifneq ($(x),)\n"
+				 "KBUILD_MODULES := 0\n"
+				 "endif\n"
+				 "single-no-ko := $(MAKECMDGOALS)\n"
+				 "endif\n"
+				 "KBUILD_MODULES := 1\n"),
+			 KBUILD_FOLDER_BUILTIN);
+	/* 6.1: the block sets it */
+	assert_int_equal(profile_folder_rule(
+				 "single-targets := %.a %.i %.o %.s %/\n"
+				 "ifdef single-build\n"
+				 "single-goals := $(addprefix $(build-dir)/, x)\n"
+				 "\n"
+				 "KBUILD_MODULES := 1\n"
+				 "\n"
+				 "endif\n"),
+			 KBUILD_FOLDER_SINGLE);
+	assert_int_equal(profile_folder_rule("all:\n\tcc x.c\n"),
+			 KBUILD_FOLDER_UNKNOWN);
+	assert_int_equal(profile_folder_rule(NULL), KBUILD_FOLDER_UNKNOWN);
+}
+
+static void old_tools_build_gets_the_make43_fix(void **state)
+{
+	struct profile_facts f = { 0 };
+	struct profile_use u;
+
+	f.kernel_version = 4;
+	f.kernel_patchlevel = 4;
+	f.cc_major = 12;
+	f.make_major = 4;
+	f.make_minor = 3;
+	f.tools_build_include =
+		"dep-cmd = $(if $(wildcard $(fixdep)), x, \\\n"
+		"           printf '\\# cannot find fixdep (%s)\\n' $(fixdep)\n";
+	profile_choose(&u, &f);
+	assert_null(u.id);
+	assert_string_equal(u.tools_id, "make43-tools-build");
+	assert_string_equal(u.makefiles_path, ".kcarry-tools-build.mk");
+	assert_non_null(strstr(u.makefiles_text, "override dep-cmd = "));
+	assert_null(strstr(u.makefiles_text, "printf '\\#"));
+	profile_use_release(&u);
+	/* fixed upstream ($(pound)), or make 4.2: nothing */
+	f.tools_build_include = "printf '$(pound) cannot find fixdep (%s)\\n'\n";
+	profile_choose(&u, &f);
+	assert_null(u.tools_id);
+	assert_null(u.makefiles_path);
+	profile_use_release(&u);
+	f.tools_build_include = "printf '\\# cannot find fixdep (%s)\\n'\n";
+	f.make_minor = 2;
+	profile_choose(&u, &f);
+	assert_null(u.tools_id);
+	profile_use_release(&u);
+	/* with the 3.x profile: both */
+	f.make_minor = 3;
+	f.kernel_version = 3;
+	f.kernel_patchlevel = 10;
+	profile_choose(&u, &f);
+	assert_string_equal(u.id, "linux-3-gcc6");
+	assert_string_equal(u.tools_id, "make43-tools-build");
+	profile_use_release(&u);
+}
+
 static void kernel_version_from_the_top_makefile(void **state)
 {
 	int v, p;
@@ -492,6 +571,8 @@ int main(void)
 		cmocka_unit_test(old_tree_with_new_gcc_gets_the_profile),
 		cmocka_unit_test(new_tree_old_gcc_or_clang_get_none),
 		cmocka_unit_test(kernel_version_from_the_top_makefile),
+		cmocka_unit_test(folder_rule_from_the_top_makefile),
+		cmocka_unit_test(old_tools_build_gets_the_make43_fix),
 		cmocka_unit_test(default_targets_are_changed_objects_and_watched_folders),
 		cmocka_unit_test_setup_teardown(gc_frees_the_named_build_folder,
 						setup, teardown),
