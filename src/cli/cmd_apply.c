@@ -86,15 +86,16 @@ static int parse_args(struct apply_cli *c, int argc, char **argv,
 	return error ? -1 : 0;
 }
 
-int cmd_apply(int argc, char **argv, const struct options *opts)
+int cmd_apply(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct apply_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version v;
 	struct carry_result *results = NULL;
 	size_t nres = 0;
-	char *root = NULL, *stacks_on = NULL;
-	struct lock wl = LOCK_INIT;
+	const char *root = NULL;
+	char *stacks_on = NULL;
 	bool failed = false;
 	int rc = EXIT_DONE;
 
@@ -103,8 +104,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
 		goto fail;
 	if (series_stacks_on(&stacks_on, root, v.name, &err) < 0)
@@ -179,8 +179,6 @@ out:
 	free(cli.args);
 	free(cli.name);
 	free(cli.version);
-	free(root);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -257,15 +257,15 @@ static int build_exit_code(const struct check_report *r)
 	return rc;
 }
 
-int cmd_build(int argc, char **argv, const struct options *opts)
+int cmd_build(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct build_cli cli = { 0 };
 	struct check_report r = { 0 };
 	struct progress pg = { opts, false };
 	struct check_progress cp = { on_patch, on_stage, on_build, &pg };
 	struct err err = ERR_INIT;
-	char *root = NULL;
-	struct lock wl = LOCK_INIT;
+	const char *root = NULL;
 	struct fs_atomic out = { stdout, NULL, NULL };
 	int rc;
 
@@ -275,8 +275,7 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	}
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
-	if (workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
 			 &err) < 0 ||
 	    check_selection(&r, &cli, &err) < 0)
@@ -305,8 +304,6 @@ fail:
 out:
 	check_report_release(&r);
 	free(cli.specs);
-	free(root);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }
@@ -322,13 +319,15 @@ const struct opt gc_options[] = {
 	{ OPT_END },
 };
 
-int cmd_gc(int argc, char **argv, const struct options *opts)
+int cmd_gc(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct gc_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct build_gc_result res = { 0 };
 	struct build_gc_opts go = { 0 };
-	char *ident = job_ident_dir(), *root = NULL, **known = NULL;
+	char *ident = job_ident_dir(), **known = NULL;
+	const char *root = NULL;
 	const char **args = NULL;
 	size_t nr = 0, nk = 0;
 	int rc = EXIT_DONE;
@@ -342,7 +341,7 @@ int cmd_gc(int argc, char **argv, const struct options *opts)
 		/* in a workspace, a target never built has nothing to free:
 		 * no error */
 		struct err e2 = ERR_INIT;
-		if (workspace_find(&root, opts, &e2) == 0 &&
+		if (cli_workspace(cx, &root, &e2) == 0 &&
 		    target_list(root, &known, &nk, &e2) < 0) {
 			known = NULL;
 			nk = 0;
@@ -373,7 +372,6 @@ out:
 	build_gc_result_release(&res);
 	fs_free_list(known, nk);
 	free(args);
-	free(root);
 	free(ident);
 	err_release(&err);
 	return rc;

@@ -104,22 +104,23 @@ static void print_json(const char *target, const struct tree_oid *commit,
 	json_decref(root);
 }
 
-int cmd_callers(int argc, char **argv, const struct options *opts)
+int cmd_callers(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct callers_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct audit_site *sites = NULL;
 	size_t nr = 0, calls = 0, files = 0;
 	struct job j;
 	bool opened = false;
-	char *root = NULL;
+	const char *root = NULL;
 	int rc = EXIT_DONE;
 
 	if (parse_args(&cli, argc, argv, opts) < 0) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0)
+	if (cli_workspace(cx, &root, &err) < 0)
 		goto fail;
 	{
 		struct target_progress tp = { on_target, (void *)opts };
@@ -159,7 +160,6 @@ out:
 	opt_list_release(&cli.watch);
 	opt_list_release(&cli.scope);
 	audit_opts_release(&cli.audit);
-	free(root);
 	err_release(&err);
 	return rc;
 }

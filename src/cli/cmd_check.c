@@ -220,15 +220,15 @@ static void note_stacks(const struct check_report *r,
 	}
 }
 
-int cmd_check(int argc, char **argv, const struct options *opts)
+int cmd_check(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct check_cli cli = { 0 };
 	struct check_report r = { 0 };
 	struct progress_state ps = { opts, NULL, NULL, 0 };
 	struct check_progress cp = { on_progress, on_stage, on_build, &ps };
 	struct err err = ERR_INIT;
-	char *root = NULL;
-	struct lock wl = LOCK_INIT;
+	const char *root = NULL;
 	int rc;
 
 	cli.co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
@@ -239,8 +239,7 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	}
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
-	if (workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
 			 &err) < 0)
 		goto fail;
@@ -272,8 +271,6 @@ out:
 	free(ps.parts);
 	check_report_release(&r);
 	free(cli.specs);
-	free(root);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

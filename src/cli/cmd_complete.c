@@ -135,6 +135,7 @@ static bool value_attached(const char *w)
 	return w[1] == '-' ? strchr(w, '=') != NULL : strlen(w) > 2;
 }
 
+/* not cli_workspace: the workspace is the completed line's -C, if any */
 static const char *find_root(struct line *l)
 {
 	struct options o = { .workdir = l->workdir };
@@ -476,8 +477,9 @@ static void complete(struct line *l)
 	}
 }
 
-int cmd_complete(int argc, char **argv, const struct options *opts)
+int cmd_complete(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct line l = { 0 };
 	int i = 1;
 

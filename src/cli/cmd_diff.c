@@ -169,14 +169,15 @@ static int print_text(FILE *out, const struct vdiff *d,
 	return error;
 }
 
-int cmd_diff(int argc, char **argv, const struct options *opts)
+int cmd_diff(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct diff_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version a, b;
 	struct vdiff d = { 0 };
 	struct vdiff_opts vo = { 0 };
-	char *root = NULL;
+	const char *root = NULL;
 	struct fs_atomic out = { stdout, NULL, NULL };
 	int rc = EXIT_DONE;
 
@@ -187,7 +188,7 @@ int cmd_diff(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	vo.creation_factor = cli.creation_factor;
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&a, root, cli.name, cli.v1, &err) < 0 ||
 	    series_load_version(&b, root, cli.name, cli.v2, &err) < 0 ||
 	    vdiff_compute(&d, &a, &b, &vo, &err) < 0)
@@ -215,7 +216,6 @@ out:
 	series_version_release(&b);
 	free(cli.name_buf);
 	free(cli.args);
-	free(root);
 	err_release(&err);
 	return rc;
 }

@@ -436,8 +436,9 @@ static void print_result(const struct export_series *s,
 	}
 }
 
-int cmd_export(int argc, char **argv, const struct options *opts)
+int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct export_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version v;
@@ -446,9 +447,9 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	struct export_written w;
 	struct provenance pv = { 0 };
 	struct job j;
-	char *root = NULL, *bname = NULL, *bemail = NULL;
+	const char *root = NULL;
+	char *bname = NULL, *bemail = NULL;
 	struct series_stack st = { 0 };
-	struct lock wl = LOCK_INIT;
 	bool opened = false;
 	int rc = EXIT_DONE;
 
@@ -462,8 +463,7 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	/* a writer in every format: the carry may create the branch */
-	if (workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0 ||
 	    series_stacks_on_resolve(&st, root, v.name, v.version, &err) < 0)
 		goto fail;
@@ -543,10 +543,8 @@ out:
 	opt_list_release(&cli.bugs);
 	free(cli.name);
 	free(cli.version);
-	free(root);
 	free(bname);
 	free(bemail);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -261,15 +261,16 @@ static int import_thread(struct import_set *set, const char *root,
 	return error;
 }
 
-int cmd_import(int argc, char **argv, const struct options *opts)
+int cmd_import(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct import_cli cli = { 0 };
 	struct import_set set = { 0 };
 	struct err err = ERR_INIT;
 	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
 	struct settings st = { 0 };
 	struct buf found = BUF_INIT;
-	char *root = NULL;
+	const char *root = NULL;
 	struct lock wl = LOCK_INIT;
 	long thread;
 	int rc = EXIT_DONE, error;
@@ -278,7 +279,8 @@ int cmd_import(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if ((error = workspace_find(&root, opts, &err)) < 0 ||
+	if ((error = cli_workspace(cx, &root, &err)) < 0 ||
+	    /* a dry run writes nothing: no lock (not CMD_LOCK) */
 	    (!cli.dry_run &&
 	     (error = workspace_lock(&wl, root, opts, &err)) < 0) ||
 	    (error = load_settings(&st, root, cli.offline, &progress, &err)) < 0)
@@ -349,7 +351,6 @@ out:
 	free(cli.args);
 	free(cli.name);
 	free(cli.version);
-	free(root);
 	lock_release(&wl);
 	settings_release(&st);
 	err_release(&err);
@@ -575,13 +576,15 @@ out:
 	return error;
 }
 
-int cmd_fetch(int argc, char **argv, const struct options *opts)
+int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct fetch_cli fc = { 0 };
 	struct err err = ERR_INIT;
 	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
 	struct settings st = { 0 };
-	char *root = NULL, **names = NULL;
+	const char *root = NULL;
+	char **names = NULL;
 	struct lock wl = LOCK_INIT;
 	size_t nr = 0;
 	int rc = EXIT_DONE;
@@ -590,7 +593,8 @@ int cmd_fetch(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
+	    /* only what imports writes: no lock (not CMD_LOCK) */
 	    (!fc.ic.dry_run && !(fc.new_versions && !fc.do_import) &&
 	     workspace_lock(&wl, root, opts, &err) < 0) ||
 	    load_settings(&st, root, fc.offline, &progress, &err) < 0)
@@ -660,7 +664,6 @@ fail:
 out:
 	series_free_list(names, nr);
 	free(fc.args);
-	free(root);
 	settings_release(&st);
 	lock_release(&wl);
 	err_release(&err);

@@ -19,8 +19,9 @@ const struct opt init_options[] = {
 	{ OPT_END },
 };
 
-int cmd_init(int argc, char **argv, const struct options *opts)
+int cmd_init(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	static const char *const dirs[] = { "series", "kernels", "patches" };
 	struct err err = ERR_INIT;
 	const char **args = NULL;

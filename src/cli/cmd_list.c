@@ -70,10 +70,12 @@ const struct opt list_options[] = {
 	{ OPT_END },
 };
 
-int cmd_list(int argc, char **argv, const struct options *opts)
+int cmd_list(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
-	char *root = NULL, **names = NULL;
+	const char *root = NULL;
+	char **names = NULL;
 	const char **args = NULL;
 	size_t nr = 0, nr_args = 0, nr_incomplete = 0;
 	struct buf incomplete = BUF_INIT; /* "s@v2, t@v1" */
@@ -90,7 +92,7 @@ int cmd_list(int argc, char **argv, const struct options *opts)
 				 args[0]);
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_list_names(root, &names, &nr, &err) < 0) {
 		rc = err_report(&err, opts);
 		goto out;
@@ -156,7 +158,6 @@ out:
 	buf_release(&incomplete);
 	series_free_list(names, nr);
 	free(args);
-	free(root);
 	err_release(&err);
 	return rc;
 }

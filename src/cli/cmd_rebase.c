@@ -213,13 +213,15 @@ static void print_result(const struct rebase_result *r,
 		       r->v2, r->target);
 }
 
-int cmd_rebase(int argc, char **argv, const struct options *opts)
+int cmd_rebase(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct rebase_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version v1, v2;
 	struct vdiff d = { 0 };
-	char *root = NULL, *stacks_on = NULL;
+	const char *root = NULL;
+	char *stacks_on = NULL;
 	struct lock wl = LOCK_INIT;
 	int rc = EXIT_DONE;
 
@@ -230,7 +232,8 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	/* a dry run writes nothing: it reads, as list and diff do */
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
+	    /* a dry run writes nothing: no lock (not CMD_LOCK) */
 	    (!cli.ro.dry_run && workspace_lock(&wl, root, opts, &err) < 0) ||
 	    series_load_version(&v1, root, cli.name, cli.v1, &err) < 0 ||
 	    series_load_version(&v2, root, cli.name, cli.v2, &err) < 0)
@@ -285,7 +288,6 @@ out:
 	series_version_release(&v1);
 	series_version_release(&v2);
 	free(cli.args);
-	free(root);
 	lock_release(&wl);
 	err_release(&err);
 	return rc;

@@ -25,17 +25,18 @@ const struct opt report_options[] = {
 
 /* paths: the JSON reports */
 static int merge(const struct report_cli *cli, const char **paths, size_t nr,
-		 const struct options *opts)
+		 struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct check_report r = { 0 };
 	struct err err = ERR_INIT;
-	char *root = NULL;
+	const char *root = NULL;
 	int rc;
 
 	if (!nr)
 		return usage_error("report", opts,
 				   "name the JSON reports to merge");
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    report_load_merge(&r, root, (char *const *)paths, nr, &err) < 0 ||
 	    (cli->reports && check_write_all(cli->reports, &r, opts, &err) < 0))
 		goto fail;
@@ -53,13 +54,13 @@ fail:
 	rc = err_report(&err, opts);
 out:
 	check_report_release(&r);
-	free(root);
 	err_release(&err);
 	return rc;
 }
 
-int cmd_report(int argc, char **argv, const struct options *opts)
+int cmd_report(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct report_cli cli = { 0 };
 	const char **args = NULL;
 	size_t nr = 0;
@@ -72,7 +73,7 @@ int cmd_report(int argc, char **argv, const struct options *opts)
 		rc = usage_error("report", opts,
 				 "name a report command (merge)");
 	else if (!strcmp(args[0], "merge"))
-		rc = merge(&cli, args + 1, nr - 1, opts);
+		rc = merge(&cli, args + 1, nr - 1, cx);
 	else
 		rc = usage_error("report", opts, "unknown report command '%s'",
 				 args[0]);

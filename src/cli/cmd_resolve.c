@@ -94,8 +94,9 @@ static void print_folded(const char *s)
 /* The conversion of the callers the series never converts, as the
  * series' own converted callers show it: into suggest/, no branch. */
 static int resolve_suggest(const char *spec, const char *target,
-			   const struct options *opts)
+			   struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct series_version v;
 	struct carry_result res;
@@ -105,7 +106,8 @@ static int resolve_suggest(const char *spec, const char *target,
 	struct job j = { 0 };
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
 	struct target_progress tp = { on_target, (void *)opts };
-	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	const char *root = NULL;
+	char *name = NULL, *version = NULL, *dir = NULL;
 	char *sdir = NULL, *path = NULL, *r;
 	int rc = EXIT_DONE;
 
@@ -115,7 +117,7 @@ static int resolve_suggest(const char *spec, const char *target,
 	memset(&sg, 0, sizeof(sg));
 	series_version_init(&v, NULL, NULL);
 	if (series_parse_spec(spec, &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0 ||
 	    audit_opts_load(&ao, root, v.name, &err) < 0 ||
 	    job_open(&j, root, target, &tp, &err) < 0)
@@ -194,7 +196,6 @@ out:
 	free(dir);
 	free(name);
 	free(version);
-	free(root);
 	err_release(&err);
 	return rc;
 }
@@ -290,8 +291,9 @@ const struct opt refresh_options[] = {
 	{ OPT_END },
 };
 
-int cmd_resolve(int argc, char **argv, const struct options *opts)
+int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct series_version v;
 	struct carry_result res;
@@ -299,7 +301,8 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 	struct job j = { 0 };
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
 	struct target_progress tp = { on_target, (void *)opts };
-	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	const char *root = NULL;
+	char *name = NULL, *version = NULL, *dir = NULL;
 	struct lock wl = LOCK_INIT;
 	struct resolve_cli cli = { 0 };
 	const char **args = NULL;
@@ -320,7 +323,7 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 					 "expected --suggest NAME[@VERSION] "
 					 "TARGET");
 		else
-			rc = resolve_suggest(args[0], args[1], opts);
+			rc = resolve_suggest(args[0], args[1], cx);
 		goto out;
 	}
 	if (cli.abort && (nr != 2 || cli.force)) {
@@ -334,7 +337,8 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
+	    /* --suggest writes no branch: no lock (not CMD_LOCK) */
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0)
 		goto fail;
@@ -400,14 +404,14 @@ out:
 	free(dir);
 	free(name);
 	free(version);
-	free(root);
 	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }
 
-int cmd_refresh(int argc, char **argv, const struct options *opts)
+int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct series_version v;
 	struct carry_result res;
@@ -416,7 +420,8 @@ int cmd_refresh(int argc, char **argv, const struct options *opts)
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
 	struct target_progress tp = { on_target, (void *)opts };
 	struct buf text = BUF_INIT;
-	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	const char *root = NULL;
+	char *name = NULL, *version = NULL, *dir = NULL;
 	struct lock wl = LOCK_INIT;
 	const char **args = NULL;
 	size_t nr = 0;
@@ -435,8 +440,7 @@ int cmd_refresh(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0 ||
 	    job_open(&j, root, args[1], &tp, &err) < 0)
 		goto fail;
@@ -489,7 +493,6 @@ out:
 	free(dir);
 	free(name);
 	free(version);
-	free(root);
 	lock_release(&wl);
 	err_release(&err);
 	return rc;

@@ -39,13 +39,15 @@ const struct opt show_options[] = {
 	{ OPT_END },
 };
 
-int cmd_show(int argc, char **argv, const struct options *opts)
+int cmd_show(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct series_version v;
 	struct err err = ERR_INIT;
 	struct file_stat *stats = NULL;
 	size_t nstats = 0, alloc = 0;
-	char *root = NULL, *name = NULL, *version = NULL;
+	const char *root = NULL;
+	char *name = NULL, *version = NULL;
 	struct show_cli cli = { 0 };
 	const char **args = NULL;
 	size_t nr_args = 0;
@@ -65,7 +67,7 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0) {
 		rc = err_report(&err, opts);
 		goto out;
@@ -125,7 +127,6 @@ out:
 	series_version_release(&v);
 	free(name);
 	free(version);
-	free(root);
 	err_release(&err);
 	return rc;
 }

@@ -8,24 +8,24 @@
 
 #include "cli.h"
 
-int cmd_init(int argc, char **argv, const struct options *opts);
-int cmd_import(int argc, char **argv, const struct options *opts);
-int cmd_fetch(int argc, char **argv, const struct options *opts);
-int cmd_list(int argc, char **argv, const struct options *opts);
-int cmd_show(int argc, char **argv, const struct options *opts);
-int cmd_kernels(int argc, char **argv, const struct options *opts);
-int cmd_apply(int argc, char **argv, const struct options *opts);
-int cmd_resolve(int argc, char **argv, const struct options *opts);
-int cmd_refresh(int argc, char **argv, const struct options *opts);
-int cmd_check(int argc, char **argv, const struct options *opts);
-int cmd_callers(int argc, char **argv, const struct options *opts);
-int cmd_diff(int argc, char **argv, const struct options *opts);
-int cmd_rebase(int argc, char **argv, const struct options *opts);
-int cmd_export(int argc, char **argv, const struct options *opts);
-int cmd_build(int argc, char **argv, const struct options *opts);
-int cmd_report(int argc, char **argv, const struct options *opts);
-int cmd_gc(int argc, char **argv, const struct options *opts);
-int cmd_complete(int argc, char **argv, const struct options *opts);
+int cmd_init(int argc, char **argv, struct cli_ctx *cx);
+int cmd_import(int argc, char **argv, struct cli_ctx *cx);
+int cmd_fetch(int argc, char **argv, struct cli_ctx *cx);
+int cmd_list(int argc, char **argv, struct cli_ctx *cx);
+int cmd_show(int argc, char **argv, struct cli_ctx *cx);
+int cmd_kernels(int argc, char **argv, struct cli_ctx *cx);
+int cmd_apply(int argc, char **argv, struct cli_ctx *cx);
+int cmd_resolve(int argc, char **argv, struct cli_ctx *cx);
+int cmd_refresh(int argc, char **argv, struct cli_ctx *cx);
+int cmd_check(int argc, char **argv, struct cli_ctx *cx);
+int cmd_callers(int argc, char **argv, struct cli_ctx *cx);
+int cmd_diff(int argc, char **argv, struct cli_ctx *cx);
+int cmd_rebase(int argc, char **argv, struct cli_ctx *cx);
+int cmd_export(int argc, char **argv, struct cli_ctx *cx);
+int cmd_build(int argc, char **argv, struct cli_ctx *cx);
+int cmd_report(int argc, char **argv, struct cli_ctx *cx);
+int cmd_gc(int argc, char **argv, struct cli_ctx *cx);
+int cmd_complete(int argc, char **argv, struct cli_ctx *cx);
 /* main.c's command table, one command of it (NULL: none), the global
  * options as a table (opt.h), for cmd_complete.c */
 const struct command *command_table(size_t *nr);

@@ -47,16 +47,32 @@ int workspace_lock(struct lock *l, const char *root,
 	return error;
 }
 
-static int cmd_help(int argc, char **argv, const struct options *opts);
-static int cmd_version(int argc, char **argv, const struct options *opts);
+int cli_workspace(struct cli_ctx *cx, const char **root, struct err *err)
+{
+	int error;
+
+	/* a command the table does not mark has no workspace to ask for */
+	if (!(cx->flags & CMD_WORKSPACE))
+		abort();
+	if (!cx->root && (error = workspace_find(&cx->root, cx->opts, err)) < 0)
+		return error;
+	if ((cx->flags & CMD_LOCK) && cx->lock.fd < 0 &&
+	    (error = workspace_lock(&cx->lock, cx->root, cx->opts, err)) < 0)
+		return error;
+	*root = cx->root;
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv, struct cli_ctx *cx);
+static int cmd_version(int argc, char **argv, struct cli_ctx *cx);
 
 static const struct command commands[] = {
-	{ "init", cmd_init, "create an empty workspace",
+	{ "init", cmd_init, 0, "create an empty workspace",
 	  "kcarry init [DIR]",
 	  "Create series/, kernels/ and patches/ in DIR (default: the current\n"
 	  "directory).  An existing workspace is left as it is.\n",
 	  init_options },
-	{ "import", cmd_import, "import a version of a series",
+	{ "import", cmd_import, CMD_WORKSPACE, "import a version of a series",
 	  "kcarry import [options] NAME[@VERSION] SOURCE...\n"
 	  "   or: kcarry import [options] NAME[@VERSION] MSGID|URL\n"
 	  "   or: kcarry import [options] NAME[@VERSION] --git REPO A..B\n"
@@ -87,7 +103,7 @@ static const struct command commands[] = {
 	  "exit status: 0 stored (or already held); 2 bad arguments, a source\n"
 	  "that does not parse, other content under NAME@VERSION; 3 I/O,\n"
 	  "network (the URL and HTTP status are named), apt.\n" },
-	{ "fetch", cmd_fetch, "fetch threads by message-id, find new revisions",
+	{ "fetch", cmd_fetch, CMD_WORKSPACE, "fetch threads by message-id, find new revisions",
 	  "kcarry fetch [options] [NAME[@VERSION]...]\n"
 	  "   or: kcarry fetch --new [--import] [options] [NAME...]",
 	  "Without --new: import every version that series/NAME.conf names\n"
@@ -113,25 +129,25 @@ static const struct command commands[] = {
 	  "exit status: 0 done (nothing new is not an error); 2 bad arguments,\n"
 	  "an unknown series; 3 network (the URL and HTTP status are named),\n"
 	  "I/O.\n" },
-	{ "list", cmd_list, "list series, versions and patch counts",
+	{ "list", cmd_list, CMD_WORKSPACE, "list series, versions and patch counts",
 	  "kcarry list",
 	  "One line per series version: name, version, patches, source.  A\n"
 	  "version whose provenance an interrupted import cut short says\n"
 	  "'(incomplete: import again to repair)' as its source.\n",
 	  list_options },
-	{ "show", cmd_show, "show the patches of a series version",
+	{ "show", cmd_show, CMD_WORKSPACE, "show the patches of a series version",
 	  "kcarry show [--stat] NAME[@VERSION]",
 	  "Print the patches of a version (newest by default): number, subject,\n"
 	  "author, files touched, then a diffstat of the whole version.\n",
 	  show_options },
-	{ "kernels", cmd_kernels, "list the target trees and their state",
+	{ "kernels", cmd_kernels, CMD_WORKSPACE, "list the target trees and their state",
 	  "kcarry kernels [--prepare]\n"
 	  "   or: kcarry kernels --path TARGET",
 	  "One line per kernels/TARGET.conf: kind (local repository, remote\n"
 	  "git URL, tarball), state (ready, or fetched on first use) and\n"
 	  "source.\n",
 	  kernels_options },
-	{ "apply", cmd_apply, "apply a series version to targets",
+	{ "apply", cmd_apply, CMD_WORKSPACE | CMD_LOCK, "apply a series version to targets",
 	  "kcarry apply [options] NAME[@VERSION] TARGET...",
 	  "Apply every patch of the version (newest by default) to each\n"
 	  "target's tree in memory, never touching a working tree.  Each\n"
@@ -153,7 +169,7 @@ static const struct command commands[] = {
 	  "exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
 	  "already applied; 1 conflicts, partial patches or placement risks;\n"
 	  "2 bad arguments; 3 repository, network or I/O trouble.\n" },
-	{ "resolve", cmd_resolve, "hand a conflicting patch to a person",
+	{ "resolve", cmd_resolve, CMD_WORKSPACE, "hand a conflicting patch to a person",
 	  "kcarry resolve NAME[@VERSION] TARGET PATCH\n"
 	  "       kcarry resolve --suggest NAME[@VERSION] TARGET",
 	  "Apply the patches before PATCH (a number or file name) to TARGET,\n"
@@ -163,7 +179,7 @@ static const struct command commands[] = {
 	  "PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
 	  "then run 'kcarry refresh'.\n",
 	  resolve_options },
-	{ "refresh", cmd_refresh, "record a resolution and carry the rest",
+	{ "refresh", cmd_refresh, CMD_WORKSPACE | CMD_LOCK, "record a resolution and carry the rest",
 	  "kcarry refresh NAME[@VERSION] TARGET",
 	  "Take the resolution back from the scratch folder (refused while\n"
 	  "conflict markers remain), record it under\n"
@@ -175,7 +191,7 @@ static const struct command commands[] = {
 	  "Without a pending resolution, it re-applies and rewrites the\n"
 	  "refreshed series.\n",
 	  refresh_options, "exit status as for apply.\n" },
-	{ "check", cmd_check, "every series on every target: the matrix",
+	{ "check", cmd_check, CMD_WORKSPACE | CMD_LOCK, "every series on every target: the matrix",
 	  "kcarry check [options] [NAME[@VERSION]...] [TARGET...]",
 	  "Carry every selected series (default: every series with a stored\n"
 	  "version, newest version) onto every selected target (default: all)\n"
@@ -198,7 +214,7 @@ static const struct command commands[] = {
 	  "(conflicts, risks, unconverted callers, a failed build, a target that\n"
 	  "could not be prepared); 2 bad arguments; 3 repository, network or\n"
 	  "I/O trouble.\n" },
-	{ "build", cmd_build, "build a carried series on targets",
+	{ "build", cmd_build, CMD_WORKSPACE | CMD_LOCK, "build a carried series on targets",
 	  "kcarry build [options] NAME[@VERSION] TARGET...",
 	  "Carry the series onto each TARGET as 'apply' does (branch\n"
 	  "kcarry/NAME/VERSION/TARGET), then build the result with the target's\n"
@@ -248,7 +264,7 @@ static const struct command commands[] = {
 	  "alone exit 0: W in check's build row); 1 new errors, a patch that\n"
 	  "did not apply, or a build that could not run; 2 bad arguments; 3\n"
 	  "repository, compiler, make or I/O trouble.\n" },
-	{ "report", cmd_report, "merge check reports (CI shards)",
+	{ "report", cmd_report, CMD_WORKSPACE, "merge check reports (CI shards)",
 	  "kcarry report merge [--format F] [-o FILE] CHECK.json...",
 	  "Join the JSON reports (kcarry-check/1) of 'kcarry check --shard I/N'\n"
 	  "runs into one report, as one run of every cell would have written it,\n"
@@ -257,7 +273,7 @@ static const struct command commands[] = {
 	  report_options,
 	  "exit status as for check: 0 every cell clean, 1 otherwise; 2 bad\n"
 	  "arguments or reports that do not fit together.\n" },
-	{ "gc", cmd_gc, "free the build folders and the identifier cache",
+	{ "gc", cmd_gc, CMD_WORKSPACE, "free the build folders and the identifier cache",
 	  "kcarry gc [--dry-run] [TARGET...]",
 	  "Remove the build folders of the named targets under <cache>/build/:\n"
 	  "the source folder, the O= folders, cached base-build diagnostics.\n"
@@ -269,7 +285,7 @@ static const struct command commands[] = {
 	  gc_options,
 	  "exit status: 0 freed (or nothing to free); 2 an unknown target;\n"
 	  "3 I/O trouble.\n" },
-	{ "callers", cmd_callers, "map the callers of the watched API",
+	{ "callers", cmd_callers, CMD_WORKSPACE, "map the callers of the watched API",
 	  "kcarry callers [options] TARGET [SYMBOL...]",
 	  "Print every reference in TARGET's tree to the symbols that the\n"
 	  "watched files export (functions, macros, types; default\n"
@@ -285,7 +301,7 @@ static const struct command commands[] = {
 	  callers_options,
 	  "exit status: 0 done; 2 bad arguments, unknown target, or no watched\n"
 	  "file in the tree; 3 repository or I/O trouble.\n" },
-	{ "diff", cmd_diff, "compare two stored versions of a series",
+	{ "diff", cmd_diff, CMD_WORKSPACE, "compare two stored versions of a series",
 	  "kcarry diff [options] NAME V1 V2\n"
 	  "   or: kcarry diff [options] NAME@V1 NAME@V2",
 	  "Pair the patches of two stored versions of a series without applying\n"
@@ -312,7 +328,7 @@ static const struct command commands[] = {
 	  diff_options,
 	  "exit status: 0 compared; 2 bad arguments or an unknown series or\n"
 	  "version; 3 I/O trouble.\n" },
-	{ "rebase", cmd_rebase, "build a version's backport from another's",
+	{ "rebase", cmd_rebase, CMD_WORKSPACE, "build a version's backport from another's",
 	  "kcarry rebase [options] NAME V1 V2 TARGET...",
 	  "Build V2's backport on each TARGET from V1's.  V1 is carried again\n"
 	  "(with the recorded resolutions) to get its backport patch by patch,\n"
@@ -340,7 +356,7 @@ static const struct command commands[] = {
 	  "exit status: 0 every patch carried or already applied; 1 some patch\n"
 	  "needs a person, or a placement risk; 2 bad arguments or unknown\n"
 	  "names; 3 repository, network or I/O trouble.\n" },
-	{ "export", cmd_export, "write a backport for packagers or a stable list",
+	{ "export", cmd_export, CMD_WORKSPACE | CMD_LOCK, "write a backport for packagers or a stable list",
 	  "kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]",
 	  "Write the backport of the series on TARGET (the commits of\n"
 	  "kcarry/NAME/VERSION/TARGET, carried as 'apply' carries it, recorded\n"
@@ -374,10 +390,10 @@ static const struct command commands[] = {
 	  "exit status: 0 written; 1 the series did not carry completely or has\n"
 	  "placement risks (nothing written); 2 bad arguments, or a file in the\n"
 	  "way that kcarry did not write; 3 repository or I/O trouble.\n" },
-	{ "help", cmd_help, "show help for a command", "kcarry help [COMMAND]",
+	{ "help", cmd_help, 0, "show help for a command", "kcarry help [COMMAND]",
 	  "Without COMMAND, list the commands.\n" },
-	{ "version", cmd_version, "print the version", "kcarry version", "" },
-	{ "__complete", cmd_complete, "the shell completions' candidates",
+	{ "version", cmd_version, 0, "print the version", "kcarry version", "" },
+	{ "__complete", cmd_complete, 0, "the shell completions' candidates",
 	  "kcarry __complete -- WORD...",
 	  "Print the candidates for the last WORD of a command line (the words\n"
 	  "after 'kcarry'; an empty last WORD after a space), one a line:\n"
@@ -588,8 +604,10 @@ int workspace_find(char **root, const struct options *opts, struct err *err)
 	return ERR_NOTFOUND;
 }
 
-static int cmd_help(int argc, char **argv, const struct options *opts)
+static int cmd_help(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
+
 	if (argc < 2) {
 		print_main_usage(stdout);
 		return EXIT_DONE;
@@ -600,7 +618,7 @@ static int cmd_help(int argc, char **argv, const struct options *opts)
 	return print_command_help(argv[1]);
 }
 
-static int cmd_version(int argc, char **argv, const struct options *opts)
+static int cmd_version(int argc, char **argv, struct cli_ctx *cx)
 {
 	printf("kcarry %s\n", KCARRY_VERSION);
 	return EXIT_DONE;
@@ -660,7 +678,7 @@ int main(int argc, char **argv)
 		int g;
 
 		if (!strcmp(a, "--version"))
-			return cmd_version(0, NULL, &opts);
+			return cmd_version(0, NULL, NULL);
 		if (is_help(a)) {
 			print_main_usage(stdout);
 			return EXIT_DONE;
@@ -716,7 +734,13 @@ int main(int argc, char **argv)
 		tree_global_shutdown();
 		return err_report(&err, &opts);
 	}
-	rc = cmd->fn(argc - i, argv + i, &opts);
+	{
+		struct cli_ctx cx = { &opts, cmd->flags, NULL, LOCK_INIT };
+
+		rc = cmd->fn(argc - i, argv + i, &cx);
+		lock_release(&cx.lock);
+		free(cx.root);
+	}
 	fetch_global_shutdown();
 	tree_global_shutdown();
 	fflush(stdout);
