@@ -12,6 +12,31 @@
 #include "job.h"
 #include "report.h"
 
+/* kcarry apply --help: usage, text, text after the options */
+const char apply_usage[] =
+	"kcarry apply [options] NAME[@VERSION] TARGET...";
+const char apply_help[] =
+	"Apply every patch of the version (newest by default) to each\n"
+	"target's tree in memory, never touching a working tree.  Each\n"
+	"applied patch becomes one commit (author, date and message kept)\n"
+	"on branch kcarry/NAME/VERSION/TARGET of the target's repository, and\n"
+	"the refreshed series (patches that apply exactly, with a note of\n"
+	"what was adjusted) is written to patches/NAME/VERSION/TARGET/.\n"
+	"\n"
+	"Per hunk, in order: exact, offset (nearest first), fuzz (outer\n"
+	"context dropped), 3-way with the preimage blob of the index line,\n"
+	"3-way at hunk level, else conflict.  A hunk whose result is already\n"
+	"there is 'already applied'; a patch made only of such hunks is\n"
+	"skipped, a mix is 'partial'.  A placement risk is a hunk that may\n"
+	"sit in the wrong place although it applied: placed by offset or fuzz\n"
+	"outside the function its header names, a nearer or equally good\n"
+	"match elsewhere, its result already present elsewhere, or a\n"
+	"definition the target already has.\n";
+const char apply_more[] =
+	"exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
+	"already applied; 1 conflicts, partial patches or placement risks;\n"
+	"2 bad arguments; 3 repository, network or I/O trouble.\n";
+
 struct apply_cli {
 	char *name, *version;
 	const char **args; /* the series, then the targets */

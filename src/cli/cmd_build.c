@@ -17,6 +17,74 @@
 #include "report.h"
 #include "report_ci.h"
 
+/* kcarry build --help: usage, text, text after the options */
+const char build_usage[] =
+	"kcarry build [options] NAME[@VERSION] TARGET...";
+const char build_help[] =
+	"Carry the series onto each TARGET as 'apply' does (branch\n"
+	"kcarry/NAME/VERSION/TARGET), then build the result with the target's\n"
+	"own Kbuild and print the diagnostics the series brought:\n"
+	"\n"
+	"  path:line: error: message  <- 0003 (hunk 2)\n"
+	"  path:line: error: message  <- 0001 | unconverted caller of f changed by 0001\n"
+	"\n"
+	"A diagnostic on a line a patch changed is pinned on that patch and\n"
+	"hunk; one on a line no patch changed is tied to an unconverted caller\n"
+	"(watch audit), a declaration a patch changed, an identifier a patch\n"
+	"removed or renamed, or else called a pre-existing line broken by the\n"
+	"series.  The target's base is built once (cached) and what it already\n"
+	"reports is never blamed on the series.\n"
+	"\n"
+	"Sources are kept per target in <cache>/build/TARGET/src and brought\n"
+	"to each tree by rewriting only the files that differ, so make rebuilds\n"
+	"only what changed; objects go to an O= folder per configuration.  The\n"
+	"target repository and any checkout are only read.  kernels/TARGET.conf:\n"
+	"\n"
+	"  [build]\n"
+	"      config = defconfig            # make target, CONFIG_X=y|m|n,\n"
+	"      config = CONFIG_BTRFS_FS=m    # or file:PATH (tree or workspace)\n"
+	"      targets = fs/btrfs/           # default: objects of the .c files\n"
+	"                                    # the series changes + the watched\n"
+	"                                    # files' folders\n"
+	"      cc = ccache gcc               # gcc, clang, distcc gcc, icecc\n"
+	"      jobs = 2\n"
+	"      make-flags = W=1\n"
+	"      profile = none                # no compatibility profile\n"
+	"      command = make -j2 O=$KCARRY_BUILD   # what --full runs\n"
+	"\n"
+	"The config lines run in order, then make olddefconfig.  Without\n"
+	"build.config lines nothing configures the O= folder: make runs with\n"
+	"what it holds (nothing at first), and a kernel's make stops for\n"
+	"want of a .config.  Give 'config = defconfig' (x86_64_defconfig,\n"
+	"...) or 'config = file:PATH' with the distro's own config.\n"
+	"\n"
+	"Old trees get a compatibility profile chosen from the tree's and the\n"
+	"compiler's versions: see COMPATIBILITY PROFILES in kcarry(1).\n"
+	"\n"
+	"On a terminal a progress line shows the phase, the objects compiled\n"
+	"and the time.  Elsewhere (a CI log) -v prints a line as each phase\n"
+	"begins and ends: 'build 6.1: base: make fs/btrfs/ (55 objects)'.\n";
+const char build_more[] =
+	"exit status: 0 every target builds without new errors (new warnings\n"
+	"alone exit 0: W in check's build row); 1 new errors, a patch that\n"
+	"did not apply, or a build that could not run; 2 bad arguments; 3\n"
+	"repository, compiler, make or I/O trouble.\n";
+
+/* kcarry gc --help: usage, text, text after the options */
+const char gc_usage[] =
+	"kcarry gc [--dry-run] [TARGET...]";
+const char gc_help[] =
+	"Remove the build folders of the named targets under <cache>/build/:\n"
+	"the source folder, the O= folders, cached base-build diagnostics.\n"
+	"Without names, every build folder and the identifier cache\n"
+	"(<cache>/ident, what the trees' shared headers declare) go.  Cached\n"
+	"trees, downloads and the ccache stay.  The next build starts from\n"
+	"scratch; the next check scans the headers again.  A name that is\n"
+	"neither built nor a target of the workspace is an error.\n";
+const char gc_more[] =
+	"exit status: 0 freed (or nothing to free); 2 an unknown target;\n"
+	"3 I/O trouble.\n";
+
 struct build_cli {
 	bool json;
 	const char *output;

@@ -14,6 +14,25 @@
 #include "job.h"
 #include "report.h"
 
+/* kcarry callers --help: usage, text, text after the options */
+const char callers_usage[] =
+	"kcarry callers [options] TARGET [SYMBOL...]";
+const char callers_help[] =
+	"Print every reference in TARGET's tree to the symbols that the\n"
+	"watched files export (functions, macros, types; default\n"
+	"fs/btrfs/async-thread.c and .h), or to the SYMBOLs named, within the\n"
+	"scope: the watched files' folders plus --scope folders.  One line per\n"
+	"reference, by path then line:\n"
+	"\n"
+	"  path:line: function: call|use symbol\n"
+	"\n"
+	"function is '-' at file scope; a function passed as a callback or a\n"
+	"type named is a 'use'.  Declarations are left out.  A count goes to\n"
+	"stderr.\n";
+const char callers_more[] =
+	"exit status: 0 done; 2 bad arguments, unknown target, or no watched\n"
+	"file in the tree; 3 repository or I/O trouble.\n";
+
 struct callers_cli {
 	const char **args; /* the target, then the symbols */
 	size_t nr_args;

@@ -13,6 +13,32 @@
 #include "report.h"
 #include "report_ci.h"
 
+/* kcarry check --help: usage, text, text after the options */
+const char check_usage[] =
+	"kcarry check [options] [NAME[@VERSION]...] [TARGET...]";
+const char check_help[] =
+	"Carry every selected series (default: every series with a stored\n"
+	"version, newest version) onto every selected target (default: all)\n"
+	"and print the matrix: one row per patch, one column per target.\n"
+	"A series whose .conf says 'stacks-on = OTHER' is carried on top of\n"
+	"OTHER's result.  Targets are worked on in parallel.  For each target\n"
+	"the watched files of the series (watch.file; default\n"
+	"fs/btrfs/async-thread.c and .h) are audited: exported symbols the\n"
+	"series removes or changes, callers in the target it leaves\n"
+	"unconverted, callers it converts that the target does not have.\n";
+const char check_more[] =
+	"matrix symbols: . clean  o offset  ~ fuzz  3 3-way  = already applied\n"
+	"p partial  X conflict  - not tried  ? did not run  ! placement risk\n"
+	"w touches a watched file or a caller of its API.\n"
+	"build row: B builds  W new warnings  E new errors  - nothing to build\n"
+	"? did not build.\n"
+	"\n"
+	"exit status: 0 every patch applied or already applied, no risk, no\n"
+	"unconverted caller, every build clean of new errors; 1 otherwise\n"
+	"(conflicts, risks, unconverted callers, a failed build, a target that\n"
+	"could not be prepared); 2 bad arguments; 3 repository, network or\n"
+	"I/O trouble.\n";
+
 enum format { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_MARKDOWN, FMT_EMAIL };
 
 /* NULL-terminated: the --format option's choices (opt.h) */

@@ -24,6 +24,17 @@
 #include "series.h"
 #include "target.h"
 
+/* kcarry __complete --help: usage, text, text after the options */
+const char complete_usage[] =
+	"kcarry __complete -- WORD...";
+const char complete_help[] =
+	"Print the candidates for the last WORD of a command line (the words\n"
+	"after 'kcarry'; an empty last WORD after a space), one a line:\n"
+	"commands, options, option values, and the series, versions and\n"
+	"targets of the workspace.  ':file' or ':dir' asks the shell for file\n"
+	"or folder names.  The completion scripts for bash and zsh call it;\n"
+	"'kcarry help' does not list it.\n";
+
 /* what a placeholder stands for */
 enum want {
 	W_NONE,

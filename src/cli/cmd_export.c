@@ -16,6 +16,43 @@
 #include "mail.h"
 #include "report.h"
 
+/* kcarry export --help: usage, text, text after the options */
+const char export_usage[] =
+	"kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]";
+const char export_help[] =
+	"Write the backport of the series on TARGET (the commits of\n"
+	"kcarry/NAME/VERSION/TARGET, carried as 'apply' carries it, recorded\n"
+	"resolutions replayed) in the form an ecosystem's tools consume, with\n"
+	"the same metadata per patch: author and date, the upstream commit\n"
+	"('commit X upstream.', '[ Upstream commit X ]', '(cherry picked from\n"
+	"commit X)', a stable FAILED report, an 'import --git' commit), the\n"
+	"lore link of its Message-ID, Bug/Closes/Link trailers, the\n"
+	"backporter (--signoff, else git's user), and what the backport\n"
+	"adjusted (offset, fuzz, 3-way, resolved by hand).\n"
+	"\n"
+	"formats:\n"
+	"  debian  debian/patches/SUBDIR/SLUG.patch with DEP-3 headers, and\n"
+	"          their lines in debian/patches/series\n"
+	"  rpm     the patch files, NAME-patches.inc (PatchN: lines) and\n"
+	"          NAME-prep.inc (%patch -P N -p1 -F0 lines), or --into SPEC\n"
+	"  suse    patches.suse/SLUG.patch with Patch-mainline, Git-commit,\n"
+	"          References, and their lines in series.conf\n"
+	"  quilt   the refreshed patches and their lines in 'series'\n"
+	"  mbox    NNNN-SLUG.patch messages [PATCH 6.1.y n/m] for git\n"
+	"          send-email, the upstream line first, a cover letter for\n"
+	"          more than one patch\n"
+	"  git     branch kcarry-export/NAME/VERSION/TARGET whose commits\n"
+	"          carry '(cherry picked from commit X)' and the note\n"
+	"\n"
+	"Lines kcarry adds to a file it shares with you (series, series.conf,\n"
+	"a spec) sit in a block '# kcarry export begin: NAME' .. 'end: NAME'\n"
+	"that the next export replaces; nothing else in the file changes, and\n"
+	"a file kcarry did not write is never overwritten.\n";
+const char export_more[] =
+	"exit status: 0 written; 1 the series did not carry completely or has\n"
+	"placement risks (nothing written); 2 bad arguments, or a file in the\n"
+	"way that kcarry did not write; 3 repository or I/O trouble.\n";
+
 struct export_cli {
 	char *name, *version;
 	const char **args; /* NAME[@VERSION] TARGET */

@@ -8,6 +8,13 @@
 #include "cmds.h"
 #include "fs.h"
 
+/* kcarry init --help: usage, text, text after the options */
+const char init_usage[] =
+	"kcarry init [DIR]";
+const char init_help[] =
+	"Create series/, kernels/ and patches/ in DIR (default: the current\n"
+	"directory).  An existing workspace is left as it is.\n";
+
 static const char readme[] =
 	"# kcarry workspace\n"
 	"\n"

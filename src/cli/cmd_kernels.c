@@ -10,6 +10,15 @@
 #include "cmds.h"
 #include "target.h"
 
+/* kcarry kernels --help: usage, text, text after the options */
+const char kernels_usage[] =
+	"kcarry kernels [--prepare]\n"
+	"   or: kcarry kernels --path TARGET";
+const char kernels_help[] =
+	"One line per kernels/TARGET.conf: kind (local repository, remote\n"
+	"git URL, tarball), state (ready, or fetched on first use) and\n"
+	"source.\n";
+
 struct kernels_cli {
 	bool prepare;
 	const char *path_of;

@@ -10,6 +10,14 @@
 #include "fs.h"
 #include "series.h"
 
+/* kcarry list --help: usage, text, text after the options */
+const char list_usage[] =
+	"kcarry list";
+const char list_help[] =
+	"One line per series version: name, version, patches, source.  A\n"
+	"version whose provenance an interrupted import cut short says\n"
+	"'(incomplete: import again to repair)' as its source.\n";
+
 /*
  * One line of the table.  A stored version whose provenance lacks its
  * count, kind or source was cut short (killed or a full disk between the

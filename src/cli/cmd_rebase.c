@@ -11,6 +11,37 @@
 #include "rebase.h"
 #include "report.h"
 
+/* kcarry rebase --help: usage, text, text after the options */
+const char rebase_usage[] =
+	"kcarry rebase [options] NAME V1 V2 TARGET...";
+const char rebase_help[] =
+	"Build V2's backport on each TARGET from V1's.  V1 is carried again\n"
+	"(with the recorded resolutions) to get its backport patch by patch,\n"
+	"the two versions are paired as 'kcarry diff' pairs them, and V2 is\n"
+	"carried in order:\n"
+	"\n"
+	"  reused          an unchanged patch: V2's patch as apply applies\n"
+	"                  it, or, where V1's needed a person, V1's backported\n"
+	"                  change (3-way merged into the tree as it is now)\n"
+	"  updated         a changed patch: the same, with the V1->V2\n"
+	"                  interdiff applied on top of V1's backported change,\n"
+	"                  so that a person's resolution of V1 carries over\n"
+	"  new             a new (or rewritten) patch, applied as apply does\n"
+	"  dropped         a V1 patch V2 does not have\n"
+	"  needs a person  none of that applies: resolve it with 'kcarry\n"
+	"                  resolve NAME@V2 TARGET N' and 'kcarry refresh'\n"
+	"\n"
+	"What was carried from V1's backport is recorded as the resolution of\n"
+	"V2's patch (patches/NAME/.resolutions/), so that apply, check,\n"
+	"resolve and refresh of V2 give the same tree.  A resolution recorded\n"
+	"for V1 is never replayed onto a V2 patch whose change differs unless\n"
+	"rebase carried it so.  Then V2 is carried as apply carries it:\n"
+	"branch kcarry/NAME/V2/TARGET and patches/NAME/V2/TARGET/.\n";
+const char rebase_more[] =
+	"exit status: 0 every patch carried or already applied; 1 some patch\n"
+	"needs a person, or a placement risk; 2 bad arguments or unknown\n"
+	"names; 3 repository, network or I/O trouble.\n";
+
 struct rebase_cli {
 	const char **args; /* NAME V1 V2, then the targets */
 	const char *name, *v1, *v2;

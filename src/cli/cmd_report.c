@@ -13,6 +13,18 @@
 #include "cmds.h"
 #include "report_load.h"
 
+/* kcarry report --help: usage, text, text after the options */
+const char report_usage[] =
+	"kcarry report merge [--format F] [-o FILE] CHECK.json...";
+const char report_help[] =
+	"Join the JSON reports (kcarry-check/1) of 'kcarry check --shard I/N'\n"
+	"runs into one report, as one run of every cell would have written it,\n"
+	"in any format: text (default), json, junit, markdown, email.  The\n"
+	"series are read from the workspace for subjects and authors.\n";
+const char report_more[] =
+	"exit status as for check: 0 every cell clean, 1 otherwise; 2 bad\n"
+	"arguments or reports that do not fit together.\n";
+
 struct report_cli {
 	int format; /* check_format_names */
 	const char *output, *reports;

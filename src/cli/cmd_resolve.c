@@ -17,6 +17,34 @@
 #include "report.h"
 #include "resolve.h"
 
+/* kcarry resolve --help: usage, text, text after the options */
+const char resolve_usage[] =
+	"kcarry resolve NAME[@VERSION] TARGET PATCH\n"
+	"       kcarry resolve --suggest NAME[@VERSION] TARGET";
+const char resolve_help[] =
+	"Apply the patches before PATCH (a number or file name) to TARGET,\n"
+	"then write the files PATCH touches, as it leaves them, to the\n"
+	"scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
+	"workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
+	"PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
+	"then run 'kcarry refresh'.\n";
+
+/* kcarry refresh --help: usage, text, text after the options */
+const char refresh_usage[] =
+	"kcarry refresh NAME[@VERSION] TARGET";
+const char refresh_help[] =
+	"Take the resolution back from the scratch folder (refused while\n"
+	"conflict markers remain), record it under\n"
+	"patches/NAME/.resolutions/FINGERPRINT.patch, apply the whole series\n"
+	"again with it, move kcarry/NAME/VERSION/TARGET and write the\n"
+	"refreshed series to patches/NAME/VERSION/TARGET/.  A recorded\n"
+	"resolution is replayed wherever the same patch meets the same file\n"
+	"contents again: later versions of the series, other targets.\n"
+	"Without a pending resolution, it re-applies and rewrites the\n"
+	"refreshed series.\n";
+const char refresh_more[] =
+	"exit status as for apply.\n";
+
 /* Patch by number (3, 0003) or file name (or its unique prefix). */
 static long find_patch(const struct series_version *v, const char *arg)
 {

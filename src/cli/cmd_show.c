@@ -11,6 +11,13 @@
 #include "report.h"
 #include "series.h"
 
+/* kcarry show --help: usage, text, text after the options */
+const char show_usage[] =
+	"kcarry show [--stat] NAME[@VERSION]";
+const char show_help[] =
+	"Print the patches of a version (newest by default): number, subject,\n"
+	"author, files touched, then a diffstat of the whole version.\n";
+
 struct file_stat {
 	const char *path;
 	unsigned long add, del;
