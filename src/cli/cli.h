@@ -98,6 +98,20 @@ void note(const struct options *opts, const char *fmt, ...)
 /* A line printed only with -v. */
 void verbose(const struct options *opts, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Carrying a series onto a target (progress.c): progress_patch, for
+ * carry_opts.progress with a struct progress_ctx, redraws "TARGET: patch
+ * I/N" on a terminal (what for "patch", when set); progress_target, for
+ * struct target_progress with the const struct options, notes "TARGET:
+ * WHAT".
+ */
+struct progress_ctx {
+	const struct options *opts;
+	const char *target;
+	const char *what; /* NULL: "patch" */
+};
+void progress_patch(void *ctx, size_t i, size_t nr, const char *subject);
+void progress_target(void *ctx, const char *target, const char *what);
 /* ANSI colour wrappers; empty strings when colour is off. */
 const char *color(const struct options *opts, bool on_stdout,
 		  const char *code);

@@ -48,28 +48,6 @@ struct apply_cli {
 	struct carry_opts co;
 };
 
-struct progress_ctx {
-	const struct options *opts;
-	const char *target;
-};
-
-static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
-{
-	struct progress_ctx *ctx = vctx;
-
-	if (!ctx->opts->progress)
-		return;
-	fprintf(stderr, "\r\033[K%s: patch %zu/%zu", ctx->target, i + 1, nr);
-	if (i + 1 == nr)
-		fputc('\n', stderr);
-}
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	const struct options *opts = vctx;
-	note(opts, "%s: %s", target, what);
-}
-
 const struct opt apply_options[] = {
 	OPT_CARRY(struct apply_cli, co),
 	{ OPT_FLAG, 0, "stop", NULL, "stop at the first failing patch",
@@ -137,7 +115,7 @@ int cmd_apply(int argc, char **argv, struct cli_ctx *cx)
 	results = xcalloc(cli.nr_targets, sizeof(*results));
 	for (size_t i = 0; i < cli.nr_targets; i++) {
 		struct job j;
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		struct progress_ctx pc = { opts, cli.targets[i] };
 		struct carry_opts co = cli.co;
 		int error;
@@ -154,7 +132,7 @@ int cmd_apply(int argc, char **argv, struct cli_ctx *cx)
 			     "series.stacks-on = %s is followed by check, "
 			     "build and export only",
 			     v.name, v.version, cli.targets[i], stacks_on);
-		co.progress = on_patch;
+		co.progress = progress_patch;
 		co.ctx = &pc;
 		error = job_carry(&results[nres], &j, &v, &co, !cli.no_refresh,
 				  &err);

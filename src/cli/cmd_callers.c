@@ -41,12 +41,6 @@ struct callers_cli {
 	bool json;
 };
 
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	const struct options *opts = vctx;
-	note(opts, "%s: %s", target, what);
-}
-
 const struct opt callers_options[] = {
 	{ OPT_LIST, 0, "watch", "FILE",
 	  "a watched file (repeatable; replaces the defaults)",
@@ -142,7 +136,7 @@ int cmd_callers(int argc, char **argv, struct cli_ctx *cx)
 	if (cli_workspace(cx, &root, &err) < 0)
 		goto fail;
 	{
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		opened = true;
 		if (job_open(&j, root, cli.args[0], &tp, &err) < 0)
 			goto fail;

@@ -226,29 +226,6 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 	return 0;
 }
 
-struct progress_ctx {
-	const struct options *opts;
-	const char *target;
-};
-
-static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
-{
-	struct progress_ctx *ctx = vctx;
-
-	if (!ctx->opts->progress)
-		return;
-	fprintf(stderr, "\r\033[K%s: carrying patch %zu/%zu", ctx->target,
-		i + 1, nr);
-	if (i + 1 == nr)
-		fputc('\n', stderr);
-}
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	const struct options *opts = vctx;
-	note(opts, "%s: %s", target, what);
-}
-
 /* What series/NAME.conf says of a version. */
 struct provenance {
 	char *kind, *cover;
@@ -356,10 +333,10 @@ static int carry(struct carry_result *res, struct job *j,
 {
 	struct carry_opts co = cli->co;
 	struct tree_oid base = j->base, head, tree;
-	struct progress_ctx pc = { opts, j->target.name };
+	struct progress_ctx pc = { opts, j->target.name, "carrying patch" };
 	int error;
 
-	co.progress = on_patch;
+	co.progress = progress_patch;
 	co.ctx = &pc;
 
 	if (st->base &&
@@ -512,7 +489,7 @@ int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 		     st.version);
 	provenance_load(&pv, root, v.name, v.version);
 	{
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		opened = true;
 		if (job_open(&j, root, cli.target, &tp, &err) < 0)
 			goto fail;

@@ -50,27 +50,6 @@ struct rebase_cli {
 	struct rebase_opts ro;
 };
 
-struct progress_ctx {
-	const struct options *opts;
-	const char *target;
-};
-
-static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
-{
-	struct progress_ctx *ctx = vctx;
-
-	if (!ctx->opts->progress)
-		return;
-	fprintf(stderr, "\r\033[K%s: patch %zu/%zu", ctx->target, i + 1, nr);
-	if (i + 1 == nr)
-		fputc('\n', stderr);
-}
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	note(vctx, "%s: %s", target, what);
-}
-
 const struct opt rebase_options[] = {
 	{ OPT_FLAG, 0, "dry-run", NULL,
 	  "say what would happen; record and write nothing",
@@ -287,7 +266,7 @@ int cmd_rebase(int argc, char **argv, struct cli_ctx *cx)
 		     v2.name, stacks_on);
 	for (size_t t = 0; t < cli.nr_targets; t++) {
 		struct job j;
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		struct progress_ctx pc = { opts, cli.targets[t] };
 		struct rebase_opts ro = cli.ro;
 		struct rebase_result r;
@@ -297,7 +276,7 @@ int cmd_rebase(int argc, char **argv, struct cli_ctx *cx)
 			job_close(&j);
 			goto fail;
 		}
-		ro.carry.progress = on_patch;
+		ro.carry.progress = progress_patch;
 		ro.carry.ctx = &pc;
 		error = rebase_target(&r, &j, &v1, &v2, &d, &ro, &err);
 		job_close(&j);

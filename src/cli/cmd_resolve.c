@@ -66,11 +66,6 @@ static long find_patch(const struct series_version *v, const char *arg)
 	return found;
 }
 
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	note(vctx, "%s: %s", target, what);
-}
-
 static char *rel(const char *root, const char *path)
 {
 	size_t n = strlen(root);
@@ -133,7 +128,7 @@ static int resolve_suggest(const char *spec, const char *target,
 	struct audit_suggestions sg;
 	struct job j = { 0 };
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { on_target, (void *)opts };
+	struct target_progress tp = { progress_target, (void *)opts };
 	const char *root = NULL;
 	char *name = NULL, *version = NULL, *dir = NULL;
 	char *sdir = NULL, *path = NULL, *r;
@@ -328,7 +323,7 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	struct resolve_summary sum = { 0 };
 	struct job j = { 0 };
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { on_target, (void *)opts };
+	struct target_progress tp = { progress_target, (void *)opts };
 	const char *root = NULL;
 	char *name = NULL, *version = NULL, *dir = NULL;
 	struct lock wl = LOCK_INIT;
@@ -446,7 +441,7 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 	struct resolve_state st = { 0 };
 	struct job j = { 0 };
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { on_target, (void *)opts };
+	struct target_progress tp = { progress_target, (void *)opts };
 	struct buf text = BUF_INIT;
 	const char *root = NULL;
 	char *name = NULL, *version = NULL, *dir = NULL;
