@@ -46,7 +46,6 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 	struct buf text = BUF_INIT;
 	const char *root = NULL;
 	char *name = NULL, *version = NULL, *dir = NULL;
-	struct lock wl = LOCK_INIT;
 	const char **args = NULL;
 	size_t nr = 0;
 	int rc = EXIT_DONE, error;
@@ -117,7 +116,6 @@ out:
 	free(dir);
 	free(name);
 	free(version);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }
