@@ -21,9 +21,27 @@ struct options {
 	const char *workdir;    /* -C DIR, or NULL */
 };
 
+/*
+ * What a command needs of main, as git's RUN_SETUP: CMD_WORKSPACE, the
+ * workspace; CMD_LOCK, also its writer lock (workspace_lock).  main does
+ * the work when the command first asks (cli_workspace), after the command
+ * has read its arguments, so that a usage error neither looks for a
+ * workspace nor waits for the lock; main releases both after the command.
+ */
+enum command_flags { CMD_WORKSPACE = 1 << 0, CMD_LOCK = 1 << 1 };
+
+/* What main gives a command: the global options and its workspace. */
+struct cli_ctx {
+	const struct options *opts;
+	unsigned flags;   /* the command's enum command_flags */
+	char *root;       /* the workspace, once found */
+	struct lock lock; /* held with CMD_LOCK, once found */
+};
+
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv, const struct options *opts);
+	int (*fn)(int argc, char **argv, struct cli_ctx *cx);
+	unsigned flags; /* enum command_flags */
 	const char *summary;
 	const char *usage; /* "kcarry import [options] NAME[@VERSION] SOURCE..." */
 	const char *help;  /* the text after usage for --help */
@@ -80,6 +98,20 @@ void note(const struct options *opts, const char *fmt, ...)
 /* A line printed only with -v. */
 void verbose(const struct options *opts, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Carrying a series onto a target (progress.c): progress_patch, for
+ * carry_opts.progress with a struct progress_ctx, redraws "TARGET: patch
+ * I/N" on a terminal (what for "patch", when set); progress_target, for
+ * struct target_progress with the const struct options, notes "TARGET:
+ * WHAT".
+ */
+struct progress_ctx {
+	const struct options *opts;
+	const char *target;
+	const char *what; /* NULL: "patch" */
+};
+void progress_patch(void *ctx, size_t i, size_t nr, const char *subject);
+void progress_target(void *ctx, const char *target, const char *what);
 /* ANSI colour wrappers; empty strings when colour is off. */
 const char *color(const struct options *opts, bool on_stdout,
 		  const char *code);
@@ -90,6 +122,12 @@ const char *color(const struct options *opts, bool on_stdout,
  * string.
  */
 int workspace_find(char **root, const struct options *opts, struct err *err);
+/*
+ * The workspace of a command with CMD_WORKSPACE, found once (and its lock
+ * taken once, with CMD_LOCK): *root is cx's, valid until the command
+ * returns.
+ */
+int cli_workspace(struct cli_ctx *cx, const char **root, struct err *err);
 /*
  * Take the workspace's writer lock (.kcarry/lock) for a command that
  * writes the workspace or its targets' branches: another kcarry writing

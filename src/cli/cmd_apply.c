@@ -12,6 +12,31 @@
 #include "job.h"
 #include "report.h"
 
+/* kcarry apply --help: usage, text, text after the options */
+const char apply_usage[] =
+	"kcarry apply [options] NAME[@VERSION] TARGET...";
+const char apply_help[] =
+	"Apply every patch of the version (newest by default) to each\n"
+	"target's tree in memory, never touching a working tree.  Each\n"
+	"applied patch becomes one commit (author, date and message kept)\n"
+	"on branch kcarry/NAME/VERSION/TARGET of the target's repository, and\n"
+	"the refreshed series (patches that apply exactly, with a note of\n"
+	"what was adjusted) is written to patches/NAME/VERSION/TARGET/.\n"
+	"\n"
+	"Per hunk, in order: exact, offset (nearest first), fuzz (outer\n"
+	"context dropped), 3-way with the preimage blob of the index line,\n"
+	"3-way at hunk level, else conflict.  A hunk whose result is already\n"
+	"there is 'already applied'; a patch made only of such hunks is\n"
+	"skipped, a mix is 'partial'.  A placement risk is a hunk that may\n"
+	"sit in the wrong place although it applied: placed by offset or fuzz\n"
+	"outside the function its header names, a nearer or equally good\n"
+	"match elsewhere, its result already present elsewhere, or a\n"
+	"definition the target already has.\n";
+const char apply_more[] =
+	"exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
+	"already applied; 1 conflicts, partial patches or placement risks;\n"
+	"2 bad arguments; 3 repository, network or I/O trouble.\n";
+
 struct apply_cli {
 	char *name, *version;
 	const char **args; /* the series, then the targets */
@@ -22,28 +47,6 @@ struct apply_cli {
 	const char *output;
 	struct carry_opts co;
 };
-
-struct progress_ctx {
-	const struct options *opts;
-	const char *target;
-};
-
-static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
-{
-	struct progress_ctx *ctx = vctx;
-
-	if (!ctx->opts->progress)
-		return;
-	fprintf(stderr, "\r\033[K%s: patch %zu/%zu", ctx->target, i + 1, nr);
-	if (i + 1 == nr)
-		fputc('\n', stderr);
-}
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	const struct options *opts = vctx;
-	note(opts, "%s: %s", target, what);
-}
 
 const struct opt apply_options[] = {
 	OPT_CARRY(struct apply_cli, co),
@@ -86,15 +89,16 @@ static int parse_args(struct apply_cli *c, int argc, char **argv,
 	return error ? -1 : 0;
 }
 
-int cmd_apply(int argc, char **argv, const struct options *opts)
+int cmd_apply(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct apply_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version v;
 	struct carry_result *results = NULL;
 	size_t nres = 0;
-	char *root = NULL, *stacks_on = NULL;
-	struct lock wl = LOCK_INIT;
+	const char *root = NULL;
+	char *stacks_on = NULL;
 	bool failed = false;
 	int rc = EXIT_DONE;
 
@@ -103,8 +107,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0)
 		goto fail;
 	if (series_stacks_on(&stacks_on, root, v.name, &err) < 0)
@@ -112,7 +115,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 	results = xcalloc(cli.nr_targets, sizeof(*results));
 	for (size_t i = 0; i < cli.nr_targets; i++) {
 		struct job j;
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		struct progress_ctx pc = { opts, cli.targets[i] };
 		struct carry_opts co = cli.co;
 		int error;
@@ -129,7 +132,7 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 			     "series.stacks-on = %s is followed by check, "
 			     "build and export only",
 			     v.name, v.version, cli.targets[i], stacks_on);
-		co.progress = on_patch;
+		co.progress = progress_patch;
 		co.ctx = &pc;
 		error = job_carry(&results[nres], &j, &v, &co, !cli.no_refresh,
 				  &err);
@@ -179,8 +182,6 @@ out:
 	free(cli.args);
 	free(cli.name);
 	free(cli.version);
-	free(root);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

@@ -2,7 +2,6 @@
  * cmd_build: carry a series onto targets and build each result with the
  * target's own Kbuild; print the diagnostics the series brought, each
  * pinned on a patch and hunk or tied to the finding that explains it.
- * cmd_gc: free the build folders and the identifier cache.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -16,6 +15,59 @@
 #include "job.h"
 #include "report.h"
 #include "report_ci.h"
+
+/* kcarry build --help: usage, text, text after the options */
+const char build_usage[] =
+	"kcarry build [options] NAME[@VERSION] TARGET...";
+const char build_help[] =
+	"Carry the series onto each TARGET as 'apply' does (branch\n"
+	"kcarry/NAME/VERSION/TARGET), then build the result with the target's\n"
+	"own Kbuild and print the diagnostics the series brought:\n"
+	"\n"
+	"  path:line: error: message  <- 0003 (hunk 2)\n"
+	"  path:line: error: message  <- 0001 | unconverted caller of f changed by 0001\n"
+	"\n"
+	"A diagnostic on a line a patch changed is pinned on that patch and\n"
+	"hunk; one on a line no patch changed is tied to an unconverted caller\n"
+	"(watch audit), a declaration a patch changed, an identifier a patch\n"
+	"removed or renamed, or else called a pre-existing line broken by the\n"
+	"series.  The target's base is built once (cached) and what it already\n"
+	"reports is never blamed on the series.\n"
+	"\n"
+	"Sources are kept per target in <cache>/build/TARGET/src and brought\n"
+	"to each tree by rewriting only the files that differ, so make rebuilds\n"
+	"only what changed; objects go to an O= folder per configuration.  The\n"
+	"target repository and any checkout are only read.  kernels/TARGET.conf:\n"
+	"\n"
+	"  [build]\n"
+	"      config = defconfig            # make target, CONFIG_X=y|m|n,\n"
+	"      config = CONFIG_BTRFS_FS=m    # or file:PATH (tree or workspace)\n"
+	"      targets = fs/btrfs/           # default: objects of the .c files\n"
+	"                                    # the series changes + the watched\n"
+	"                                    # files' folders\n"
+	"      cc = ccache gcc               # gcc, clang, distcc gcc, icecc\n"
+	"      jobs = 2\n"
+	"      make-flags = W=1\n"
+	"      profile = none                # no compatibility profile\n"
+	"      command = make -j2 O=$KCARRY_BUILD   # what --full runs\n"
+	"\n"
+	"The config lines run in order, then make olddefconfig.  Without\n"
+	"build.config lines nothing configures the O= folder: make runs with\n"
+	"what it holds (nothing at first), and a kernel's make stops for\n"
+	"want of a .config.  Give 'config = defconfig' (x86_64_defconfig,\n"
+	"...) or 'config = file:PATH' with the distro's own config.\n"
+	"\n"
+	"Old trees get a compatibility profile chosen from the tree's and the\n"
+	"compiler's versions: see COMPATIBILITY PROFILES in kcarry(1).\n"
+	"\n"
+	"On a terminal a progress line shows the phase, the objects compiled\n"
+	"and the time.  Elsewhere (a CI log) -v prints a line as each phase\n"
+	"begins and ends: 'build 6.1: base: make fs/btrfs/ (55 objects)'.\n";
+const char build_more[] =
+	"exit status: 0 every target builds without new errors (new warnings\n"
+	"alone exit 0: W in check's build row); 1 new errors, a patch that\n"
+	"did not apply, or a build that could not run; 2 bad arguments; 3\n"
+	"repository, compiler, make or I/O trouble.\n";
 
 struct build_cli {
 	bool json;
@@ -257,15 +309,15 @@ static int build_exit_code(const struct check_report *r)
 	return rc;
 }
 
-int cmd_build(int argc, char **argv, const struct options *opts)
+int cmd_build(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct build_cli cli = { 0 };
 	struct check_report r = { 0 };
 	struct progress pg = { opts, false };
 	struct check_progress cp = { on_patch, on_stage, on_build, &pg };
 	struct err err = ERR_INIT;
-	char *root = NULL;
-	struct lock wl = LOCK_INIT;
+	const char *root = NULL;
 	struct fs_atomic out = { stdout, NULL, NULL };
 	int rc;
 
@@ -275,8 +327,7 @@ int cmd_build(int argc, char **argv, const struct options *opts)
 	}
 	if (opts->verbosity >= 0)
 		cli.co.progress = &cp;
-	if (workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
 			 &err) < 0 ||
 	    check_selection(&r, &cli, &err) < 0)
@@ -305,76 +356,6 @@ fail:
 out:
 	check_report_release(&r);
 	free(cli.specs);
-	free(root);
-	lock_release(&wl);
-	err_release(&err);
-	return rc;
-}
-
-struct gc_cli {
-	bool dry_run;
-};
-
-const struct opt gc_options[] = {
-	{ OPT_FLAG, 0, "dry-run", NULL,
-	  "list what would be freed, with sizes; free nothing",
-	  offsetof(struct gc_cli, dry_run) },
-	{ OPT_END },
-};
-
-int cmd_gc(int argc, char **argv, const struct options *opts)
-{
-	struct gc_cli cli = { 0 };
-	struct err err = ERR_INIT;
-	struct build_gc_result res = { 0 };
-	struct build_gc_opts go = { 0 };
-	char *ident = job_ident_dir(), *root = NULL, **known = NULL;
-	const char **args = NULL;
-	size_t nr = 0, nk = 0;
-	int rc = EXIT_DONE;
-
-	if (cli_parse("gc", gc_options, &cli, argc, argv, &args, &nr, opts) <
-	    0) {
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (nr) {
-		/* in a workspace, a target never built has nothing to free:
-		 * no error */
-		struct err e2 = ERR_INIT;
-		if (workspace_find(&root, opts, &e2) == 0 &&
-		    target_list(root, &known, &nk, &e2) < 0) {
-			known = NULL;
-			nk = 0;
-		}
-		err_release(&e2);
-	}
-	go.targets = (char *const *)args;
-	go.nr_targets = nr;
-	go.known = known;
-	go.nr_known = nk;
-	go.also = ident;
-	go.dry_run = cli.dry_run;
-	if (build_gc(&res, &go, &err) < 0) {
-		rc = err_report(&err, opts);
-		goto out;
-	}
-	if (!res.nr)
-		printf("nothing to free\n");
-	for (size_t i = 0; i < res.nr; i++)
-		printf("%s %5.1f MB  %s\n", cli.dry_run ? "would free" : "freed",
-		       (double)res.entries[i].bytes / (1024.0 * 1024.0),
-		       res.entries[i].path);
-	if (res.nr)
-		printf("%s %5.1f MB in all\n",
-		       cli.dry_run ? "would free" : "freed",
-		       (double)res.bytes / (1024.0 * 1024.0));
-out:
-	build_gc_result_release(&res);
-	fs_free_list(known, nk);
-	free(args);
-	free(root);
-	free(ident);
 	err_release(&err);
 	return rc;
 }

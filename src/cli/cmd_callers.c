@@ -14,6 +14,25 @@
 #include "job.h"
 #include "report.h"
 
+/* kcarry callers --help: usage, text, text after the options */
+const char callers_usage[] =
+	"kcarry callers [options] TARGET [SYMBOL...]";
+const char callers_help[] =
+	"Print every reference in TARGET's tree to the symbols that the\n"
+	"watched files export (functions, macros, types; default\n"
+	"fs/btrfs/async-thread.c and .h), or to the SYMBOLs named, within the\n"
+	"scope: the watched files' folders plus --scope folders.  One line per\n"
+	"reference, by path then line:\n"
+	"\n"
+	"  path:line: function: call|use symbol\n"
+	"\n"
+	"function is '-' at file scope; a function passed as a callback or a\n"
+	"type named is a 'use'.  Declarations are left out.  A count goes to\n"
+	"stderr.\n";
+const char callers_more[] =
+	"exit status: 0 done; 2 bad arguments, unknown target, or no watched\n"
+	"file in the tree; 3 repository or I/O trouble.\n";
+
 struct callers_cli {
 	const char **args; /* the target, then the symbols */
 	size_t nr_args;
@@ -21,12 +40,6 @@ struct callers_cli {
 	struct audit_opts audit;
 	bool json;
 };
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	const struct options *opts = vctx;
-	note(opts, "%s: %s", target, what);
-}
 
 const struct opt callers_options[] = {
 	{ OPT_LIST, 0, "watch", "FILE",
@@ -104,25 +117,26 @@ static void print_json(const char *target, const struct tree_oid *commit,
 	json_decref(root);
 }
 
-int cmd_callers(int argc, char **argv, const struct options *opts)
+int cmd_callers(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct callers_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct audit_site *sites = NULL;
 	size_t nr = 0, calls = 0, files = 0;
 	struct job j;
 	bool opened = false;
-	char *root = NULL;
+	const char *root = NULL;
 	int rc = EXIT_DONE;
 
 	if (parse_args(&cli, argc, argv, opts) < 0) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0)
+	if (cli_workspace(cx, &root, &err) < 0)
 		goto fail;
 	{
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		opened = true;
 		if (job_open(&j, root, cli.args[0], &tp, &err) < 0)
 			goto fail;
@@ -159,7 +173,6 @@ out:
 	opt_list_release(&cli.watch);
 	opt_list_release(&cli.scope);
 	audit_opts_release(&cli.audit);
-	free(root);
 	err_release(&err);
 	return rc;
 }

@@ -27,6 +27,32 @@ enum format {
 	NR_FORMATS
 };
 
+/* kcarry check --help: usage, text, text after the options */
+const char check_usage[] =
+	"kcarry check [options] [NAME[@VERSION]...] [TARGET...]";
+const char check_help[] =
+	"Carry every selected series (default: every series with a stored\n"
+	"version, newest version) onto every selected target (default: all)\n"
+	"and print the matrix: one row per patch, one column per target.\n"
+	"A series whose .conf says 'stacks-on = OTHER' is carried on top of\n"
+	"OTHER's result.  Targets are worked on in parallel.  For each target\n"
+	"the watched files of the series (watch.file; default\n"
+	"fs/btrfs/async-thread.c and .h) are audited: exported symbols the\n"
+	"series removes or changes, callers in the target it leaves\n"
+	"unconverted, callers it converts that the target does not have.\n";
+const char check_more[] =
+	"matrix symbols: . clean  o offset  ~ fuzz  3 3-way  = already applied\n"
+	"p partial  X conflict  - not tried  ? did not run  ! placement risk\n"
+	"w touches a watched file or a caller of its API.\n"
+	"build row: B builds  W new warnings  E new errors  - nothing to build\n"
+	"? did not build.\n"
+	"\n"
+	"exit status: 0 every patch applied or already applied, no risk, no\n"
+	"unconverted caller, every build clean of new errors; 1 otherwise\n"
+	"(conflicts, risks, unconverted callers, a failed build, a target that\n"
+	"could not be prepared); 2 bad arguments; 3 repository, network or\n"
+	"I/O trouble.\n";
+
 /* NULL-terminated: the --format option's choices (opt.h) */
 const char *const check_format_names[] = { "text",  "json", "junit",
 					   "markdown", "email", "html",
@@ -270,15 +296,15 @@ static void note_stacks(const struct check_report *r,
 	}
 }
 
-int cmd_check(int argc, char **argv, const struct options *opts)
+int cmd_check(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct check_cli cli = { 0 };
 	struct check_report r = { 0 };
 	struct progress_state ps = { opts, NULL, NULL, 0 };
 	struct check_progress cp = { on_progress, on_stage, on_build, &ps };
 	struct err err = ERR_INIT;
-	char *root = NULL;
-	struct lock wl = LOCK_INIT;
+	const char *root = NULL;
 	struct check_writer w = { 0, false, NULL, opts };
 	json_t *diff = NULL, *base = NULL;
 	int rc;
@@ -294,8 +320,7 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 	/* a baseline that does not read stops the check before it runs */
 	if ((cli.baseline &&
 	     report_diff_load(&base, cli.baseline, &err) < 0) ||
-	    workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
 	    check_select(&r, root, (char *const *)cli.specs, cli.nr_specs,
 			 &err) < 0)
 		goto fail;
@@ -331,8 +356,6 @@ out:
 	json_decref(diff);
 	json_decref(base);
 	free(cli.specs);
-	free(root);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

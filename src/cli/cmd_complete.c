@@ -24,6 +24,17 @@
 #include "series.h"
 #include "target.h"
 
+/* kcarry __complete --help: usage, text, text after the options */
+const char complete_usage[] =
+	"kcarry __complete -- WORD...";
+const char complete_help[] =
+	"Print the candidates for the last WORD of a command line (the words\n"
+	"after 'kcarry'; an empty last WORD after a space), one a line:\n"
+	"commands, options, option values, and the series, versions and\n"
+	"targets of the workspace.  ':file' or ':dir' asks the shell for file\n"
+	"or folder names.  The completion scripts for bash and zsh call it;\n"
+	"'kcarry help' does not list it.\n";
+
 /* what a placeholder stands for */
 enum want {
 	W_NONE,
@@ -135,6 +146,7 @@ static bool value_attached(const char *w)
 	return w[1] == '-' ? strchr(w, '=') != NULL : strlen(w) > 2;
 }
 
+/* not cli_workspace: the workspace is the completed line's -C, if any */
 static const char *find_root(struct line *l)
 {
 	struct options o = { .workdir = l->workdir };
@@ -476,8 +488,9 @@ static void complete(struct line *l)
 	}
 }
 
-int cmd_complete(int argc, char **argv, const struct options *opts)
+int cmd_complete(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct line l = { 0 };
 	int i = 1;
 

@@ -12,6 +12,36 @@
 #include "fs.h"
 #include "vdiff.h"
 
+/* kcarry diff --help: usage, text, text after the options */
+const char diff_usage[] =
+	"kcarry diff [options] NAME V1 V2\n"
+	"   or: kcarry diff [options] NAME@V1 NAME@V2";
+const char diff_help[] =
+	"Pair the patches of two stored versions of a series without applying\n"
+	"either, exactly as git range-diff pairs two branches: the same text\n"
+	"of each patch (author, message, diff without line numbers), the same\n"
+	"exact matches, cost matrix and minimal assignment; a patch whose diff\n"
+	"changed by more than the creation factor is not paired.  Each pair\n"
+	"says what its patches share: the same patch-id (git patch-id\n"
+	"--stable), the same subject, or a similar diff.  One line per patch\n"
+	"in V2's order, each dropped patch after the ones before it in V1:\n"
+	"\n"
+	"  N1: = N2: subject   unchanged\n"
+	"  N1: ! N2: subject   changed, followed by the interdiff of the two\n"
+	"                      patches (commit message and diff, line numbers\n"
+	"                      left out) as range-diff shows it\n"
+	"   -: + N2: subject   new in V2\n"
+	"  N1: -  -: subject   dropped from V1\n"
+	"  N1: ~ N2: subject   rewritten: range-diff pairs neither, but they\n"
+	"                      are the only ones left with this subject\n"
+	"\n"
+	"'(moved)' marks a pair out of the order of the others, '(was: S)'\n"
+	"a changed subject; -v adds what a pair shares.  A summary line ends\n"
+	"the list.\n";
+const char diff_more[] =
+	"exit status: 0 compared; 2 bad arguments or an unknown series or\n"
+	"version; 3 I/O trouble.\n";
+
 struct diff_cli {
 	const char *name, *v1, *v2;
 	char *name_buf; /* NAME of NAME@V1 NAME@V2 */
@@ -169,14 +199,15 @@ static int print_text(FILE *out, const struct vdiff *d,
 	return error;
 }
 
-int cmd_diff(int argc, char **argv, const struct options *opts)
+int cmd_diff(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct diff_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version a, b;
 	struct vdiff d = { 0 };
 	struct vdiff_opts vo = { 0 };
-	char *root = NULL;
+	const char *root = NULL;
 	struct fs_atomic out = { stdout, NULL, NULL };
 	int rc = EXIT_DONE;
 
@@ -187,7 +218,7 @@ int cmd_diff(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	vo.creation_factor = cli.creation_factor;
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&a, root, cli.name, cli.v1, &err) < 0 ||
 	    series_load_version(&b, root, cli.name, cli.v2, &err) < 0 ||
 	    vdiff_compute(&d, &a, &b, &vo, &err) < 0)
@@ -221,7 +252,6 @@ out:
 	series_version_release(&b);
 	free(cli.name_buf);
 	free(cli.args);
-	free(root);
 	err_release(&err);
 	return rc;
 }

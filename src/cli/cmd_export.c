@@ -16,6 +16,43 @@
 #include "mail.h"
 #include "report.h"
 
+/* kcarry export --help: usage, text, text after the options */
+const char export_usage[] =
+	"kcarry export [options] NAME[@VERSION] TARGET --format FORMAT [-o DIR]";
+const char export_help[] =
+	"Write the backport of the series on TARGET (the commits of\n"
+	"kcarry/NAME/VERSION/TARGET, carried as 'apply' carries it, recorded\n"
+	"resolutions replayed) in the form an ecosystem's tools consume, with\n"
+	"the same metadata per patch: author and date, the upstream commit\n"
+	"('commit X upstream.', '[ Upstream commit X ]', '(cherry picked from\n"
+	"commit X)', a stable FAILED report, an 'import --git' commit), the\n"
+	"lore link of its Message-ID, Bug/Closes/Link trailers, the\n"
+	"backporter (--signoff, else git's user), and what the backport\n"
+	"adjusted (offset, fuzz, 3-way, resolved by hand).\n"
+	"\n"
+	"formats:\n"
+	"  debian  debian/patches/SUBDIR/SLUG.patch with DEP-3 headers, and\n"
+	"          their lines in debian/patches/series\n"
+	"  rpm     the patch files, NAME-patches.inc (PatchN: lines) and\n"
+	"          NAME-prep.inc (%patch -P N -p1 -F0 lines), or --into SPEC\n"
+	"  suse    patches.suse/SLUG.patch with Patch-mainline, Git-commit,\n"
+	"          References, and their lines in series.conf\n"
+	"  quilt   the refreshed patches and their lines in 'series'\n"
+	"  mbox    NNNN-SLUG.patch messages [PATCH 6.1.y n/m] for git\n"
+	"          send-email, the upstream line first, a cover letter for\n"
+	"          more than one patch\n"
+	"  git     branch kcarry-export/NAME/VERSION/TARGET whose commits\n"
+	"          carry '(cherry picked from commit X)' and the note\n"
+	"\n"
+	"Lines kcarry adds to a file it shares with you (series, series.conf,\n"
+	"a spec) sit in a block '# kcarry export begin: NAME' .. 'end: NAME'\n"
+	"that the next export replaces; nothing else in the file changes, and\n"
+	"a file kcarry did not write is never overwritten.\n";
+const char export_more[] =
+	"exit status: 0 written; 1 the series did not carry completely or has\n"
+	"placement risks (nothing written); 2 bad arguments, or a file in the\n"
+	"way that kcarry did not write; 3 repository or I/O trouble.\n";
+
 struct export_cli {
 	char *name, *version;
 	const char **args; /* NAME[@VERSION] TARGET */
@@ -189,29 +226,6 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 	return 0;
 }
 
-struct progress_ctx {
-	const struct options *opts;
-	const char *target;
-};
-
-static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
-{
-	struct progress_ctx *ctx = vctx;
-
-	if (!ctx->opts->progress)
-		return;
-	fprintf(stderr, "\r\033[K%s: carrying patch %zu/%zu", ctx->target,
-		i + 1, nr);
-	if (i + 1 == nr)
-		fputc('\n', stderr);
-}
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	const struct options *opts = vctx;
-	note(opts, "%s: %s", target, what);
-}
-
 /* What series/NAME.conf says of a version. */
 struct provenance {
 	char *kind, *cover;
@@ -319,10 +333,10 @@ static int carry(struct carry_result *res, struct job *j,
 {
 	struct carry_opts co = cli->co;
 	struct tree_oid base = j->base, head, tree;
-	struct progress_ctx pc = { opts, j->target.name };
+	struct progress_ctx pc = { opts, j->target.name, "carrying patch" };
 	int error;
 
-	co.progress = on_patch;
+	co.progress = progress_patch;
 	co.ctx = &pc;
 
 	if (st->base &&
@@ -436,8 +450,9 @@ static void print_result(const struct export_series *s,
 	}
 }
 
-int cmd_export(int argc, char **argv, const struct options *opts)
+int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct export_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version v;
@@ -446,9 +461,9 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 	struct export_written w;
 	struct provenance pv = { 0 };
 	struct job j;
-	char *root = NULL, *bname = NULL, *bemail = NULL;
+	const char *root = NULL;
+	char *bname = NULL, *bemail = NULL;
 	struct series_stack st = { 0 };
-	struct lock wl = LOCK_INIT;
 	bool opened = false;
 	int rc = EXIT_DONE;
 
@@ -462,8 +477,7 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	/* a writer in every format: the carry may create the branch */
-	if (workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, cli.name, cli.version, &err) < 0 ||
 	    series_stacks_on_resolve(&st, root, v.name, v.version, &err) < 0)
 		goto fail;
@@ -475,7 +489,7 @@ int cmd_export(int argc, char **argv, const struct options *opts)
 		     st.version);
 	provenance_load(&pv, root, v.name, v.version);
 	{
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		opened = true;
 		if (job_open(&j, root, cli.target, &tp, &err) < 0)
 			goto fail;
@@ -543,10 +557,8 @@ out:
 	opt_list_release(&cli.bugs);
 	free(cli.name);
 	free(cli.version);
-	free(root);
 	free(bname);
 	free(bemail);
-	lock_release(&wl);
 	err_release(&err);
 	return rc;
 }

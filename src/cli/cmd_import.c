@@ -17,6 +17,69 @@
 #include "lore.h"
 #include "settings.h"
 
+/* kcarry import --help: usage, text, text after the options */
+const char import_usage[] =
+	"kcarry import [options] NAME[@VERSION] SOURCE...\n"
+	"   or: kcarry import [options] NAME[@VERSION] MSGID|URL\n"
+	"   or: kcarry import [options] NAME[@VERSION] --git REPO A..B\n"
+	"   or: kcarry import [options] NAME[@VERSION] apt:SRCPKG=VERSION";
+const char import_help[] =
+	"Store a series version under patches/NAME/VERSION/ (one patch per file\n"
+	"in git format-patch form plus a quilt 'series' file and the cover\n"
+	"letter) and record where it came from in series/NAME.conf.\n"
+	"\n"
+	"SOURCE is an mbox (mboxo or mboxrd), a Maildir, a single message or\n"
+	"format-patch file, a directory of patch files, or a quilt directory\n"
+	"(a folder holding a 'series' file).  apt:SRCPKG=VERSION takes\n"
+	"debian/patches/series from a Debian source package (apt:linux=6.1.170-3,\n"
+	"apt:linux-6.12=6.12.100-1~deb12u1); add '/patches-rt' after the\n"
+	"version for debian/patches-rt.\n"
+	"\n"
+	"MSGID (a message-id, with or without <>) or URL (an archive's page\n"
+	"of a message, https://lore.kernel.org/all/MSGID/) names a mail\n"
+	"thread: it is downloaded as public-inbox serves it (MSGID/t.mbox.gz)\n"
+	"into the cache and imported as a local mbox.  A bare MSGID is looked\n"
+	"up at series.list-url, else kcarry.lore of kcarry.conf, else\n"
+	"https://lore.kernel.org/all/.  An existing file wins over a MSGID.\n"
+	"\n"
+	"VERSION defaults to the version in the subjects ([PATCH v3 ...] is v3)\n"
+	"or v1; when a source holds several versions the newest is taken and\n"
+	"named on stderr.\n";
+const char import_more[] =
+	"Importing the same content again changes nothing (exit 0).\n"
+	"exit status: 0 stored (or already held); 2 bad arguments, a source\n"
+	"that does not parse, other content under NAME@VERSION; 3 I/O,\n"
+	"network (the URL and HTTP status are named), apt.\n";
+
+/* kcarry fetch --help: usage, text, text after the options */
+const char fetch_usage[] =
+	"kcarry fetch [options] [NAME[@VERSION]...]\n"
+	"   or: kcarry fetch --new [--import] [options] [NAME...]";
+const char fetch_help[] =
+	"Without --new: import every version that series/NAME.conf names\n"
+	"by a message-id ([version \"v4\"] msgid = ...) and that is not stored\n"
+	"yet; NAME@VERSION fetches that version again (new trailers from\n"
+	"replies; --force to replace it).  The thread comes from the series'\n"
+	"archive: series.list-url, else the one its newest version came from,\n"
+	"else kcarry.lore of kcarry.conf, else https://lore.kernel.org/all/.\n"
+	"Without NAME, every series.\n"
+	"\n"
+	"--new asks the archive's search for later revisions of the newest\n"
+	"stored version, as 'b4 am -c' does: the same subject without its\n"
+	"[PATCH vN] tag, from the same sender, with a higher vN (or the same\n"
+	"b4 change-id); without NAME, every series whose newest version\n"
+	"is a mail version (vN).  It prints one line per revision found:\n"
+	"\n"
+	"  NAME@vN <MSGID> SUBJECT\n";
+const char fetch_more[] =
+	"Downloads are cached (<cache>/lore/) and revalidated; their limits\n"
+	"(timeouts, size, retries) are set in kcarry.conf [http] or by\n"
+	"KCARRY_HTTP_* (kcarry(1), NETWORK).\n"
+	"\n"
+	"exit status: 0 done (nothing new is not an error); 2 bad arguments,\n"
+	"an unknown series; 3 network (the URL and HTTP status are named),\n"
+	"I/O.\n";
+
 struct import_cli {
 	char *name, *version;
 	const char **args; /* NAME[@VERSION], then the sources */
@@ -261,15 +324,16 @@ static int import_thread(struct import_set *set, const char *root,
 	return error;
 }
 
-int cmd_import(int argc, char **argv, const struct options *opts)
+int cmd_import(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct import_cli cli = { 0 };
 	struct import_set set = { 0 };
 	struct err err = ERR_INIT;
 	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
 	struct settings st = { 0 };
 	struct buf found = BUF_INIT;
-	char *root = NULL;
+	const char *root = NULL;
 	struct lock wl = LOCK_INIT;
 	long thread;
 	int rc = EXIT_DONE, error;
@@ -278,7 +342,8 @@ int cmd_import(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if ((error = workspace_find(&root, opts, &err)) < 0 ||
+	if ((error = cli_workspace(cx, &root, &err)) < 0 ||
+	    /* a dry run writes nothing: no lock (not CMD_LOCK) */
 	    (!cli.dry_run &&
 	     (error = workspace_lock(&wl, root, opts, &err)) < 0) ||
 	    (error = load_settings(&st, root, cli.offline, &progress, &err)) < 0)
@@ -349,7 +414,6 @@ out:
 	free(cli.args);
 	free(cli.name);
 	free(cli.version);
-	free(root);
 	lock_release(&wl);
 	settings_release(&st);
 	err_release(&err);
@@ -699,13 +763,15 @@ out:
 	return error;
 }
 
-int cmd_fetch(int argc, char **argv, const struct options *opts)
+int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct fetch_cli fc = { 0 };
 	struct err err = ERR_INIT;
 	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
 	struct settings st = { 0 };
-	char *root = NULL, **names = NULL;
+	const char *root = NULL;
+	char **names = NULL;
 	struct lock wl = LOCK_INIT;
 	size_t nr = 0;
 	int rc = EXIT_DONE;
@@ -714,7 +780,8 @@ int cmd_fetch(int argc, char **argv, const struct options *opts)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
+	    /* only what imports writes: no lock (not CMD_LOCK) */
 	    (!fc.ic.dry_run && !(fc.new_versions && !fc.do_import) &&
 	     workspace_lock(&wl, root, opts, &err) < 0) ||
 	    load_settings(&st, root, fc.offline, &progress, &err) < 0)
@@ -784,7 +851,6 @@ fail:
 out:
 	series_free_list(names, nr);
 	free(fc.args);
-	free(root);
 	settings_release(&st);
 	lock_release(&wl);
 	err_release(&err);

@@ -8,6 +8,13 @@
 #include "cmds.h"
 #include "fs.h"
 
+/* kcarry init --help: usage, text, text after the options */
+const char init_usage[] =
+	"kcarry init [DIR]";
+const char init_help[] =
+	"Create series/, kernels/ and patches/ in DIR (default: the current\n"
+	"directory).  An existing workspace is left as it is.\n";
+
 static const char readme[] =
 	"# kcarry workspace\n"
 	"\n"
@@ -19,8 +26,9 @@ const struct opt init_options[] = {
 	{ OPT_END },
 };
 
-int cmd_init(int argc, char **argv, const struct options *opts)
+int cmd_init(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	static const char *const dirs[] = { "series", "kernels", "patches" };
 	struct err err = ERR_INIT;
 	const char **args = NULL;

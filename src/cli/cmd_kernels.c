@@ -10,6 +10,15 @@
 #include "cmds.h"
 #include "target.h"
 
+/* kcarry kernels --help: usage, text, text after the options */
+const char kernels_usage[] =
+	"kcarry kernels [--prepare]\n"
+	"   or: kcarry kernels --path TARGET";
+const char kernels_help[] =
+	"One line per kernels/TARGET.conf: kind (local repository, remote\n"
+	"git URL, tarball), state (ready, or fetched on first use) and\n"
+	"source.\n";
+
 struct kernels_cli {
 	bool prepare;
 	const char *path_of;
@@ -26,10 +35,12 @@ const struct opt kernels_options[] = {
 	{ OPT_END },
 };
 
-int cmd_kernels(int argc, char **argv, const struct options *opts)
+int cmd_kernels(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
-	char *root = NULL, **names = NULL;
+	const char *root = NULL;
+	char **names = NULL;
 	struct kernels_cli cli = { 0 };
 	const char **args = NULL;
 	size_t nr = 0, nr_args = 0;
@@ -48,7 +59,7 @@ int cmd_kernels(int argc, char **argv, const struct options *opts)
 	if (cli.path_of) {
 		/* for scripts: where the target's repository is */
 		struct target t;
-		if (workspace_find(&root, opts, &err) < 0 ||
+		if (cli_workspace(cx, &root, &err) < 0 ||
 		    target_load(&t, root, cli.path_of, &err) < 0) {
 			rc = err_report(&err, opts);
 			goto out;
@@ -57,7 +68,7 @@ int cmd_kernels(int argc, char **argv, const struct options *opts)
 		target_release(&t);
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    target_list(root, &names, &nr, &err) < 0) {
 		rc = err_report(&err, opts);
 		goto out;
@@ -106,7 +117,6 @@ out:
 		free(names[i]);
 	free(names);
 	free(args);
-	free(root);
 	err_release(&err);
 	return rc;
 }

@@ -11,6 +11,14 @@
 #include "fs.h"
 #include "series.h"
 
+/* kcarry list --help: usage, text, text after the options */
+const char list_usage[] =
+	"kcarry list";
+const char list_help[] =
+	"One line per series version: name, version, patches, source.  A\n"
+	"version whose provenance an interrupted import cut short says\n"
+	"'(incomplete: import again to repair)' as its source.\n";
+
 /*
  * One line of the table.  A stored version whose provenance lacks its
  * count, kind or source was cut short (killed or a full disk between the
@@ -77,10 +85,12 @@ const struct opt list_options[] = {
 	{ OPT_END },
 };
 
-int cmd_list(int argc, char **argv, const struct options *opts)
+int cmd_list(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
-	char *root = NULL, **names = NULL;
+	const char *root = NULL;
+	char **names = NULL;
 	const char **args = NULL;
 	size_t nr = 0, nr_args = 0, nr_incomplete = 0;
 	struct buf incomplete = BUF_INIT; /* "s@v2, t@v1" */
@@ -97,7 +107,7 @@ int cmd_list(int argc, char **argv, const struct options *opts)
 				 args[0]);
 		goto out;
 	}
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    series_list_names(root, &names, &nr, &err) < 0) {
 		rc = err_report(&err, opts);
 		goto out;
@@ -163,7 +173,6 @@ out:
 	buf_release(&incomplete);
 	series_free_list(names, nr);
 	free(args);
-	free(root);
 	err_release(&err);
 	return rc;
 }

@@ -11,6 +11,37 @@
 #include "rebase.h"
 #include "report.h"
 
+/* kcarry rebase --help: usage, text, text after the options */
+const char rebase_usage[] =
+	"kcarry rebase [options] NAME V1 V2 TARGET...";
+const char rebase_help[] =
+	"Build V2's backport on each TARGET from V1's.  V1 is carried again\n"
+	"(with the recorded resolutions) to get its backport patch by patch,\n"
+	"the two versions are paired as 'kcarry diff' pairs them, and V2 is\n"
+	"carried in order:\n"
+	"\n"
+	"  reused          an unchanged patch: V2's patch as apply applies\n"
+	"                  it, or, where V1's needed a person, V1's backported\n"
+	"                  change (3-way merged into the tree as it is now)\n"
+	"  updated         a changed patch: the same, with the V1->V2\n"
+	"                  interdiff applied on top of V1's backported change,\n"
+	"                  so that a person's resolution of V1 carries over\n"
+	"  new             a new (or rewritten) patch, applied as apply does\n"
+	"  dropped         a V1 patch V2 does not have\n"
+	"  needs a person  none of that applies: resolve it with 'kcarry\n"
+	"                  resolve NAME@V2 TARGET N' and 'kcarry refresh'\n"
+	"\n"
+	"What was carried from V1's backport is recorded as the resolution of\n"
+	"V2's patch (patches/NAME/.resolutions/), so that apply, check,\n"
+	"resolve and refresh of V2 give the same tree.  A resolution recorded\n"
+	"for V1 is never replayed onto a V2 patch whose change differs unless\n"
+	"rebase carried it so.  Then V2 is carried as apply carries it:\n"
+	"branch kcarry/NAME/V2/TARGET and patches/NAME/V2/TARGET/.\n";
+const char rebase_more[] =
+	"exit status: 0 every patch carried or already applied; 1 some patch\n"
+	"needs a person, or a placement risk; 2 bad arguments or unknown\n"
+	"names; 3 repository, network or I/O trouble.\n";
+
 struct rebase_cli {
 	const char **args; /* NAME V1 V2, then the targets */
 	const char *name, *v1, *v2;
@@ -18,27 +49,6 @@ struct rebase_cli {
 	size_t nr_targets;
 	struct rebase_opts ro;
 };
-
-struct progress_ctx {
-	const struct options *opts;
-	const char *target;
-};
-
-static void on_patch(void *vctx, size_t i, size_t nr, const char *subject)
-{
-	struct progress_ctx *ctx = vctx;
-
-	if (!ctx->opts->progress)
-		return;
-	fprintf(stderr, "\r\033[K%s: patch %zu/%zu", ctx->target, i + 1, nr);
-	if (i + 1 == nr)
-		fputc('\n', stderr);
-}
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	note(vctx, "%s: %s", target, what);
-}
 
 const struct opt rebase_options[] = {
 	{ OPT_FLAG, 0, "dry-run", NULL,
@@ -213,13 +223,15 @@ static void print_result(const struct rebase_result *r,
 		       r->v2, r->target);
 }
 
-int cmd_rebase(int argc, char **argv, const struct options *opts)
+int cmd_rebase(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct rebase_cli cli = { 0 };
 	struct err err = ERR_INIT;
 	struct series_version v1, v2;
 	struct vdiff d = { 0 };
-	char *root = NULL, *stacks_on = NULL;
+	const char *root = NULL;
+	char *stacks_on = NULL;
 	struct lock wl = LOCK_INIT;
 	int rc = EXIT_DONE;
 
@@ -230,7 +242,8 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	/* a dry run writes nothing: it reads, as list and diff do */
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
+	    /* a dry run writes nothing: no lock (not CMD_LOCK) */
 	    (!cli.ro.dry_run && workspace_lock(&wl, root, opts, &err) < 0) ||
 	    series_load_version(&v1, root, cli.name, cli.v1, &err) < 0 ||
 	    series_load_version(&v2, root, cli.name, cli.v2, &err) < 0)
@@ -253,7 +266,7 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 		     v2.name, stacks_on);
 	for (size_t t = 0; t < cli.nr_targets; t++) {
 		struct job j;
-		struct target_progress tp = { on_target, (void *)opts };
+		struct target_progress tp = { progress_target, (void *)opts };
 		struct progress_ctx pc = { opts, cli.targets[t] };
 		struct rebase_opts ro = cli.ro;
 		struct rebase_result r;
@@ -263,7 +276,7 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 			job_close(&j);
 			goto fail;
 		}
-		ro.carry.progress = on_patch;
+		ro.carry.progress = progress_patch;
 		ro.carry.ctx = &pc;
 		error = rebase_target(&r, &j, &v1, &v2, &d, &ro, &err);
 		job_close(&j);
@@ -285,7 +298,6 @@ out:
 	series_version_release(&v1);
 	series_version_release(&v2);
 	free(cli.args);
-	free(root);
 	lock_release(&wl);
 	err_release(&err);
 	return rc;

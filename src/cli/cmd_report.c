@@ -19,6 +19,22 @@
 #include "report_load.h"
 
 #include <jansson.h>
+/* kcarry report --help: usage, text, text after the options */
+const char report_usage[] =
+	"kcarry report merge [--format F] [-o FILE] CHECK.json...\n"
+	"       kcarry report diff [--format F] [-o FILE] BASE.json NEW.json";
+const char report_help[] =
+	"merge: join the JSON reports (kcarry-check/1) of 'kcarry check\n"
+	"--shard I/N' runs into one report, as one run of every cell would\n"
+	"have written it, in any format: text (default), json, junit,\n"
+	"markdown, email, html.  The series are read from the workspace for\n"
+	"subjects and authors.\n"
+	"diff: what changed from BASE to NEW: regressions, fixes, patches\n"
+	"newly upstreamed (text, json, markdown, or html: NEW led by them).\n";
+const char report_more[] =
+	"exit status: merge as for check: 0 every cell clean, 1 otherwise;\n"
+	"diff: 0 no regression, 1 regressions; 2 bad arguments or reports\n"
+	"that do not fit together.\n";
 
 struct report_cli {
 	int format; /* check_format_names */
@@ -32,18 +48,19 @@ const struct opt report_options[] = {
 
 /* paths: the JSON reports */
 static int merge(const struct report_cli *cli, const char **paths, size_t nr,
-		 const struct options *opts)
+		 struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct check_report r = { 0 };
 	struct check_writer w = { cli->format, false, NULL, opts };
 	struct err err = ERR_INIT;
-	char *root = NULL;
+	const char *root = NULL;
 	int rc;
 
 	if (!nr)
 		return usage_error("report", opts,
 				   "name the JSON reports to merge");
-	if (workspace_find(&root, opts, &err) < 0 ||
+	if (cli_workspace(cx, &root, &err) < 0 ||
 	    report_load_merge(&r, root, (char *const *)paths, nr, &err) < 0 ||
 	    (cli->reports && check_write_all(cli->reports, &w, &r, &err) < 0))
 		goto fail;
@@ -57,7 +74,6 @@ fail:
 	rc = err_report(&err, opts);
 out:
 	check_report_release(&r);
-	free(root);
 	err_release(&err);
 	return rc;
 }
@@ -135,8 +151,9 @@ out:
 	return rc;
 }
 
-int cmd_report(int argc, char **argv, const struct options *opts)
+int cmd_report(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct report_cli cli = { 0 };
 	const char **args = NULL;
 	size_t nr = 0;
@@ -149,7 +166,7 @@ int cmd_report(int argc, char **argv, const struct options *opts)
 		rc = usage_error("report", opts,
 				 "name a report command (merge, diff)");
 	else if (!strcmp(args[0], "merge"))
-		rc = merge(&cli, args + 1, nr - 1, opts);
+		rc = merge(&cli, args + 1, nr - 1, cx);
 	else if (!strcmp(args[0], "diff"))
 		rc = diff_reports(&cli, args + 1, nr - 1, opts);
 	else

@@ -1,7 +1,6 @@
 /*
- * cmd_resolve, cmd_refresh: hand a conflicting patch to a person in a
- * scratch folder, then take the resolution back, record it, and carry the
- * rest of the series on.
+ * cmd_resolve: hand a conflicting patch to a person in a scratch folder;
+ * cmd_refresh.c takes the resolution back.
  */
 #include <ctype.h>
 #include <stddef.h>
@@ -16,6 +15,18 @@
 #include "name.h"
 #include "report.h"
 #include "resolve.h"
+
+/* kcarry resolve --help: usage, text, text after the options */
+const char resolve_usage[] =
+	"kcarry resolve NAME[@VERSION] TARGET PATCH\n"
+	"       kcarry resolve --suggest NAME[@VERSION] TARGET";
+const char resolve_help[] =
+	"Apply the patches before PATCH (a number or file name) to TARGET,\n"
+	"then write the files PATCH touches, as it leaves them, to the\n"
+	"scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
+	"workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
+	"PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
+	"then run 'kcarry refresh'.\n";
 
 /* Patch by number (3, 0003) or file name (or its unique prefix). */
 static long find_patch(const struct series_version *v, const char *arg)
@@ -36,11 +47,6 @@ static long find_patch(const struct series_version *v, const char *arg)
 		}
 	}
 	return found;
-}
-
-static void on_target(void *vctx, const char *target, const char *what)
-{
-	note(vctx, "%s: %s", target, what);
 }
 
 static char *rel(const char *root, const char *path)
@@ -94,8 +100,9 @@ static void print_folded(const char *s)
 /* The conversion of the callers the series never converts, as the
  * series' own converted callers show it: into suggest/, no branch. */
 static int resolve_suggest(const char *spec, const char *target,
-			   const struct options *opts)
+			   struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct series_version v;
 	struct carry_result res;
@@ -104,8 +111,9 @@ static int resolve_suggest(const char *spec, const char *target,
 	struct audit_suggestions sg;
 	struct job j = { 0 };
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { on_target, (void *)opts };
-	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	struct target_progress tp = { progress_target, (void *)opts };
+	const char *root = NULL;
+	char *name = NULL, *version = NULL, *dir = NULL;
 	char *sdir = NULL, *path = NULL, *r;
 	int rc = EXIT_DONE;
 
@@ -115,7 +123,7 @@ static int resolve_suggest(const char *spec, const char *target,
 	memset(&sg, 0, sizeof(sg));
 	series_version_init(&v, NULL, NULL);
 	if (series_parse_spec(spec, &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0 ||
 	    audit_opts_load(&ao, root, v.name, &err) < 0 ||
 	    job_open(&j, root, target, &tp, &err) < 0)
@@ -194,7 +202,6 @@ out:
 	free(dir);
 	free(name);
 	free(version);
-	free(root);
 	err_release(&err);
 	return rc;
 }
@@ -286,20 +293,18 @@ static int abort_pending(const char *dir, const struct series_version *v,
 	return 0;
 }
 
-const struct opt refresh_options[] = {
-	{ OPT_END },
-};
-
-int cmd_resolve(int argc, char **argv, const struct options *opts)
+int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct series_version v;
 	struct carry_result res;
 	struct resolve_summary sum = { 0 };
 	struct job j = { 0 };
 	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { on_target, (void *)opts };
-	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
+	struct target_progress tp = { progress_target, (void *)opts };
+	const char *root = NULL;
+	char *name = NULL, *version = NULL, *dir = NULL;
 	struct lock wl = LOCK_INIT;
 	struct resolve_cli cli = { 0 };
 	const char **args = NULL;
@@ -320,7 +325,7 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 					 "expected --suggest NAME[@VERSION] "
 					 "TARGET");
 		else
-			rc = resolve_suggest(args[0], args[1], opts);
+			rc = resolve_suggest(args[0], args[1], cx);
 		goto out;
 	}
 	if (cli.abort && (nr != 2 || cli.force)) {
@@ -334,7 +339,8 @@ int cmd_resolve(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
+	    /* --suggest writes no branch: no lock (not CMD_LOCK) */
 	    workspace_lock(&wl, root, opts, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0)
 		goto fail;
@@ -400,96 +406,6 @@ out:
 	free(dir);
 	free(name);
 	free(version);
-	free(root);
-	lock_release(&wl);
-	err_release(&err);
-	return rc;
-}
-
-int cmd_refresh(int argc, char **argv, const struct options *opts)
-{
-	struct err err = ERR_INIT;
-	struct series_version v;
-	struct carry_result res;
-	struct resolve_state st = { 0 };
-	struct job j = { 0 };
-	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { on_target, (void *)opts };
-	struct buf text = BUF_INIT;
-	char *root = NULL, *name = NULL, *version = NULL, *dir = NULL;
-	struct lock wl = LOCK_INIT;
-	const char **args = NULL;
-	size_t nr = 0;
-	int rc = EXIT_DONE, error;
-
-	memset(&res, 0, sizeof(res));
-	series_version_init(&v, NULL, NULL);
-	if (cli_parse("refresh", refresh_options, NULL, argc, argv, &args, &nr,
-		      opts) < 0) {
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (nr != 2) {
-		rc = usage_error("refresh", opts,
-				 "expected NAME[@VERSION] TARGET");
-		goto out;
-	}
-	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
-	    series_load_version(&v, root, name, version, &err) < 0 ||
-	    job_open(&j, root, args[1], &tp, &err) < 0)
-		goto fail;
-	dir = resolve_dir(root, v.name, v.version, j.target.name);
-	error = resolve_load(&st, dir, &err);
-	if (error < 0 && error != ERR_NOTFOUND)
-		goto fail;
-	if (!error) {
-		if (!st.index || st.index > v.nr ||
-		    strcmp(v.items[st.index - 1].file, st.patch_file)) {
-			err_set(&err, ERR_NOTFOUND,
-				"%s: the pending resolution names %s, which "
-				"%s@%s does not have",
-				dir, st.patch_file, v.name, v.version);
-			goto fail;
-		}
-		if (resolve_collect(&text, &st, j.repo, &v.items[st.index - 1],
-				    &err) < 0 ||
-		    series_write_resolution(root, v.name, st.fingerprint,
-					    text.ptr, text.len, &err) < 0)
-			goto fail;
-		note(opts, "recorded the resolution of %s (%.12s)",
-		     st.patch_file, st.fingerprint);
-	}
-	if (job_carry(&res, &j, &v, &co, true, &err) < 0)
-		goto fail;
-	if (!error) {
-		struct err e2 = ERR_INIT;
-		resolve_discard(dir, &e2);
-		err_release(&e2);
-	}
-	{
-		struct report_opts ro = { opts->color_out, opts->verbosity };
-		report_apply_text(stdout, &res, &ro);
-		printf("refreshed series: patches/%s/%s/%s/\n", v.name,
-		       v.version, j.target.name);
-	}
-	if (res.nr_failed || res.risk)
-		rc = EXIT_NOT_DONE;
-	goto out;
-fail:
-	rc = err_report(&err, opts);
-out:
-	resolve_state_release(&st);
-	carry_result_release(&res);
-	job_close(&j);
-	series_version_release(&v);
-	buf_release(&text);
-	free(args);
-	free(dir);
-	free(name);
-	free(version);
-	free(root);
 	lock_release(&wl);
 	err_release(&err);
 	return rc;

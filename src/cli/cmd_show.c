@@ -11,6 +11,13 @@
 #include "report.h"
 #include "series.h"
 
+/* kcarry show --help: usage, text, text after the options */
+const char show_usage[] =
+	"kcarry show [--stat] NAME[@VERSION]";
+const char show_help[] =
+	"Print the patches of a version (newest by default): number, subject,\n"
+	"author, files touched, then a diffstat of the whole version.\n";
+
 struct file_stat {
 	const char *path;
 	unsigned long add, del;
@@ -39,13 +46,15 @@ const struct opt show_options[] = {
 	{ OPT_END },
 };
 
-int cmd_show(int argc, char **argv, const struct options *opts)
+int cmd_show(int argc, char **argv, struct cli_ctx *cx)
 {
+	const struct options *opts = cx->opts;
 	struct series_version v;
 	struct err err = ERR_INIT;
 	struct file_stat *stats = NULL;
 	size_t nstats = 0, alloc = 0;
-	char *root = NULL, *name = NULL, *version = NULL;
+	const char *root = NULL;
+	char *name = NULL, *version = NULL;
 	struct show_cli cli = { 0 };
 	const char **args = NULL;
 	size_t nr_args = 0;
@@ -65,7 +74,7 @@ int cmd_show(int argc, char **argv, const struct options *opts)
 		goto out;
 	}
 	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    workspace_find(&root, opts, &err) < 0 ||
+	    cli_workspace(cx, &root, &err) < 0 ||
 	    series_load_version(&v, root, name, version, &err) < 0) {
 		rc = err_report(&err, opts);
 		goto out;
@@ -125,7 +134,6 @@ out:
 	series_version_release(&v);
 	free(name);
 	free(version);
-	free(root);
 	err_release(&err);
 	return rc;
 }

@@ -8,29 +8,52 @@
 
 #include "cli.h"
 
-int cmd_init(int argc, char **argv, const struct options *opts);
-int cmd_import(int argc, char **argv, const struct options *opts);
-int cmd_fetch(int argc, char **argv, const struct options *opts);
-int cmd_list(int argc, char **argv, const struct options *opts);
-int cmd_show(int argc, char **argv, const struct options *opts);
-int cmd_kernels(int argc, char **argv, const struct options *opts);
-int cmd_apply(int argc, char **argv, const struct options *opts);
-int cmd_resolve(int argc, char **argv, const struct options *opts);
-int cmd_refresh(int argc, char **argv, const struct options *opts);
-int cmd_check(int argc, char **argv, const struct options *opts);
-int cmd_callers(int argc, char **argv, const struct options *opts);
-int cmd_diff(int argc, char **argv, const struct options *opts);
-int cmd_rebase(int argc, char **argv, const struct options *opts);
-int cmd_export(int argc, char **argv, const struct options *opts);
-int cmd_build(int argc, char **argv, const struct options *opts);
-int cmd_report(int argc, char **argv, const struct options *opts);
-int cmd_gc(int argc, char **argv, const struct options *opts);
-int cmd_complete(int argc, char **argv, const struct options *opts);
+int cmd_init(int argc, char **argv, struct cli_ctx *cx);
+int cmd_import(int argc, char **argv, struct cli_ctx *cx);
+int cmd_fetch(int argc, char **argv, struct cli_ctx *cx);
+int cmd_list(int argc, char **argv, struct cli_ctx *cx);
+int cmd_show(int argc, char **argv, struct cli_ctx *cx);
+int cmd_kernels(int argc, char **argv, struct cli_ctx *cx);
+int cmd_apply(int argc, char **argv, struct cli_ctx *cx);
+int cmd_resolve(int argc, char **argv, struct cli_ctx *cx);
+int cmd_refresh(int argc, char **argv, struct cli_ctx *cx);
+int cmd_check(int argc, char **argv, struct cli_ctx *cx);
+int cmd_callers(int argc, char **argv, struct cli_ctx *cx);
+int cmd_diff(int argc, char **argv, struct cli_ctx *cx);
+int cmd_rebase(int argc, char **argv, struct cli_ctx *cx);
+int cmd_export(int argc, char **argv, struct cli_ctx *cx);
+int cmd_build(int argc, char **argv, struct cli_ctx *cx);
+int cmd_report(int argc, char **argv, struct cli_ctx *cx);
+int cmd_gc(int argc, char **argv, struct cli_ctx *cx);
+int cmd_complete(int argc, char **argv, struct cli_ctx *cx);
 /* main.c's command table, one command of it (NULL: none), the global
  * options as a table (opt.h), for cmd_complete.c */
 const struct command *command_table(size_t *nr);
 const struct command *command_find(const char *name);
 const struct opt *global_option_table(void);
+
+/*
+ * The --help text of each command, in its cmd_*.c file: usage, the text
+ * before the options and (some) the text after them.
+ */
+extern const char init_usage[], init_help[];
+extern const char import_usage[], import_help[], import_more[];
+extern const char fetch_usage[], fetch_help[], fetch_more[];
+extern const char list_usage[], list_help[];
+extern const char show_usage[], show_help[];
+extern const char kernels_usage[], kernels_help[];
+extern const char apply_usage[], apply_help[], apply_more[];
+extern const char resolve_usage[], resolve_help[];
+extern const char refresh_usage[], refresh_help[], refresh_more[];
+extern const char check_usage[], check_help[], check_more[];
+extern const char build_usage[], build_help[], build_more[];
+extern const char gc_usage[], gc_help[], gc_more[];
+extern const char report_usage[], report_help[], report_more[];
+extern const char callers_usage[], callers_help[], callers_more[];
+extern const char diff_usage[], diff_help[], diff_more[];
+extern const char rebase_usage[], rebase_help[], rebase_more[];
+extern const char export_usage[], export_help[], export_more[];
+extern const char complete_usage[], complete_help[];
 
 /*
  * The option tables (opt.h) of the commands, read by their parsers and

@@ -119,4 +119,36 @@ expect_exit 0 kcarry list -C quiet -q
 # after "--" they are arguments again
 expect_exit 2 kcarry -C ws apply s -- -v
 stderr_has "^error: '-v': a target name cannot start with '-'"
+
+# the global options' edges, as main reads them: -q sets quiet, a later
+# -v counts up from it (so notes come back); -vv is two -v; --color
+# alone is always, --no-color never; -C takes its DIR as the next
+# argument only, before or after the command
+expect_exit 0 kcarry -q -v -C quiet list
+stderr_has "^no series yet"
+expect_exit 0 kcarry -C quiet list -q --verbose --quiet
+[ ! -s "$ERR" ] || { cat "$ERR"; fail "--quiet last: notes on stderr"; }
+expect_exit 0 kcarry -vv kernels -C ws
+cp "$OUT" vv
+expect_exit 0 kcarry -v -v kernels -C ws
+cmp -s vv "$OUT" || { diff vv "$OUT"; fail "-vv differs from -v -v"; }
+expect_exit 0 kcarry --color check -C ws s t
+stdout_has "$(printf '\033')\\["
+expect_exit 0 kcarry --color check -C ws s t --no-color
+! grep -q "$(printf '\033')" "$OUT" || fail "--no-color after --color is not the last word"
+for at in before after; do
+	if [ $at = before ]; then set -- -C; else set -- list -C; fi
+	expect_exit 2 kcarry "$@"
+	expect_stderr <<'EOT'
+error: -C needs a directory
+EOT
+done
+expect_exit 2 kcarry -Cws list
+stderr_has "^error: unknown option '-Cws'"
+stderr_has "^usage: kcarry \\[--version\\]"
+expect_exit 2 kcarry --color=sometimes list
+stderr_has "^error: unknown option '--color=sometimes'"
+expect_exit 2 kcarry -C ws list --color=sometimes
+stderr_has "^error: unknown option '--color=sometimes'"
+stderr_has "^usage: kcarry list"
 exit 0

@@ -87,6 +87,7 @@ EOT
 bcomp 'kcarry check --format '
 expect_stdout <<'EOT'
 email
+html
 json
 junit
 markdown
