@@ -155,6 +155,7 @@ bcomp 'kcarry resolve nosuch 6.1 '
 expect_stdout </dev/null
 bcomp 'kcarry report '
 expect_stdout <<'EOT'
+diff
 merge
 EOT
 bcomp 'kcarry help ch'
