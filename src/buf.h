@@ -55,7 +55,8 @@ void buf_addc(struct buf *b, char c);
 void buf_addspan(struct buf *b, struct span s);
 void buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 void buf_truncate(struct buf *b, size_t len);
 #define buf_reset(b) buf_truncate((b), 0)
 /* Hand the bytes to the caller (always NUL-terminated, malloc'd). */

@@ -27,7 +27,8 @@ struct report_opts {
  */
 void report_printf(FILE *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void report_vprintf(FILE *out, const char *fmt, va_list ap);
+void report_vprintf(FILE *out, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Shared with report_ci.c: JSON pieces that both schemas use. */
 typedef struct json_t json_t;
