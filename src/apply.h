@@ -9,6 +9,7 @@
 #ifndef KCARRY_APPLY_H
 #define KCARRY_APPLY_H
 
+#include "adapt.h"
 #include "cause.h"
 #include "patch.h"
 
@@ -20,6 +21,7 @@ enum apply_rule {
 	RULE_3WAY,       /* merge-file with the preimage blob of the index line */
 	RULE_3WAY_HUNK,  /* merge-file of hunk preimage/target region/postimage */
 	RULE_ALREADY,    /* the postimage is already where the preimage should be */
+	RULE_ADAPTED,    /* rewritten by adapt.c, then placed exactly; never clean */
 	RULE_CONFLICT,   /* none of the above */
 };
 
@@ -29,6 +31,7 @@ enum apply_outcome {
 	OUTCOME_OFFSET,
 	OUTCOME_FUZZY,
 	OUTCOME_3WAY,
+	OUTCOME_ADAPTED,  /* some hunk was adapted (RULE_ADAPTED), none conflict */
 	OUTCOME_ALREADY,  /* every hunk already applied */
 	OUTCOME_PARTIAL,  /* some hunks already applied, the others conflict */
 	OUTCOME_CONFLICT,
@@ -55,6 +58,8 @@ struct apply_hunk_result {
 	char *similar;
 	unsigned similarity;
 	struct cause *cause; /* why it conflicts or is a risk (carry.c) */
+	/* RULE_ADAPTED: the rule, the original and the adapted hunk */
+	struct adaptation *adapt;
 };
 
 struct apply_opts {
@@ -69,6 +74,7 @@ struct apply_opts {
 	int (*load_blob)(void *ctx, const char *hex, struct buf *out,
 			 struct err *err);
 	void *ctx;
+	bool no_adapt;   /* a conflicting hunk stays one (no adapt.c) */
 };
 
 #define APPLY_DEFAULT_FUZZ 2

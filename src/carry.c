@@ -55,6 +55,21 @@ bool carry_patch_failed(const struct carry_patch *p)
 	return p->outcome == OUTCOME_CONFLICT || p->outcome == OUTCOME_PARTIAL;
 }
 
+void carry_adapted_notes(struct buf *msg, const struct carry_patch *cp)
+{
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+			const struct adaptation *a = cp->files[f].hunks[h].adapt;
+
+			if (!a)
+				continue;
+			if (msg->len && msg->ptr[msg->len - 1] != '\n')
+				buf_addc(msg, '\n');
+			buf_addf(msg, "[ adapted: %s hunk %zu: %s ]\n",
+				 cp->files[f].path, h + 1, a->note);
+		}
+}
+
 /* Move a hunk result into the file record (the strings change owner). */
 static void take_hunks(struct carry_file *cf, struct apply_file_result *ar)
 {
@@ -611,7 +626,7 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		cf->risk = ar.risk;
 		if (ar.risk)
 			cp->risk = true;
-		if (ar.outcome <= OUTCOME_3WAY) {
+		if (ar.outcome <= OUTCOME_ADAPTED) {
 			bool renamed = pf->old_path && pf->new_path &&
 				       strcmp(pf->old_path, pf->new_path);
 			if (ar.deleted) {
@@ -638,9 +653,9 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 			cp->outcome = OUTCOME_CLEAN;
 		/* --strict, decided here alone: a risk fails the patch, and
 		 * its changes never reach the tree */
-		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_3WAY)
+		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_ADAPTED)
 			cp->outcome = OUTCOME_CONFLICT;
-		if (cp->outcome <= OUTCOME_3WAY && ov.nr)
+		if (cp->outcome <= OUTCOME_ADAPTED && ov.nr)
 			error = write_tree(cp, repo, tree, &ov, err);
 	}
 	buf_release(&old);
@@ -662,7 +677,8 @@ static void person_of(struct tree_person *who, const struct patch *p)
 	}
 }
 
-static char *commit_message(const struct series_item *it)
+static char *commit_message(const struct series_item *it,
+			    const struct carry_patch *cp)
 {
 	const struct patch *p = &it->patch;
 	struct buf m = BUF_INIT;
@@ -674,6 +690,11 @@ static char *commit_message(const struct series_item *it)
 		buf_add(&m, p->message.ptr, p->message.len);
 		if (m.ptr[m.len - 1] != '\n')
 			buf_addc(&m, '\n');
+	}
+	if (cp->outcome == OUTCOME_ADAPTED) {
+		if (!p->message.len)
+			buf_adds(&m, "\n"); /* the subject stands alone */
+		carry_adapted_notes(&m, cp);
 	}
 	return buf_detach(&m, NULL);
 }
@@ -821,9 +842,9 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 							       sizeof(size_t));
 				cp->depends[cp->nr_depends++] = j + 1;
 			}
-		if (cp->outcome <= OUTCOME_3WAY) {
+		if (cp->outcome <= OUTCOME_ADAPTED) {
 			struct tree_person author;
-			char *msg = commit_message(it);
+			char *msg = commit_message(it, cp);
 			person_of(&author, &it->patch);
 			committer.when = author.when;
 			committer.tz = author.tz;

@@ -99,6 +99,12 @@ int carry_fingerprint(char hex[41], struct tree_repo *repo,
 		      const struct tree_oid *tree, const struct patch *p,
 		      struct err *err);
 
+/*
+ * Append to a patch's description one line per adapted hunk, in the form
+ * stable's backports use: "[ adapted: PATH hunk N: NOTE ]".
+ */
+void carry_adapted_notes(struct buf *msg, const struct carry_patch *cp);
+
 /* True when the patch failed (conflict, partial, or risk under strict). */
 bool carry_patch_failed(const struct carry_patch *p);
 

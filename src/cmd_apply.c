@@ -19,6 +19,7 @@ struct apply_cli {
 	const char **targets;
 	size_t nr_targets;
 	bool json, no_refresh;
+	bool accept_adapted; /* adapted patches count as applied (exit 0) */
 	const char *output;
 	struct carry_opts co;
 };
@@ -49,6 +50,9 @@ const struct opt apply_options[] = {
 	OPT_CARRY(struct apply_cli, co),
 	{ OPT_FLAG, 0, "stop", NULL, "stop at the first failing patch",
 	  offsetof(struct apply_cli, co.stop) },
+	{ OPT_FLAG, 0, "accept-adapted", NULL,
+	  "an adapted hunk does not fail the run (exit 0)",
+	  offsetof(struct apply_cli, accept_adapted) },
 	{ OPT_FLAG, 0, "json", NULL,
 	  "print the per-patch, per-hunk result as JSON\n"
 	  "(docs/json-schema.md)",
@@ -153,7 +157,8 @@ int cmd_apply(int argc, char **argv, const struct options *opts)
 			goto fail;
 	}
 	for (size_t i = 0; i < nres; i++)
-		if (results[i].nr_failed || results[i].risk)
+		if (results[i].nr_failed || results[i].risk ||
+		    (results[i].counts[OUTCOME_ADAPTED] && !cli.accept_adapted))
 			rc = EXIT_NOT_DONE;
 	/* the targets done before a failing one are reported first */
 	if (failed)

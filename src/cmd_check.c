@@ -26,6 +26,7 @@ struct check_cli {
 	const char **specs;
 	size_t nr_specs;
 	struct check_opts co;
+	bool accept_adapted; /* adapted patches count as applied (exit 0) */
 };
 
 /* The progress line: one "target: series i/n" part per target. */
@@ -132,10 +133,26 @@ static int take_shard(const char *value, void *target, struct err *err)
 	return check_parse_shard(&co->shard, &co->nr_shards, value, err);
 }
 
+/* Whether some cell has an adapted patch (exit 1 unless accepted). */
+static bool any_adapted(const struct check_report *r)
+{
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+
+			if (!c->other_shard && c->carry.counts[OUTCOME_ADAPTED])
+				return true;
+		}
+	return false;
+}
+
 const struct opt check_options[] = {
 	OPT_CHECK_FORMATS(struct check_cli, format, output, reports),
 	OPT_JOBS(struct check_cli, co.jobs),
 	OPT_CARRY(struct check_cli, co.carry),
+	{ OPT_FLAG, 0, "accept-adapted", NULL,
+	  "an adapted hunk does not fail the run (exit 0)",
+	  offsetof(struct check_cli, accept_adapted) },
 	{ OPT_FLAG, 0, "refresh", NULL,
 	  "also write the refreshed series of every cell\n"
 	  "(patches/NAME/VERSION/TARGET/; apply always does)",
@@ -237,6 +254,8 @@ int cmd_check(int argc, char **argv, const struct options *opts)
 				&err) < 0)
 		goto fail;
 	rc = check_exit_code(&r);
+	if (!rc && !cli.accept_adapted && any_adapted(&r))
+		rc = 1;
 	goto out;
 fail:
 	if (ps.nr)

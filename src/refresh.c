@@ -97,6 +97,7 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 							     : cp->item->file);
 	buf_reset(&np.message);
 	buf_add(&np.message, orig->message.ptr, orig->message.len);
+	carry_adapted_notes(&np.message, cp);
 	buf_reset(out);
 	patch_format(out, &np, NULL);
 out:

@@ -1,0 +1,55 @@
+/*
+ * adapt: a hunk that conflicts, rewritten into one that applies exactly to
+ * the target, when what the target holds tells how (docs/apply-rules.md,
+ * "Adaptation").  One rule so far, drifted context: the lines the hunk
+ * removes (or, for a hunk that only adds, the lines around its insertion)
+ * stand exactly and once inside the hunk's function, while the context
+ * around them changed; the hunk is rewritten with its context taken from
+ * the target.  The result is never clean: apply.c marks the hunk
+ * RULE_ADAPTED, and a person or --accept-adapted accepts it.  Text only,
+ * no repository.
+ */
+#ifndef KCARRY_ADAPT_H
+#define KCARRY_ADAPT_H
+
+#include "patch.h"
+
+enum adapt_rule {
+	ADAPT_MOVED = 1,        /* rule 1: the code lives in another file */
+	ADAPT_RENAMED_FUNCTION, /* rule 2: the function has another name */
+	ADAPT_RENAMED_IDENTS,   /* rule 3: names substituted consistently */
+	ADAPT_DRIFT,            /* rule 4: context drifted, change anchored */
+};
+
+struct adaptation {
+	enum adapt_rule rule;
+	char *original; /* the hunk as the patch has it ("@@ ..." and lines) */
+	char *adapted;  /* the hunk as it applies to the target */
+	char *note;     /* one line for people and for the description */
+	/* the adapted hunk: its lines point into the patch and the target */
+	struct patch_hunk hunk;
+	unsigned long line; /* 1-based target line of its first line */
+};
+
+void adaptation_free(struct adaptation *a);
+struct adaptation *adaptation_dup(const struct adaptation *a);
+const char *adapt_rule_name(enum adapt_rule r); /* "drifted-context", ... */
+
+/* What adapt_drift is told about the hunk. */
+struct adapt_in {
+	const struct patch_hunk *h;
+	const char *func; /* the function its header names, or NULL */
+	struct span old;  /* the target file */
+};
+
+/*
+ * Rule 4: *out gets the rewritten hunk (new, adaptation_free) when the
+ * hunk's changed lines anchor at exactly one place of its function in old
+ * (of the file when it names none); NULL otherwise.
+ */
+void adapt_drift(struct adaptation **out, const struct adapt_in *in);
+
+/* The hunk as unified diff text, "@@ -a,b +c,d @@ section" first. */
+void adapt_hunk_text(struct buf *out, const struct patch_hunk *h);
+
+#endif
