@@ -897,8 +897,8 @@ void report_check_text(FILE *out, const struct check_report *r,
 	}
 	fprintf(out, "legend: . clean  o offset  ~ fuzz  3 3-way  = already "
 		     "applied  p partial\n"
-		     "        X conflict  - not tried  ? did not run  ! placement "
-		     "risk\n"
+		     "        a adapted  X conflict  - not tried  ? did not run  "
+		     "! placement risk\n"
 		     "        w touches a watched file or a caller of its API\n");
 	if (r->built)
 		fprintf(out, "        build: B builds  W new warnings  E new errors"

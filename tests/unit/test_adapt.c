@@ -1,0 +1,258 @@
+/*
+ * test_adapt: rule 4 (drifted context) on small texts: the rewritten hunk,
+ * its anchor, the places where it must refuse (the lines it removes stand
+ * twice, or only blank lines and braces to anchor on, or outside the
+ * function the header names), and apply_file's hook: the adapted hunk
+ * placed exactly, never clean, and no adaptation with no_adapt.
+ */
+#include "unit.h"
+
+#include "adapt.h"
+#include "apply.h"
+#include "patch.h"
+
+struct tpatch {
+	struct patch p;
+	const struct patch_file *f;
+};
+
+static void tpatch_parse(struct tpatch *t, const char *text)
+{
+	struct patch_parse_opts po = { "test.patch", 1, false };
+	struct err err = ERR_INIT;
+
+	patch_init(&t->p);
+	if (patch_parse(&t->p, text, strlen(text), &po, &err) < 0)
+		fail_msg("cannot parse: %s", err.msg.ptr);
+	assert_int_equal(t->p.nr_files, 1);
+	t->f = &t->p.files[0];
+	err_release(&err);
+}
+
+static const char drift_patch[] =
+	"--- a/x.c\n"
+	"+++ b/x.c\n"
+	"@@ -5,7 +5,7 @@ static int foo(struct ctx *c)\n"
+	" \tlock(c);\n"
+	" \tret = step_one(c);\n"
+	" \tif (ret)\n"
+	"-\tret = step_two(c, 0);\n"
+	"+\tret = step_two(c, FLAG);\n"
+	" \tunlock(c);\n"
+	" out:\n"
+	" \treturn ret;\n";
+
+static const char drift_target[] =
+	"static int foo(struct ctx *c)\n"
+	"{\n"
+	"\tint ret;\n"
+	"\n"
+	"\tmutex_lock(&c->lock);\n"
+	"\tret = step_one_locked(c);\n"
+	"\tif (ret < 0)\n"
+	"\tret = step_two(c, 0);\n"
+	"\tmutex_unlock(&c->lock);\n"
+	"fail:\n"
+	"\treturn ret;\n"
+	"}\n";
+
+static void drift(struct adaptation **a, const struct tpatch *t,
+		  const char *target, const char *func)
+{
+	struct adapt_in in = { &t->f->hunks[0], func,
+			       { target, strlen(target) } };
+
+	adapt_drift(a, &in);
+}
+
+static void drift_rewrites_context_from_target(void **state)
+{
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	drift(&a, &t, drift_target, "foo");
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_DRIFT);
+	assert_int_equal(a->line, 5);
+	assert_string_equal(a->adapted,
+			    "@@ -5,7 +5,7 @@ static int foo(struct ctx *c)\n"
+			    " \tmutex_lock(&c->lock);\n"
+			    " \tret = step_one_locked(c);\n"
+			    " \tif (ret < 0)\n"
+			    "-\tret = step_two(c, 0);\n"
+			    "+\tret = step_two(c, FLAG);\n"
+			    " \tmutex_unlock(&c->lock);\n"
+			    " fail:\n"
+			    " \treturn ret;\n");
+	assert_non_null(strstr(a->original, " \tif (ret)\n"));
+	assert_non_null(strstr(a->note, "foo()"));
+	adaptation_free(a);
+	patch_release(&t.p);
+}
+
+static void drift_refuses_twice_in_function(void **state)
+{
+	static const char target[] =
+		"static int foo(struct ctx *c)\n"
+		"{\n"
+		"\ta(c);\n"
+		"\tret = step_two(c, 0);\n"
+		"\tb(c);\n"
+		"\tret = step_two(c, 0);\n"
+		"\treturn ret;\n"
+		"}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	drift(&a, &t, target, "foo");
+	assert_null(a);
+	patch_release(&t.p);
+}
+
+static void drift_stays_in_named_function(void **state)
+{
+	static const char target[] =
+		"static int foo_renamed(struct ctx *c)\n"
+		"{\n"
+		"\tret = step_two(c, 0);\n"
+		"}\n"
+		"\n"
+		"static int foo(struct ctx *c)\n"
+		"{\n"
+		"\tret = other(c);\n"
+		"}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	drift(&a, &t, target, "foo");
+	assert_null(a); /* the line stands once, but in another function */
+	patch_release(&t.p);
+}
+
+static void drift_needs_a_significant_anchor(void **state)
+{
+	static const char patch[] =
+		"--- a/x.c\n"
+		"+++ b/x.c\n"
+		"@@ -2,5 +2,4 @@\n"
+		" \ta(c);\n"
+		" \tb(c);\n"
+		"-\n"
+		" \tc(c);\n"
+		" \td(c);\n";
+	static const char target[] = "\tx(c);\n\ty(c);\n\n\tz(c);\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, patch);
+	drift(&a, &t, target, NULL);
+	assert_null(a); /* a blank line is no anchor */
+	patch_release(&t.p);
+}
+
+static void drift_anchors_an_insertion_on_both_neighbours(void **state)
+{
+	static const char patch[] =
+		"--- a/x.c\n"
+		"+++ b/x.c\n"
+		"@@ -1,6 +1,7 @@\n"
+		" void f(void)\n"
+		" {\n"
+		" \tprepare(c);\n"
+		"+\tcount++;\n"
+		" \treset(c);\n"
+		" \tfinish(c);\n"
+		" }\n";
+	static const char once[] = "void f(void)\n{\n\tinit(c);\n"
+				   "\tprepare(c);\n\treset(c);\n\tdone(c);\n}\n";
+	static const char twice[] = "void f(void)\n{\n\tprepare(c);\n"
+				    "\treset(c);\n\tprepare(c);\n\treset(c);\n"
+				    "}\n";
+	static const char apart[] = "void f(void)\n{\n\tprepare(c);\n"
+				    "\tflush(c);\n\treset(c);\n}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, patch);
+	drift(&a, &t, once, NULL);
+	assert_non_null(a);
+	assert_non_null(strstr(a->adapted, " \tprepare(c);\n+\tcount++;\n"
+					   " \treset(c);\n"));
+	adaptation_free(a);
+	drift(&a, &t, twice, NULL);
+	assert_null(a);
+	drift(&a, &t, apart, NULL);
+	assert_null(a);
+	patch_release(&t.p);
+}
+
+static void apply_file_marks_the_hunk_adapted(void **state)
+{
+	struct tpatch t;
+	struct apply_file_result res;
+	struct apply_opts opts = APPLY_OPTS_INIT;
+	struct err err = ERR_INIT;
+	struct span old = { drift_target, strlen(drift_target) };
+	const char *want;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, t.f, old, true, &opts, &err), 0);
+	assert_int_equal(res.outcome, OUTCOME_ADAPTED);
+	assert_int_equal(res.hunks[0].rule, RULE_ADAPTED);
+	assert_int_equal(res.hunks[0].line, 5);
+	assert_non_null(res.hunks[0].adapt);
+	assert_int_equal(res.rej.len, 0);
+	want = strstr(drift_target, "\tret = step_two(c, 0);");
+	assert_int_equal(res.out.len, old.len + 3);
+	assert_memory_equal(res.out.ptr, drift_target, want - drift_target);
+	assert_non_null(strstr(res.out.ptr, "\tret = step_two(c, FLAG);\n"
+					    "\tmutex_unlock(&c->lock);\n"));
+	apply_file_result_release(&res);
+
+	opts.no_adapt = true;
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, t.f, old, true, &opts, &err), 0);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_null(res.hunks[0].adapt);
+	apply_file_result_release(&res);
+	patch_release(&t.p);
+}
+
+static void adapted_is_worse_than_3way(void **state)
+{
+	(void)state;
+	assert_int_equal(apply_worse(OUTCOME_3WAY, OUTCOME_ADAPTED),
+			 OUTCOME_ADAPTED);
+	assert_int_equal(apply_worse(OUTCOME_ADAPTED, OUTCOME_CONFLICT),
+			 OUTCOME_CONFLICT);
+	assert_int_equal(apply_worse(OUTCOME_ADAPTED, OUTCOME_ALREADY),
+			 OUTCOME_ADAPTED);
+	assert_string_equal(apply_outcome_name(OUTCOME_ADAPTED), "adapted");
+	assert_string_equal(apply_rule_name(RULE_ADAPTED), "adapted");
+	assert_string_equal(adapt_rule_name(ADAPT_DRIFT), "drifted-context");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(drift_rewrites_context_from_target),
+		cmocka_unit_test(drift_refuses_twice_in_function),
+		cmocka_unit_test(drift_stays_in_named_function),
+		cmocka_unit_test(drift_needs_a_significant_anchor),
+		cmocka_unit_test(drift_anchors_an_insertion_on_both_neighbours),
+		cmocka_unit_test(apply_file_marks_the_hunk_adapted),
+		cmocka_unit_test(adapted_is_worse_than_3way),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
