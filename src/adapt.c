@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "apply.h"
+#include "cause.h"
 #include "cursor.h"
+#include "lex.h"
 
 /* How many lines of the target's context an adapted hunk carries. */
 #define ADAPT_CONTEXT 3
@@ -72,6 +74,9 @@ void adaptation_free(struct adaptation *a)
 	free(a->adapted);
 	free(a->note);
 	free(a->hunk.lines);
+	for (size_t i = 0; i < a->nr_texts; i++)
+		free(a->texts[i]);
+	free(a->texts);
 	free(a);
 }
 
@@ -88,6 +93,8 @@ struct adaptation *adaptation_dup(const struct adaptation *a)
 	d->note = a->note ? xstrdup(a->note) : NULL;
 	d->hunk.lines = NULL;
 	d->hunk.nr_lines = 0;
+	d->texts = NULL;
+	d->nr_texts = 0;
 	return d;
 }
 
@@ -219,18 +226,70 @@ static bool in_function(struct span old, const struct tlines *t, size_t p,
 	return ok;
 }
 
-/* The one place of the core in func; (size_t)-1 when none or several. */
+/*
+ * The one place of the core in func; (size_t)-1 when none or several.
+ * With alone, also when the core stands anywhere else in the file.
+ */
 static size_t anchor(const struct tlines *t, const struct core *c,
-		     struct span old, const char *func)
+		     struct span old, const char *func, bool alone)
 {
-	size_t at = (size_t)-1, n = 0;
+	size_t at = (size_t)-1, n = 0, all = 0;
 
-	for (size_t p = 0; p + c->nr <= t->nr && n < 2; p++)
-		if (core_at(t, c, p) && in_function(old, t, p, func)) {
+	for (size_t p = 0; p + c->nr <= t->nr && n < 2; p++) {
+		if (!core_at(t, c, p))
+			continue;
+		if (alone && ++all > 1)
+			return (size_t)-1;
+		if (in_function(old, t, p, func)) {
 			at = p;
 			n++;
 		}
+	}
 	return n == 1 ? at : (size_t)-1;
+}
+
+/* line with each identifier token "from" written "to" (new string). */
+static char *rename_ident(struct span line, const char *from, const char *to)
+{
+	struct buf b = BUF_INIT;
+	struct lexer lx;
+	struct token t;
+	const char *cur = line.ptr;
+	size_t fl = strlen(from);
+
+	lexer_init(&lx, line.ptr, line.len, 1, line.ptr);
+	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+		if (t.type != TOK_IDENT || !tok_is(&t, from, fl))
+			continue;
+		buf_add(&b, cur, (size_t)(t.p - cur));
+		buf_adds(&b, to);
+		cur = t.p + t.len;
+	}
+	buf_add(&b, cur, (size_t)(line.ptr + line.len - cur));
+	return buf_detach(&b, NULL);
+}
+
+/* Rename from to to in the hunk's added lines and in its section. */
+static void rename_in(struct adaptation *a, const char *from, const char *to)
+{
+	struct patch_hunk *n = &a->hunk;
+
+	a->texts = xcalloc(n->nr_lines + 2, sizeof(*a->texts));
+	for (size_t i = 0; i < n->nr_lines; i++) {
+		char *r;
+
+		if (n->lines[i].kind != '+')
+			continue;
+		r = rename_ident(n->lines[i].text, from, to);
+		a->texts[a->nr_texts++] = r;
+		n->lines[i].text = (struct span){ r, strlen(r) };
+	}
+	if (n->section.len) {
+		char *r = rename_ident(n->section, from, to);
+
+		a->texts[a->nr_texts++] = r;
+		n->section = (struct span){ r, strlen(r) };
+	}
 }
 
 static void add_line(struct patch_hunk *h, char kind, struct span s)
@@ -291,7 +350,7 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 		goto out;
 	tlines_split(&t, in->old);
 	func = hunk_function(in->h, &c, in->func);
-	if ((p = anchor(&t, &c, in->old, func)) == (size_t)-1)
+	if ((p = anchor(&t, &c, in->old, func, false)) == (size_t)-1)
 		goto out;
 	a = xcalloc(1, sizeof(*a));
 	a->rule = ADAPT_DRIFT;
@@ -309,6 +368,51 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 	*out = a;
 out:
 	free(func);
+	free(c.pre);
+	free(t.v);
+	buf_release(&b);
+}
+
+void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in)
+{
+	struct core c = { 0 };
+	struct tlines t = { NULL, 0, 0 };
+	struct adaptation *a = NULL;
+	struct buf b = BUF_INIT;
+	char *func = NULL, *alias = NULL;
+	unsigned pct = 0;
+	size_t p;
+
+	*out = NULL;
+	if (!in->func || !in->path || !find_core(&c, in->h))
+		goto out;
+	/* the changed lines must be in the named function, not in one the
+	 * hunk's leading context shows */
+	func = hunk_function(in->h, &c, in->func);
+	if (!func || strcmp(func, in->func))
+		goto out;
+	cause_similar_function(&alias, &pct, in->old, in->path, in->h,
+			       in->func);
+	if (!alias)
+		goto out;
+	tlines_split(&t, in->old);
+	if ((p = anchor(&t, &c, in->old, alias, true)) == (size_t)-1)
+		goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_RENAMED_FUNCTION;
+	rewrite(a, in, &t, &c, p);
+	rename_in(a, in->func, alias);
+	adapt_hunk_text(&b, in->h);
+	a->original = buf_detach(&b, NULL);
+	adapt_hunk_text(&b, &a->hunk);
+	a->adapted = buf_detach(&b, NULL);
+	a->note = xstrfmt("%s() is %s() here (%u%% of the hunk's lines): "
+			  "placed in it at line %lu, context taken from the "
+			  "target", in->func, alias, pct, (unsigned long)p + 1);
+	*out = a;
+out:
+	free(func);
+	free(alias);
 	free(c.pre);
 	free(t.v);
 	buf_release(&b);

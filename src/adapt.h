@@ -5,7 +5,8 @@
  * removes (or, for a hunk that only adds, the lines around its insertion)
  * stand exactly and once inside the hunk's function, while the context
  * around them changed; the hunk is rewritten with its context taken from
- * the target.  The result is never clean: apply.c marks the hunk
+ * the target.  Rule 2, renamed function: the same anchored in the
+ * function the file has in place of the one the header names.  The result is never clean: apply.c marks the hunk
  * RULE_ADAPTED, and a person or --accept-adapted accepts it.  Text only,
  * no repository.
  */
@@ -29,17 +30,20 @@ struct adaptation {
 	/* the adapted hunk: its lines point into the patch and the target */
 	struct patch_hunk hunk;
 	unsigned long line; /* 1-based target line of its first line */
+	char **texts;       /* lines of hunk written here (names renamed) */
+	size_t nr_texts;
 };
 
 void adaptation_free(struct adaptation *a);
 struct adaptation *adaptation_dup(const struct adaptation *a);
 const char *adapt_rule_name(enum adapt_rule r); /* "drifted-context", ... */
 
-/* What adapt_drift is told about the hunk. */
+/* What the rules are told about the hunk. */
 struct adapt_in {
 	const struct patch_hunk *h;
 	const char *func; /* the function its header names, or NULL */
 	struct span old;  /* the target file */
+	const char *path; /* its path (which language: cause.c) */
 };
 
 /*
@@ -48,6 +52,15 @@ struct adapt_in {
  * (of the file when it names none); NULL otherwise.
  */
 void adapt_drift(struct adaptation **out, const struct adapt_in *in);
+
+/*
+ * Rule 2: the file lacks func, and its function most like it by body
+ * (cause_similar_function) holds the hunk's changed lines exactly, once,
+ * and nowhere else in the file: *out gets the hunk placed there, the
+ * function's name renamed in its lines (identifiers only, lex.h); NULL
+ * otherwise.
+ */
+void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in);
 
 /* The hunk as unified diff text, "@@ -a,b +c,d @@ section" first. */
 void adapt_hunk_text(struct buf *out, const struct patch_hunk *h);

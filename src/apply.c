@@ -2848,11 +2848,13 @@ static int adapt_conflicts(struct apply_file_result *res, struct engine *e,
 	ad = xcalloc(f->nr_hunks + 1, sizeof(*ad));
 	for (size_t k = 0; k < f->nr_hunks; k++) {
 		struct adapt_in in = { &f->hunks[k], res->hunks[k].func,
-				       e->old };
+				       e->old, file_path(f) };
 
 		if (res->hunks[k].rule != RULE_CONFLICT)
 			continue;
 		adapt_drift(&ad[k], &in);
+		if (!ad[k])
+			adapt_renamed_function(&ad[k], &in);
 		n += ad[k] != NULL;
 	}
 	if (markers_used) {

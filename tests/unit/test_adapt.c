@@ -60,7 +60,7 @@ static void drift(struct adaptation **a, const struct tpatch *t,
 		  const char *target, const char *func)
 {
 	struct adapt_in in = { &t->f->hunks[0], func,
-			       { target, strlen(target) } };
+			       { target, strlen(target) }, "x.c" };
 
 	adapt_drift(a, &in);
 }
@@ -228,6 +228,84 @@ static void apply_file_marks_the_hunk_adapted(void **state)
 	patch_release(&t.p);
 }
 
+static const char rename_patch[] =
+	"--- a/x.c\n"
+	"+++ b/x.c\n"
+	"@@ -5,7 +5,7 @@ static int scan_inode(struct ctx *c)\n"
+	" \tret = prepare(c);\n"
+	" \tif (ret)\n"
+	" \t\treturn ret;\n"
+	"-\tret = walk(c, 0);\n"
+	"+\tret = walk_retry(c, scan_inode, \"scan_inode\");\n"
+	" \tdone(c);\n"
+	" \treturn ret;\n"
+	" }\n";
+
+static const char rename_target[] =
+	"static int scan_root(struct ctx *c)\n"
+	"{\n"
+	"\tint ret;\n"
+	"\n"
+	"\tret = prepare(c);\n"
+	"\tif (ret)\n"
+	"\t\tgoto fail;\n"
+	"\tret = walk(c, 0);\n"
+	"\tfinish(c);\n"
+	"\treturn ret;\n"
+	"}\n";
+
+static void renamed_function_renames_identifiers_only(void **state)
+{
+	struct tpatch t;
+	struct adaptation *a;
+	struct adapt_in in;
+
+	(void)state;
+	tpatch_parse(&t, rename_patch);
+	in = (struct adapt_in){ &t.f->hunks[0], "scan_inode",
+				{ rename_target, strlen(rename_target) },
+				"x.c" };
+	adapt_drift(&a, &in);
+	assert_null(a); /* scan_inode() is not there: not rule 4's */
+	adapt_renamed_function(&a, &in);
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_RENAMED_FUNCTION);
+	assert_int_equal(a->line, 5);
+	/* the identifier renamed, the string left as it is */
+	assert_non_null(strstr(a->adapted, "+\tret = walk_retry(c, scan_root, "
+					   "\"scan_inode\");\n"));
+	assert_non_null(strstr(a->adapted, "@@ static int scan_root(struct "
+					   "ctx *c)\n \tret = prepare(c);\n"));
+	assert_non_null(strstr(a->note, "scan_inode() is scan_root() here"));
+	adaptation_free(a);
+	patch_release(&t.p);
+}
+
+static void renamed_function_refuses_two_alike(void **state)
+{
+	struct buf two = BUF_INIT;
+	struct tpatch t;
+	struct adaptation *a;
+	struct adapt_in in;
+	const char *second = "static int scan_root_locked(struct ctx *c)\n"
+			     "{\n\tint ret;\n\n\tret = prepare(c);\n"
+			     "\tif (ret)\n\t\tgoto fail;\n"
+			     "\tret = walk(c, 0);\n\tfinish(c);\n"
+			     "\treturn ret;\n}\n";
+
+	(void)state;
+	buf_adds(&two, rename_target);
+	buf_adds(&two, "\n");
+	buf_adds(&two, second);
+	tpatch_parse(&t, rename_patch);
+	in = (struct adapt_in){ &t.f->hunks[0], "scan_inode",
+				{ two.ptr, two.len }, "x.c" };
+	adapt_renamed_function(&a, &in);
+	assert_null(a);
+	patch_release(&t.p);
+	buf_release(&two);
+}
+
 static void adapted_is_worse_than_3way(void **state)
 {
 	(void)state;
@@ -251,6 +329,8 @@ int main(void)
 		cmocka_unit_test(drift_needs_a_significant_anchor),
 		cmocka_unit_test(drift_anchors_an_insertion_on_both_neighbours),
 		cmocka_unit_test(apply_file_marks_the_hunk_adapted),
+		cmocka_unit_test(renamed_function_renames_identifiers_only),
+		cmocka_unit_test(renamed_function_refuses_two_alike),
 		cmocka_unit_test(adapted_is_worse_than_3way),
 	};
 
