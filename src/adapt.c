@@ -1,6 +1,7 @@
 #include "adapt.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -416,4 +417,339 @@ out:
 	free(c.pre);
 	free(t.v);
 	buf_release(&b);
+}
+
+/* ---- rule 3: names renamed ------------------------------------------- */
+
+/* A line as tokens, and a hash of its shape (names masked). */
+struct tline_toks {
+	struct token *v;
+	size_t nr, alloc;
+	uint64_t shape;
+};
+
+static bool is_name(struct token *t)
+{
+	return t->type == TOK_IDENT && word_class(t) == WORD_NAME;
+}
+
+static void lex_line(struct tline_toks *tl, struct span s)
+{
+	struct lexer lx;
+	struct token t;
+	uint64_t h = 1469598103934665603ULL;
+
+	lexer_init(&lx, s.ptr, s.len, 1, s.ptr);
+	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+		ALLOC_GROW(tl->v, tl->nr + 1, tl->alloc);
+		tl->v[tl->nr++] = t;
+		if (is_name(&tl->v[tl->nr - 1])) {
+			h = (h ^ 'I') * 1099511628211ULL;
+		} else {
+			for (size_t i = 0; i < t.len; i++)
+				h = (h ^ (unsigned char)t.p[i]) *
+				    1099511628211ULL;
+			h = (h ^ 0xff) * 1099511628211ULL;
+		}
+		h = (h ^ 0x1f) * 1099511628211ULL;
+	}
+	tl->shape = h;
+}
+
+static void toks_release(struct tline_toks *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i].v);
+	free(v);
+}
+
+#define ADAPT_MAX_RENAMED 4 /* names one hunk may see renamed */
+#define ADAPT_MAX_PAIRS 64  /* name pairs, kept ones included */
+
+/* name -> name, both into the texts compared; kept names map to
+ * themselves, so that a name is never both kept and renamed */
+struct name_map {
+	struct span from[ADAPT_MAX_PAIRS], to[ADAPT_MAX_PAIRS];
+	size_t nr, renamed;
+	size_t same, names; /* name tokens alike, name tokens in all */
+};
+
+static bool pair_renamed(const struct name_map *m, size_t j)
+{
+	return !same_text(m->from[j], m->to[j]);
+}
+
+/* Record a -> b; false when it contradicts the map or overflows it. */
+static bool map_add(struct name_map *m, const struct token *a,
+		    const struct token *b)
+{
+	bool renamed = !(a->len == b->len && !memcmp(a->p, b->p, a->len));
+
+	for (size_t i = 0; i < m->nr; i++) {
+		bool fa = tok_is(a, m->from[i].ptr, m->from[i].len);
+		bool tb = tok_is(b, m->to[i].ptr, m->to[i].len);
+
+		if (fa || tb)
+			return fa && tb;
+	}
+	if (m->nr == ADAPT_MAX_PAIRS ||
+	    (renamed && m->renamed == ADAPT_MAX_RENAMED))
+		return false;
+	m->from[m->nr] = (struct span){ a->p, a->len };
+	m->to[m->nr] = (struct span){ b->p, b->len };
+	m->nr++;
+	m->renamed += renamed;
+	return true;
+}
+
+/* Align one line pair into m; false when they differ but in names. */
+static bool align_line(struct name_map *m, struct tline_toks *a,
+		       struct tline_toks *b)
+{
+	if (a->nr != b->nr || a->shape != b->shape)
+		return false;
+	for (size_t i = 0; i < a->nr; i++) {
+		struct token *x = &a->v[i], *y = &b->v[i];
+		bool same = x->len == y->len && !memcmp(x->p, y->p, x->len);
+
+		if (is_name(x) && is_name(y)) {
+			m->names++;
+			m->same += same;
+			if (!map_add(m, x, y))
+				return false;
+		} else if (!same || x->type != y->type) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Some name renamed, and at least half the name tokens kept. */
+static bool map_plausible(const struct name_map *m)
+{
+	return m->renamed > 0 && m->same * 2 >= m->names;
+}
+
+static bool span_is(struct span s, const char *p, size_t len)
+{
+	return s.len == len && !memcmp(s.ptr, p, len);
+}
+
+/* name contains key as an '_'-separated part (folio in folio_size). */
+static bool has_part(const char *p, size_t len, struct span key)
+{
+	for (size_t i = 0; i + key.len <= len; i++) {
+		if (memcmp(p + i, key.ptr, key.len))
+			continue;
+		if ((i == 0 || p[i - 1] == '_') &&
+		    (i + key.len == len || p[i + key.len] == '_'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * line with the map applied to its names (new string); NULL when it uses
+ * a name the map maps to, or one resembling a name it maps from.
+ */
+static char *map_line(const struct name_map *m, struct span line)
+{
+	struct buf b = BUF_INIT;
+	struct lexer lx;
+	struct token t;
+	const char *cur = line.ptr;
+
+	lexer_init(&lx, line.ptr, line.len, 1, line.ptr);
+	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+		size_t j;
+
+		if (t.type == TOK_DIRECTIVE)
+			goto refuse; /* names inside it are not seen */
+		if (!is_name(&t))
+			continue;
+		for (j = 0; j < m->nr; j++)
+			if (pair_renamed(m, j) && span_is(m->from[j], t.p, t.len))
+				break;
+		if (j < m->nr) {
+			buf_add(&b, cur, (size_t)(t.p - cur));
+			buf_addspan(&b, m->to[j]);
+			cur = t.p + t.len;
+			continue;
+		}
+		for (j = 0; j < m->nr; j++)
+			if (pair_renamed(m, j) &&
+			    (span_is(m->to[j], t.p, t.len) ||
+			     has_part(t.p, t.len, m->from[j])))
+				goto refuse;
+	}
+	buf_add(&b, cur, (size_t)(line.ptr + line.len - cur));
+	return buf_detach(&b, NULL);
+refuse:
+	buf_release(&b);
+	return NULL;
+}
+
+struct block {
+	struct tline_toks *pre; /* the hunk's preimage lines */
+	size_t nr;
+	struct tline_toks *t;   /* the target's lines */
+	size_t nr_t;
+};
+
+/* The one block of the target aligning with a map; (size_t)-1 if not. */
+static size_t align_block(struct name_map *out, const struct block *b,
+			  const struct tlines *tl, struct span old,
+			  const char *func)
+{
+	size_t at = (size_t)-1;
+
+	for (size_t p = 0; p + b->nr <= b->nr_t; p++) {
+		struct name_map m = { 0 };
+		size_t i;
+
+		for (i = 0; i < b->nr; i++)
+			if (!tl->v[p + i].eol ||
+			    !align_line(&m, &b->pre[i], &b->t[p + i]))
+				break;
+		if (i < b->nr)
+			continue;
+		if (!m.renamed)
+			return (size_t)-1; /* it stands as it is: not this rule */
+		if (!map_plausible(&m))
+			continue;
+		if (at != (size_t)-1)
+			return (size_t)-1; /* two places */
+		at = p;
+		*out = m;
+	}
+	if (at != (size_t)-1 && func) {
+		const char *fn = func;
+
+		for (size_t j = 0; j < out->nr; j++)
+			if (pair_renamed(out, j) &&
+			    span_is(out->from[j], func, strlen(func))) {
+				char *to = xstrndup(out->to[j].ptr,
+						    out->to[j].len);
+				bool ok = in_function(old, tl, at, to);
+
+				free(to);
+				return ok ? at : (size_t)-1;
+			}
+		if (!in_function(old, tl, at, fn))
+			return (size_t)-1;
+	}
+	return at;
+}
+
+/* The hunk: the target's block with the added lines, names mapped. */
+static bool map_hunk(struct adaptation *a, const struct adapt_in *in,
+		     const struct tlines *tl, size_t p, const struct name_map *m)
+{
+	const struct patch_hunk *h = in->h;
+	struct patch_hunk *n = &a->hunk;
+	size_t j = p, removed = 0, added = 0;
+
+	n->lines = xcalloc(h->nr_lines + 1, sizeof(*n->lines));
+	a->texts = xcalloc(h->nr_lines + 2, sizeof(*a->texts));
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		char *r;
+
+		if (h->lines[i].kind != '+') {
+			add_line(n, h->lines[i].kind, tl->v[j++].s);
+			removed += h->lines[i].kind == '-';
+			continue;
+		}
+		if (!(r = map_line(m, h->lines[i].text)))
+			return false;
+		a->texts[a->nr_texts++] = r;
+		add_line(n, '+', (struct span){ r, strlen(r) });
+		added++;
+	}
+	n->section = h->section;
+	if (h->section.len) {
+		char *r = map_line(m, h->section);
+
+		if (r) {
+			a->texts[a->nr_texts++] = r;
+			n->section = (struct span){ r, strlen(r) };
+		}
+	}
+	n->old_start = p + 1;
+	n->old_count = j - p;
+	n->new_count = n->old_count - removed + added;
+	n->new_start = (unsigned long)((long)n->old_start +
+				       ((long)h->new_start - (long)h->old_start));
+	if ((long)n->new_start < 1)
+		n->new_start = 1;
+	n->lineno = h->lineno;
+	a->line = n->old_start;
+	return true;
+}
+
+static void map_text(struct buf *b, const struct name_map *m)
+{
+	bool first = true;
+
+	for (size_t j = 0; j < m->nr; j++) {
+		if (!pair_renamed(m, j))
+			continue;
+		buf_adds(b, first ? "" : ", ");
+		first = false;
+		buf_addspan(b, m->from[j]);
+		buf_adds(b, " -> ");
+		buf_addspan(b, m->to[j]);
+	}
+}
+
+void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
+{
+	const struct patch_hunk *h = in->h;
+	struct tlines tl = { NULL, 0, 0 };
+	struct block b = { 0 };
+	struct name_map m = { 0 };
+	struct adaptation *a = NULL;
+	struct buf txt = BUF_INIT;
+	struct core c = { 0 };
+	char *func = NULL;
+	size_t p;
+
+	*out = NULL;
+	if (!find_core(&c, h))
+		goto out;
+	func = hunk_function(h, &c, in->func);
+	tlines_split(&tl, in->old);
+	b.pre = xcalloc(h->nr_lines + 1, sizeof(*b.pre));
+	for (size_t i = 0; i < h->nr_lines; i++)
+		if (h->lines[i].kind != '+')
+			lex_line(&b.pre[b.nr++], h->lines[i].text);
+	if (b.nr < 2)
+		goto out;
+	b.t = xcalloc(tl.nr + 1, sizeof(*b.t));
+	for (b.nr_t = 0; b.nr_t < tl.nr; b.nr_t++)
+		lex_line(&b.t[b.nr_t], tl.v[b.nr_t].s);
+	if ((p = align_block(&m, &b, &tl, in->old, func)) == (size_t)-1)
+		goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_RENAMED_IDENTS;
+	if (!map_hunk(a, in, &tl, p, &m)) {
+		adaptation_free(a);
+		a = NULL;
+		goto out;
+	}
+	adapt_hunk_text(&txt, h);
+	a->original = buf_detach(&txt, NULL);
+	adapt_hunk_text(&txt, &a->hunk);
+	a->adapted = buf_detach(&txt, NULL);
+	buf_adds(&txt, "names renamed here, as the lines around it show: ");
+	map_text(&txt, &m);
+	buf_addf(&txt, " (at line %lu)", (unsigned long)p + 1);
+	a->note = buf_detach(&txt, NULL);
+	*out = a;
+out:
+	toks_release(b.pre, b.nr);
+	toks_release(b.t, b.nr_t);
+	free(func);
+	free(c.pre);
+	free(tl.v);
+	buf_release(&txt);
 }

@@ -2855,6 +2855,8 @@ static int adapt_conflicts(struct apply_file_result *res, struct engine *e,
 		adapt_drift(&ad[k], &in);
 		if (!ad[k])
 			adapt_renamed_function(&ad[k], &in);
+		if (!ad[k])
+			adapt_renamed_idents(&ad[k], &in);
 		n += ad[k] != NULL;
 	}
 	if (markers_used) {

@@ -306,6 +306,113 @@ static void renamed_function_refuses_two_alike(void **state)
 	buf_release(&two);
 }
 
+static const char folio_patch[] =
+	"--- a/x.c\n"
+	"+++ b/x.c\n"
+	"@@ -3,4 +3,4 @@ int f(struct folio *folio)\n"
+	" \tlock(folio);\n"
+	" \tx = get(folio, 1);\n"
+	"-\ty = compute(folio, x);\n"
+	"+\ty = compute_fast(folio, x);\n"
+	" \tunlock(folio);\n";
+
+static void idents(struct adaptation **a, const char *patch,
+		   const char *target)
+{
+	struct tpatch t;
+	struct adapt_in in;
+
+	tpatch_parse(&t, patch);
+	in = (struct adapt_in){ &t.f->hunks[0], "f",
+				{ target, strlen(target) }, "x.c" };
+	adapt_renamed_idents(a, &in);
+	patch_release(&t.p);
+}
+
+static void renamed_idents_consistent_map(void **state)
+{
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(page, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	idents(&a, folio_patch, target);
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_RENAMED_IDENTS);
+	assert_int_equal(a->line, 3);
+	assert_non_null(strstr(a->adapted, "-\ty = compute(page, x);\n"
+					   "+\ty = compute_fast(page, x);\n"));
+	assert_non_null(strstr(a->note, "folio -> page"));
+	adaptation_free(a);
+}
+
+static void renamed_idents_inconsistent_map(void **state)
+{
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(pg, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n}\n";
+	static const char kept[] = "int f(struct page *page)\n{\n"
+				   "\tlock(folio);\n"
+				   "\tx = get(page, 1);\n"
+				   "\ty = compute(page, x);\n"
+				   "\tunlock(page);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	idents(&a, folio_patch, target); /* folio is page and pg */
+	assert_null(a);
+	idents(&a, folio_patch, kept); /* folio kept, and renamed */
+	assert_null(a);
+}
+
+static void renamed_idents_not_guessed_in_added_lines(void **state)
+{
+	static const char patch[] =
+		"--- a/x.c\n"
+		"+++ b/x.c\n"
+		"@@ -3,4 +3,4 @@ int f(struct folio *folio)\n"
+		" \tlock(folio);\n"
+		" \tx = get(folio, 1);\n"
+		"-\ty = compute(folio, x);\n"
+		"+\ty = compute(folio, folio_size(folio));\n"
+		" \tunlock(folio);\n";
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(page, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	/* folio -> page holds in the context; folio_size() is no name the
+	 * alignment showed: no page_size() is guessed */
+	idents(&a, patch, target);
+	assert_null(a);
+}
+
+static void renamed_idents_refuses_two_places(void **state)
+{
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(page, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n"
+				     "\tlock(pg);\n"
+				     "\tx = get(pg, 1);\n"
+				     "\ty = compute(pg, x);\n"
+				     "\tunlock(pg);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	idents(&a, folio_patch, target);
+	assert_null(a);
+}
+
 static void adapted_is_worse_than_3way(void **state)
 {
 	(void)state;
@@ -331,6 +438,10 @@ int main(void)
 		cmocka_unit_test(apply_file_marks_the_hunk_adapted),
 		cmocka_unit_test(renamed_function_renames_identifiers_only),
 		cmocka_unit_test(renamed_function_refuses_two_alike),
+		cmocka_unit_test(renamed_idents_consistent_map),
+		cmocka_unit_test(renamed_idents_inconsistent_map),
+		cmocka_unit_test(renamed_idents_not_guessed_in_added_lines),
+		cmocka_unit_test(renamed_idents_refuses_two_places),
 		cmocka_unit_test(adapted_is_worse_than_3way),
 	};
 
