@@ -1,14 +1,16 @@
 /*
  * adapt: a hunk that conflicts, rewritten into one that applies exactly to
  * the target, when what the target holds tells how (docs/apply-rules.md,
- * "Adaptation").  One rule so far, drifted context: the lines the hunk
- * removes (or, for a hunk that only adds, the lines around its insertion)
- * stand exactly and once inside the hunk's function, while the context
- * around them changed; the hunk is rewritten with its context taken from
- * the target.  Rule 2, renamed function: the same anchored in the
- * function the file has in place of the one the header names.  The result is never clean: apply.c marks the hunk
- * RULE_ADAPTED, and a person or --accept-adapted accepts it.  Text only,
- * no repository.
+ * "Adaptation").  Rule 4, drifted context: the lines the hunk removes (or,
+ * for a hunk that only adds, the lines around its insertion) stand exactly
+ * and once inside its function while the context around them changed; the
+ * hunk gets the target's context.  Rule 2, renamed function: the same in
+ * the function the file has in place of the named one, that name renamed.
+ * Rule 3, renamed identifiers: one consistent substitution of names,
+ * shown by aligning the hunk's lines with the target's token by token,
+ * applied to its added lines.  The result is never clean: apply.c marks
+ * the hunk RULE_ADAPTED, and a person or --accept-adapted accepts it.
+ * Text only, no repository.
  */
 #ifndef KCARRY_ADAPT_H
 #define KCARRY_ADAPT_H

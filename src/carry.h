@@ -22,6 +22,9 @@ struct carry_file {
 	struct apply_hunk_result *hunks;
 	size_t nr_hunks;
 	struct buf rej; /* .rej text of conflicting hunks */
+	/* adaptation rule 1: the file its hunks went to, when path is
+	 * missing from the tree; else NULL */
+	char *moved_to;
 };
 
 struct carry_patch {
