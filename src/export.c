@@ -584,6 +584,7 @@ int export_model(struct export_series *s, struct tree_repo *repo,
 		buf_init(&ep->message, 0);
 		patch_init(&ep->diff);
 		take_metadata(ep, cp->item, o);
+		carry_adapted_notes(&ep->message, cp); /* issue 18 */
 		unique_slug(s, i);
 		if (ep->upstream[0]) {
 			if (o->mainline)

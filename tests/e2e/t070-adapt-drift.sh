@@ -118,6 +118,11 @@ git -C chk apply --check "$TEST_TMP/$rp" || fail "git apply --check refuses the 
 git -C chk apply "$TEST_TMP/$rp" && diff -u "$TEST_TMP/want.c" chk/drivers/demo/core.c ||
 	fail "git apply of the refreshed patch differs"
 
+# an export keeps the note in the description
+expect_exit 0 kcarry -C ws export demo old --format quilt -o qd
+grep -rq '^\[ adapted: drivers/demo/core.c hunk 1: ' qd ||
+	{ find qd -type f | head; fail "the export lost the note"; }
+
 # JSON: the adaptation object, valid against the schema
 expect_exit 1 kcarry -C ws apply --json demo old
 cp "$OUT" a.json
