@@ -130,10 +130,10 @@ void adapt_hunk_text(struct buf *out, const struct patch_hunk *h)
 
 /* The hunk lines [lo, hi] that anchor it, and what they must meet. */
 struct core {
-	size_t lo, hi;       /* hunk lines, inclusive */
-	struct span *pre;    /* their ' ' and '-' lines */
+	size_t lo, hi;	  /* hunk lines, inclusive */
+	struct span *pre; /* their ' ' and '-' lines */
 	size_t nr;
-	bool removes;        /* some are '-' lines */
+	bool removes; /* some are '-' lines */
 };
 
 /*
@@ -173,8 +173,7 @@ static bool find_core(struct core *c, const struct patch_hunk *h)
 		if (l->kind == '+')
 			continue;
 		c->pre[c->nr++] = l->text;
-		sig |= significant(l->text) &&
-		       (l->kind == '-' || !c->removes);
+		sig |= significant(l->text) && (l->kind == '-' || !c->removes);
 	}
 	return sig;
 }
@@ -329,8 +328,9 @@ static void rewrite(struct adaptation *a, const struct adapt_in *in,
 	n->new_count = n->old_count + added;
 	for (size_t i = c->lo; i <= c->hi; i++)
 		n->new_count -= h->lines[i].kind == '-';
-	n->new_start = (unsigned long)((long)n->old_start +
-				       ((long)h->new_start - (long)h->old_start));
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
 	if ((long)n->new_start < 1)
 		n->new_start = 1;
 	n->lineno = h->lineno;
@@ -409,7 +409,8 @@ void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in)
 	a->adapted = buf_detach(&b, NULL);
 	a->note = xstrfmt("%s() is %s() here (%u%% of the hunk's lines): "
 			  "placed in it at line %lu, context taken from the "
-			  "target", in->func, alias, pct, (unsigned long)p + 1);
+			  "target",
+			  in->func, alias, pct, (unsigned long)p + 1);
 	*out = a;
 out:
 	free(func);
@@ -568,7 +569,8 @@ static char *map_line(const struct name_map *m, struct span line)
 		if (!is_name(&t))
 			continue;
 		for (j = 0; j < m->nr; j++)
-			if (pair_renamed(m, j) && span_is(m->from[j], t.p, t.len))
+			if (pair_renamed(m, j) &&
+			    span_is(m->from[j], t.p, t.len))
 				break;
 		if (j < m->nr) {
 			buf_add(&b, cur, (size_t)(t.p - cur));
@@ -592,7 +594,7 @@ refuse:
 struct block {
 	struct tline_toks *pre; /* the hunk's preimage lines */
 	size_t nr;
-	struct tline_toks *t;   /* the target's lines */
+	struct tline_toks *t; /* the target's lines */
 	size_t nr_t;
 };
 
@@ -643,7 +645,8 @@ static size_t align_block(struct name_map *out, const struct block *b,
 
 /* The hunk: the target's block with the added lines, names mapped. */
 static bool map_hunk(struct adaptation *a, const struct adapt_in *in,
-		     const struct tlines *tl, size_t p, const struct name_map *m)
+		     const struct tlines *tl, size_t p,
+		     const struct name_map *m)
 {
 	const struct patch_hunk *h = in->h;
 	struct patch_hunk *n = &a->hunk;
@@ -677,8 +680,9 @@ static bool map_hunk(struct adaptation *a, const struct adapt_in *in,
 	n->old_start = p + 1;
 	n->old_count = j - p;
 	n->new_count = n->old_count - removed + added;
-	n->new_start = (unsigned long)((long)n->old_start +
-				       ((long)h->new_start - (long)h->old_start));
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
 	if ((long)n->new_start < 1)
 		n->new_start = 1;
 	n->lineno = h->lineno;

@@ -18,21 +18,21 @@
 #include "patch.h"
 
 enum adapt_rule {
-	ADAPT_MOVED = 1,        /* rule 1: the code lives in another file */
+	ADAPT_MOVED = 1,	/* rule 1: the code lives in another file */
 	ADAPT_RENAMED_FUNCTION, /* rule 2: the function has another name */
-	ADAPT_RENAMED_IDENTS,   /* rule 3: names substituted consistently */
-	ADAPT_DRIFT,            /* rule 4: context drifted, change anchored */
+	ADAPT_RENAMED_IDENTS,	/* rule 3: names substituted consistently */
+	ADAPT_DRIFT,		/* rule 4: context drifted, change anchored */
 };
 
 struct adaptation {
 	enum adapt_rule rule;
 	char *original; /* the hunk as the patch has it ("@@ ..." and lines) */
-	char *adapted;  /* the hunk as it applies to the target */
-	char *note;     /* one line for people and for the description */
+	char *adapted;	/* the hunk as it applies to the target */
+	char *note;	/* one line for people and for the description */
 	/* the adapted hunk: its lines point into the patch and the target */
 	struct patch_hunk hunk;
 	unsigned long line; /* 1-based target line of its first line */
-	char **texts;       /* lines of hunk written here (names renamed) */
+	char **texts;	    /* lines of hunk written here (names renamed) */
 	size_t nr_texts;
 };
 

@@ -42,25 +42,25 @@ static const char drift_patch[] =
 	" out:\n"
 	" \treturn ret;\n";
 
-static const char drift_target[] =
-	"static int foo(struct ctx *c)\n"
-	"{\n"
-	"\tint ret;\n"
-	"\n"
-	"\tmutex_lock(&c->lock);\n"
-	"\tret = step_one_locked(c);\n"
-	"\tif (ret < 0)\n"
-	"\tret = step_two(c, 0);\n"
-	"\tmutex_unlock(&c->lock);\n"
-	"fail:\n"
-	"\treturn ret;\n"
-	"}\n";
+static const char drift_target[] = "static int foo(struct ctx *c)\n"
+				   "{\n"
+				   "\tint ret;\n"
+				   "\n"
+				   "\tmutex_lock(&c->lock);\n"
+				   "\tret = step_one_locked(c);\n"
+				   "\tif (ret < 0)\n"
+				   "\tret = step_two(c, 0);\n"
+				   "\tmutex_unlock(&c->lock);\n"
+				   "fail:\n"
+				   "\treturn ret;\n"
+				   "}\n";
 
 static void drift(struct adaptation **a, const struct tpatch *t,
 		  const char *target, const char *func)
 {
-	struct adapt_in in = { &t->f->hunks[0], func,
-			       { target, strlen(target) }, "x.c" };
+	struct adapt_in in = {
+		&t->f->hunks[0], func, { target, strlen(target) }, "x.c"
+	};
 
 	adapt_drift(a, &in);
 }
@@ -94,15 +94,14 @@ static void drift_rewrites_context_from_target(void **state)
 
 static void drift_refuses_twice_in_function(void **state)
 {
-	static const char target[] =
-		"static int foo(struct ctx *c)\n"
-		"{\n"
-		"\ta(c);\n"
-		"\tret = step_two(c, 0);\n"
-		"\tb(c);\n"
-		"\tret = step_two(c, 0);\n"
-		"\treturn ret;\n"
-		"}\n";
+	static const char target[] = "static int foo(struct ctx *c)\n"
+				     "{\n"
+				     "\ta(c);\n"
+				     "\tret = step_two(c, 0);\n"
+				     "\tb(c);\n"
+				     "\tret = step_two(c, 0);\n"
+				     "\treturn ret;\n"
+				     "}\n";
 	struct tpatch t;
 	struct adaptation *a;
 
@@ -115,16 +114,15 @@ static void drift_refuses_twice_in_function(void **state)
 
 static void drift_stays_in_named_function(void **state)
 {
-	static const char target[] =
-		"static int foo_renamed(struct ctx *c)\n"
-		"{\n"
-		"\tret = step_two(c, 0);\n"
-		"}\n"
-		"\n"
-		"static int foo(struct ctx *c)\n"
-		"{\n"
-		"\tret = other(c);\n"
-		"}\n";
+	static const char target[] = "static int foo_renamed(struct ctx *c)\n"
+				     "{\n"
+				     "\tret = step_two(c, 0);\n"
+				     "}\n"
+				     "\n"
+				     "static int foo(struct ctx *c)\n"
+				     "{\n"
+				     "\tret = other(c);\n"
+				     "}\n";
 	struct tpatch t;
 	struct adaptation *a;
 
@@ -137,15 +135,14 @@ static void drift_stays_in_named_function(void **state)
 
 static void drift_needs_a_significant_anchor(void **state)
 {
-	static const char patch[] =
-		"--- a/x.c\n"
-		"+++ b/x.c\n"
-		"@@ -2,5 +2,4 @@\n"
-		" \ta(c);\n"
-		" \tb(c);\n"
-		"-\n"
-		" \tc(c);\n"
-		" \td(c);\n";
+	static const char patch[] = "--- a/x.c\n"
+				    "+++ b/x.c\n"
+				    "@@ -2,5 +2,4 @@\n"
+				    " \ta(c);\n"
+				    " \tb(c);\n"
+				    "-\n"
+				    " \tc(c);\n"
+				    " \td(c);\n";
 	static const char target[] = "\tx(c);\n\ty(c);\n\n\tz(c);\n";
 	struct tpatch t;
 	struct adaptation *a;
@@ -159,19 +156,19 @@ static void drift_needs_a_significant_anchor(void **state)
 
 static void drift_anchors_an_insertion_on_both_neighbours(void **state)
 {
-	static const char patch[] =
-		"--- a/x.c\n"
-		"+++ b/x.c\n"
-		"@@ -1,6 +1,7 @@\n"
-		" void f(void)\n"
-		" {\n"
-		" \tprepare(c);\n"
-		"+\tcount++;\n"
-		" \treset(c);\n"
-		" \tfinish(c);\n"
-		" }\n";
-	static const char once[] = "void f(void)\n{\n\tinit(c);\n"
-				   "\tprepare(c);\n\treset(c);\n\tdone(c);\n}\n";
+	static const char patch[] = "--- a/x.c\n"
+				    "+++ b/x.c\n"
+				    "@@ -1,6 +1,7 @@\n"
+				    " void f(void)\n"
+				    " {\n"
+				    " \tprepare(c);\n"
+				    "+\tcount++;\n"
+				    " \treset(c);\n"
+				    " \tfinish(c);\n"
+				    " }\n";
+	static const char once[] =
+		"void f(void)\n{\n\tinit(c);\n"
+		"\tprepare(c);\n\treset(c);\n\tdone(c);\n}\n";
 	static const char twice[] = "void f(void)\n{\n\tprepare(c);\n"
 				    "\treset(c);\n\tprepare(c);\n\treset(c);\n"
 				    "}\n";
@@ -241,18 +238,17 @@ static const char rename_patch[] =
 	" \treturn ret;\n"
 	" }\n";
 
-static const char rename_target[] =
-	"static int scan_root(struct ctx *c)\n"
-	"{\n"
-	"\tint ret;\n"
-	"\n"
-	"\tret = prepare(c);\n"
-	"\tif (ret)\n"
-	"\t\tgoto fail;\n"
-	"\tret = walk(c, 0);\n"
-	"\tfinish(c);\n"
-	"\treturn ret;\n"
-	"}\n";
+static const char rename_target[] = "static int scan_root(struct ctx *c)\n"
+				    "{\n"
+				    "\tint ret;\n"
+				    "\n"
+				    "\tret = prepare(c);\n"
+				    "\tif (ret)\n"
+				    "\t\tgoto fail;\n"
+				    "\tret = walk(c, 0);\n"
+				    "\tfinish(c);\n"
+				    "\treturn ret;\n"
+				    "}\n";
 
 static void renamed_function_renames_identifiers_only(void **state)
 {
@@ -262,7 +258,8 @@ static void renamed_function_renames_identifiers_only(void **state)
 
 	(void)state;
 	tpatch_parse(&t, rename_patch);
-	in = (struct adapt_in){ &t.f->hunks[0], "scan_inode",
+	in = (struct adapt_in){ &t.f->hunks[0],
+				"scan_inode",
 				{ rename_target, strlen(rename_target) },
 				"x.c" };
 	adapt_drift(&a, &in);
@@ -298,33 +295,33 @@ static void renamed_function_refuses_two_alike(void **state)
 	buf_adds(&two, "\n");
 	buf_adds(&two, second);
 	tpatch_parse(&t, rename_patch);
-	in = (struct adapt_in){ &t.f->hunks[0], "scan_inode",
-				{ two.ptr, two.len }, "x.c" };
+	in = (struct adapt_in){
+		&t.f->hunks[0], "scan_inode", { two.ptr, two.len }, "x.c"
+	};
 	adapt_renamed_function(&a, &in);
 	assert_null(a);
 	patch_release(&t.p);
 	buf_release(&two);
 }
 
-static const char folio_patch[] =
-	"--- a/x.c\n"
-	"+++ b/x.c\n"
-	"@@ -3,4 +3,4 @@ int f(struct folio *folio)\n"
-	" \tlock(folio);\n"
-	" \tx = get(folio, 1);\n"
-	"-\ty = compute(folio, x);\n"
-	"+\ty = compute_fast(folio, x);\n"
-	" \tunlock(folio);\n";
+static const char folio_patch[] = "--- a/x.c\n"
+				  "+++ b/x.c\n"
+				  "@@ -3,4 +3,4 @@ int f(struct folio *folio)\n"
+				  " \tlock(folio);\n"
+				  " \tx = get(folio, 1);\n"
+				  "-\ty = compute(folio, x);\n"
+				  "+\ty = compute_fast(folio, x);\n"
+				  " \tunlock(folio);\n";
 
-static void idents(struct adaptation **a, const char *patch,
-		   const char *target)
+static void idents(struct adaptation **a, const char *patch, const char *target)
 {
 	struct tpatch t;
 	struct adapt_in in;
 
 	tpatch_parse(&t, patch);
-	in = (struct adapt_in){ &t.f->hunks[0], "f",
-				{ target, strlen(target) }, "x.c" };
+	in = (struct adapt_in){
+		&t.f->hunks[0], "f", { target, strlen(target) }, "x.c"
+	};
 	adapt_renamed_idents(a, &in);
 	patch_release(&t.p);
 }
