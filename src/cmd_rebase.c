@@ -214,6 +214,8 @@ int cmd_rebase(int argc, char **argv, const struct options *opts)
 			goto fail;
 		}
 		ro.carry.progress = on_patch;
+		/* an adaptation needs a person: rebase does not make one */
+		ro.carry.apply.no_adapt = true;
 		ro.carry.ctx = &pc;
 		error = rebase_target(&r, &j, &v1, &v2, &d, &ro, &err);
 		job_close(&j);
