@@ -2773,6 +2773,14 @@ static unsigned long find_post(const struct pat *p, const struct lines *ml)
 	return found ? best + 1 : 0;
 }
 
+static bool conflicts_left(const struct apply_file_result *res)
+{
+	for (size_t k = 0; k < res->nr_hunks; k++)
+		if (res->hunks[k].rule == RULE_CONFLICT)
+			return true;
+	return false;
+}
+
 static bool needs_merge(const struct apply_hunk_result *r)
 {
 	return r->rule == RULE_CONFLICT || r->rule == RULE_FUZZ || r->risk;
@@ -2835,6 +2843,143 @@ out:
 	return error;
 }
 
+/* --- adaptation: conflicting hunks handed to adapt.c ------------------- */
+
+static void hunk_results_free(struct apply_hunk_result *hr, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++) {
+		free(hr[k].found_func);
+		free(hr[k].reason);
+		free(hr[k].similar);
+		cause_free(hr[k].cause);
+		adaptation_free(hr[k].adapt);
+	}
+	free(hr);
+}
+
+/* Whether hunk k placed the same way in both passes. */
+static bool same_place(const struct apply_hunk_result *a,
+		       const struct apply_hunk_result *b)
+{
+	return a->rule == b->rule && a->line == b->line && a->risk == b->risk;
+}
+
+/*
+ * Place the file patch again, each adapted hunk in place of its original.
+ * An adapted hunk must land exactly (or offset) on the line adapt.c
+ * anchored it at, inside its function; one that does not is dropped
+ * (*retry).  *ok: every other hunk landed as in the first pass.
+ */
+static int replace_adapted(struct apply_file_result *res, struct engine *e,
+			   struct adaptation **ad, bool *ok, bool *retry)
+{
+	const struct patch_file *f = e->f;
+	struct patch_file g = *f;
+	struct apply_hunk_result *hr = xcalloc(f->nr_hunks + 1, sizeof(*hr));
+	struct engine e2;
+	int error;
+
+	g.hunks = xcalloc(f->nr_hunks + 1, sizeof(*g.hunks));
+	for (size_t k = 0; k < f->nr_hunks; k++) {
+		g.hunks[k] = ad[k] ? ad[k]->hunk : f->hunks[k];
+		hr[k].rule = RULE_CONFLICT;
+		hr[k].func = res->hunks[k].func;
+	}
+	engine_init(&e2, &g, e->old, e->opts, hr, e->err);
+	e2.hunk3 = e->hunk3;
+	*ok = true;
+	*retry = false;
+	if ((error = place_all(&e2)) < 0)
+		goto out;
+	for (size_t k = 0; k < f->nr_hunks; k++) {
+		if (!ad[k]) {
+			*ok &= same_place(&hr[k], &res->hunks[k]);
+		} else if ((hr[k].rule != RULE_EXACT &&
+			    hr[k].rule != RULE_OFFSET) ||
+			   hr[k].line != ad[k]->line || hr[k].risk) {
+			adaptation_free(ad[k]);
+			ad[k] = NULL;
+			*retry = true;
+		}
+	}
+	if (!*ok || *retry)
+		goto out;
+	for (size_t k = 0; k < f->nr_hunks; k++) {
+		struct apply_hunk_result *r = &res->hunks[k];
+
+		if (!ad[k])
+			continue;
+		r->rule = RULE_ADAPTED;
+		r->line = hr[k].line;
+		r->offset = (long)hr[k].line - (long)f->hunks[k].old_start;
+		free(r->found_func);
+		r->found_func = hr[k].found_func;
+		hr[k].found_func = NULL;
+		free(r->reason);
+		r->reason = xstrdup(ad[k]->note);
+		r->adapt = ad[k];
+		ad[k] = NULL;
+	}
+	assemble(&res->out, &e2);
+out:
+	for (size_t k = 0; k < f->nr_hunks; k++)
+		hr[k].func = NULL;
+	hunk_results_free(hr, f->nr_hunks);
+	engine_release(&e2);
+	free(g.hunks);
+	return error;
+}
+
+/*
+ * The hook: each conflicting hunk that adapt.c can rewrite becomes
+ * RULE_ADAPTED, when the whole file still places as before around it.
+ * Runs only on files with a conflict.  markers_used: res->out holds a
+ * whole-file merge with diff3 markers, kept while some hunk conflicts.
+ */
+static int adapt_conflicts(struct apply_file_result *res, struct engine *e,
+			   bool markers_used)
+{
+	const struct patch_file *f = e->f;
+	struct adaptation **ad;
+	size_t n = 0;
+	bool ok = false, retry = true;
+	int error = 0;
+
+	if (e->opts->no_adapt)
+		return 0;
+	ad = xcalloc(f->nr_hunks + 1, sizeof(*ad));
+	for (size_t k = 0; k < f->nr_hunks; k++) {
+		struct adapt_in in = { &f->hunks[k], res->hunks[k].func,
+				       e->old, file_path(f) };
+
+		if (res->hunks[k].rule != RULE_CONFLICT)
+			continue;
+		adapt_drift(&ad[k], &in);
+		if (!ad[k])
+			adapt_renamed_function(&ad[k], &in);
+		if (!ad[k])
+			adapt_renamed_idents(&ad[k], &in);
+		n += ad[k] != NULL;
+	}
+	if (markers_used) {
+		for (size_t k = 0; k < f->nr_hunks; k++)
+			if (res->hunks[k].rule == RULE_CONFLICT && !ad[k])
+				n = 0; /* keep the markers for the person */
+	}
+	for (int tries = 0; n && retry && tries < 3 && error >= 0; tries++) {
+		error = replace_adapted(res, e, ad, &ok, &retry);
+		n = 0;
+		for (size_t k = 0; k < f->nr_hunks; k++)
+			n += ad[k] != NULL;
+		if (!ok)
+			break;
+	}
+	for (size_t k = 0; k < f->nr_hunks; k++)
+		adaptation_free(ad[k]);
+	free(ad);
+	return error;
+}
+
 static enum apply_outcome rule_outcome(enum apply_rule r)
 {
 	switch (r) {
@@ -2849,6 +2994,8 @@ static enum apply_outcome rule_outcome(enum apply_rule r)
 		return OUTCOME_3WAY;
 	case RULE_ALREADY:
 		return OUTCOME_ALREADY;
+	case RULE_ADAPTED:
+		return OUTCOME_ADAPTED;
 	case RULE_CONFLICT:
 		break;
 	}
@@ -3069,6 +3216,9 @@ int apply_file(struct apply_file_result *res, const struct patch_file *f,
 	}
 	if (!used)
 		assemble(&res->out, &e);
+	if (conflicts_left(res) &&
+	    (error = adapt_conflicts(res, &e, used)) < 0)
+		goto release;
 	finish(res, f);
 release:
 	engine_release(&e);
@@ -3098,6 +3248,7 @@ void apply_file_result_release(struct apply_file_result *res)
 		free(res->hunks[k].similar);
 		cause_free(res->hunks[k].cause);
 		free(res->hunks[k].found);
+		adaptation_free(res->hunks[k].adapt);
 	}
 	free(res->hunks);
 	free(res->reason);
@@ -3143,6 +3294,8 @@ const char *apply_rule_name(enum apply_rule r)
 		return "3-way-hunk";
 	case RULE_ALREADY:
 		return "already-applied";
+	case RULE_ADAPTED:
+		return "adapted";
 	case RULE_CONFLICT:
 		return "conflict";
 	}
@@ -3160,6 +3313,8 @@ const char *apply_outcome_name(enum apply_outcome o)
 		return "fuzzy";
 	case OUTCOME_3WAY:
 		return "3-way";
+	case OUTCOME_ADAPTED:
+		return "adapted";
 	case OUTCOME_ALREADY:
 		return "already applied";
 	case OUTCOME_PARTIAL:

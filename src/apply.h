@@ -9,6 +9,7 @@
 #ifndef KCARRY_APPLY_H
 #define KCARRY_APPLY_H
 
+#include "adapt.h"
 #include "cause.h"
 #include "patch.h"
 
@@ -21,6 +22,7 @@ enum apply_rule {
 	RULE_3WAY_HUNK,  /* merge-file of hunk preimage/target region/postimage */
 	RULE_ALREADY,    /* the postimage is already where the preimage should be,
 			  * or the change stands in the function, edited */
+	RULE_ADAPTED,    /* rewritten by adapt.c, then placed exactly; never clean */
 	RULE_CONFLICT,   /* none of the above */
 };
 
@@ -30,6 +32,7 @@ enum apply_outcome {
 	OUTCOME_OFFSET,
 	OUTCOME_FUZZY,
 	OUTCOME_3WAY,
+	OUTCOME_ADAPTED,  /* some hunk was adapted (RULE_ADAPTED), none conflict */
 	OUTCOME_ALREADY,  /* every hunk already applied */
 	OUTCOME_PARTIAL,  /* some hunks already applied, the others conflict */
 	OUTCOME_CONFLICT,
@@ -64,6 +67,8 @@ struct apply_hunk_result {
 	bool edited;
 	unsigned long *found;
 	size_t nr_found;
+	/* RULE_ADAPTED: the rule, the original and the adapted hunk */
+	struct adaptation *adapt;
 };
 
 struct apply_opts {
@@ -78,6 +83,7 @@ struct apply_opts {
 	int (*load_blob)(void *ctx, const char *hex, struct buf *out,
 			 struct err *err);
 	void *ctx;
+	bool no_adapt;   /* a conflicting hunk stays one (no adapt.c) */
 };
 
 #define APPLY_DEFAULT_FUZZ 2

@@ -22,8 +22,10 @@ void carry_result_release(struct carry_result *res)
 				free(cf->hunks[h].similar);
 				cause_free(cf->hunks[h].cause);
 				free(cf->hunks[h].found);
+				adaptation_free(cf->hunks[h].adapt);
 			}
 			free(cf->hunks);
+			free(cf->moved_to);
 			buf_release(&cf->rej);
 		}
 		free(p->files);
@@ -54,6 +56,21 @@ char *carry_branch_name(const char *series, const char *version,
 bool carry_patch_failed(const struct carry_patch *p)
 {
 	return p->outcome == OUTCOME_CONFLICT || p->outcome == OUTCOME_PARTIAL;
+}
+
+void carry_adapted_notes(struct buf *msg, const struct carry_patch *cp)
+{
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+			const struct adaptation *a = cp->files[f].hunks[h].adapt;
+
+			if (!a)
+				continue;
+			if (msg->len && msg->ptr[msg->len - 1] != '\n')
+				buf_addc(msg, '\n');
+			buf_addf(msg, "[ adapted: %s hunk %zu: %s ]\n",
+				 cp->files[f].path, h + 1, a->note);
+		}
 }
 
 /* Move a hunk result into the file record (the strings change owner). */
@@ -550,6 +567,160 @@ static int explain_file(struct apply_file_result *ar,
 	return 0;
 }
 
+/* --- adaptation, rule 1 (moved code): needs the tree, so it is here --- */
+
+/* What adapt_moved() looks in. */
+struct moved_ctx {
+	struct overlay *ov;
+	struct tree_repo *repo;
+	const struct tree_oid *tree;
+	const struct carry_opts *opts;
+};
+
+/* Files of one folder probed at most (fs/btrfs: 60 .c, 40 .h). */
+#define MOVED_MAX_FILES 256
+
+/* Whether every hunk of pf applies exactly (or offset) to text. */
+static bool holds_exactly(struct apply_file_result *res,
+			  const struct patch_file *pf, struct span text,
+			  const struct carry_opts *opts)
+{
+	struct apply_opts ao = opts->apply;
+	struct err err = ERR_INIT;
+	bool ok;
+
+	ao.no_3way = true;
+	ao.no_adapt = true;
+	ao.markers = false;
+	ao.fuzz = 0;
+	apply_file_result_init(res);
+	ok = apply_file(res, pf, text, true, &ao, &err) == 0 &&
+	     (res->outcome == OUTCOME_CLEAN || res->outcome == OUTCOME_OFFSET) &&
+	     !res->risk;
+	err_release(&err);
+	return ok;
+}
+
+/* The folder of path ("" at the top) and its extension (".h"), or NULL. */
+static char *folder_of(const char *path, const char **ext)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	*ext = strrchr(base, '.');
+	return xstrndup(path, slash ? (size_t)(slash - path) : 0);
+}
+
+/* Mark every hunk of res moved from pf's path to path. */
+static void mark_moved(struct apply_file_result *res,
+		       const struct patch_file *pf, const char *path)
+{
+	const char *from = patch_file_path(pf);
+
+	for (size_t k = 0; k < res->nr_hunks; k++) {
+		struct apply_hunk_result *r = &res->hunks[k];
+		struct adaptation *a = xcalloc(1, sizeof(*a));
+		struct patch_hunk here;
+		struct buf b = BUF_INIT;
+
+		a->rule = ADAPT_MOVED;
+		adapt_hunk_text(&b, &pf->hunks[k]);
+		a->original = xstrdup(b.ptr);
+		buf_reset(&b);
+		buf_addf(&b, "--- a/%s\n+++ b/%s\n", path, path);
+		here = pf->hunks[k];
+		if (r->line) { /* the line numbers of that file */
+			here.new_start = (unsigned long)((long)r->line +
+				((long)here.new_start - (long)here.old_start));
+			here.old_start = r->line;
+		}
+		adapt_hunk_text(&b, &here);
+		a->adapted = buf_detach(&b, NULL);
+		a->note = xstrfmt("moved from %s to %s: %s does not exist in "
+				  "this tree, and its lines stand exactly in "
+				  "%s alone of its folder", from, path, from,
+				  path);
+		a->line = r->line;
+		r->rule = RULE_ADAPTED;
+		free(r->reason);
+		r->reason = xstrdup(a->note);
+		r->adapt = a;
+	}
+	res->outcome = OUTCOME_ADAPTED;
+}
+
+/*
+ * Rule 1: pf's file is missing; the one file of the same folder with the
+ * same extension to which every hunk of pf applies exactly (offsets
+ * allowed, no fuzz, no merge, no risk) takes it: *ar becomes that result,
+ * every hunk adapted, and *moved_to that path.  Two such files: it stays
+ * a conflict (a file that exists twice).
+ */
+static int adapt_moved(struct apply_file_result *ar, char **moved_to,
+		       unsigned *mode, const struct patch_file *pf,
+		       struct moved_ctx *mc, struct err *err)
+{
+	struct tree_blob *blobs = NULL;
+	struct apply_file_result best, cand;
+	struct buf text = BUF_INIT;
+	const char *ext, *exts[2] = { NULL, NULL };
+	char *dir = NULL, *found = NULL;
+	size_t nr = 0, holders = 0;
+	int error = 0;
+
+	*moved_to = NULL;
+	if (mc->opts->apply.no_adapt || pf->op != PATCH_MODIFY ||
+	    !pf->old_path || !pf->nr_hunks)
+		return 0;
+	dir = folder_of(pf->old_path, &ext);
+	if (!ext)
+		goto out;
+	exts[0] = ext;
+	if ((error = tree_list_blobs(&blobs, &nr, mc->repo, mc->tree, dir,
+				     false, exts, err)) < 0 ||
+	    nr > MOVED_MAX_FILES)
+		goto out;
+	apply_file_result_init(&best);
+	for (size_t i = 0; i < nr && holders < 2; i++) {
+		bool exists = false;
+		unsigned m = 0;
+
+		if (!strcmp(blobs[i].path, pf->old_path))
+			continue;
+		if ((error = read_current(&text, &exists, &m, mc->ov, mc->repo,
+					  mc->tree, blobs[i].path, err)) < 0)
+			break;
+		if (!exists ||
+		    !holds_exactly(&cand, pf, (struct span){ text.ptr, text.len },
+				   mc->opts)) {
+			if (exists)
+				apply_file_result_release(&cand);
+			continue;
+		}
+		if (!holders++) {
+			apply_file_result_release(&best);
+			best = cand;
+			found = blobs[i].path;
+			*mode = m;
+		} else {
+			apply_file_result_release(&cand);
+		}
+	}
+	if (!error && holders == 1) {
+		mark_moved(&best, pf, found);
+		apply_file_result_release(ar);
+		*ar = best;
+		*moved_to = xstrdup(found);
+	} else {
+		apply_file_result_release(&best);
+	}
+out:
+	tree_blobs_free(blobs, nr);
+	buf_release(&text);
+	free(dir);
+	return error;
+}
+
 static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		     struct tree_oid *tree, const struct patch *p,
 		     const struct carry_opts *opts, struct names *nm,
@@ -602,6 +773,15 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 			continue;
 		}
 		err_release(&ferr);
+		if (!exists && ar.outcome == OUTCOME_CONFLICT) {
+			struct moved_ctx mc = { &ov, repo, tree, opts };
+
+			if ((error = adapt_moved(&ar, &cf->moved_to, &mode, pf,
+						 &mc, err)) < 0) {
+				apply_file_result_release(&ar);
+				break;
+			}
+		}
 		if ((error = explain_file(&ar, pf,
 					  (struct span){ old.ptr, old.len },
 					  exists, tree, opts, nm, err)) < 0) {
@@ -612,14 +792,15 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		cf->risk = ar.risk;
 		if (ar.risk)
 			cp->risk = true;
-		if (ar.outcome <= OUTCOME_3WAY) {
+		if (ar.outcome <= OUTCOME_ADAPTED) {
 			bool renamed = pf->old_path && pf->new_path &&
 				       strcmp(pf->old_path, pf->new_path);
 			if (ar.deleted) {
 				overlay_get(&ov, pf->old_path)->removed = true;
 			} else {
-				struct overlay_file *of =
-					overlay_get(&ov, pf->new_path);
+				struct overlay_file *of = overlay_get(
+					&ov, cf->moved_to ? cf->moved_to
+							  : pf->new_path);
 				of->removed = false;
 				buf_swap(&of->data, &ar.out);
 				of->mode = pf->new_mode ? pf->new_mode
@@ -639,9 +820,9 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 			cp->outcome = OUTCOME_CLEAN;
 		/* --strict, decided here alone: a risk fails the patch, and
 		 * its changes never reach the tree */
-		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_3WAY)
+		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_ADAPTED)
 			cp->outcome = OUTCOME_CONFLICT;
-		if (cp->outcome <= OUTCOME_3WAY && ov.nr)
+		if (cp->outcome <= OUTCOME_ADAPTED && ov.nr)
 			error = write_tree(cp, repo, tree, &ov, err);
 	}
 	buf_release(&old);
@@ -663,7 +844,8 @@ static void person_of(struct tree_person *who, const struct patch *p)
 	}
 }
 
-static char *commit_message(const struct series_item *it)
+static char *commit_message(const struct series_item *it,
+			    const struct carry_patch *cp)
 {
 	const struct patch *p = &it->patch;
 	struct buf m = BUF_INIT;
@@ -675,6 +857,11 @@ static char *commit_message(const struct series_item *it)
 		buf_add(&m, p->message.ptr, p->message.len);
 		if (m.ptr[m.len - 1] != '\n')
 			buf_addc(&m, '\n');
+	}
+	if (cp->outcome == OUTCOME_ADAPTED) {
+		if (!p->message.len)
+			buf_adds(&m, "\n"); /* the subject stands alone */
+		carry_adapted_notes(&m, cp);
 	}
 	return buf_detach(&m, NULL);
 }
@@ -822,9 +1009,9 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 							       sizeof(size_t));
 				cp->depends[cp->nr_depends++] = j + 1;
 			}
-		if (cp->outcome <= OUTCOME_3WAY) {
+		if (cp->outcome <= OUTCOME_ADAPTED) {
 			struct tree_person author;
-			char *msg = commit_message(it);
+			char *msg = commit_message(it, cp);
 			person_of(&author, &it->patch);
 			committer.when = author.when;
 			committer.tz = author.tz;

@@ -22,6 +22,9 @@ struct carry_file {
 	struct apply_hunk_result *hunks;
 	size_t nr_hunks;
 	struct buf rej; /* .rej text of conflicting hunks */
+	/* adaptation rule 1: the file its hunks went to, when path is
+	 * missing from the tree; else NULL */
+	char *moved_to;
 };
 
 struct carry_patch {
@@ -98,6 +101,12 @@ int carry_set_ref(struct tree_repo *repo, const struct carry_result *res,
 int carry_fingerprint(char hex[41], struct tree_repo *repo,
 		      const struct tree_oid *tree, const struct patch *p,
 		      struct err *err);
+
+/*
+ * Append to a patch's description one line per adapted hunk, in the form
+ * stable's backports use: "[ adapted: PATH hunk N: NOTE ]".
+ */
+void carry_adapted_notes(struct buf *msg, const struct carry_patch *cp);
 
 /* True when the patch failed (conflict, partial, or risk under strict). */
 bool carry_patch_failed(const struct carry_patch *p);

@@ -588,6 +588,7 @@ int export_model(struct export_series *s, struct tree_repo *repo,
 		buf_init(&ep->message, 0);
 		patch_init(&ep->diff);
 		take_metadata(ep, cp->item, o);
+		carry_adapted_notes(&ep->message, cp); /* issue 18 */
 		unique_slug(s, i);
 		if (ep->upstream[0]) {
 			if (o->mainline)
@@ -626,6 +627,8 @@ int export_model(struct export_series *s, struct tree_repo *repo,
 		s->nr_included++;
 		if (cp->risk)
 			s->nr_risk++;
+		if (cp->outcome == OUTCOME_ADAPTED)
+			s->nr_adapted++;
 		{
 			struct buf adj = BUF_INIT;
 			export_adjustments(&adj, ep);
@@ -669,14 +672,14 @@ void export_series_release(struct export_series *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int export_check_complete(const struct export_series *s, bool allow_partial,
-			  bool allow_risk, struct err *err)
+int export_check_complete(const struct export_series *s, unsigned allow,
+			  struct err *err)
 {
 	struct buf names = BUF_INIT;
 	size_t n = 0, first = 0;
 	int error = 0;
 
-	if (s->nr_failed && !allow_partial) {
+	if (s->nr_failed && !(allow & EXPORT_ALLOW_PARTIAL)) {
 		for (size_t i = 0; i < s->nr; i++) {
 			const struct export_patch *ep = &s->patches[i];
 			if (ep->included || !ep->cp ||
@@ -699,7 +702,7 @@ int export_check_complete(const struct export_series *s, bool allow_partial,
 			 "then 'kcarry refresh'), or export what applied "
 			 "with --allow-partial",
 			 s->name, s->version, s->target, first);
-	} else if (s->nr_risk && !allow_risk) {
+	} else if (s->nr_risk && !(allow & EXPORT_ALLOW_RISK)) {
 		for (size_t i = 0; i < s->nr; i++) {
 			const struct export_patch *ep = &s->patches[i];
 			if (ep->included && ep->cp->risk)
@@ -712,6 +715,22 @@ int export_check_complete(const struct export_series *s, bool allow_partial,
 		err_hint(err,
 			 "check where those hunks landed ('kcarry apply "
 			 "%s@%s %s' tells), then export with --allow-risk",
+			 s->name, s->version, s->target);
+	} else if (s->nr_adapted && !(allow & EXPORT_ACCEPT_ADAPTED)) {
+		/* a proposal kcarry wrote is a person's to accept */
+		for (size_t i = 0; i < s->nr; i++) {
+			const struct export_patch *ep = &s->patches[i];
+			if (ep->included && ep->cp->outcome == OUTCOME_ADAPTED)
+				buf_addf(&names, "%s%s", n++ ? ", " : "",
+					 ep->file);
+		}
+		error = err_set(err, ERR_CONFLICT,
+				"%s@%s on %s has adapted hunks no one "
+				"accepted: %s",
+				s->name, s->version, s->target, names.ptr);
+		err_hint(err,
+			 "read each beside its original ('kcarry apply -v "
+			 "%s@%s %s'), then export with --accept-adapted",
 			 s->name, s->version, s->target);
 	}
 	buf_release(&names);

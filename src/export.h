@@ -84,7 +84,7 @@ struct export_series {
 	long long now;     /* SOURCE_DATE_EPOCH, or the time of the export */
 	struct export_patch *patches;
 	size_t nr;
-	size_t nr_included, nr_failed, nr_already, nr_risk;
+	size_t nr_included, nr_failed, nr_already, nr_risk, nr_adapted;
 };
 
 struct export_model_opts {
@@ -112,11 +112,17 @@ void export_series_release(struct export_series *s);
 
 /*
  * Refuse (ERR_CONFLICT, naming the patches) a series that did not carry
- * completely (conflict, partial, not tried) unless allow_partial, or that
- * has placement risks unless allow_risk.
+ * completely (conflict, partial, not tried) unless EXPORT_ALLOW_PARTIAL,
+ * that has placement risks unless EXPORT_ALLOW_RISK, or adapted hunks no
+ * person accepted unless EXPORT_ACCEPT_ADAPTED.
  */
-int export_check_complete(const struct export_series *s, bool allow_partial,
-			  bool allow_risk, struct err *err);
+enum export_allow {
+	EXPORT_ALLOW_PARTIAL = 1 << 0,
+	EXPORT_ALLOW_RISK = 1 << 1,
+	EXPORT_ACCEPT_ADAPTED = 1 << 2,
+};
+int export_check_complete(const struct export_series *s, unsigned allow,
+			  struct err *err);
 
 /* ---- pieces every format uses (unit-tested) ---------------------------- */
 

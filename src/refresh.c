@@ -64,7 +64,8 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 			    const struct carry_patch *cp, struct err *err)
 {
 	const struct patch *orig = &cp->item->patch;
-	const char **paths = xcalloc(orig->nr_files * 2 + 1, sizeof(char *));
+	const char **paths = xcalloc(orig->nr_files * 2 + cp->nr_files + 1,
+				     sizeof(char *));
 	struct buf diff = BUF_INIT;
 	struct patch np;
 	struct patch_parse_opts po = { 0 };
@@ -79,6 +80,9 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 		if (orig->files[f].new_path)
 			paths[n++] = orig->files[f].new_path;
 	}
+	for (size_t f = 0; f < cp->nr_files; f++)
+		if (cp->files[f].moved_to) /* adaptation rule 1 */
+			paths[n++] = cp->files[f].moved_to;
 	if ((error = tree_diff_paths(&diff, repo, parent, &cp->commit, paths, n,
 				     err)) < 0)
 		goto out;
@@ -97,6 +101,7 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 							     : cp->item->file);
 	buf_reset(&np.message);
 	buf_add(&np.message, orig->message.ptr, orig->message.len);
+	carry_adapted_notes(&np.message, cp);
 	buf_reset(out);
 	patch_format(out, &np, NULL);
 out:

@@ -41,6 +41,7 @@ static const char *outcome_color(enum apply_outcome o)
 	case OUTCOME_OFFSET:
 	case OUTCOME_FUZZY:
 	case OUTCOME_3WAY:
+	case OUTCOME_ADAPTED:
 		return "\033[33m";
 	case OUTCOME_ALREADY:
 		return "\033[36m";
@@ -80,6 +81,33 @@ static const char *patch_tag(const struct carry_patch *cp)
 	return "";
 }
 
+/* Indent each line of text under a hunk's line. */
+static void print_indented(FILE *out, const char *title, const char *text)
+{
+	report_printf(out, "           %s:\n", title);
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = xstrndup(p, n);
+
+		report_printf(out, "             %s\n", line);
+		free(line);
+		p += n + (nl != NULL);
+	}
+}
+
+/* The rule; with -v the original hunk beside the adapted one. */
+static void print_adaptation(FILE *out, const struct adaptation *a,
+			     int verbosity)
+{
+	report_printf(out, "           adapted by rule %s; not accepted yet\n",
+		      adapt_rule_name(a->rule));
+	if (verbosity < 1)
+		return;
+	print_indented(out, "original hunk", a->original);
+	print_indented(out, "adapted hunk", a->adapted);
+}
+
 static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 		       int verbosity)
 {
@@ -104,6 +132,8 @@ static void print_hunk(FILE *out, const struct carry_file *cf, size_t h,
 	fputc('\n', out);
 	if (report_cause_tells(hr))
 		report_printf(out, "           cause: %s\n", hr->cause->text);
+	if (hr->adapt)
+		print_adaptation(out, hr->adapt, verbosity);
 }
 
 void report_apply_text(FILE *out, const struct carry_result *res,
@@ -268,6 +298,20 @@ json_t *report_json_cause(const struct cause *c)
 	return o;
 }
 
+static json_t *json_adaptation(const struct adaptation *a)
+{
+	json_t *o;
+
+	if (!a)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "rule", json_string(adapt_rule_name(a->rule)));
+	json_object_set_new(o, "original", report_json_str(a->original));
+	json_object_set_new(o, "adapted", report_json_str(a->adapted));
+	json_object_set_new(o, "note", report_json_str(a->note));
+	return o;
+}
+
 json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 {
 	json_t *o = json_object();
@@ -291,6 +335,7 @@ json_t *report_json_hunk(const struct apply_hunk_result *h, size_t i)
 		json_object_set_new(e, "lines", lines);
 		json_object_set_new(o, "edited", e);
 	}
+	json_object_set_new(o, "adaptation", json_adaptation(h->adapt));
 	return o;
 }
 
@@ -392,6 +437,8 @@ static char outcome_symbol(const struct carry_patch *cp)
 		return '~';
 	case OUTCOME_3WAY:
 		return '3';
+	case OUTCOME_ADAPTED:
+		return 'a';
 	case OUTCOME_ALREADY:
 		return '=';
 	case OUTCOME_PARTIAL:
@@ -409,6 +456,7 @@ static const char *symbol_color(char c)
 	case 'o':
 	case '~':
 	case '3':
+	case 'a':
 		return "\033[33m";
 	case '=':
 		return "\033[36m";
@@ -980,8 +1028,8 @@ void report_check_text(FILE *out, const struct check_report *r,
 	}
 	fprintf(out, "legend: . clean  o offset  ~ fuzz  3 3-way  = already "
 		     "applied  p partial\n"
-		     "        X conflict  - not tried  ? did not run  ! placement "
-		     "risk\n"
+		     "        a adapted  X conflict  - not tried  ? did not run  "
+		     "! placement risk\n"
 		     "        w touches a watched file or a caller of its API\n");
 	if (r->built)
 		fprintf(out, "        build: B builds  W new warnings  E new errors"

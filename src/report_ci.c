@@ -129,7 +129,18 @@ static void describe_cause(struct buf *b, const char *indent,
 
 static bool hunk_matters(const struct apply_hunk_result *hr)
 {
-	return hr->rule == RULE_CONFLICT || hr->risk;
+	return hr->rule == RULE_CONFLICT || hr->rule == RULE_ADAPTED ||
+	       hr->risk;
+}
+
+static size_t adapted_hunks(const struct carry_patch *cp)
+{
+	size_t n = 0;
+
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++)
+			n += cp->files[f].hunks[h].rule == RULE_ADAPTED;
+	return n;
 }
 
 /* "path:line func(): call of sym", without the source line */
@@ -849,6 +860,17 @@ static void junit_patch(struct junit_suite *js, const struct check_cell *c,
 	} else if (cp->outcome == OUTCOME_ALREADY) {
 		jc.child = "skipped";
 		jc.message = "already applied";
+	} else if (cp->outcome == OUTCOME_ADAPTED && !cp->risk) {
+		size_t n = adapted_hunks(cp);
+
+		/* never clean: a person accepts it, or --accept-adapted */
+		jc.child = "failure";
+		jc.type = "adapted";
+		buf_addf(&msg, "adapted: %zu hunk%s rewritten to apply, not "
+			       "accepted yet", n, n == 1 ? "" : "s");
+		jc.message = msg.ptr;
+		patch_details(&text, c, i, target);
+		jc.text = text.ptr;
 	} else if (patch_failed(cp) || cp->risk) {
 		size_t n;
 

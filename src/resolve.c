@@ -98,6 +98,7 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	memset(summary, 0, sizeof(*summary));
 	summary->outcome = OUTCOME_CLEAN;
 	ao.markers = true;
+	ao.no_adapt = true; /* resolve shows no proposal yet (issue 18) */
 	if ((error = tree_commit_tree(&tree, repo, base, err)) < 0 ||
 	    (error = carry_fingerprint(fp, repo, &tree, p, err)) < 0 ||
 	    (error = resolve_discard(dir, err)) < 0 ||

@@ -59,6 +59,9 @@ struct command {
 	  offsetof(type, m.apply.fuzz), 0, 3 },                             \
 	{ OPT_FLAG, 0, "no-3way", NULL, "no 3-way merges",                  \
 	  offsetof(type, m.apply.no_3way) },                                \
+	{ OPT_FLAG, 0, "no-adapt", NULL,                                    \
+	  "propose no adaptation of a conflicting hunk",                    \
+	  offsetof(type, m.apply.no_adapt) },                               \
 	{ OPT_FLAG, 0, "strict", NULL, "a placement risk fails the patch",  \
 	  offsetof(type, m.strict) }
 

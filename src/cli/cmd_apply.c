@@ -34,8 +34,9 @@ const char apply_help[] =
 	"definition the target already has.\n";
 const char apply_more[] =
 	"exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
-	"already applied; 1 conflicts, partial patches or placement risks;\n"
-	"2 bad arguments; 3 repository, network or I/O trouble.\n";
+	"already applied; 1 conflicts, partial patches, placement risks or\n"
+	"adapted hunks (unless --accept-adapted); 2 bad arguments; 3\n"
+	"repository, network or I/O trouble.\n";
 
 struct apply_cli {
 	char *name, *version;
@@ -44,6 +45,7 @@ struct apply_cli {
 	const char **targets;
 	size_t nr_targets;
 	bool json, no_refresh;
+	bool accept_adapted; /* adapted patches count as applied (exit 0) */
 	const char *output;
 	struct carry_opts co;
 };
@@ -52,6 +54,9 @@ const struct opt apply_options[] = {
 	OPT_CARRY(struct apply_cli, co),
 	{ OPT_FLAG, 0, "stop", NULL, "stop at the first failing patch",
 	  offsetof(struct apply_cli, co.stop) },
+	{ OPT_FLAG, 0, "accept-adapted", NULL,
+	  "an adapted hunk does not fail the run (exit 0)",
+	  offsetof(struct apply_cli, accept_adapted) },
 	{ OPT_FLAG, 0, "json", NULL,
 	  "print the per-patch, per-hunk result as JSON\n"
 	  "(docs/json-schema.md)",
@@ -165,7 +170,8 @@ int cmd_apply(int argc, char **argv, struct cli_ctx *cx)
 			goto fail;
 	}
 	for (size_t i = 0; i < nres; i++)
-		if (results[i].nr_failed || results[i].risk)
+		if (results[i].nr_failed || results[i].risk ||
+		    (results[i].counts[OUTCOME_ADAPTED] && !cli.accept_adapted))
 			rc = EXIT_NOT_DONE;
 	/* the targets done before a failing one are reported first */
 	if (failed)

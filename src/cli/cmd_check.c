@@ -42,16 +42,17 @@ const char check_help[] =
 	"unconverted, callers it converts that the target does not have.\n";
 const char check_more[] =
 	"matrix symbols: . clean  o offset  ~ fuzz  3 3-way  = already applied\n"
-	"p partial  X conflict  - not tried  ? did not run  ! placement risk\n"
-	"w touches a watched file or a caller of its API.\n"
+	"p partial  a adapted  X conflict  - not tried  ? did not run\n"
+	"! placement risk  w touches a watched file or a caller of its API.\n"
 	"build row: B builds  W new warnings  E new errors  - nothing to build\n"
 	"? did not build.\n"
 	"\n"
 	"exit status: 0 every patch applied or already applied, no risk, no\n"
 	"unconverted caller, every build clean of new errors; 1 otherwise\n"
-	"(conflicts, risks, unconverted callers, a failed build, a target that\n"
-	"could not be prepared); 2 bad arguments; 3 repository, network or\n"
-	"I/O trouble.\n";
+	"(conflicts, risks, adapted hunks not accepted, unconverted callers, a\n"
+	"failed build, a target that could not be prepared; with --baseline,\n"
+	"only regressions); 2 bad arguments; 3 repository, network or I/O\n"
+	"trouble.\n";
 
 /* NULL-terminated: the --format option's choices (opt.h) */
 const char *const check_format_names[] = { "text",  "json", "junit",
@@ -66,6 +67,7 @@ struct check_cli {
 	const char **specs;
 	size_t nr_specs;
 	struct check_opts co;
+	bool accept_adapted; /* adapted patches count as applied (exit 0) */
 };
 
 /* The progress line: one "target: series i/n" part per target. */
@@ -176,10 +178,26 @@ static int take_shard(const char *value, void *target, struct err *err)
 	return check_parse_shard(&co->shard, &co->nr_shards, value, err);
 }
 
+/* Whether some cell has an adapted patch (exit 1 unless accepted). */
+static bool any_adapted(const struct check_report *r)
+{
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+
+			if (!c->other_shard && c->carry.counts[OUTCOME_ADAPTED])
+				return true;
+		}
+	return false;
+}
+
 const struct opt check_options[] = {
 	OPT_CHECK_FORMATS(struct check_cli, format, output, reports),
 	OPT_JOBS(struct check_cli, co.jobs),
 	OPT_CARRY(struct check_cli, co.carry),
+	{ OPT_FLAG, 0, "accept-adapted", NULL,
+	  "an adapted hunk does not fail the run (exit 0)",
+	  offsetof(struct check_cli, accept_adapted) },
 	{ OPT_FLAG, 0, "refresh", NULL,
 	  "also write the refreshed series of every cell\n"
 	  "(patches/NAME/VERSION/TARGET/; apply always does)",
@@ -338,8 +356,11 @@ int cmd_check(int argc, char **argv, struct cli_ctx *cx)
 	if (cli.output ? check_write_to(cli.output, &w, &r, &err) < 0
 		       : check_write_format(&w, stdout, &r, &err) < 0)
 		goto fail;
+	/* against a baseline only regressions fail the job */
 	rc = diff ? (report_diff_regressions(diff) ? 1 : 0)
 		  : check_exit_code(&r);
+	if (!diff && !rc && !cli.accept_adapted && any_adapted(&r))
+		rc = 1;
 	goto out;
 fail:
 	if (ps.nr)

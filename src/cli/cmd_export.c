@@ -57,7 +57,7 @@ struct export_cli {
 	char *name, *version;
 	const char **args; /* NAME[@VERSION] TARGET */
 	const char *target;
-	bool format_set, allow_partial, allow_risk, start_set;
+	bool format_set, allow_partial, allow_risk, accept_adapted, start_set;
 	const char *signoff_ident; /* --signoff=NAME <EMAIL> */
 	int upstream_line;         /* index in upstream_lines, or -1 */
 	const char *mainline;
@@ -138,6 +138,9 @@ const struct opt export_options[] = {
 	{ OPT_FLAG, 0, "allow-risk", NULL,
 	  "export patches with placement risks",
 	  offsetof(struct export_cli, allow_risk) },
+	{ OPT_FLAG, 0, "accept-adapted", NULL,
+	  "export adapted hunks (a person read them)",
+	  offsetof(struct export_cli, accept_adapted) },
 	OPT_CARRY(struct export_cli, co),
 	{ OPT_END },
 };
@@ -450,6 +453,14 @@ static void print_result(const struct export_series *s,
 	}
 }
 
+/* what the person allowed to go out: export_check_complete's flags */
+static unsigned export_allowed(const struct export_cli *cli)
+{
+	return (cli->allow_partial ? EXPORT_ALLOW_PARTIAL : 0) |
+	       (cli->allow_risk ? EXPORT_ALLOW_RISK : 0) |
+	       (cli->accept_adapted ? EXPORT_ACCEPT_ADAPTED : 0);
+}
+
 int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 {
 	const struct options *opts = cx->opts;
@@ -513,8 +524,7 @@ int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 		if (export_model(&s, j.repo, &res, &mo, &err) < 0)
 			goto fail;
 	}
-	if (export_check_complete(&s, cli.allow_partial, cli.allow_risk, &err) <
-	    0)
+	if (export_check_complete(&s, export_allowed(&cli), &err) < 0)
 		goto fail;
 	if (!s.nr_included) {
 		err_set(&err, ERR_CONFLICT,

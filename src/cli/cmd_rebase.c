@@ -277,6 +277,8 @@ int cmd_rebase(int argc, char **argv, struct cli_ctx *cx)
 			goto fail;
 		}
 		ro.carry.progress = progress_patch;
+		/* an adaptation needs a person: rebase does not make one */
+		ro.carry.apply.no_adapt = true;
 		ro.carry.ctx = &pc;
 		error = rebase_target(&r, &j, &v1, &v2, &d, &ro, &err);
 		job_close(&j);

@@ -101,7 +101,7 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 		printf("refreshed series: patches/%s/%s/%s/\n", v.name,
 		       v.version, j.target.name);
 	}
-	if (res.nr_failed || res.risk)
+	if (res.nr_failed || res.risk || res.counts[OUTCOME_ADAPTED])
 		rc = EXIT_NOT_DONE;
 	goto out;
 fail:

@@ -85,7 +85,7 @@ wq@v1
 0003 btrfs: convert raid56.c to the new btrfs_init_work  . w X w
 
 legend: . clean  o offset  ~ fuzz  3 3-way  = already applied  p partial
-        X conflict  - not tried  ? did not run  ! placement risk
+        a adapted  X conflict  - not tried  ? did not run  ! placement risk
         w touches a watched file or a caller of its API
 
   watch, wq on new:

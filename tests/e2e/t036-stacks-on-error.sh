@@ -53,7 +53,7 @@ top@v1 (on top of base)
 0001 a: the stacked change                               ?        o       
 
 legend: . clean  o offset  ~ fuzz  3 3-way  = already applied  p partial
-        X conflict  - not tried  ? did not run  ! placement risk
+        a adapted  X conflict  - not tried  ? did not run  ! placement risk
         w touches a watched file or a caller of its API
 
 summary (worst first):

@@ -90,7 +90,11 @@ expect_exit 0 kcarry -C hand import wq@v2 --git up base..v2
 expect_exit 1 kcarry -C hand apply wq@v2 tgt2
 stdout_has '^  0003 conflict'
 resolve_by_hand hand v2 tgt2 3 1
-[ "$(git -C tgt rev-parse kcarry/wq/v2/tgt2^{tree})" = "$rebased" ] ||
+# apply adapts patch 4 (issue 18: committed, flagged, exit 1), which
+# rebase leaves to a person: the trees agree up to patch 3
+git -C tgt log -1 --format=%B kcarry/wq/v2/tgt2 | grep -q '^\[ adapted: ' ||
+	fail "patch 4 not adapted by apply"
+[ "$(git -C tgt rev-parse kcarry/wq/v2/tgt2~1^{tree})" = "$rebased" ] ||
 	fail "rebase's tree differs from V2 resolved by hand"
 
 # the new conflicting patch goes the usual way, then check keeps all

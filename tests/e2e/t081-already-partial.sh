@@ -11,7 +11,7 @@ here=$(pwd)
 . "$here/already-lib.sh"
 already_setup "$STABLE_OPEN_FIXED" "$STABLE_CLOSE_BEFORE"
 
-expect_exit 1 kcarry -C ws apply fix stable
+expect_exit 1 kcarry -C ws apply --no-adapt fix stable
 expect_stdout <<'EOT'
 fix@v1 on stable (kcarry/fix/v1/stable)
   0001 partially applied btrfs: start demo in safe mode, free its buffer on close
@@ -22,7 +22,7 @@ EOT
 [ "$(git -C tgt rev-list --count base..kcarry/fix/v1/stable)" = 0 ] ||
 	fail "a partial patch was committed"
 
-expect_exit 1 kcarry -C ws apply --json --no-refresh fix stable
+expect_exit 1 kcarry -C ws apply --no-adapt --json --no-refresh fix stable
 cp "$OUT" apply.json
 json_check apply.json '
 p = d["results"][0]["patches"][0]
@@ -31,7 +31,7 @@ h = p["files"][0]["hunks"]
 assert [x["rule"] for x in h] == ["already-applied", "conflict"], h
 assert h[0]["edited"] == {"lines": [10, 12, 13]} and "edited" not in h[1], h
 '
-expect_exit 1 kcarry -C ws check --format json
+expect_exit 1 kcarry -C ws check --no-adapt --format json
 python3 - "$OUT" <<'EOT' || fail "check JSON rej"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -117,7 +117,7 @@ done
 # one patch of both hunks (squashed), so that hunk 2 conflicts on tgt
 git -C up reset -q --soft base && git -C up commit -qm "demo: flush on reset, put on close"
 expect_exit 0 kcarry -C ws import flush --git up base..HEAD
-expect_exit 1 kcarry -C ws apply --no-refresh flush tgt
+expect_exit 1 kcarry -C ws apply --no-adapt --no-refresh flush tgt
 expect_stdout <<'EOT'
 flush@v1 on tgt (kcarry/flush/v1/tgt)
   0001 partially applied demo: flush on reset, put on close
@@ -127,7 +127,7 @@ flush@v1 on tgt (kcarry/flush/v1/tgt)
 EOT
 # (hunk 2 applies there: a patch half already there, half applied, is
 # partial too, and not committed)
-expect_exit 1 kcarry -C ws apply --no-refresh flush tgt2
+expect_exit 1 kcarry -C ws apply --no-adapt --no-refresh flush tgt2
 expect_stdout <<'EOT'
 flush@v1 on tgt2 (kcarry/flush/v1/tgt2)
   0001 partially applied demo: flush on reset, put on close (1 hunk +2)

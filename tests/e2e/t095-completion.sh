@@ -80,6 +80,7 @@ diff -u "$TEST_TMP/want" "$OUT" || fail "apply's options differ from --help"
 bcomp 'kcarry apply --no-'
 expect_stdout <<'EOT'
 --no-3way
+--no-adapt
 --no-refresh
 EOT
 

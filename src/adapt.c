@@ -1,0 +1,759 @@
+#include "adapt.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apply.h"
+#include "cause.h"
+#include "cursor.h"
+#include "lex.h"
+
+/* How many lines of the target's context an adapted hunk carries. */
+#define ADAPT_CONTEXT 3
+
+struct tline {
+	struct span s;
+	bool eol;
+};
+
+struct tlines {
+	struct tline *v;
+	size_t nr, alloc;
+};
+
+static void tlines_split(struct tlines *t, struct span text)
+{
+	struct cursor c;
+	struct span line, full;
+
+	cursor_init(&c, text.ptr ? text.ptr : "", text.len);
+	while (cursor_next(&c, &line, &full)) {
+		ALLOC_GROW(t->v, t->nr + 1, t->alloc);
+		t->v[t->nr].s = line;
+		t->v[t->nr].eol = full.len > line.len;
+		t->nr++;
+	}
+}
+
+static bool same_text(struct span a, struct span b)
+{
+	return a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
+}
+
+/* A line with at least two letters, digits or '_': not "}" nor blank. */
+static bool significant(struct span s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s.len; i++)
+		n += isalnum((unsigned char)s.ptr[i]) || s.ptr[i] == '_';
+	return n >= 2;
+}
+
+const char *adapt_rule_name(enum adapt_rule r)
+{
+	switch (r) {
+	case ADAPT_MOVED:
+		return "moved-code";
+	case ADAPT_RENAMED_FUNCTION:
+		return "renamed-function";
+	case ADAPT_RENAMED_IDENTS:
+		return "renamed-identifiers";
+	case ADAPT_DRIFT:
+		return "drifted-context";
+	}
+	return "unknown";
+}
+
+void adaptation_free(struct adaptation *a)
+{
+	if (!a)
+		return;
+	free(a->original);
+	free(a->adapted);
+	free(a->note);
+	free(a->hunk.lines);
+	for (size_t i = 0; i < a->nr_texts; i++)
+		free(a->texts[i]);
+	free(a->texts);
+	free(a);
+}
+
+struct adaptation *adaptation_dup(const struct adaptation *a)
+{
+	struct adaptation *d;
+
+	if (!a)
+		return NULL;
+	d = xcalloc(1, sizeof(*d));
+	*d = *a;
+	d->original = a->original ? xstrdup(a->original) : NULL;
+	d->adapted = a->adapted ? xstrdup(a->adapted) : NULL;
+	d->note = a->note ? xstrdup(a->note) : NULL;
+	d->hunk.lines = NULL;
+	d->hunk.nr_lines = 0;
+	d->texts = NULL;
+	d->nr_texts = 0;
+	return d;
+}
+
+static void add_range(struct buf *b, unsigned long start, unsigned long count)
+{
+	if (count == 1)
+		buf_addf(b, "%lu", start);
+	else
+		buf_addf(b, "%lu,%lu", start, count);
+}
+
+void adapt_hunk_text(struct buf *out, const struct patch_hunk *h)
+{
+	buf_adds(out, "@@ -");
+	add_range(out, h->old_start, h->old_count);
+	buf_adds(out, " +");
+	add_range(out, h->new_start, h->new_count);
+	buf_adds(out, " @@");
+	if (h->section.len) {
+		buf_addc(out, ' ');
+		buf_addspan(out, h->section);
+	}
+	buf_addc(out, '\n');
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		buf_addc(out, h->lines[i].kind);
+		buf_addspan(out, h->lines[i].text);
+		buf_addc(out, '\n');
+		if (h->lines[i].no_eol)
+			buf_adds(out, "\\ No newline at end of file\n");
+	}
+}
+
+/* The hunk lines [lo, hi] that anchor it, and what they must meet. */
+struct core {
+	size_t lo, hi;	  /* hunk lines, inclusive */
+	struct span *pre; /* their ' ' and '-' lines */
+	size_t nr;
+	bool removes; /* some are '-' lines */
+};
+
+/*
+ * The changed lines, from the first to the last, with the context between
+ * them; for a hunk that only adds, the context line on each side of the
+ * insertion.  False when there is nothing to anchor on.
+ */
+static bool find_core(struct core *c, const struct patch_hunk *h)
+{
+	size_t first = h->nr_lines, last = 0;
+	bool sig = false;
+
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		if (h->lines[i].no_eol)
+			return false;
+		if (h->lines[i].kind == ' ')
+			continue;
+		if (first == h->nr_lines)
+			first = i;
+		last = i;
+		c->removes |= h->lines[i].kind == '-';
+	}
+	if (first == h->nr_lines)
+		return false;
+	c->lo = first;
+	c->hi = last;
+	if (!c->removes) {
+		if (first == 0 || last + 1 == h->nr_lines)
+			return false; /* no line on each side: ambiguous */
+		c->lo = first - 1;
+		c->hi = last + 1;
+	}
+	c->pre = xcalloc(c->hi - c->lo + 2, sizeof(*c->pre));
+	for (size_t i = c->lo; i <= c->hi; i++) {
+		const struct patch_line *l = &h->lines[i];
+
+		if (l->kind == '+')
+			continue;
+		c->pre[c->nr++] = l->text;
+		sig |= significant(l->text) && (l->kind == '-' || !c->removes);
+	}
+	return sig;
+}
+
+/* The function the core's first line is in, as the hunk shows it. */
+static char *hunk_function(const struct patch_hunk *h, const struct core *c,
+			   const char *func)
+{
+	struct buf pre = BUF_INIT;
+	unsigned long n = 0;
+	char *name;
+
+	for (size_t i = 0; i <= c->lo; i++) {
+		if (h->lines[i].kind == '+')
+			continue;
+		buf_addspan(&pre, h->lines[i].text);
+		buf_addc(&pre, '\n');
+		n++;
+	}
+	name = apply_enclosing_function((struct span){ pre.ptr, pre.len }, n);
+	buf_release(&pre);
+	if (!name && func)
+		name = xstrdup(func);
+	return name;
+}
+
+static bool core_at(const struct tlines *t, const struct core *c, size_t p)
+{
+	if (p + c->nr > t->nr)
+		return false;
+	for (size_t i = 0; i < c->nr; i++)
+		if (!t->v[p + i].eol || !same_text(t->v[p + i].s, c->pre[i]))
+			return false;
+	return true;
+}
+
+static bool in_function(struct span old, const struct tlines *t, size_t p,
+			const char *func)
+{
+	const char *end = t->v[p].s.ptr + t->v[p].s.len;
+	char *name;
+	bool ok;
+
+	if (!func)
+		return true;
+	name = apply_enclosing_function(
+		(struct span){ old.ptr, (size_t)(end - old.ptr) }, p + 1);
+	ok = name && !strcmp(name, func);
+	free(name);
+	return ok;
+}
+
+/*
+ * The one place of the core in func; (size_t)-1 when none or several.
+ * With alone, also when the core stands anywhere else in the file.
+ */
+static size_t anchor(const struct tlines *t, const struct core *c,
+		     struct span old, const char *func, bool alone)
+{
+	size_t at = (size_t)-1, n = 0, all = 0;
+
+	for (size_t p = 0; p + c->nr <= t->nr && n < 2; p++) {
+		if (!core_at(t, c, p))
+			continue;
+		if (alone && ++all > 1)
+			return (size_t)-1;
+		if (in_function(old, t, p, func)) {
+			at = p;
+			n++;
+		}
+	}
+	return n == 1 ? at : (size_t)-1;
+}
+
+/* line with each identifier token "from" written "to" (new string). */
+static char *rename_ident(struct span line, const char *from, const char *to)
+{
+	struct buf b = BUF_INIT;
+	struct lexer lx;
+	struct token t;
+	const char *cur = line.ptr;
+	size_t fl = strlen(from);
+
+	lexer_init(&lx, line.ptr, line.len, 1, line.ptr);
+	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+		if (t.type != TOK_IDENT || !tok_is(&t, from, fl))
+			continue;
+		buf_add(&b, cur, (size_t)(t.p - cur));
+		buf_adds(&b, to);
+		cur = t.p + t.len;
+	}
+	buf_add(&b, cur, (size_t)(line.ptr + line.len - cur));
+	return buf_detach(&b, NULL);
+}
+
+/* Rename from to to in the hunk's added lines and in its section. */
+static void rename_in(struct adaptation *a, const char *from, const char *to)
+{
+	struct patch_hunk *n = &a->hunk;
+
+	a->texts = xcalloc(n->nr_lines + 2, sizeof(*a->texts));
+	for (size_t i = 0; i < n->nr_lines; i++) {
+		char *r;
+
+		if (n->lines[i].kind != '+')
+			continue;
+		r = rename_ident(n->lines[i].text, from, to);
+		a->texts[a->nr_texts++] = r;
+		n->lines[i].text = (struct span){ r, strlen(r) };
+	}
+	if (n->section.len) {
+		char *r = rename_ident(n->section, from, to);
+
+		a->texts[a->nr_texts++] = r;
+		n->section = (struct span){ r, strlen(r) };
+	}
+}
+
+static void add_line(struct patch_hunk *h, char kind, struct span s)
+{
+	h->lines[h->nr_lines].kind = kind;
+	h->lines[h->nr_lines].no_eol = false;
+	h->lines[h->nr_lines].text = s;
+	h->nr_lines++;
+}
+
+/* The hunk rewritten: the core at target line p, context from t. */
+static void rewrite(struct adaptation *a, const struct adapt_in *in,
+		    const struct tlines *t, const struct core *c, size_t p)
+{
+	const struct patch_hunk *h = in->h;
+	struct patch_hunk *n = &a->hunk;
+	size_t lead = p < ADAPT_CONTEXT ? p : ADAPT_CONTEXT, trail = 0;
+	size_t end = p + c->nr, added = 0;
+
+	while (trail < ADAPT_CONTEXT && end + trail < t->nr &&
+	       t->v[end + trail].eol)
+		trail++;
+	n->lines = xcalloc(lead + (c->hi - c->lo + 1) + trail + 1,
+			   sizeof(*n->lines));
+	for (size_t i = p - lead; i < p; i++)
+		add_line(n, ' ', t->v[i].s);
+	for (size_t i = c->lo; i <= c->hi; i++) {
+		add_line(n, h->lines[i].kind, h->lines[i].text);
+		added += h->lines[i].kind == '+';
+	}
+	for (size_t i = end; i < end + trail; i++)
+		add_line(n, ' ', t->v[i].s);
+	n->section = h->section;
+	n->old_start = p - lead + 1;
+	n->old_count = lead + c->nr + trail;
+	n->new_count = n->old_count + added;
+	for (size_t i = c->lo; i <= c->hi; i++)
+		n->new_count -= h->lines[i].kind == '-';
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
+	if ((long)n->new_start < 1)
+		n->new_start = 1;
+	n->lineno = h->lineno;
+	a->line = n->old_start;
+}
+
+void adapt_drift(struct adaptation **out, const struct adapt_in *in)
+{
+	struct core c = { 0 };
+	struct tlines t = { NULL, 0, 0 };
+	struct adaptation *a = NULL;
+	struct buf b = BUF_INIT;
+	char *func = NULL;
+	size_t p;
+
+	*out = NULL;
+	if (!find_core(&c, in->h))
+		goto out;
+	tlines_split(&t, in->old);
+	func = hunk_function(in->h, &c, in->func);
+	if ((p = anchor(&t, &c, in->old, func, false)) == (size_t)-1)
+		goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_DRIFT;
+	rewrite(a, in, &t, &c, p);
+	adapt_hunk_text(&b, in->h);
+	a->original = buf_detach(&b, NULL);
+	adapt_hunk_text(&b, &a->hunk);
+	a->adapted = buf_detach(&b, NULL);
+	a->note = xstrfmt("context taken from the target: %s stand once "
+			  "%s%s%s, at line %lu",
+			  c.removes ? "the lines it removes"
+				    : "the lines around its insertion",
+			  func ? "in " : "in the file", func ? func : "",
+			  func ? "()" : "", (unsigned long)p + 1);
+	*out = a;
+out:
+	free(func);
+	free(c.pre);
+	free(t.v);
+	buf_release(&b);
+}
+
+void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in)
+{
+	struct core c = { 0 };
+	struct tlines t = { NULL, 0, 0 };
+	struct adaptation *a = NULL;
+	struct buf b = BUF_INIT;
+	char *func = NULL, *alias = NULL;
+	unsigned pct = 0;
+	size_t p;
+
+	*out = NULL;
+	if (!in->func || !in->path || !find_core(&c, in->h))
+		goto out;
+	/* the changed lines must be in the named function, not in one the
+	 * hunk's leading context shows */
+	func = hunk_function(in->h, &c, in->func);
+	if (!func || strcmp(func, in->func))
+		goto out;
+	cause_similar_function(&alias, &pct, in->old, in->path, in->h,
+			       in->func);
+	if (!alias)
+		goto out;
+	tlines_split(&t, in->old);
+	if ((p = anchor(&t, &c, in->old, alias, true)) == (size_t)-1)
+		goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_RENAMED_FUNCTION;
+	rewrite(a, in, &t, &c, p);
+	rename_in(a, in->func, alias);
+	adapt_hunk_text(&b, in->h);
+	a->original = buf_detach(&b, NULL);
+	adapt_hunk_text(&b, &a->hunk);
+	a->adapted = buf_detach(&b, NULL);
+	a->note = xstrfmt("%s() is %s() here (%u%% of the hunk's lines): "
+			  "placed in it at line %lu, context taken from the "
+			  "target",
+			  in->func, alias, pct, (unsigned long)p + 1);
+	*out = a;
+out:
+	free(func);
+	free(alias);
+	free(c.pre);
+	free(t.v);
+	buf_release(&b);
+}
+
+/* ---- rule 3: names renamed ------------------------------------------- */
+
+/* A line as tokens, and a hash of its shape (names masked). */
+struct tline_toks {
+	struct token *v;
+	size_t nr, alloc;
+	uint64_t shape;
+};
+
+static bool is_name(struct token *t)
+{
+	return t->type == TOK_IDENT && word_class(t) == WORD_NAME;
+}
+
+static void lex_line(struct tline_toks *tl, struct span s)
+{
+	struct lexer lx;
+	struct token t;
+	uint64_t h = 1469598103934665603ULL;
+
+	lexer_init(&lx, s.ptr, s.len, 1, s.ptr);
+	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+		ALLOC_GROW(tl->v, tl->nr + 1, tl->alloc);
+		tl->v[tl->nr++] = t;
+		if (is_name(&tl->v[tl->nr - 1])) {
+			h = (h ^ 'I') * 1099511628211ULL;
+		} else {
+			for (size_t i = 0; i < t.len; i++)
+				h = (h ^ (unsigned char)t.p[i]) *
+				    1099511628211ULL;
+			h = (h ^ 0xff) * 1099511628211ULL;
+		}
+		h = (h ^ 0x1f) * 1099511628211ULL;
+	}
+	tl->shape = h;
+}
+
+static void toks_release(struct tline_toks *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i].v);
+	free(v);
+}
+
+#define ADAPT_MAX_RENAMED 4 /* names one hunk may see renamed */
+#define ADAPT_MAX_PAIRS 64  /* name pairs, kept ones included */
+
+/* name -> name, both into the texts compared; kept names map to
+ * themselves, so that a name is never both kept and renamed */
+struct name_map {
+	struct span from[ADAPT_MAX_PAIRS], to[ADAPT_MAX_PAIRS];
+	size_t nr, renamed;
+	size_t same, names; /* name tokens alike, name tokens in all */
+};
+
+static bool pair_renamed(const struct name_map *m, size_t j)
+{
+	return !same_text(m->from[j], m->to[j]);
+}
+
+/* Record a -> b; false when it contradicts the map or overflows it. */
+static bool map_add(struct name_map *m, const struct token *a,
+		    const struct token *b)
+{
+	bool renamed = !(a->len == b->len && !memcmp(a->p, b->p, a->len));
+
+	for (size_t i = 0; i < m->nr; i++) {
+		bool fa = tok_is(a, m->from[i].ptr, m->from[i].len);
+		bool tb = tok_is(b, m->to[i].ptr, m->to[i].len);
+
+		if (fa || tb)
+			return fa && tb;
+	}
+	if (m->nr == ADAPT_MAX_PAIRS ||
+	    (renamed && m->renamed == ADAPT_MAX_RENAMED))
+		return false;
+	m->from[m->nr] = (struct span){ a->p, a->len };
+	m->to[m->nr] = (struct span){ b->p, b->len };
+	m->nr++;
+	m->renamed += renamed;
+	return true;
+}
+
+/* Align one line pair into m; false when they differ but in names. */
+static bool align_line(struct name_map *m, struct tline_toks *a,
+		       struct tline_toks *b)
+{
+	if (a->nr != b->nr || a->shape != b->shape)
+		return false;
+	for (size_t i = 0; i < a->nr; i++) {
+		struct token *x = &a->v[i], *y = &b->v[i];
+		bool same = x->len == y->len && !memcmp(x->p, y->p, x->len);
+
+		if (is_name(x) && is_name(y)) {
+			m->names++;
+			m->same += same;
+			if (!map_add(m, x, y))
+				return false;
+		} else if (!same || x->type != y->type) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Some name renamed, and at least half the name tokens kept. */
+static bool map_plausible(const struct name_map *m)
+{
+	return m->renamed > 0 && m->same * 2 >= m->names;
+}
+
+static bool span_is(struct span s, const char *p, size_t len)
+{
+	return s.len == len && !memcmp(s.ptr, p, len);
+}
+
+/* name contains key as an '_'-separated part (folio in folio_size). */
+static bool has_part(const char *p, size_t len, struct span key)
+{
+	for (size_t i = 0; i + key.len <= len; i++) {
+		if (memcmp(p + i, key.ptr, key.len))
+			continue;
+		if ((i == 0 || p[i - 1] == '_') &&
+		    (i + key.len == len || p[i + key.len] == '_'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * line with the map applied to its names (new string); NULL when it uses
+ * a name the map maps to, or one resembling a name it maps from.
+ */
+static char *map_line(const struct name_map *m, struct span line)
+{
+	struct buf b = BUF_INIT;
+	struct lexer lx;
+	struct token t;
+	const char *cur = line.ptr;
+
+	lexer_init(&lx, line.ptr, line.len, 1, line.ptr);
+	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+		size_t j;
+
+		if (t.type == TOK_DIRECTIVE)
+			goto refuse; /* names inside it are not seen */
+		if (!is_name(&t))
+			continue;
+		for (j = 0; j < m->nr; j++)
+			if (pair_renamed(m, j) &&
+			    span_is(m->from[j], t.p, t.len))
+				break;
+		if (j < m->nr) {
+			buf_add(&b, cur, (size_t)(t.p - cur));
+			buf_addspan(&b, m->to[j]);
+			cur = t.p + t.len;
+			continue;
+		}
+		for (j = 0; j < m->nr; j++)
+			if (pair_renamed(m, j) &&
+			    (span_is(m->to[j], t.p, t.len) ||
+			     has_part(t.p, t.len, m->from[j])))
+				goto refuse;
+	}
+	buf_add(&b, cur, (size_t)(line.ptr + line.len - cur));
+	return buf_detach(&b, NULL);
+refuse:
+	buf_release(&b);
+	return NULL;
+}
+
+struct block {
+	struct tline_toks *pre; /* the hunk's preimage lines */
+	size_t nr;
+	struct tline_toks *t; /* the target's lines */
+	size_t nr_t;
+};
+
+/* The one block of the target aligning with a map; (size_t)-1 if not. */
+static size_t align_block(struct name_map *out, const struct block *b,
+			  const struct tlines *tl, struct span old,
+			  const char *func)
+{
+	size_t at = (size_t)-1;
+
+	for (size_t p = 0; p + b->nr <= b->nr_t; p++) {
+		struct name_map m = { 0 };
+		size_t i;
+
+		for (i = 0; i < b->nr; i++)
+			if (!tl->v[p + i].eol ||
+			    !align_line(&m, &b->pre[i], &b->t[p + i]))
+				break;
+		if (i < b->nr)
+			continue;
+		if (!m.renamed)
+			return (size_t)-1; /* it stands as it is: not this rule */
+		if (!map_plausible(&m))
+			continue;
+		if (at != (size_t)-1)
+			return (size_t)-1; /* two places */
+		at = p;
+		*out = m;
+	}
+	if (at != (size_t)-1 && func) {
+		const char *fn = func;
+
+		for (size_t j = 0; j < out->nr; j++)
+			if (pair_renamed(out, j) &&
+			    span_is(out->from[j], func, strlen(func))) {
+				char *to = xstrndup(out->to[j].ptr,
+						    out->to[j].len);
+				bool ok = in_function(old, tl, at, to);
+
+				free(to);
+				return ok ? at : (size_t)-1;
+			}
+		if (!in_function(old, tl, at, fn))
+			return (size_t)-1;
+	}
+	return at;
+}
+
+/* The hunk: the target's block with the added lines, names mapped. */
+static bool map_hunk(struct adaptation *a, const struct adapt_in *in,
+		     const struct tlines *tl, size_t p,
+		     const struct name_map *m)
+{
+	const struct patch_hunk *h = in->h;
+	struct patch_hunk *n = &a->hunk;
+	size_t j = p, removed = 0, added = 0;
+
+	n->lines = xcalloc(h->nr_lines + 1, sizeof(*n->lines));
+	a->texts = xcalloc(h->nr_lines + 2, sizeof(*a->texts));
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		char *r;
+
+		if (h->lines[i].kind != '+') {
+			add_line(n, h->lines[i].kind, tl->v[j++].s);
+			removed += h->lines[i].kind == '-';
+			continue;
+		}
+		if (!(r = map_line(m, h->lines[i].text)))
+			return false;
+		a->texts[a->nr_texts++] = r;
+		add_line(n, '+', (struct span){ r, strlen(r) });
+		added++;
+	}
+	n->section = h->section;
+	if (h->section.len) {
+		char *r = map_line(m, h->section);
+
+		if (r) {
+			a->texts[a->nr_texts++] = r;
+			n->section = (struct span){ r, strlen(r) };
+		}
+	}
+	n->old_start = p + 1;
+	n->old_count = j - p;
+	n->new_count = n->old_count - removed + added;
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
+	if ((long)n->new_start < 1)
+		n->new_start = 1;
+	n->lineno = h->lineno;
+	a->line = n->old_start;
+	return true;
+}
+
+static void map_text(struct buf *b, const struct name_map *m)
+{
+	bool first = true;
+
+	for (size_t j = 0; j < m->nr; j++) {
+		if (!pair_renamed(m, j))
+			continue;
+		buf_adds(b, first ? "" : ", ");
+		first = false;
+		buf_addspan(b, m->from[j]);
+		buf_adds(b, " -> ");
+		buf_addspan(b, m->to[j]);
+	}
+}
+
+void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
+{
+	const struct patch_hunk *h = in->h;
+	struct tlines tl = { NULL, 0, 0 };
+	struct block b = { 0 };
+	struct name_map m = { 0 };
+	struct adaptation *a = NULL;
+	struct buf txt = BUF_INIT;
+	struct core c = { 0 };
+	char *func = NULL;
+	size_t p;
+
+	*out = NULL;
+	if (!find_core(&c, h))
+		goto out;
+	func = hunk_function(h, &c, in->func);
+	tlines_split(&tl, in->old);
+	b.pre = xcalloc(h->nr_lines + 1, sizeof(*b.pre));
+	for (size_t i = 0; i < h->nr_lines; i++)
+		if (h->lines[i].kind != '+')
+			lex_line(&b.pre[b.nr++], h->lines[i].text);
+	if (b.nr < 2)
+		goto out;
+	b.t = xcalloc(tl.nr + 1, sizeof(*b.t));
+	for (b.nr_t = 0; b.nr_t < tl.nr; b.nr_t++)
+		lex_line(&b.t[b.nr_t], tl.v[b.nr_t].s);
+	if ((p = align_block(&m, &b, &tl, in->old, func)) == (size_t)-1)
+		goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_RENAMED_IDENTS;
+	if (!map_hunk(a, in, &tl, p, &m)) {
+		adaptation_free(a);
+		a = NULL;
+		goto out;
+	}
+	adapt_hunk_text(&txt, h);
+	a->original = buf_detach(&txt, NULL);
+	adapt_hunk_text(&txt, &a->hunk);
+	a->adapted = buf_detach(&txt, NULL);
+	buf_adds(&txt, "names renamed here, as the lines around it show: ");
+	map_text(&txt, &m);
+	buf_addf(&txt, " (at line %lu)", (unsigned long)p + 1);
+	a->note = buf_detach(&txt, NULL);
+	*out = a;
+out:
+	toks_release(b.pre, b.nr);
+	toks_release(b.t, b.nr_t);
+	free(func);
+	free(c.pre);
+	free(tl.v);
+	buf_release(&txt);
+}

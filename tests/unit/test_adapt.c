@@ -1,0 +1,446 @@
+/*
+ * test_adapt: rule 4 (drifted context) on small texts: the rewritten hunk,
+ * its anchor, the places where it must refuse (the lines it removes stand
+ * twice, or only blank lines and braces to anchor on, or outside the
+ * function the header names), and apply_file's hook: the adapted hunk
+ * placed exactly, never clean, and no adaptation with no_adapt.
+ */
+#include "unit.h"
+
+#include "adapt.h"
+#include "apply.h"
+#include "patch.h"
+
+struct tpatch {
+	struct patch p;
+	const struct patch_file *f;
+};
+
+static void tpatch_parse(struct tpatch *t, const char *text)
+{
+	struct patch_parse_opts po = { "test.patch", 1, false };
+	struct err err = ERR_INIT;
+
+	patch_init(&t->p);
+	if (patch_parse(&t->p, text, strlen(text), &po, &err) < 0)
+		fail_msg("cannot parse: %s", err.msg.ptr);
+	assert_int_equal(t->p.nr_files, 1);
+	t->f = &t->p.files[0];
+	err_release(&err);
+}
+
+static const char drift_patch[] =
+	"--- a/x.c\n"
+	"+++ b/x.c\n"
+	"@@ -5,7 +5,7 @@ static int foo(struct ctx *c)\n"
+	" \tlock(c);\n"
+	" \tret = step_one(c);\n"
+	" \tif (ret)\n"
+	"-\tret = step_two(c, 0);\n"
+	"+\tret = step_two(c, FLAG);\n"
+	" \tunlock(c);\n"
+	" out:\n"
+	" \treturn ret;\n";
+
+static const char drift_target[] = "static int foo(struct ctx *c)\n"
+				   "{\n"
+				   "\tint ret;\n"
+				   "\n"
+				   "\tmutex_lock(&c->lock);\n"
+				   "\tret = step_one_locked(c);\n"
+				   "\tif (ret < 0)\n"
+				   "\tret = step_two(c, 0);\n"
+				   "\tmutex_unlock(&c->lock);\n"
+				   "fail:\n"
+				   "\treturn ret;\n"
+				   "}\n";
+
+static void drift(struct adaptation **a, const struct tpatch *t,
+		  const char *target, const char *func)
+{
+	struct adapt_in in = {
+		&t->f->hunks[0], func, { target, strlen(target) }, "x.c"
+	};
+
+	adapt_drift(a, &in);
+}
+
+static void drift_rewrites_context_from_target(void **state)
+{
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	drift(&a, &t, drift_target, "foo");
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_DRIFT);
+	assert_int_equal(a->line, 5);
+	assert_string_equal(a->adapted,
+			    "@@ -5,7 +5,7 @@ static int foo(struct ctx *c)\n"
+			    " \tmutex_lock(&c->lock);\n"
+			    " \tret = step_one_locked(c);\n"
+			    " \tif (ret < 0)\n"
+			    "-\tret = step_two(c, 0);\n"
+			    "+\tret = step_two(c, FLAG);\n"
+			    " \tmutex_unlock(&c->lock);\n"
+			    " fail:\n"
+			    " \treturn ret;\n");
+	assert_non_null(strstr(a->original, " \tif (ret)\n"));
+	assert_non_null(strstr(a->note, "foo()"));
+	adaptation_free(a);
+	patch_release(&t.p);
+}
+
+static void drift_refuses_twice_in_function(void **state)
+{
+	static const char target[] = "static int foo(struct ctx *c)\n"
+				     "{\n"
+				     "\ta(c);\n"
+				     "\tret = step_two(c, 0);\n"
+				     "\tb(c);\n"
+				     "\tret = step_two(c, 0);\n"
+				     "\treturn ret;\n"
+				     "}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	drift(&a, &t, target, "foo");
+	assert_null(a);
+	patch_release(&t.p);
+}
+
+static void drift_stays_in_named_function(void **state)
+{
+	static const char target[] = "static int foo_renamed(struct ctx *c)\n"
+				     "{\n"
+				     "\tret = step_two(c, 0);\n"
+				     "}\n"
+				     "\n"
+				     "static int foo(struct ctx *c)\n"
+				     "{\n"
+				     "\tret = other(c);\n"
+				     "}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	drift(&a, &t, target, "foo");
+	assert_null(a); /* the line stands once, but in another function */
+	patch_release(&t.p);
+}
+
+static void drift_needs_a_significant_anchor(void **state)
+{
+	static const char patch[] = "--- a/x.c\n"
+				    "+++ b/x.c\n"
+				    "@@ -2,5 +2,4 @@\n"
+				    " \ta(c);\n"
+				    " \tb(c);\n"
+				    "-\n"
+				    " \tc(c);\n"
+				    " \td(c);\n";
+	static const char target[] = "\tx(c);\n\ty(c);\n\n\tz(c);\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, patch);
+	drift(&a, &t, target, NULL);
+	assert_null(a); /* a blank line is no anchor */
+	patch_release(&t.p);
+}
+
+static void drift_anchors_an_insertion_on_both_neighbours(void **state)
+{
+	static const char patch[] = "--- a/x.c\n"
+				    "+++ b/x.c\n"
+				    "@@ -1,6 +1,7 @@\n"
+				    " void f(void)\n"
+				    " {\n"
+				    " \tprepare(c);\n"
+				    "+\tcount++;\n"
+				    " \treset(c);\n"
+				    " \tfinish(c);\n"
+				    " }\n";
+	static const char once[] =
+		"void f(void)\n{\n\tinit(c);\n"
+		"\tprepare(c);\n\treset(c);\n\tdone(c);\n}\n";
+	static const char twice[] = "void f(void)\n{\n\tprepare(c);\n"
+				    "\treset(c);\n\tprepare(c);\n\treset(c);\n"
+				    "}\n";
+	static const char apart[] = "void f(void)\n{\n\tprepare(c);\n"
+				    "\tflush(c);\n\treset(c);\n}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, patch);
+	drift(&a, &t, once, NULL);
+	assert_non_null(a);
+	assert_non_null(strstr(a->adapted, " \tprepare(c);\n+\tcount++;\n"
+					   " \treset(c);\n"));
+	adaptation_free(a);
+	drift(&a, &t, twice, NULL);
+	assert_null(a);
+	drift(&a, &t, apart, NULL);
+	assert_null(a);
+	patch_release(&t.p);
+}
+
+static void apply_file_marks_the_hunk_adapted(void **state)
+{
+	struct tpatch t;
+	struct apply_file_result res;
+	struct apply_opts opts = APPLY_OPTS_INIT;
+	struct err err = ERR_INIT;
+	struct span old = { drift_target, strlen(drift_target) };
+	const char *want;
+
+	(void)state;
+	tpatch_parse(&t, drift_patch);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, t.f, old, true, &opts, &err), 0);
+	assert_int_equal(res.outcome, OUTCOME_ADAPTED);
+	assert_int_equal(res.hunks[0].rule, RULE_ADAPTED);
+	assert_int_equal(res.hunks[0].line, 5);
+	assert_non_null(res.hunks[0].adapt);
+	assert_int_equal(res.rej.len, 0);
+	want = strstr(drift_target, "\tret = step_two(c, 0);");
+	assert_int_equal(res.out.len, old.len + 3);
+	assert_memory_equal(res.out.ptr, drift_target, want - drift_target);
+	assert_non_null(strstr(res.out.ptr, "\tret = step_two(c, FLAG);\n"
+					    "\tmutex_unlock(&c->lock);\n"));
+	apply_file_result_release(&res);
+
+	opts.no_adapt = true;
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, t.f, old, true, &opts, &err), 0);
+	assert_int_equal(res.outcome, OUTCOME_CONFLICT);
+	assert_null(res.hunks[0].adapt);
+	apply_file_result_release(&res);
+	patch_release(&t.p);
+}
+
+static const char rename_patch[] =
+	"--- a/x.c\n"
+	"+++ b/x.c\n"
+	"@@ -5,7 +5,7 @@ static int scan_inode(struct ctx *c)\n"
+	" \tret = prepare(c);\n"
+	" \tif (ret)\n"
+	" \t\treturn ret;\n"
+	"-\tret = walk(c, 0);\n"
+	"+\tret = walk_retry(c, scan_inode, \"scan_inode\");\n"
+	" \tdone(c);\n"
+	" \treturn ret;\n"
+	" }\n";
+
+static const char rename_target[] = "static int scan_root(struct ctx *c)\n"
+				    "{\n"
+				    "\tint ret;\n"
+				    "\n"
+				    "\tret = prepare(c);\n"
+				    "\tif (ret)\n"
+				    "\t\tgoto fail;\n"
+				    "\tret = walk(c, 0);\n"
+				    "\tfinish(c);\n"
+				    "\treturn ret;\n"
+				    "}\n";
+
+static void renamed_function_renames_identifiers_only(void **state)
+{
+	struct tpatch t;
+	struct adaptation *a;
+	struct adapt_in in;
+
+	(void)state;
+	tpatch_parse(&t, rename_patch);
+	in = (struct adapt_in){ &t.f->hunks[0],
+				"scan_inode",
+				{ rename_target, strlen(rename_target) },
+				"x.c" };
+	adapt_drift(&a, &in);
+	assert_null(a); /* scan_inode() is not there: not rule 4's */
+	adapt_renamed_function(&a, &in);
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_RENAMED_FUNCTION);
+	assert_int_equal(a->line, 5);
+	/* the identifier renamed, the string left as it is */
+	assert_non_null(strstr(a->adapted, "+\tret = walk_retry(c, scan_root, "
+					   "\"scan_inode\");\n"));
+	assert_non_null(strstr(a->adapted, "@@ static int scan_root(struct "
+					   "ctx *c)\n \tret = prepare(c);\n"));
+	assert_non_null(strstr(a->note, "scan_inode() is scan_root() here"));
+	adaptation_free(a);
+	patch_release(&t.p);
+}
+
+static void renamed_function_refuses_two_alike(void **state)
+{
+	struct buf two = BUF_INIT;
+	struct tpatch t;
+	struct adaptation *a;
+	struct adapt_in in;
+	const char *second = "static int scan_root_locked(struct ctx *c)\n"
+			     "{\n\tint ret;\n\n\tret = prepare(c);\n"
+			     "\tif (ret)\n\t\tgoto fail;\n"
+			     "\tret = walk(c, 0);\n\tfinish(c);\n"
+			     "\treturn ret;\n}\n";
+
+	(void)state;
+	buf_adds(&two, rename_target);
+	buf_adds(&two, "\n");
+	buf_adds(&two, second);
+	tpatch_parse(&t, rename_patch);
+	in = (struct adapt_in){
+		&t.f->hunks[0], "scan_inode", { two.ptr, two.len }, "x.c"
+	};
+	adapt_renamed_function(&a, &in);
+	assert_null(a);
+	patch_release(&t.p);
+	buf_release(&two);
+}
+
+static const char folio_patch[] = "--- a/x.c\n"
+				  "+++ b/x.c\n"
+				  "@@ -3,4 +3,4 @@ int f(struct folio *folio)\n"
+				  " \tlock(folio);\n"
+				  " \tx = get(folio, 1);\n"
+				  "-\ty = compute(folio, x);\n"
+				  "+\ty = compute_fast(folio, x);\n"
+				  " \tunlock(folio);\n";
+
+static void idents(struct adaptation **a, const char *patch, const char *target)
+{
+	struct tpatch t;
+	struct adapt_in in;
+
+	tpatch_parse(&t, patch);
+	in = (struct adapt_in){
+		&t.f->hunks[0], "f", { target, strlen(target) }, "x.c"
+	};
+	adapt_renamed_idents(a, &in);
+	patch_release(&t.p);
+}
+
+static void renamed_idents_consistent_map(void **state)
+{
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(page, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	idents(&a, folio_patch, target);
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_RENAMED_IDENTS);
+	assert_int_equal(a->line, 3);
+	assert_non_null(strstr(a->adapted, "-\ty = compute(page, x);\n"
+					   "+\ty = compute_fast(page, x);\n"));
+	assert_non_null(strstr(a->note, "folio -> page"));
+	adaptation_free(a);
+}
+
+static void renamed_idents_inconsistent_map(void **state)
+{
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(pg, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n}\n";
+	static const char kept[] = "int f(struct page *page)\n{\n"
+				   "\tlock(folio);\n"
+				   "\tx = get(page, 1);\n"
+				   "\ty = compute(page, x);\n"
+				   "\tunlock(page);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	idents(&a, folio_patch, target); /* folio is page and pg */
+	assert_null(a);
+	idents(&a, folio_patch, kept); /* folio kept, and renamed */
+	assert_null(a);
+}
+
+static void renamed_idents_not_guessed_in_added_lines(void **state)
+{
+	static const char patch[] =
+		"--- a/x.c\n"
+		"+++ b/x.c\n"
+		"@@ -3,4 +3,4 @@ int f(struct folio *folio)\n"
+		" \tlock(folio);\n"
+		" \tx = get(folio, 1);\n"
+		"-\ty = compute(folio, x);\n"
+		"+\ty = compute(folio, folio_size(folio));\n"
+		" \tunlock(folio);\n";
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(page, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	/* folio -> page holds in the context; folio_size() is no name the
+	 * alignment showed: no page_size() is guessed */
+	idents(&a, patch, target);
+	assert_null(a);
+}
+
+static void renamed_idents_refuses_two_places(void **state)
+{
+	static const char target[] = "int f(struct page *page)\n{\n"
+				     "\tlock(page);\n"
+				     "\tx = get(page, 1);\n"
+				     "\ty = compute(page, x);\n"
+				     "\tunlock(page);\n"
+				     "\tlock(pg);\n"
+				     "\tx = get(pg, 1);\n"
+				     "\ty = compute(pg, x);\n"
+				     "\tunlock(pg);\n}\n";
+	struct adaptation *a;
+
+	(void)state;
+	idents(&a, folio_patch, target);
+	assert_null(a);
+}
+
+static void adapted_is_worse_than_3way(void **state)
+{
+	(void)state;
+	assert_int_equal(apply_worse(OUTCOME_3WAY, OUTCOME_ADAPTED),
+			 OUTCOME_ADAPTED);
+	assert_int_equal(apply_worse(OUTCOME_ADAPTED, OUTCOME_CONFLICT),
+			 OUTCOME_CONFLICT);
+	assert_int_equal(apply_worse(OUTCOME_ADAPTED, OUTCOME_ALREADY),
+			 OUTCOME_ADAPTED);
+	assert_string_equal(apply_outcome_name(OUTCOME_ADAPTED), "adapted");
+	assert_string_equal(apply_rule_name(RULE_ADAPTED), "adapted");
+	assert_string_equal(adapt_rule_name(ADAPT_DRIFT), "drifted-context");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(drift_rewrites_context_from_target),
+		cmocka_unit_test(drift_refuses_twice_in_function),
+		cmocka_unit_test(drift_stays_in_named_function),
+		cmocka_unit_test(drift_needs_a_significant_anchor),
+		cmocka_unit_test(drift_anchors_an_insertion_on_both_neighbours),
+		cmocka_unit_test(apply_file_marks_the_hunk_adapted),
+		cmocka_unit_test(renamed_function_renames_identifiers_only),
+		cmocka_unit_test(renamed_function_refuses_two_alike),
+		cmocka_unit_test(renamed_idents_consistent_map),
+		cmocka_unit_test(renamed_idents_inconsistent_map),
+		cmocka_unit_test(renamed_idents_not_guessed_in_added_lines),
+		cmocka_unit_test(renamed_idents_refuses_two_places),
+		cmocka_unit_test(adapted_is_worse_than_3way),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
