@@ -19,16 +19,6 @@ void cause_source_release(struct cause_source *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void source_copy(struct cause_source *to, const struct cause_source *from)
-{
-	*to = *from;
-	to->series = from->series ? xstrdup(from->series) : NULL;
-	to->version = from->version ? xstrdup(from->version) : NULL;
-	to->file = from->file ? xstrdup(from->file) : NULL;
-	to->commit = from->commit ? xstrdup(from->commit) : NULL;
-	to->subject = from->subject ? xstrdup(from->subject) : NULL;
-}
-
 void cause_names_free(struct cause_name *names, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
@@ -50,33 +40,6 @@ void cause_free(struct cause *c)
 	free(c->patches);
 	free(c->stacks_on);
 	free(c);
-}
-
-struct cause *cause_dup(const struct cause *c)
-{
-	struct cause *d;
-
-	if (!c)
-		return NULL;
-	d = xcalloc(1, sizeof(*d));
-	*d = *c;
-	d->text = c->text ? xstrdup(c->text) : NULL;
-	d->function = c->function ? xstrdup(c->function) : NULL;
-	d->similar = c->similar ? xstrdup(c->similar) : NULL;
-	d->stacks_on = c->stacks_on ? xstrdup(c->stacks_on) : NULL;
-	d->names = xcalloc(c->nr_names + 1, sizeof(*d->names));
-	for (size_t i = 0; i < c->nr_names; i++) {
-		d->names[i] = c->names[i];
-		d->names[i].name = xstrdup(c->names[i].name);
-		d->names[i].tag = c->names[i].tag ? xstrdup(c->names[i].tag)
-						  : NULL;
-		source_copy(&d->names[i].source, &c->names[i].source);
-	}
-	d->patches = xcalloc(c->nr_patches + 1, sizeof(*d->patches));
-	if (c->nr_patches)
-		memcpy(d->patches, c->patches,
-		       c->nr_patches * sizeof(*c->patches));
-	return d;
 }
 
 const char *cause_kind_name(enum cause_kind k)

@@ -300,11 +300,6 @@ void ident_index_free(struct ident_index *x)
 	free(x);
 }
 
-struct tree_repo *ident_index_repo(const struct ident_index *x)
-{
-	return x->repo;
-}
-
 /* ---- the shared headers ---- */
 
 static void add_pastes(struct ident_index *x, const struct ident_blob *b)

@@ -16,13 +16,6 @@ const char *rebase_status_name(enum rebase_status s)
 	return names[s];
 }
 
-const char *rebase_how_name(enum rebase_how h)
-{
-	static const char *const names[] = { "", "applied", "replayed",
-					     "backport", "interdiff" };
-	return names[h];
-}
-
 /* ---- the interdiff of one file ---------------------------------------- */
 
 struct line {
