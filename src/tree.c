@@ -1189,79 +1189,26 @@ out:
 	return error;
 }
 
-struct list_ctx {
-	const char *dir;
-	const char *const *exts;
-	char **paths;
-	size_t nr, alloc;
-};
-
-static int list_cb(const char *root, const git_tree_entry *e, void *payload)
-{
-	struct list_ctx *c = payload;
-	const char *name = git_tree_entry_name(e);
-	bool want = !c->exts;
-
-	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
-		return 0;
-	for (size_t i = 0; c->exts && c->exts[i] && !want; i++)
-		want = ends_with(name, c->exts[i]);
-	if (!want)
-		return 0;
-	ALLOC_GROW(c->paths, c->nr + 1, c->alloc);
-	c->paths[c->nr++] = xstrfmt("%s%s%s%s", c->dir, *c->dir ? "/" : "",
-				    root, name);
-	return 0;
-}
-
-static int cmp_paths(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int tree_list_files(char ***paths, size_t *nr, struct tree_repo *r,
 		    const struct tree_oid *tree, const char *dir,
 		    const char *const *exts, struct err *err)
 {
-	struct list_ctx c = { dir, exts, NULL, 0, 0 };
-	git_tree *t = NULL, *sub = NULL;
-	git_tree_entry *e = NULL;
-	git_oid o;
-	int error = 0;
+	struct tree_blob *v;
+	size_t n;
+	int error;
 
 	*paths = NULL;
 	*nr = 0;
-	to_git(&o, tree);
-	if (git_tree_lookup(&t, r->repo, &o) < 0)
-		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
-	if (*dir) {
-		if (git_tree_entry_bypath(&e, t, dir) < 0 ||
-		    git_tree_entry_type(e) != GIT_OBJECT_TREE)
-			goto out; /* no such folder: nothing to list */
-		if (git_tree_lookup(&sub, r->repo, git_tree_entry_id(e)) < 0) {
-			error = err_set(err, ERR_IO, "cannot read '%s': %s", dir,
-					git_text());
-			goto out;
-		}
+	if ((error = tree_list_blobs(&v, &n, r, tree, dir, true, exts, err)) < 0)
+		return error;
+	if (n) {
+		*paths = xcalloc(n, sizeof(**paths));
+		for (size_t i = 0; i < n; i++)
+			(*paths)[i] = v[i].path; /* the strings change hands */
 	}
-	if (git_tree_walk(sub ? sub : t, GIT_TREEWALK_PRE, list_cb, &c) < 0) {
-		error = err_set(err, ERR_IO, "cannot walk '%s': %s", dir,
-				git_text());
-		goto out;
-	}
-	if (c.nr)
-		qsort(c.paths, c.nr, sizeof(*c.paths), cmp_paths);
-	*paths = c.paths;
-	*nr = c.nr;
-	c.paths = NULL;
-out:
-	for (size_t i = 0; c.paths && i < c.nr; i++)
-		free(c.paths[i]);
-	free(c.paths);
-	git_tree_entry_free(e);
-	git_tree_free(sub);
-	git_tree_free(t);
-	return error;
+	*nr = n;
+	free(v);
+	return 0;
 }
 
 struct blobs_ctx {
