@@ -1263,24 +1263,6 @@ void export_git_patch(struct buf *out, const struct export_series *s,
 	buf_release(&body);
 }
 
-/* Put text right after the "---" line that ends the message of msg. */
-static void insert_after_dashes(struct buf *msg, const struct buf *text)
-{
-	const char *sep;
-	struct buf out = BUF_INIT;
-	size_t at;
-
-	if (!text->len || !(sep = strstr(msg->ptr, "\n---\n")))
-		return;
-	at = (size_t)(sep - msg->ptr) + 5;
-	buf_add(&out, msg->ptr, at);
-	buf_add(&out, text->ptr, text->len);
-	buf_addc(&out, '\n');
-	buf_add(&out, msg->ptr + at, msg->len - at);
-	buf_swap(&out, msg);
-	buf_release(&out);
-}
-
 void export_quilt_patch(struct buf *out, const struct export_series *s,
 			const struct export_patch *p)
 {
@@ -1289,7 +1271,7 @@ void export_quilt_patch(struct buf *out, const struct export_series *s,
 	format_view(&msg, p, &p->message, NULL, 1, 1);
 	if (p->cp)
 		refresh_note(&note, p->cp, s->target);
-	insert_after_dashes(&msg, &note);
+	refresh_insert_note(&msg, &note);
 	buf_add(out, msg.ptr, msg.len);
 	buf_release(&msg);
 	buf_release(&note);
@@ -2385,7 +2367,7 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 		to.total = total;
 		buf_reset(&text);
 		export_mbox_patch(&text, s, ep, &to);
-		insert_after_dashes(&text, &missing);
+		refresh_insert_note(&text, &missing);
 		/* named as git format-patch names them */
 		slug = patch_slug(ep->subject);
 		plan_add(&p, xstrfmt("%s/%04zu-%s.patch", dir, k, slug), &text);
