@@ -766,11 +766,15 @@ static bool blob_has_word(git_repository *repo, const git_oid *id,
 	return yes;
 }
 
-int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
-		 struct tree_repo *r, const char *rev, const char *word,
-		 const char *const *paths, size_t nr_paths, size_t max,
-		 struct err *err)
+int tree_pickaxe(struct tree_pickaxe_hit *hit, struct tree_repo *r,
+		 const struct tree_pickaxe_query *q, struct err *err)
 {
+	struct tree_oid *commit = &hit->commit;
+	char **subject = &hit->subject;
+	bool *found = &hit->found;
+	const char *rev = q->rev, *word = q->word;
+	const char *const *paths = q->paths;
+	size_t nr_paths = q->nr_paths, max = q->max;
 	git_revwalk *walk = NULL;
 	git_object *start = NULL;
 	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
