@@ -326,11 +326,12 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 	watch_set_init(&all);
 
 	for (size_t d = 0; d < 2 && !error; d++) {
+		struct tree_list_opts o = { dirs[d], true, h_exts };
 		struct tree_blob *blobs;
 		size_t nr;
 
-		if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree,
-					     dirs[d], true, h_exts, err)) < 0)
+		if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, &o,
+					     err)) < 0)
 			break;
 		for (size_t i = 0; i < nr && !error; i++) {
 			struct ident_blob *b;
@@ -657,28 +658,6 @@ static int exists_at(bool *yes, struct ident_index *x,
  */
 static int resolve_angled_in(bool *found, struct ident_index *x,
 			     const struct tree_oid *tree, const char *inc,
-			     bool arches, struct err *err);
-
-static int resolve_angled(bool *found, struct ident_index *x,
-			  const struct tree_oid *tree, const char *inc,
-			  struct err *err)
-{
-	const struct watch_set_entry *e =
-		watch_set_find(&x->angled, inc, strlen(inc));
-	int error;
-
-	if (e) {
-		*found = e->kind == WATCH_ANY;
-		return 0;
-	}
-	if ((error = resolve_angled_in(found, x, tree, inc, true, err)) < 0)
-		return error;
-	watch_set_add(&x->angled, inc, *found ? WATCH_ANY : WATCH_MACRO);
-	return 0;
-}
-
-static int resolve_angled_in(bool *found, struct ident_index *x,
-			     const struct tree_oid *tree, const char *inc,
 			     bool arches, struct err *err)
 {
 	static const char *const roots[] = { "include", "include/uapi" };
@@ -715,12 +694,31 @@ static int resolve_angled_in(bool *found, struct ident_index *x,
 	return 0;
 }
 
+static int resolve_angled(bool *found, struct ident_index *x,
+			  const struct tree_oid *tree, const char *inc,
+			  struct err *err)
+{
+	const struct watch_set_entry *e =
+		watch_set_find(&x->angled, inc, strlen(inc));
+	int error;
+
+	if (e) {
+		*found = e->kind == WATCH_ANY;
+		return 0;
+	}
+	if ((error = resolve_angled_in(found, x, tree, inc, true, err)) < 0)
+		return error;
+	watch_set_add(&x->angled, inc, *found ? WATCH_ANY : WATCH_MACRO);
+	return 0;
+}
+
 #define HEADERS_MAGIC "kcarry-headers/1\n"
 
 /* The paths of every header of tree, kept in the cache by tree id. */
 static int list_headers(struct ident_index *x, const struct tree_oid *tree,
 			struct err *err)
 {
+	const struct tree_list_opts all = { "", true, h_exts };
 	struct tree_blob *blobs;
 	struct buf b = BUF_INIT;
 	struct err e2 = ERR_INIT;
@@ -746,8 +744,8 @@ static int list_headers(struct ident_index *x, const struct tree_oid *tree,
 		}
 		err_release(&e2);
 	}
-	if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, "", true,
-				     h_exts, err)) < 0)
+	if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, &all,
+				     err)) < 0)
 		goto out;
 	buf_reset(&b);
 	buf_adds(&b, HEADERS_MAGIC);
@@ -1013,13 +1011,14 @@ static int view_load(struct ident_view *v, struct err *err)
 static int view_folder(struct ident_view *v, struct err *err)
 {
 	char *dir = dir_of(v->path);
+	struct tree_list_opts o = { dir, false, c_exts };
 	struct tree_blob *blobs = NULL;
 	size_t nr = 0;
 	int error;
 
 	v->folder_loaded = true;
-	if ((error = tree_list_blobs(&blobs, &nr, v->x->repo, &v->tree, dir,
-				     false, c_exts, err)) < 0)
+	if ((error = tree_list_blobs(&blobs, &nr, v->x->repo, &v->tree, &o,
+				     err)) < 0)
 		goto out;
 	v->folder = xcalloc(nr + 1, sizeof(*v->folder));
 	for (size_t i = 0; i < nr; i++) {

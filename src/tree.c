@@ -1197,13 +1197,14 @@ int tree_list_files(char ***paths, size_t *nr, struct tree_repo *r,
 		    const struct tree_oid *tree, const char *dir,
 		    const char *const *exts, struct err *err)
 {
+	struct tree_list_opts o = { dir, true, exts };
 	struct tree_blob *v;
 	size_t n;
 	int error;
 
 	*paths = NULL;
 	*nr = 0;
-	if ((error = tree_list_blobs(&v, &n, r, tree, dir, true, exts, err)) < 0)
+	if ((error = tree_list_blobs(&v, &n, r, tree, &o, err)) < 0)
 		return error;
 	if (n) {
 		*paths = xcalloc(n, sizeof(**paths));
@@ -1252,10 +1253,11 @@ static int cmp_blobs(const void *a, const void *b)
 }
 
 int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
-		    const struct tree_oid *tree, const char *dir,
-		    bool recursive, const char *const *exts, struct err *err)
+		    const struct tree_oid *tree,
+		    const struct tree_list_opts *lo, struct err *err)
 {
-	struct blobs_ctx c = { dir, recursive, exts, NULL, 0, 0 };
+	const char *dir = lo->dir;
+	struct blobs_ctx c = { dir, lo->recursive, lo->exts, NULL, 0, 0 };
 	git_tree *t = NULL, *sub = NULL;
 	git_tree_entry *e = NULL;
 	git_oid o;

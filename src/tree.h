@@ -178,14 +178,20 @@ struct tree_blob {
 	struct tree_oid id;
 };
 
+/* Which blobs tree_list_blobs lists. */
+struct tree_list_opts {
+	const char *dir;          /* "" for the whole tree */
+	bool recursive;           /* false: only those right in dir */
+	const char *const *exts;  /* name endings, NULL-terminated; NULL: all */
+};
+
 /*
- * The blobs under dir ("" for the whole tree) of tree whose names end with
- * one of exts (NULL-terminated; NULL: all), sorted by path; with
- * recursive false only those right in dir.  A missing dir gives none.
+ * The blobs under o->dir of tree whose names end with one of o->exts,
+ * sorted by path.  A missing dir gives none.
  */
 int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
-		    const struct tree_oid *tree, const char *dir,
-		    bool recursive, const char *const *exts, struct err *err);
+		    const struct tree_oid *tree,
+		    const struct tree_list_opts *o, struct err *err);
 void tree_blobs_free(struct tree_blob *b, size_t nr);
 /* The names of the folders right in dir of tree, sorted. */
 int tree_list_dirs(char ***names, size_t *nr, struct tree_repo *r,
