@@ -426,14 +426,25 @@ static bool block_in(size_t *at, const struct lines *base,
 
 /* ---- trees ---- */
 
+/* A tree of a repository, and the files watched in it. */
+struct watched_tree {
+	struct tree_repo *repo;
+	const struct tree_oid *tree;
+	const char *const *watched;
+	size_t nw;
+};
+
 /*
- * Exports of the watched files in tree; with have, the watched files the
+ * Exports of the watched files in t; with have, the watched files the
  * tree holds are appended to it.
  */
 static int load_exports(struct watch_exports *ex, struct strv *have,
-			struct tree_repo *repo, const struct tree_oid *tree,
-			const char *const *watched, size_t nw, struct err *err)
+			const struct watched_tree *t, struct err *err)
 {
+	struct tree_repo *repo = t->repo;
+	const struct tree_oid *tree = t->tree;
+	const char *const *watched = t->watched;
+	size_t nw = t->nw;
 	struct buf *texts = xcalloc(nw ? nw : 1, sizeof(*texts));
 	struct watch_source *src = xcalloc(nw ? nw : 1, sizeof(*src));
 	size_t n = 0;
@@ -464,14 +475,16 @@ out:
 }
 
 /*
- * The .c and .h files of tree under the scope: the folders of the watched
+ * The .c and .h files of t under the scope: the folders of the watched
  * files and opts->scope, sorted, each once.
  */
-static int list_scope(struct strv *files, struct tree_repo *repo,
-		      const struct tree_oid *tree, const char *const *watched,
-		      size_t nw, const struct audit_opts *opts,
-		      struct err *err)
+static int list_scope(struct strv *files, const struct watched_tree *t,
+		      const struct audit_opts *opts, struct err *err)
 {
+	struct tree_repo *repo = t->repo;
+	const struct tree_oid *tree = t->tree;
+	const char *const *watched = t->watched;
+	size_t nw = t->nw;
 	struct strv dirs = { 0 };
 	int error = 0;
 
@@ -635,7 +648,9 @@ static int find_unconverted(struct run *r, struct err *err)
 	struct sites out = { 0 };
 	int error;
 
-	if ((error = list_scope(&files, r->repo, &r->head, r->watched, r->nw,
+	if ((error = list_scope(&files,
+				&(struct watched_tree){ r->repo, &r->head,
+							r->watched, r->nw },
 				r->opts, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
@@ -1299,7 +1314,9 @@ static int classify_callers(struct run *r, const struct series_version *v,
 		goto out;
 	if ((error = find_conversions(&conv, &nconv, v, r->watched, r->nw,
 				      &changed, err)) < 0 ||
-	    (error = list_scope(&files, r->repo, &r->base, r->watched, r->nw,
+	    (error = list_scope(&files,
+				&(struct watched_tree){ r->repo, &r->base,
+							r->watched, r->nw },
 				r->opts, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < files.nr && !error; i++) {
@@ -1414,13 +1431,17 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 	if ((error = tree_commit_tree(&r.base, repo, &cr->base, err)) < 0 ||
 	    (error = tree_commit_tree(&r.head, repo, &cr->head, err)) < 0)
 		goto out;
-	if ((error = load_exports(&old_ex, &have, repo, &r.base, r.watched,
-				  r.nw, err)) < 0) {
+	if ((error = load_exports(&old_ex, &have,
+				  &(struct watched_tree){ repo, &r.base,
+							  r.watched, r.nw },
+				  err)) < 0) {
 		err_prefix(err, "%s", cr->target ? cr->target : "target");
 		goto out;
 	}
-	if ((error = load_exports(&new_ex, NULL, repo, &r.head, r.watched,
-				  r.nw, err)) < 0) {
+	if ((error = load_exports(&new_ex, NULL,
+				  &(struct watched_tree){ repo, &r.head,
+							  r.watched, r.nw },
+				  err)) < 0) {
 		err_prefix(err, "%s", cr->branch ? cr->branch : "result");
 		goto out;
 	}
@@ -1477,8 +1498,10 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 	struct buf text = BUF_INIT;
 	size_t nw;
 	const char *const *watched = watched_files(opts, &nw);
+	struct watched_tree wt = { repo, &tree, watched, 0 };
 	int error;
 
+	wt.nw = nw;
 	*sites = NULL;
 	*nr = 0;
 	watch_exports_init(&ex);
@@ -1486,8 +1509,7 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 	if ((error = tree_commit_tree(&tree, repo, commit, err)) < 0)
 		goto out;
 	if (!nr_symbols) {
-		if ((error = load_exports(&ex, &have, repo, &tree, watched, nw,
-					  err)) < 0)
+		if ((error = load_exports(&ex, &have, &wt, err)) < 0)
 			goto out;
 		if (!have.nr) {
 			error = err_set(err, ERR_NOTFOUND,
@@ -1505,8 +1527,7 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 								  symbols[i]);
 		watch_set_add(&set, symbols[i], s ? s->kind : WATCH_ANY);
 	}
-	if ((error = list_scope(&files, repo, &tree, watched, nw, opts,
-				err)) < 0)
+	if ((error = list_scope(&files, &wt, opts, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
 		struct watch_refs refs;
