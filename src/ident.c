@@ -808,11 +808,15 @@ static bool have_header(const struct ident_view *v, const struct ident_blob *b)
 	return false;
 }
 
-/* The includes of b (a file in dir): headers, and whether all resolve. */
-static int follow_includes(struct ident_view *v, const struct tree_oid *tree,
-			   const struct ident_blob *b, const char *dir,
-			   int depth, bool *complete, struct err *err)
+/*
+ * The includes of b (a file in dir of v's tree): headers, and whether all
+ * resolve (v->complete false when one does not).
+ */
+static int follow_includes(struct ident_view *v, const struct ident_blob *b,
+			   const char *dir, int depth, struct err *err)
 {
+	const struct tree_oid *tree = &v->tree;
+	bool *complete = &v->complete;
 	int error = 0;
 
 	for (size_t i = 0; i < b->nr_quoted && !error; i++) {
@@ -843,8 +847,8 @@ static int follow_includes(struct ident_view *v, const struct tree_oid *tree,
 				   v->alloc_headers);
 			v->headers[v->nr_headers++] = h;
 			if (depth + 1 < INCLUDE_DEPTH)
-				error = follow_includes(v, tree, h, hdir,
-							depth + 1, complete, err);
+				error = follow_includes(v, h, hdir, depth + 1,
+							err);
 			free(hdir);
 		}
 		free(p);
@@ -999,8 +1003,7 @@ static int view_load(struct ident_view *v, struct err *err)
 	watch_set_init(&v->file->decls);
 	watch_set_init(&v->file->locals);
 	includes_of(v->file, v->text.ptr, v->text.len);
-	error = follow_includes(v, &v->tree, v->file, dir, 0, &v->complete,
-				err);
+	error = follow_includes(v, v->file, dir, 0, err);
 	for (size_t i = 0; i < v->nr_added && !error; i++)
 		error = follow_added(v, v->added[i], err);
 	free(dir);
@@ -1051,7 +1054,7 @@ static int follow_added(struct ident_view *v, const char *inc,
 		b.quoted = &copy;
 		b.nr_quoted = 1;
 	}
-	error = follow_includes(v, &v->tree, &b, dir, 0, &v->complete, err);
+	error = follow_includes(v, &b, dir, 0, err);
 	free(copy);
 	free(dir);
 	return error;
