@@ -539,10 +539,18 @@ static void add_with_modes(struct buf *out, const char *text, size_t len,
 	}
 }
 
-/* The diff of one path from blob a (mode ma) to blob b; NULL: absent. */
-static int diff_blobs(struct buf *out, const char *path, git_blob *a,
-		      unsigned ma, git_blob *b, unsigned mb, struct err *err)
+/* One side of a diff: a blob (NULL: absent) and its mode. */
+struct blob_side {
+	git_blob *blob;
+	unsigned mode;
+};
+
+/* The diff of one path from side sa to side sb. */
+static int diff_blobs(struct buf *out, const char *path, struct blob_side sa,
+		      struct blob_side sb, struct err *err)
 {
+	git_blob *a = sa.blob, *b = sb.blob;
+	unsigned ma = sa.mode, mb = sb.mode;
 	git_patch *patch = NULL;
 	git_buf text = GIT_BUF_INIT;
 	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
@@ -553,9 +561,13 @@ static int diff_blobs(struct buf *out, const char *path, git_blob *a,
 	/* a file that became a symlink (or back) is a deletion and an
 	 * addition, as git writes it */
 	if (a && b && (ma == 0120000) != (mb == 0120000)) {
-		if ((error = diff_blobs(out, path, a, ma, NULL, 0, err)) < 0)
+		struct blob_side none = { NULL, 0 };
+
+		if ((error = diff_blobs(out, path, (struct blob_side){ a, ma },
+					none, err)) < 0)
 			return error;
-		return diff_blobs(out, path, NULL, 0, b, mb, err);
+		return diff_blobs(out, path, none, (struct blob_side){ b, mb },
+				  err);
 	}
 	if (a && b && git_oid_equal(git_blob_id(a), git_blob_id(b))) {
 		/* the content is the same: libgit2 writes nothing */
@@ -606,7 +618,9 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    (a || b) &&
 		    !(a && b && git_mode(ma) == git_mode(mb) &&
 		      git_oid_equal(git_blob_id(a), git_blob_id(b))))
-			error = diff_blobs(out, paths[i], a, ma, b, mb, err);
+			error = diff_blobs(out, paths[i],
+					   (struct blob_side){ a, ma },
+					   (struct blob_side){ b, mb }, err);
 		git_blob_free(a);
 		git_blob_free(b);
 	}
