@@ -249,11 +249,14 @@ struct sites {
 	size_t nr, alloc;
 };
 
+/* A site of path: where ref says (its line, function, name and kind). */
 static struct audit_site *sites_add(struct sites *s, const char *path,
-				    size_t line, const char *func,
-				    const char *symbol,
-				    enum watch_ref_kind kind, struct span text)
+				    const struct watch_ref *ref,
+				    struct span text)
 {
+	size_t line = ref->line;
+	const char *func = ref->func, *symbol = ref->name;
+	enum watch_ref_kind kind = ref->kind;
 	struct audit_site *site;
 
 	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
@@ -629,8 +632,7 @@ static int unconverted_in(struct run *r, struct sites *out, const char *path,
 			continue;
 		if (!block_in(&at, &ol, &tl, first, stmt_last(&tl, first)))
 			continue;
-		s = sites_add(out, path, ref->line, ref->func, ref->name,
-			      ref->kind, line_at(&tl, first));
+		s = sites_add(out, path, ref, line_at(&tl, first));
 		s->base_line = at;
 	}
 out:
@@ -826,8 +828,14 @@ static int check_absent(struct run *r, struct target_file *tf,
 	for (size_t i = 0; i < hl; i++)
 		if (h->lines[i].kind != '-')
 			newline++;
-	sites_add(&r->absent, tf->path, newline, func, ref->name, ref->kind,
-		  line_at(&old->lines, first));
+	{
+		struct watch_ref at = *ref;
+
+		at.line = newline;
+		at.func = func;
+		sites_add(&r->absent, tf->path, &at,
+			  line_at(&old->lines, first));
+	}
 out:
 	free(func);
 	return error;
@@ -876,18 +884,16 @@ static int audit_hunk(char **symbol, struct run *r, struct target_file *tf,
 	return error;
 }
 
-static void add_hunk(struct audit_patch *ap, size_t *alloc, size_t file,
-		     size_t hunk, const char *path, bool watched, char *symbol)
+/* Add h to ap: its path copied, its symbol taken. */
+static void add_hunk(struct audit_patch *ap, size_t *alloc,
+		     const struct audit_hunk *h)
 {
 	struct audit_hunk *ah;
 
 	ALLOC_GROW(ap->hunks, ap->nr_hunks + 1, *alloc);
 	ah = &ap->hunks[ap->nr_hunks++];
-	ah->file = file;
-	ah->hunk = hunk;
-	ah->path = xstrdup(path);
-	ah->watched = watched;
-	ah->symbol = symbol;
+	*ah = *h;
+	ah->path = xstrdup(h->path);
 }
 
 static int audit_patch(struct run *r, struct audit_patch *ap,
@@ -909,13 +915,17 @@ static int audit_patch(struct run *r, struct audit_patch *ap,
 
 			if (watched) {
 				ap->touches_watched = true;
-				add_hunk(ap, &alloc, j, k, path, true, NULL);
+				add_hunk(ap, &alloc,
+					 &(struct audit_hunk){ j, k, (char *)path,
+							       true, NULL });
 				continue;
 			}
 			error = audit_hunk(&symbol, r, &tf, &f->hunks[k], err);
 			if (symbol) {
 				ap->touches_caller = true;
-				add_hunk(ap, &alloc, j, k, path, false, symbol);
+				add_hunk(ap, &alloc,
+					 &(struct audit_hunk){ j, k, (char *)path,
+							       false, symbol });
 			}
 		}
 		buf_release(&tf.text);
@@ -1543,8 +1553,7 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 			const struct watch_ref *ref = &refs.v[j];
 			if (ref->kind == WATCH_REF_DECL)
 				continue;
-			sites_add(&out, files.v[i], ref->line, ref->func,
-				  ref->name, ref->kind,
+			sites_add(&out, files.v[i], ref,
 				  line_at(&l, ref->line - 1));
 		}
 		lines_release(&l);
