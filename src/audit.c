@@ -914,18 +914,20 @@ static int audit_patch(struct run *r, struct audit_patch *ap,
 			char *symbol = NULL;
 
 			if (watched) {
+				struct audit_hunk ah = { j, k, (char *)path,
+							 true, NULL };
+
 				ap->touches_watched = true;
-				add_hunk(ap, &alloc,
-					 &(struct audit_hunk){ j, k, (char *)path,
-							       true, NULL });
+				add_hunk(ap, &alloc, &ah);
 				continue;
 			}
 			error = audit_hunk(&symbol, r, &tf, &f->hunks[k], err);
 			if (symbol) {
+				struct audit_hunk ah = { j, k, (char *)path,
+							 false, symbol };
+
 				ap->touches_caller = true;
-				add_hunk(ap, &alloc,
-					 &(struct audit_hunk){ j, k, (char *)path,
-							       false, symbol });
+				add_hunk(ap, &alloc, &ah);
 			}
 		}
 		buf_release(&tf.text);
@@ -1736,10 +1738,11 @@ static bool call_into(struct call *c, const char *text, size_t len, size_t edge,
 
 /* One converted call: the rule it shows (a new rule, complete).  Both
  * texts start with the same ctx bytes of context. */
-static bool rule_of(struct audit_rule *r, const char *sym, const char *old_text,
-		    size_t old_len, const char *new_text, size_t new_len,
-		    size_t ctx)
+static bool rule_of(struct audit_rule *r, const char *sym, struct span old,
+		    struct span new, size_t ctx)
 {
+	const char *old_text = old.ptr, *new_text = new.ptr;
+	size_t old_len = old.len, new_len = new.len;
 	struct call o, n;
 	char *callee = NULL;
 	bool same = true;
@@ -1865,15 +1868,18 @@ static void learn_rules(struct audit_suggestions *out,
 						const struct audit_intent *in =
 							&a->intents[t];
 						struct audit_rule r;
+						struct span os = { o.ptr,
+								   o.len };
+						struct span ns = { n.ptr,
+								   n.len };
 						size_t s;
 
 						if (in->change == WATCH_ADDED ||
 						    (in->kind !=
 							     WATCH_FUNCTION &&
 						     in->kind != WATCH_MACRO) ||
-						    !rule_of(&r, in->name,
-							     o.ptr, o.len,
-							     n.ptr, n.len, ctx))
+						    !rule_of(&r, in->name, os,
+							     ns, ctx))
 							continue;
 						for (s = 0; s < nr; s++)
 							if (!strcmp(seen[s].symbol,
