@@ -1213,9 +1213,11 @@ static void conversions_free(struct conversion *c, size_t nr)
 
 static int find_conversions(struct conversion **out, size_t *nr,
 			    const struct series_version *v,
-			    const char *const *w, size_t nw,
+			    const struct run *run,
 			    const struct watch_set *changed, struct err *err)
 {
+	const char *const *w = run->watched;
+	size_t nw = run->nw;
 	size_t alloc = 0;
 	int error = 0;
 
@@ -1324,8 +1326,8 @@ static int classify_callers(struct run *r, const struct series_version *v,
 	}
 	if (!changed.nr)
 		goto out;
-	if ((error = find_conversions(&conv, &nconv, v, r->watched, r->nw,
-				      &changed, err)) < 0 ||
+	if ((error = find_conversions(&conv, &nconv, v, r, &changed,
+				      err)) < 0 ||
 	    (error = list_scope(&files,
 				&(struct watched_tree){ r->repo, &r->base,
 							r->watched, r->nw },
