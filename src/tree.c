@@ -1662,11 +1662,11 @@ static int cmp_entries(const void *a, const void *b)
 }
 
 /*
- * Write the tree for entries [lo, hi) that share the directory prefix of
+ * Write the tree for the n entries at e that share the directory prefix of
  * length plen (sorted by path, so a directory's entries are adjacent).
  */
 static int build_tree(git_oid *out, git_repository *repo,
-		      struct tar_entry *e, size_t lo, size_t hi, size_t plen,
+		      const struct tar_entry *e, size_t n, size_t plen,
 		      struct err *err)
 {
 	git_treebuilder *tb = NULL;
@@ -1674,7 +1674,7 @@ static int build_tree(git_oid *out, git_repository *repo,
 
 	if (git_treebuilder_new(&tb, repo, NULL) < 0)
 		return err_set(err, ERR_IO, "cannot build tree: %s", git_text());
-	for (size_t i = lo; i < hi && !error;) {
+	for (size_t i = 0; i < n && !error;) {
 		const char *rest = e[i].path + plen;
 		const char *slash = strchr(rest, '/');
 
@@ -1690,9 +1690,10 @@ static int build_tree(git_oid *out, git_repository *repo,
 			git_oid sub;
 			char *dname;
 
-			while (j < hi && !strncmp(e[j].path + plen, rest, dlen))
+			while (j < n && !strncmp(e[j].path + plen, rest, dlen))
 				j++;
-			error = build_tree(&sub, repo, e, i, j, plen + dlen, err);
+			error = build_tree(&sub, repo, e + i, j - i, plen + dlen,
+					   err);
 			if (error)
 				break;
 			dname = xstrndup(rest, dlen - 1);
@@ -1882,7 +1883,7 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 	if (progress && progress->fn)
 		progress->fn(progress->ctx, nr, bytes);
 	qsort(entries, nr, sizeof(*entries), cmp_entries);
-	if ((error = build_tree(&root, r->repo, entries, 0, nr, 0, err)) < 0)
+	if ((error = build_tree(&root, r->repo, entries, nr, 0, err)) < 0)
 		goto out;
 	from_git(&troot, &root);
 	{
