@@ -249,11 +249,14 @@ struct sites {
 	size_t nr, alloc;
 };
 
+/* A site of path: where ref says (its line, function, name and kind). */
 static struct audit_site *sites_add(struct sites *s, const char *path,
-				    size_t line, const char *func,
-				    const char *symbol,
-				    enum watch_ref_kind kind, struct span text)
+				    const struct watch_ref *ref,
+				    struct span text)
 {
+	size_t line = ref->line;
+	const char *func = ref->func, *symbol = ref->name;
+	enum watch_ref_kind kind = ref->kind;
 	struct audit_site *site;
 
 	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
@@ -426,14 +429,25 @@ static bool block_in(size_t *at, const struct lines *base,
 
 /* ---- trees ---- */
 
+/* A tree of a repository, and the files watched in it. */
+struct watched_tree {
+	struct tree_repo *repo;
+	const struct tree_oid *tree;
+	const char *const *watched;
+	size_t nw;
+};
+
 /*
- * Exports of the watched files in tree; with have, the watched files the
+ * Exports of the watched files in t; with have, the watched files the
  * tree holds are appended to it.
  */
 static int load_exports(struct watch_exports *ex, struct strv *have,
-			struct tree_repo *repo, const struct tree_oid *tree,
-			const char *const *watched, size_t nw, struct err *err)
+			const struct watched_tree *t, struct err *err)
 {
+	struct tree_repo *repo = t->repo;
+	const struct tree_oid *tree = t->tree;
+	const char *const *watched = t->watched;
+	size_t nw = t->nw;
 	struct buf *texts = xcalloc(nw ? nw : 1, sizeof(*texts));
 	struct watch_source *src = xcalloc(nw ? nw : 1, sizeof(*src));
 	size_t n = 0;
@@ -464,14 +478,16 @@ out:
 }
 
 /*
- * The .c and .h files of tree under the scope: the folders of the watched
+ * The .c and .h files of t under the scope: the folders of the watched
  * files and opts->scope, sorted, each once.
  */
-static int list_scope(struct strv *files, struct tree_repo *repo,
-		      const struct tree_oid *tree, const char *const *watched,
-		      size_t nw, const struct audit_opts *opts,
-		      struct err *err)
+static int list_scope(struct strv *files, const struct watched_tree *t,
+		      const struct audit_opts *opts, struct err *err)
 {
+	struct tree_repo *repo = t->repo;
+	const struct tree_oid *tree = t->tree;
+	const char *const *watched = t->watched;
+	size_t nw = t->nw;
 	struct strv dirs = { 0 };
 	int error = 0;
 
@@ -616,8 +632,7 @@ static int unconverted_in(struct run *r, struct sites *out, const char *path,
 			continue;
 		if (!block_in(&at, &ol, &tl, first, stmt_last(&tl, first)))
 			continue;
-		s = sites_add(out, path, ref->line, ref->func, ref->name,
-			      ref->kind, line_at(&tl, first));
+		s = sites_add(out, path, ref, line_at(&tl, first));
 		s->base_line = at;
 	}
 out:
@@ -635,7 +650,9 @@ static int find_unconverted(struct run *r, struct err *err)
 	struct sites out = { 0 };
 	int error;
 
-	if ((error = list_scope(&files, r->repo, &r->head, r->watched, r->nw,
+	if ((error = list_scope(&files,
+				&(struct watched_tree){ r->repo, &r->head,
+							r->watched, r->nw },
 				r->opts, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
@@ -811,8 +828,14 @@ static int check_absent(struct run *r, struct target_file *tf,
 	for (size_t i = 0; i < hl; i++)
 		if (h->lines[i].kind != '-')
 			newline++;
-	sites_add(&r->absent, tf->path, newline, func, ref->name, ref->kind,
-		  line_at(&old->lines, first));
+	{
+		struct watch_ref at = *ref;
+
+		at.line = newline;
+		at.func = func;
+		sites_add(&r->absent, tf->path, &at,
+			  line_at(&old->lines, first));
+	}
 out:
 	free(func);
 	return error;
@@ -861,18 +884,16 @@ static int audit_hunk(char **symbol, struct run *r, struct target_file *tf,
 	return error;
 }
 
-static void add_hunk(struct audit_patch *ap, size_t *alloc, size_t file,
-		     size_t hunk, const char *path, bool watched, char *symbol)
+/* Add h to ap: its path copied, its symbol taken. */
+static void add_hunk(struct audit_patch *ap, size_t *alloc,
+		     const struct audit_hunk *h)
 {
 	struct audit_hunk *ah;
 
 	ALLOC_GROW(ap->hunks, ap->nr_hunks + 1, *alloc);
 	ah = &ap->hunks[ap->nr_hunks++];
-	ah->file = file;
-	ah->hunk = hunk;
-	ah->path = xstrdup(path);
-	ah->watched = watched;
-	ah->symbol = symbol;
+	*ah = *h;
+	ah->path = xstrdup(h->path);
 }
 
 static int audit_patch(struct run *r, struct audit_patch *ap,
@@ -893,14 +914,20 @@ static int audit_patch(struct run *r, struct audit_patch *ap,
 			char *symbol = NULL;
 
 			if (watched) {
+				struct audit_hunk ah = { j, k, (char *)path,
+							 true, NULL };
+
 				ap->touches_watched = true;
-				add_hunk(ap, &alloc, j, k, path, true, NULL);
+				add_hunk(ap, &alloc, &ah);
 				continue;
 			}
 			error = audit_hunk(&symbol, r, &tf, &f->hunks[k], err);
 			if (symbol) {
+				struct audit_hunk ah = { j, k, (char *)path,
+							 false, symbol };
+
 				ap->touches_caller = true;
-				add_hunk(ap, &alloc, j, k, path, false, symbol);
+				add_hunk(ap, &alloc, &ah);
 			}
 		}
 		buf_release(&tf.text);
@@ -1186,9 +1213,11 @@ static void conversions_free(struct conversion *c, size_t nr)
 
 static int find_conversions(struct conversion **out, size_t *nr,
 			    const struct series_version *v,
-			    const char *const *w, size_t nw,
+			    const struct run *run,
 			    const struct watch_set *changed, struct err *err)
 {
+	const char *const *w = run->watched;
+	size_t nw = run->nw;
 	size_t alloc = 0;
 	int error = 0;
 
@@ -1297,9 +1326,11 @@ static int classify_callers(struct run *r, const struct series_version *v,
 	}
 	if (!changed.nr)
 		goto out;
-	if ((error = find_conversions(&conv, &nconv, v, r->watched, r->nw,
-				      &changed, err)) < 0 ||
-	    (error = list_scope(&files, r->repo, &r->base, r->watched, r->nw,
+	if ((error = find_conversions(&conv, &nconv, v, r, &changed,
+				      err)) < 0 ||
+	    (error = list_scope(&files,
+				&(struct watched_tree){ r->repo, &r->base,
+							r->watched, r->nw },
 				r->opts, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < files.nr && !error; i++) {
@@ -1414,13 +1445,17 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 	if ((error = tree_commit_tree(&r.base, repo, &cr->base, err)) < 0 ||
 	    (error = tree_commit_tree(&r.head, repo, &cr->head, err)) < 0)
 		goto out;
-	if ((error = load_exports(&old_ex, &have, repo, &r.base, r.watched,
-				  r.nw, err)) < 0) {
+	if ((error = load_exports(&old_ex, &have,
+				  &(struct watched_tree){ repo, &r.base,
+							  r.watched, r.nw },
+				  err)) < 0) {
 		err_prefix(err, "%s", cr->target ? cr->target : "target");
 		goto out;
 	}
-	if ((error = load_exports(&new_ex, NULL, repo, &r.head, r.watched,
-				  r.nw, err)) < 0) {
+	if ((error = load_exports(&new_ex, NULL,
+				  &(struct watched_tree){ repo, &r.head,
+							  r.watched, r.nw },
+				  err)) < 0) {
 		err_prefix(err, "%s", cr->branch ? cr->branch : "result");
 		goto out;
 	}
@@ -1477,8 +1512,10 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 	struct buf text = BUF_INIT;
 	size_t nw;
 	const char *const *watched = watched_files(opts, &nw);
+	struct watched_tree wt = { repo, &tree, watched, 0 };
 	int error;
 
+	wt.nw = nw;
 	*sites = NULL;
 	*nr = 0;
 	watch_exports_init(&ex);
@@ -1486,8 +1523,7 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 	if ((error = tree_commit_tree(&tree, repo, commit, err)) < 0)
 		goto out;
 	if (!nr_symbols) {
-		if ((error = load_exports(&ex, &have, repo, &tree, watched, nw,
-					  err)) < 0)
+		if ((error = load_exports(&ex, &have, &wt, err)) < 0)
 			goto out;
 		if (!have.nr) {
 			error = err_set(err, ERR_NOTFOUND,
@@ -1505,8 +1541,7 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 								  symbols[i]);
 		watch_set_add(&set, symbols[i], s ? s->kind : WATCH_ANY);
 	}
-	if ((error = list_scope(&files, repo, &tree, watched, nw, opts,
-				err)) < 0)
+	if ((error = list_scope(&files, &wt, opts, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
 		struct watch_refs refs;
@@ -1522,8 +1557,7 @@ int audit_callers(struct audit_site **sites, size_t *nr,
 			const struct watch_ref *ref = &refs.v[j];
 			if (ref->kind == WATCH_REF_DECL)
 				continue;
-			sites_add(&out, files.v[i], ref->line, ref->func,
-				  ref->name, ref->kind,
+			sites_add(&out, files.v[i], ref,
 				  line_at(&l, ref->line - 1));
 		}
 		lines_release(&l);
@@ -1706,10 +1740,11 @@ static bool call_into(struct call *c, const char *text, size_t len, size_t edge,
 
 /* One converted call: the rule it shows (a new rule, complete).  Both
  * texts start with the same ctx bytes of context. */
-static bool rule_of(struct audit_rule *r, const char *sym, const char *old_text,
-		    size_t old_len, const char *new_text, size_t new_len,
-		    size_t ctx)
+static bool rule_of(struct audit_rule *r, const char *sym, struct span old,
+		    struct span new, size_t ctx)
 {
+	const char *old_text = old.ptr, *new_text = new.ptr;
+	size_t old_len = old.len, new_len = new.len;
 	struct call o, n;
 	char *callee = NULL;
 	bool same = true;
@@ -1835,15 +1870,18 @@ static void learn_rules(struct audit_suggestions *out,
 						const struct audit_intent *in =
 							&a->intents[t];
 						struct audit_rule r;
+						struct span os = { o.ptr,
+								   o.len };
+						struct span ns = { n.ptr,
+								   n.len };
 						size_t s;
 
 						if (in->change == WATCH_ADDED ||
 						    (in->kind !=
 							     WATCH_FUNCTION &&
 						     in->kind != WATCH_MACRO) ||
-						    !rule_of(&r, in->name,
-							     o.ptr, o.len,
-							     n.ptr, n.len, ctx))
+						    !rule_of(&r, in->name, os,
+							     ns, ctx))
 							continue;
 						for (s = 0; s < nr; s++)
 							if (!strcmp(seen[s].symbol,

@@ -19,16 +19,6 @@ void cause_source_release(struct cause_source *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void source_copy(struct cause_source *to, const struct cause_source *from)
-{
-	*to = *from;
-	to->series = from->series ? xstrdup(from->series) : NULL;
-	to->version = from->version ? xstrdup(from->version) : NULL;
-	to->file = from->file ? xstrdup(from->file) : NULL;
-	to->commit = from->commit ? xstrdup(from->commit) : NULL;
-	to->subject = from->subject ? xstrdup(from->subject) : NULL;
-}
-
 void cause_names_free(struct cause_name *names, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
@@ -50,33 +40,6 @@ void cause_free(struct cause *c)
 	free(c->patches);
 	free(c->stacks_on);
 	free(c);
-}
-
-struct cause *cause_dup(const struct cause *c)
-{
-	struct cause *d;
-
-	if (!c)
-		return NULL;
-	d = xcalloc(1, sizeof(*d));
-	*d = *c;
-	d->text = c->text ? xstrdup(c->text) : NULL;
-	d->function = c->function ? xstrdup(c->function) : NULL;
-	d->similar = c->similar ? xstrdup(c->similar) : NULL;
-	d->stacks_on = c->stacks_on ? xstrdup(c->stacks_on) : NULL;
-	d->names = xcalloc(c->nr_names + 1, sizeof(*d->names));
-	for (size_t i = 0; i < c->nr_names; i++) {
-		d->names[i] = c->names[i];
-		d->names[i].name = xstrdup(c->names[i].name);
-		d->names[i].tag = c->names[i].tag ? xstrdup(c->names[i].tag)
-						  : NULL;
-		source_copy(&d->names[i].source, &c->names[i].source);
-	}
-	d->patches = xcalloc(c->nr_patches + 1, sizeof(*d->patches));
-	if (c->nr_patches)
-		memcpy(d->patches, c->patches,
-		       c->nr_patches * sizeof(*c->patches));
-	return d;
 }
 
 const char *cause_kind_name(enum cause_kind k)
@@ -705,13 +668,27 @@ static int pasted_argument(bool *found, const struct cause_check *chk,
 	return series_pastes_onto(found, chk, id->name, id->len, err);
 }
 
-/* Check the names of c on lines whose kind is in kinds. */
+/* A scanned text whose names check_ids checks. */
+struct id_scope {
+	const char *text;
+	const struct watch_c *c; /* the names of text */
+	const char *kind_of;     /* each line's kind; NULL: any line counts */
+	size_t nr_kinds;
+	const char *kinds; /* the kinds of line whose names count */
+	bool meets;        /* a hunk that does not apply: uses in lower case
+			    * are taken for locals */
+};
+
+/* Check the names of sc->c on lines whose kind is in sc->kinds. */
 static int check_ids(struct cause_name **names, size_t *nr,
-		     const struct cause_check *chk, const char *text,
-		     const struct watch_c *c, const char *kind_of,
-		     size_t nr_kinds, const char *kinds, bool meets,
+		     const struct cause_check *chk, const struct id_scope *sc,
 		     struct err *err)
 {
+	const char *text = sc->text, *kind_of = sc->kind_of;
+	const char *kinds = sc->kinds;
+	const struct watch_c *c = sc->c;
+	size_t nr_kinds = sc->nr_kinds;
+	bool meets = sc->meets;
 	struct watch_set local, members;
 	size_t alloc = *nr;
 	int error = 0;
@@ -881,12 +858,15 @@ int cause_missing_names(struct cause_name **names, size_t *nr,
 		watch_c_init(&c);
 		if (watch_scan_c(&c, chk->view->path, text.ptr, text.len,
 				 WATCH_FRAGMENT, err) == 0) {
+			struct id_scope sc = {
+				.text = text.ptr, .c = &c, .kind_of = kind_of,
+				.nr_kinds = n, .kinds = want.ptr,
+				.meets = strchr(kinds, '-') != NULL
+			};
+
 			error = added_includes(chk, &c, kind_of, n, err);
 			if (!error)
-				error = check_ids(names, nr, chk, text.ptr, &c,
-						  kind_of, n, want.ptr,
-						  strchr(kinds, '-') != NULL,
-						  err);
+				error = check_ids(names, nr, chk, &sc, err);
 		} else {
 			err_release(err);
 		}
@@ -922,9 +902,11 @@ int cause_missing_in_text(struct cause_name **names, size_t *nr,
 						   c.includes[i].angle, err);
 			free(p);
 		}
-		if (!error)
-			error = check_ids(names, nr, chk, t.ptr, &c, NULL, 0,
-					  NULL, false, err);
+		if (!error) {
+			struct id_scope sc = { .text = t.ptr, .c = &c };
+
+			error = check_ids(names, nr, chk, &sc, err);
+		}
 	} else {
 		err_release(err);
 	}
@@ -1061,26 +1043,25 @@ int cause_finder_find(void *ctx, const char *name, const char *path,
 		char *dir = slash ? xstrndup(path, (size_t)(slash - path))
 				  : xstrdup("");
 		const char *paths[] = { dir, "include" };
-		struct tree_oid commit;
-		char hex[41], *subject = NULL;
-		bool found;
+		struct tree_pickaxe_query q = { "HEAD", name, paths,
+						*dir ? 2 : 1, f->max_commits };
+		struct tree_pickaxe_hit hit = { 0 };
+		char hex[41];
 
-		error = tree_pickaxe(&commit, &subject, &found, f->hist,
-				     "HEAD", name, paths, *dir ? 2 : 1,
-				     f->max_commits, err);
+		error = tree_pickaxe(&hit, f->hist, &q, err);
 		free(dir);
 		if (error < 0) {
 			err_release(err);
 			return 0;
 		}
-		if (found) {
-			tree_oid_hex(hex, &commit);
+		if (hit.found) {
+			tree_oid_hex(hex, &hit.commit);
 			out->kind = SOURCE_UPSTREAM;
 			out->commit = xstrdup(hex);
-			out->subject = subject;
-			subject = NULL;
+			out->subject = hit.subject;
+			hit.subject = NULL;
 		}
-		free(subject);
+		free(hit.subject);
 	}
 	return 0;
 }

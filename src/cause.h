@@ -71,7 +71,6 @@ struct cause {
 };
 
 void cause_free(struct cause *c);
-struct cause *cause_dup(const struct cause *c);
 const char *cause_kind_name(enum cause_kind k); /* "function", ... */
 const char *cause_use_name(enum cause_use u);   /* "member", ... */
 /* "bdev_file: no such member in this tree" */

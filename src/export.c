@@ -1282,24 +1282,6 @@ void export_git_patch(struct buf *out, const struct export_series *s,
 	buf_release(&body);
 }
 
-/* Put text right after the "---" line that ends the message of msg. */
-static void insert_after_dashes(struct buf *msg, const struct buf *text)
-{
-	const char *sep;
-	struct buf out = BUF_INIT;
-	size_t at;
-
-	if (!text->len || !(sep = strstr(msg->ptr, "\n---\n")))
-		return;
-	at = (size_t)(sep - msg->ptr) + 5;
-	buf_add(&out, msg->ptr, at);
-	buf_add(&out, text->ptr, text->len);
-	buf_addc(&out, '\n');
-	buf_add(&out, msg->ptr + at, msg->len - at);
-	buf_swap(&out, msg);
-	buf_release(&out);
-}
-
 void export_quilt_patch(struct buf *out, const struct export_series *s,
 			const struct export_patch *p)
 {
@@ -1308,7 +1290,7 @@ void export_quilt_patch(struct buf *out, const struct export_series *s,
 	format_view(&msg, p, &p->message, NULL, 1, 1);
 	if (p->cp)
 		refresh_note(&note, p->cp, s->target);
-	insert_after_dashes(&msg, &note);
+	refresh_insert_note(&msg, &note);
 	buf_add(out, msg.ptr, msg.len);
 	buf_release(&msg);
 	buf_release(&note);
@@ -1875,6 +1857,62 @@ static void note_symlinks(struct export_written *w,
 	}
 }
 
+/*
+ * A Debian or SUSE export: one file per patch under dir, named by its slug,
+ * and a block in the series file that lists them, each entry indented by
+ * indent and written prefix SLUG.patch, relative to dir.
+ */
+struct listed {
+	const char *series; /* the file that holds the block */
+	const char *dir;    /* the folder its entries are relative to */
+	const char *prefix; /* an entry's text before the slug */
+	const char *indent; /* before each line of the block */
+	char *own_dir;      /* taken: the folder whose stale patches go */
+	const char *where;  /* what the export names as written to */
+	void (*render)(struct buf *out, const struct export_series *s,
+		       const struct export_patch *p,
+		       const struct export_text_opts *o);
+};
+
+static int write_listed(struct export_written *w,
+			const struct export_series *s,
+			const struct export_opts *o, struct listed *l,
+			struct err *err)
+{
+	struct plan p = { 0 };
+	struct buf body = BUF_INIT, text = BUF_INIT;
+	int error;
+
+	p.own_dir = l->own_dir;
+	block_head(&body, s, l->indent);
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct export_patch *ep = &s->patches[i];
+		if (!ep->included)
+			continue;
+		buf_addf(&body, "%s%s%s.patch\n", l->indent, l->prefix,
+			 ep->slug);
+		buf_reset(&text);
+		l->render(&text, s, ep, &o->text);
+		plan_add(&p,
+			 xstrfmt("%s/%s%s.patch", l->dir, l->prefix, ep->slug),
+			 &text);
+	}
+	block_missing(&body, s, l->indent);
+	{
+		struct block b = { l->series, s->name, body.ptr,
+				   SIZE_MAX,  l->dir,  OWNED_FIRST_WORD };
+		if ((error = plan_block(&p, &b, err)) < 0)
+			goto out;
+	}
+	error = plan_commit(w, &p, err);
+	w->where = xstrdup(l->where);
+out:
+	plan_release(&p);
+	buf_release(&body);
+	buf_release(&text);
+	return error;
+}
+
 static int write_debian(struct export_written *w, const struct export_series *s,
 			const struct export_opts *o, struct err *err)
 {
@@ -1884,8 +1922,8 @@ static int write_debian(struct export_written *w, const struct export_series *s,
 				 : xstrfmt("kcarry/%s", slug);
 	char *patches = xstrfmt("%s/debian/patches", root);
 	char *series = xstrfmt("%s/series", patches);
-	struct plan p = { 0 };
-	struct buf body = BUF_INIT, text = BUF_INIT, fmt = BUF_INIT;
+	char *prefix = xstrfmt("%s/", subdir);
+	struct buf fmt = BUF_INIT;
 	int error = 0;
 
 	if (!safe_relative(subdir)) {
@@ -1919,39 +1957,20 @@ static int write_debian(struct export_written *w, const struct export_series *s,
 		if (error)
 			goto out;
 	}
-	p.own_dir = xstrdup(patches);
-	block_head(&body, s, "");
-	for (size_t i = 0; i < s->nr; i++) {
-		const struct export_patch *ep = &s->patches[i];
-		if (!ep->included)
-			continue;
-		buf_addf(&body, "%s/%s.patch\n", subdir, ep->slug);
-		buf_reset(&text);
-		export_debian_patch(&text, s, ep, &o->text);
-		plan_add(&p,
-			 xstrfmt("%s/%s/%s.patch", patches, subdir, ep->slug),
-			 &text);
-	}
-	block_missing(&body, s, "");
 	{
-		struct block b = { series,   s->name, body.ptr,
-				   SIZE_MAX, patches, OWNED_FIRST_WORD };
-		if ((error = plan_block(&p, &b, err)) < 0)
-			goto out;
+		struct listed l = { series, patches, prefix, "",
+				    xstrdup(patches), root,
+				    export_debian_patch };
+		if ((error = write_listed(w, s, o, &l, err)) == 0)
+			note_symlinks(w, s);
 	}
-	error = plan_commit(w, &p, err);
-	w->where = xstrdup(root);
-	if (!error)
-		note_symlinks(w, s);
 out:
-	plan_release(&p);
-	buf_release(&body);
-	buf_release(&text);
 	buf_release(&fmt);
 	free(slug);
 	free(subdir);
 	free(patches);
 	free(series);
+	free(prefix);
 	return error;
 }
 
@@ -1996,8 +2015,6 @@ static int write_suse(struct export_written *w, const struct export_series *s,
 {
 	const char *root = o->into ? o->into : o->out ? o->out : ".";
 	char *conf = fs_join(root, "series.conf");
-	struct plan p = { 0 };
-	struct buf body = BUF_INIT, text = BUF_INIT;
 	int error = 0;
 
 	for (size_t i = 0; i < s->nr; i++) {
@@ -2027,32 +2044,13 @@ static int write_suse(struct export_written *w, const struct export_series *s,
 				root);
 		goto out;
 	}
-	p.own_dir = fs_join(root, "patches.suse");
-	block_head(&body, s, "\t");
-	for (size_t i = 0; i < s->nr; i++) {
-		const struct export_patch *ep = &s->patches[i];
-		if (!ep->included)
-			continue;
-		buf_addf(&body, "\tpatches.suse/%s.patch\n", ep->slug);
-		buf_reset(&text);
-		export_suse_patch(&text, s, ep, &o->text);
-		plan_add(&p,
-			 xstrfmt("%s/patches.suse/%s.patch", root, ep->slug),
-			 &text);
-	}
-	block_missing(&body, s, "\t");
 	{
-		struct block b = { conf,     s->name, body.ptr,
-				   SIZE_MAX, root,    OWNED_FIRST_WORD };
-		if ((error = plan_block(&p, &b, err)) < 0)
-			goto out;
+		struct listed l = { conf, root, "patches.suse/", "\t",
+				    fs_join(root, "patches.suse"), root,
+				    export_suse_patch };
+		error = write_listed(w, s, o, &l, err);
 	}
-	error = plan_commit(w, &p, err);
-	w->where = xstrdup(root);
 out:
-	plan_release(&p);
-	buf_release(&body);
-	buf_release(&text);
 	free(conf);
 	return error;
 }
@@ -2388,7 +2386,7 @@ static int write_mbox(struct export_written *w, const struct export_series *s,
 		to.total = total;
 		buf_reset(&text);
 		export_mbox_patch(&text, s, ep, &to);
-		insert_after_dashes(&text, &missing);
+		refresh_insert_note(&text, &missing);
 		/* named as git format-patch names them */
 		slug = patch_slug(ep->subject);
 		plan_add(&p, xstrfmt("%s/%04zu-%s.patch", dir, k, slug), &text);

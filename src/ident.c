@@ -300,11 +300,6 @@ void ident_index_free(struct ident_index *x)
 	free(x);
 }
 
-struct tree_repo *ident_index_repo(const struct ident_index *x)
-{
-	return x->repo;
-}
-
 /* ---- the shared headers ---- */
 
 static void add_pastes(struct ident_index *x, const struct ident_blob *b)
@@ -331,11 +326,12 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 	watch_set_init(&all);
 
 	for (size_t d = 0; d < 2 && !error; d++) {
+		struct tree_list_opts o = { dirs[d], true, h_exts };
 		struct tree_blob *blobs;
 		size_t nr;
 
-		if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree,
-					     dirs[d], true, h_exts, err)) < 0)
+		if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, &o,
+					     err)) < 0)
 			break;
 		for (size_t i = 0; i < nr && !error; i++) {
 			struct ident_blob *b;
@@ -662,28 +658,6 @@ static int exists_at(bool *yes, struct ident_index *x,
  */
 static int resolve_angled_in(bool *found, struct ident_index *x,
 			     const struct tree_oid *tree, const char *inc,
-			     bool arches, struct err *err);
-
-static int resolve_angled(bool *found, struct ident_index *x,
-			  const struct tree_oid *tree, const char *inc,
-			  struct err *err)
-{
-	const struct watch_set_entry *e =
-		watch_set_find(&x->angled, inc, strlen(inc));
-	int error;
-
-	if (e) {
-		*found = e->kind == WATCH_ANY;
-		return 0;
-	}
-	if ((error = resolve_angled_in(found, x, tree, inc, true, err)) < 0)
-		return error;
-	watch_set_add(&x->angled, inc, *found ? WATCH_ANY : WATCH_MACRO);
-	return 0;
-}
-
-static int resolve_angled_in(bool *found, struct ident_index *x,
-			     const struct tree_oid *tree, const char *inc,
 			     bool arches, struct err *err)
 {
 	static const char *const roots[] = { "include", "include/uapi" };
@@ -720,12 +694,31 @@ static int resolve_angled_in(bool *found, struct ident_index *x,
 	return 0;
 }
 
+static int resolve_angled(bool *found, struct ident_index *x,
+			  const struct tree_oid *tree, const char *inc,
+			  struct err *err)
+{
+	const struct watch_set_entry *e =
+		watch_set_find(&x->angled, inc, strlen(inc));
+	int error;
+
+	if (e) {
+		*found = e->kind == WATCH_ANY;
+		return 0;
+	}
+	if ((error = resolve_angled_in(found, x, tree, inc, true, err)) < 0)
+		return error;
+	watch_set_add(&x->angled, inc, *found ? WATCH_ANY : WATCH_MACRO);
+	return 0;
+}
+
 #define HEADERS_MAGIC "kcarry-headers/1\n"
 
 /* The paths of every header of tree, kept in the cache by tree id. */
 static int list_headers(struct ident_index *x, const struct tree_oid *tree,
 			struct err *err)
 {
+	const struct tree_list_opts all = { "", true, h_exts };
 	struct tree_blob *blobs;
 	struct buf b = BUF_INIT;
 	struct err e2 = ERR_INIT;
@@ -751,8 +744,8 @@ static int list_headers(struct ident_index *x, const struct tree_oid *tree,
 		}
 		err_release(&e2);
 	}
-	if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, "", true,
-				     h_exts, err)) < 0)
+	if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, &all,
+				     err)) < 0)
 		goto out;
 	buf_reset(&b);
 	buf_adds(&b, HEADERS_MAGIC);
@@ -815,11 +808,15 @@ static bool have_header(const struct ident_view *v, const struct ident_blob *b)
 	return false;
 }
 
-/* The includes of b (a file in dir): headers, and whether all resolve. */
-static int follow_includes(struct ident_view *v, const struct tree_oid *tree,
-			   const struct ident_blob *b, const char *dir,
-			   int depth, bool *complete, struct err *err)
+/*
+ * The includes of b (a file in dir of v's tree): headers, and whether all
+ * resolve (v->complete false when one does not).
+ */
+static int follow_includes(struct ident_view *v, const struct ident_blob *b,
+			   const char *dir, int depth, struct err *err)
 {
+	const struct tree_oid *tree = &v->tree;
+	bool *complete = &v->complete;
 	int error = 0;
 
 	for (size_t i = 0; i < b->nr_quoted && !error; i++) {
@@ -850,8 +847,8 @@ static int follow_includes(struct ident_view *v, const struct tree_oid *tree,
 				   v->alloc_headers);
 			v->headers[v->nr_headers++] = h;
 			if (depth + 1 < INCLUDE_DEPTH)
-				error = follow_includes(v, tree, h, hdir,
-							depth + 1, complete, err);
+				error = follow_includes(v, h, hdir, depth + 1,
+							err);
 			free(hdir);
 		}
 		free(p);
@@ -1006,8 +1003,7 @@ static int view_load(struct ident_view *v, struct err *err)
 	watch_set_init(&v->file->decls);
 	watch_set_init(&v->file->locals);
 	includes_of(v->file, v->text.ptr, v->text.len);
-	error = follow_includes(v, &v->tree, v->file, dir, 0, &v->complete,
-				err);
+	error = follow_includes(v, v->file, dir, 0, err);
 	for (size_t i = 0; i < v->nr_added && !error; i++)
 		error = follow_added(v, v->added[i], err);
 	free(dir);
@@ -1018,13 +1014,14 @@ static int view_load(struct ident_view *v, struct err *err)
 static int view_folder(struct ident_view *v, struct err *err)
 {
 	char *dir = dir_of(v->path);
+	struct tree_list_opts o = { dir, false, c_exts };
 	struct tree_blob *blobs = NULL;
 	size_t nr = 0;
 	int error;
 
 	v->folder_loaded = true;
-	if ((error = tree_list_blobs(&blobs, &nr, v->x->repo, &v->tree, dir,
-				     false, c_exts, err)) < 0)
+	if ((error = tree_list_blobs(&blobs, &nr, v->x->repo, &v->tree, &o,
+				     err)) < 0)
 		goto out;
 	v->folder = xcalloc(nr + 1, sizeof(*v->folder));
 	for (size_t i = 0; i < nr; i++) {
@@ -1057,7 +1054,7 @@ static int follow_added(struct ident_view *v, const char *inc,
 		b.quoted = &copy;
 		b.nr_quoted = 1;
 	}
-	error = follow_includes(v, &v->tree, &b, dir, 0, &v->complete, err);
+	error = follow_includes(v, &b, dir, 0, err);
 	free(copy);
 	free(dir);
 	return error;

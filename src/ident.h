@@ -25,8 +25,6 @@ struct ident_index; /* one per repository; not shared between threads */
 int ident_index_new(struct ident_index **out, struct tree_repo *repo,
 		    const char *cache);
 void ident_index_free(struct ident_index *x);
-/* The repository the index reads. */
-struct tree_repo *ident_index_repo(const struct ident_index *x);
 
 struct ident_blob;
 

@@ -16,13 +16,6 @@ const char *rebase_status_name(enum rebase_status s)
 	return names[s];
 }
 
-const char *rebase_how_name(enum rebase_how h)
-{
-	static const char *const names[] = { "", "applied", "replayed",
-					     "backport", "interdiff" };
-	return names[h];
-}
-
 /* ---- the interdiff of one file ---------------------------------------- */
 
 struct line {
@@ -203,10 +196,18 @@ static void push(struct lines *ls, struct span text, char kind, bool no_eol)
 	ls->v[ls->nr++].no_eol = no_eol;
 }
 
-/* What one side's hunks make of base[lo, hi). */
+/* The lines [lo, hi) of the base, base[0] being line lo. */
+struct base_range {
+	const struct line *base;
+	long lo, hi;
+};
+
+/* What one side's hunks make of the range br of the base. */
 static void post_image(struct lines *out, struct laid *const *g, size_t ng,
-		       bool side2, const struct line *base, long lo, long hi)
+		       bool side2, const struct base_range *br)
 {
+	const struct line *base = br->base;
+	long lo = br->lo, hi = br->hi;
 	long pos = lo;
 
 	for (size_t i = 0; i < ng; i++) {
@@ -280,8 +281,12 @@ static int group_hunks(struct buf *out, long *new_shift,
 			section = g[i]->h->section;
 	for (size_t i = 0; i < ng && !section.len; i++)
 		section = g[i]->h->section;
-	post_image(&post1, g, ng, false, base, lo, hi);
-	post_image(&post2, g, ng, true, base, lo, hi);
+	{
+		struct base_range br = { base, lo, hi };
+
+		post_image(&post1, g, ng, false, &br);
+		post_image(&post2, g, ng, true, &br);
+	}
 	join(&t1, &post1);
 	join(&t2, &post2);
 	if ((error = tree_diff_text(&td, (struct span){ t1.ptr, t1.len },

@@ -92,6 +92,5 @@ int rebase_interdiff(struct buf *out, const struct patch_file *f1,
 		     const struct patch_file *f2, struct err *err);
 
 const char *rebase_status_name(enum rebase_status s); /* "reused", ... */
-const char *rebase_how_name(enum rebase_how h);       /* "applied", ... */
 
 #endif

@@ -33,8 +33,7 @@ void refresh_note(struct buf *out, const struct carry_patch *cp,
 	}
 }
 
-/* Put the note right after the "---" line that ends the message. */
-static void insert_note(struct buf *text, const struct buf *note)
+void refresh_insert_note(struct buf *text, const struct buf *note)
 {
 	const char *sep;
 	struct buf out = BUF_INIT;
@@ -139,7 +138,7 @@ int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 		parent = cp->commit;
 		buf_reset(&note);
 		refresh_note(&note, cp, res->target);
-		insert_note(&texts[n], &note);
+		refresh_insert_note(&texts[n], &note);
 		files[n].name = cp->item->file;
 		files[n].text = texts[n].ptr;
 		files[n].len = texts[n].len;

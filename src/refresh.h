@@ -16,5 +16,10 @@ int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 /* The note put after "---" in a refreshed patch ("" when exact). */
 void refresh_note(struct buf *out, const struct carry_patch *cp,
 		  const char *target);
+/*
+ * Put note, with a newline, right after the "---" line that ends the
+ * message of text; an empty note, or a text without that line, is left.
+ */
+void refresh_insert_note(struct buf *text, const struct buf *note);
 
 #endif

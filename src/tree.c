@@ -539,10 +539,18 @@ static void add_with_modes(struct buf *out, const char *text, size_t len,
 	}
 }
 
-/* The diff of one path from blob a (mode ma) to blob b; NULL: absent. */
-static int diff_blobs(struct buf *out, const char *path, git_blob *a,
-		      unsigned ma, git_blob *b, unsigned mb, struct err *err)
+/* One side of a diff: a blob (NULL: absent) and its mode. */
+struct blob_side {
+	git_blob *blob;
+	unsigned mode;
+};
+
+/* The diff of one path from side sa to side sb. */
+static int diff_blobs(struct buf *out, const char *path, struct blob_side sa,
+		      struct blob_side sb, struct err *err)
 {
+	git_blob *a = sa.blob, *b = sb.blob;
+	unsigned ma = sa.mode, mb = sb.mode;
 	git_patch *patch = NULL;
 	git_buf text = GIT_BUF_INIT;
 	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
@@ -553,9 +561,13 @@ static int diff_blobs(struct buf *out, const char *path, git_blob *a,
 	/* a file that became a symlink (or back) is a deletion and an
 	 * addition, as git writes it */
 	if (a && b && (ma == 0120000) != (mb == 0120000)) {
-		if ((error = diff_blobs(out, path, a, ma, NULL, 0, err)) < 0)
+		struct blob_side none = { NULL, 0 };
+
+		if ((error = diff_blobs(out, path, (struct blob_side){ a, ma },
+					none, err)) < 0)
 			return error;
-		return diff_blobs(out, path, NULL, 0, b, mb, err);
+		return diff_blobs(out, path, none, (struct blob_side){ b, mb },
+				  err);
 	}
 	if (a && b && git_oid_equal(git_blob_id(a), git_blob_id(b))) {
 		/* the content is the same: libgit2 writes nothing */
@@ -606,7 +618,9 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    (a || b) &&
 		    !(a && b && git_mode(ma) == git_mode(mb) &&
 		      git_oid_equal(git_blob_id(a), git_blob_id(b))))
-			error = diff_blobs(out, paths[i], a, ma, b, mb, err);
+			error = diff_blobs(out, paths[i],
+					   (struct blob_side){ a, ma },
+					   (struct blob_side){ b, mb }, err);
 		git_blob_free(a);
 		git_blob_free(b);
 	}
@@ -766,11 +780,15 @@ static bool blob_has_word(git_repository *repo, const git_oid *id,
 	return yes;
 }
 
-int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
-		 struct tree_repo *r, const char *rev, const char *word,
-		 const char *const *paths, size_t nr_paths, size_t max,
-		 struct err *err)
+int tree_pickaxe(struct tree_pickaxe_hit *hit, struct tree_repo *r,
+		 const struct tree_pickaxe_query *q, struct err *err)
 {
+	struct tree_oid *commit = &hit->commit;
+	char **subject = &hit->subject;
+	bool *found = &hit->found;
+	const char *rev = q->rev, *word = q->word;
+	const char *const *paths = q->paths;
+	size_t nr_paths = q->nr_paths, max = q->max;
 	git_revwalk *walk = NULL;
 	git_object *start = NULL;
 	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
@@ -1189,79 +1207,27 @@ out:
 	return error;
 }
 
-struct list_ctx {
-	const char *dir;
-	const char *const *exts;
-	char **paths;
-	size_t nr, alloc;
-};
-
-static int list_cb(const char *root, const git_tree_entry *e, void *payload)
-{
-	struct list_ctx *c = payload;
-	const char *name = git_tree_entry_name(e);
-	bool want = !c->exts;
-
-	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
-		return 0;
-	for (size_t i = 0; c->exts && c->exts[i] && !want; i++)
-		want = ends_with(name, c->exts[i]);
-	if (!want)
-		return 0;
-	ALLOC_GROW(c->paths, c->nr + 1, c->alloc);
-	c->paths[c->nr++] = xstrfmt("%s%s%s%s", c->dir, *c->dir ? "/" : "",
-				    root, name);
-	return 0;
-}
-
-static int cmp_paths(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int tree_list_files(char ***paths, size_t *nr, struct tree_repo *r,
 		    const struct tree_oid *tree, const char *dir,
 		    const char *const *exts, struct err *err)
 {
-	struct list_ctx c = { dir, exts, NULL, 0, 0 };
-	git_tree *t = NULL, *sub = NULL;
-	git_tree_entry *e = NULL;
-	git_oid o;
-	int error = 0;
+	struct tree_list_opts o = { dir, true, exts };
+	struct tree_blob *v;
+	size_t n;
+	int error;
 
 	*paths = NULL;
 	*nr = 0;
-	to_git(&o, tree);
-	if (git_tree_lookup(&t, r->repo, &o) < 0)
-		return err_set(err, ERR_IO, "cannot read tree: %s", git_text());
-	if (*dir) {
-		if (git_tree_entry_bypath(&e, t, dir) < 0 ||
-		    git_tree_entry_type(e) != GIT_OBJECT_TREE)
-			goto out; /* no such folder: nothing to list */
-		if (git_tree_lookup(&sub, r->repo, git_tree_entry_id(e)) < 0) {
-			error = err_set(err, ERR_IO, "cannot read '%s': %s", dir,
-					git_text());
-			goto out;
-		}
+	if ((error = tree_list_blobs(&v, &n, r, tree, &o, err)) < 0)
+		return error;
+	if (n) {
+		*paths = xcalloc(n, sizeof(**paths));
+		for (size_t i = 0; i < n; i++)
+			(*paths)[i] = v[i].path; /* the strings change hands */
 	}
-	if (git_tree_walk(sub ? sub : t, GIT_TREEWALK_PRE, list_cb, &c) < 0) {
-		error = err_set(err, ERR_IO, "cannot walk '%s': %s", dir,
-				git_text());
-		goto out;
-	}
-	if (c.nr)
-		qsort(c.paths, c.nr, sizeof(*c.paths), cmp_paths);
-	*paths = c.paths;
-	*nr = c.nr;
-	c.paths = NULL;
-out:
-	for (size_t i = 0; c.paths && i < c.nr; i++)
-		free(c.paths[i]);
-	free(c.paths);
-	git_tree_entry_free(e);
-	git_tree_free(sub);
-	git_tree_free(t);
-	return error;
+	*nr = n;
+	free(v);
+	return 0;
 }
 
 struct blobs_ctx {
@@ -1301,10 +1267,11 @@ static int cmp_blobs(const void *a, const void *b)
 }
 
 int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
-		    const struct tree_oid *tree, const char *dir,
-		    bool recursive, const char *const *exts, struct err *err)
+		    const struct tree_oid *tree,
+		    const struct tree_list_opts *lo, struct err *err)
 {
-	struct blobs_ctx c = { dir, recursive, exts, NULL, 0, 0 };
+	const char *dir = lo->dir;
+	struct blobs_ctx c = { dir, lo->recursive, lo->exts, NULL, 0, 0 };
 	git_tree *t = NULL, *sub = NULL;
 	git_tree_entry *e = NULL;
 	git_oid o;
@@ -1695,11 +1662,11 @@ static int cmp_entries(const void *a, const void *b)
 }
 
 /*
- * Write the tree for entries [lo, hi) that share the directory prefix of
+ * Write the tree for the n entries at e that share the directory prefix of
  * length plen (sorted by path, so a directory's entries are adjacent).
  */
 static int build_tree(git_oid *out, git_repository *repo,
-		      struct tar_entry *e, size_t lo, size_t hi, size_t plen,
+		      const struct tar_entry *e, size_t n, size_t plen,
 		      struct err *err)
 {
 	git_treebuilder *tb = NULL;
@@ -1707,7 +1674,7 @@ static int build_tree(git_oid *out, git_repository *repo,
 
 	if (git_treebuilder_new(&tb, repo, NULL) < 0)
 		return err_set(err, ERR_IO, "cannot build tree: %s", git_text());
-	for (size_t i = lo; i < hi && !error;) {
+	for (size_t i = 0; i < n && !error;) {
 		const char *rest = e[i].path + plen;
 		const char *slash = strchr(rest, '/');
 
@@ -1723,9 +1690,10 @@ static int build_tree(git_oid *out, git_repository *repo,
 			git_oid sub;
 			char *dname;
 
-			while (j < hi && !strncmp(e[j].path + plen, rest, dlen))
+			while (j < n && !strncmp(e[j].path + plen, rest, dlen))
 				j++;
-			error = build_tree(&sub, repo, e, i, j, plen + dlen, err);
+			error = build_tree(&sub, repo, e + i, j - i, plen + dlen,
+					   err);
 			if (error)
 				break;
 			dname = xstrndup(rest, dlen - 1);
@@ -1915,7 +1883,7 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 	if (progress && progress->fn)
 		progress->fn(progress->ctx, nr, bytes);
 	qsort(entries, nr, sizeof(*entries), cmp_entries);
-	if ((error = build_tree(&root, r->repo, entries, 0, nr, 0, err)) < 0)
+	if ((error = build_tree(&root, r->repo, entries, nr, 0, err)) < 0)
 		goto out;
 	from_git(&troot, &root);
 	{

@@ -107,17 +107,30 @@ void tree_oid_hex(char out[41], const struct tree_oid *oid);
 int tree_oid_parse(struct tree_oid *oid, const char *hex);
 bool tree_oid_is_zero(const struct tree_oid *oid);
 
+/* What tree_pickaxe looks for. */
+struct tree_pickaxe_query {
+	const char *rev;
+	const char *word;
+	const char *const *paths; /* NULL: anywhere */
+	size_t nr_paths;
+	size_t max; /* the most commits looked at; 0: all */
+};
+
+/* What tree_pickaxe found: found false when none. */
+struct tree_pickaxe_hit {
+	struct tree_oid commit;
+	char *subject; /* the commit's title (the caller frees it) */
+	bool found;
+};
+
 /*
- * git log -S, done with libgit2: the oldest commit reachable from rev
- * (newest first, at most max commits looked at; 0: all) whose change to
- * a file under paths (NULL: anywhere) makes word appear in it where it
- * was not (as a word: not inside a longer name).  *found false when none;
- * *subject gets the commit's title (new string).
+ * git log -S, done with libgit2: the oldest commit reachable from q->rev
+ * (newest first, at most q->max commits looked at) whose change to a file
+ * under q->paths makes q->word appear in it where it was not (as a word:
+ * not inside a longer name).
  */
-int tree_pickaxe(struct tree_oid *commit, char **subject, bool *found,
-		 struct tree_repo *r, const char *rev, const char *word,
-		 const char *const *paths, size_t nr_paths, size_t max,
-		 struct err *err);
+int tree_pickaxe(struct tree_pickaxe_hit *hit, struct tree_repo *r,
+		 const struct tree_pickaxe_query *q, struct err *err);
 
 /* The unified diff (git form, a/ and b/ prefixes) of path from old to new. */
 int tree_diff_unified(struct buf *out, const char *path, struct span old,
@@ -165,14 +178,20 @@ struct tree_blob {
 	struct tree_oid id;
 };
 
+/* Which blobs tree_list_blobs lists. */
+struct tree_list_opts {
+	const char *dir;          /* "" for the whole tree */
+	bool recursive;           /* false: only those right in dir */
+	const char *const *exts;  /* name endings, NULL-terminated; NULL: all */
+};
+
 /*
- * The blobs under dir ("" for the whole tree) of tree whose names end with
- * one of exts (NULL-terminated; NULL: all), sorted by path; with
- * recursive false only those right in dir.  A missing dir gives none.
+ * The blobs under o->dir of tree whose names end with one of o->exts,
+ * sorted by path.  A missing dir gives none.
  */
 int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
-		    const struct tree_oid *tree, const char *dir,
-		    bool recursive, const char *const *exts, struct err *err);
+		    const struct tree_oid *tree,
+		    const struct tree_list_opts *o, struct err *err);
 void tree_blobs_free(struct tree_blob *b, size_t nr);
 /* The names of the folders right in dir of tree, sorted. */
 int tree_list_dirs(char ***names, size_t *nr, struct tree_repo *r,
