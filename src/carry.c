@@ -664,6 +664,7 @@ static int adapt_moved(struct apply_file_result *ar, char **moved_to,
 	struct apply_file_result best, cand;
 	struct buf text = BUF_INIT;
 	const char *ext, *exts[2] = { NULL, NULL };
+	struct tree_list_opts lo = { NULL, false, NULL };
 	char *dir = NULL, *found = NULL;
 	size_t nr = 0, holders = 0;
 	int error = 0;
@@ -676,8 +677,10 @@ static int adapt_moved(struct apply_file_result *ar, char **moved_to,
 	if (!ext)
 		goto out;
 	exts[0] = ext;
-	if ((error = tree_list_blobs(&blobs, &nr, mc->repo, mc->tree, dir,
-				     false, exts, err)) < 0 ||
+	lo.dir = dir;
+	lo.exts = exts;
+	if ((error = tree_list_blobs(&blobs, &nr, mc->repo, mc->tree, &lo,
+				     err)) < 0 ||
 	    nr > MOVED_MAX_FILES)
 		goto out;
 	apply_file_result_init(&best);
