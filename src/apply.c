@@ -66,7 +66,8 @@
  * least half of the preimage aligned; libgit2 merges (preimage, region,
  * postimage).  Clean: RULE_3WAY_HUNK, or RULE_ALREADY when the result is
  * the region.  Not clean: a conflict, with the diff3 text in out under
- * opts->markers.
+ * opts->markers.  A region outside the named function (the target lacks
+ * it) is a risk however the hunk is placed, as for the other rules.
  *
  * Without markers, out holds the target with every hunk that did apply.
  */
@@ -1579,6 +1580,29 @@ static void settle(struct engine *e, size_t k, const struct choice *ch)
 }
 
 /*
+ * Hunk k, placed at line pos, is outside the function its header names: a
+ * risk naming both, and the named one's double when it landed there.
+ */
+static void flag_other_function(struct engine *e, size_t k, size_t pos)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	bool gone = pat_func_def(e, p) < 0;
+	long ad = gone ? alias_def(e, k) : -1;
+
+	r->risk = true;
+	add_reason(r, "lands in %s%s at line %zu, not in %s%s named by the "
+		   "hunk header%s",
+		   or_none(r->found_func), call(or_none(r->found_func)),
+		   pos + 1, p->func, call(p->func),
+		   gone ? " (not found in the target)" : "");
+	if (ad >= 0 && r->found_func && !strcmp(r->found_func, p->alias))
+		add_reason(r, "%s() is %s() here (%u%% of the hunk's lines "
+			   "are in it)",
+			   p->func, p->alias, p->alias_pct);
+}
+
+/*
  * Whether the place is a risk, and why: each reading of the hunk that is
  * as plausible as the one taken (its dropped context elsewhere, a
  * definition the target has, another function, a nearer match, the
@@ -1604,24 +1628,11 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 	}
 	if (!c->post)
 		check_definitions(e, k);
+	/* (exact at the stated line while the line the section names is
+	 * gone from the target: nothing to check) */
 	if (p->func && !c->in_func &&
-	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0)) {
-		/* (exact at the stated line while the line the section
-		 * names is gone from the target: nothing to check) */
-		bool gone = pat_func_def(e, p) < 0;
-		long ad = gone ? alias_def(e, k) : -1;
-
-		r->risk = true;
-		add_reason(r, "lands in %s%s at line %zu, not in %s%s named "
-			   "by the hunk header%s",
-			   or_none(r->found_func), call(or_none(r->found_func)),
-			   c->pos + 1, p->func, call(p->func),
-			   gone ? " (not found in the target)" : "");
-		if (ad >= 0 && r->found_func && !strcmp(r->found_func, p->alias))
-			add_reason(r, "%s() is %s() here (%u%% of the hunk's "
-				   "lines are in it)",
-				   p->func, p->alias, p->alias_pct);
-	}
+	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0))
+		flag_other_function(e, k, c->pos);
 	if (!c->post && near && near->pos != c->pos) {
 		const char *nf = or_none(func_at(e, near->pos));
 
@@ -1982,6 +1993,62 @@ out:
 	return ok;
 }
 
+/*
+ * The replaced block of a conflicting merge (replace_removed_block()) as
+ * hunk k's place; true when taken.
+ */
+static bool take_removed_block(struct engine *e, size_t k,
+			       const struct region *rg)
+{
+	struct apply_hunk_result *r = &e->hr[k];
+	struct buf repl = BUF_INIT;
+	size_t at;
+	bool ok = replace_removed_block(e, &e->pats[k], rg, &repl, &at);
+
+	if (ok) {
+		r->rule = RULE_3WAY_HUNK;
+		add_reason(r, "the removed lines stand unchanged at line %zu; "
+			   "only their context differs", at + 1);
+		set_place(e, k, rg->start, rg->end, &repl);
+		check_definitions(e, k);
+	}
+	buf_release(&repl);
+	return ok;
+}
+
+/* A clean merge of hunk k over the region: its rule and place. */
+static void take_merge(struct engine *e, size_t k, const struct region *rg,
+		       struct buf *merged, struct span ours)
+{
+	struct apply_hunk_result *r = &e->hr[k];
+	bool edited;
+	long at;
+
+	if (merged->len == ours.len && !memcmp(merged->ptr, ours.ptr, ours.len)) {
+		r->rule = RULE_ALREADY;
+	} else if ((at = additions_present(e, k, rg->start, rg->end, NULL,
+					   &edited)) >= 0) {
+		r->rule = RULE_ALREADY;
+		r->risk = true;
+		add_reason(r, "the added lines %s at line %ld%s; a 3-way merge "
+			   "would add them again at lines %zu-%zu",
+			   edited ? "already stand" : "are already present",
+			   at + 1, edited ? ", but for comments or whitespace" : "",
+			   rg->start + 1, rg->end);
+	} else {
+		r->rule = RULE_3WAY_HUNK;
+		add_reason(r, "3-way merge with the hunk's preimage at lines %zu-%zu",
+			   rg->start + 1, rg->end);
+		set_place(e, k, rg->start, rg->end, merged);
+		check_definitions(e, k);
+	}
+}
+
+/*
+ * Merge hunk k at hunk level (preimage, target region, postimage).  A
+ * region outside the function the header names, or in its double, is a
+ * risk whichever way the hunk is then placed.
+ */
 static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 		     bool *tried)
 {
@@ -1990,9 +2057,8 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	struct buf base = BUF_INIT, theirs = BUF_INIT, merged = BUF_INIT;
 	struct region rg;
 	struct span ours;
-	bool conflicts = false, outside = false, edited, aliased;
+	bool conflicts = false, outside = false, aliased, replaced;
 	int error = 0;
-	long at;
 
 	*done = *tried = false;
 	if (!p->pre.nr || !locate_region(e, k, exp, &rg, &outside, &aliased))
@@ -2011,26 +2077,9 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 	r->offset = (long)rg.start - p->stated;
 	r->fuzz = 0;
 	set_found_func(e, k, rg.start);
-	if (conflicts && !outside) {
-		size_t at_line;
-		struct buf repl = BUF_INIT;
-		if (replace_removed_block(e, p, &rg, &repl, &at_line)) {
-			*done = true;
-			r->rule = RULE_3WAY_HUNK;
-			add_reason(r, "the removed lines stand unchanged at "
-				   "line %zu; only their context differs",
-				   at_line + 1);
-			set_place(e, k, rg.start, rg.end, &repl);
-			check_definitions(e, k);
-			buf_release(&repl);
-			e->min_pos = rg.end;
-			e->last_offset = (long)rg.end -
-					 (p->stated + (long)p->pre.nr);
-			goto out;
-		}
-		buf_release(&repl);
-	}
-	if (conflicts) {
+	/* a conflict only of drifted context around the removed lines */
+	replaced = conflicts && !outside && take_removed_block(e, k, &rg);
+	if (conflicts && !replaced) {
 		add_reason(r, "3-way merge with the hunk conflicts at lines %zu-%zu",
 			   rg.start + 1, rg.end);
 		if (e->opts->markers) {
@@ -2040,38 +2089,10 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 		goto out;
 	}
 	*done = true;
-	if (merged.len == ours.len && !memcmp(merged.ptr, ours.ptr, ours.len)) {
-		r->rule = RULE_ALREADY;
-	} else if ((at = additions_present(e, k, rg.start, rg.end, NULL,
-					   &edited)) >= 0) {
-		r->rule = RULE_ALREADY;
-		r->risk = true;
-		add_reason(r, "the added lines %s at line %ld%s; a 3-way merge "
-			   "would add them again at lines %zu-%zu",
-			   edited ? "already stand" : "are already present",
-			   at + 1, edited ? ", but for comments or whitespace" : "",
-			   rg.start + 1, rg.end);
-	} else {
-		r->rule = RULE_3WAY_HUNK;
-		add_reason(r, "3-way merge with the hunk's preimage at lines %zu-%zu",
-			   rg.start + 1, rg.end);
-		set_place(e, k, rg.start, rg.end, &merged);
-		check_definitions(e, k);
-	}
-	if (outside) {
-		r->risk = true;
-		add_reason(r, "lands in %s%s, not in %s%s named by the hunk "
-			   "header (not found in the target)",
-			   or_none(r->found_func), call(or_none(r->found_func)),
-			   p->func, call(p->func));
-	}
-	if (aliased) {
-		r->risk = true;
-		add_reason(r, "%s() is not in the target: merged inside %s(), "
-			   "the same function here (%u%% of the hunk's lines "
-			   "are in it)",
-			   p->func, p->alias, p->alias_pct);
-	}
+	if (!conflicts)
+		take_merge(e, k, &rg, &merged, ours);
+	if (outside || aliased)
+		flag_other_function(e, k, rg.start);
 	e->min_pos = rg.end;
 	e->last_offset = (long)rg.end - (p->stated + (long)p->pre.nr);
 out:

@@ -1065,6 +1065,80 @@ static void without_3way_lands_like_gnu_patch_as_a_risk(void **state)
 	DONE(c, res);
 }
 
+/*
+ * scan_inode() with the line before the changed call as the target has
+ * it; the hunk-level 3-way rule places the hunk (the drifted line is the
+ * innermost context: fuzz 2 cannot drop it).
+ */
+static void apply_scan(struct apply_file_result *res, const char *func,
+		       const char *drifted)
+{
+	static const char patch[] =
+		"--- a/fs/scan.c\n"
+		"+++ b/fs/scan.c\n"
+		"@@ -14,7 +14,7 @@ int scan_inode(struct sb *sb)\n"
+		" \tif (err)\n"
+		" \t\tgoto out;\n"
+		" \tcount_inodes(sb);\n"
+		"-\terr = walk_tree(sb, 0);\n"
+		"+\terr = walk_tree(sb, WALK_ALL);\n"
+		" \tif (err)\n"
+		" \t\tgoto out;\n"
+		" \tmark_clean(sb);\n";
+	char *orig = xstrfmt("#include \"fs.h\"\n\n"
+			     "static int helper(int x)\n{\n\treturn x + 1;\n}\n\n"
+			     "int %s(struct sb *sb)\n{\n\tint err = 0;\n\n"
+			     "\tlock_sb(sb);\n\terr = read_super(sb);\n"
+			     "\tif (err)\n\t\tgoto out;\n\t%s\n"
+			     "\terr = walk_tree(sb, 0);\n\tif (err)\n"
+			     "\t\tgoto out;\n\tmark_clean(sb);\nout:\n"
+			     "\tunlock_sb(sb);\n\treturn err;\n}\n\n"
+			     "int other(void)\n{\n\treturn helper(2);\n}\n",
+			     func, drifted);
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	o.no_adapt = true;
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(res);
+	assert_int_equal(apply_file(res, d.f, span_from(orig), true, &o, &err), 0);
+	assert_int_equal(res->nr_hunks, 1);
+	assert_int_equal(res->hunks[0].rule, RULE_3WAY_HUNK);
+	assert_int_equal(res->hunks[0].line, 14);
+	assert_non_null(strstr(res->out.ptr, "\terr = walk_tree(sb, WALK_ALL);\n"));
+	tdiff_release(&d);
+	free(orig);
+}
+
+static void hunk_3way_into_a_renamed_function_is_a_risk(void **state)
+{
+	struct apply_file_result res;
+
+	apply_scan(&res, "scan_root", "count_roots(sb);");
+	assert_true(res.hunks[0].risk);
+	assert_true(res.risk);
+	assert_string_equal(res.hunks[0].found_func, "scan_root");
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "lands in scan_root() at line 14, not in "
+			       "scan_inode() named by the hunk header "
+			       "(not found in the target)"));
+	apply_file_result_release(&res);
+}
+
+static void hunk_3way_inside_the_named_function_is_no_risk(void **state)
+{
+	struct apply_file_result res;
+
+	apply_scan(&res, "scan_inode", "count_roots(sb);");
+	assert_false(res.hunks[0].risk);
+	assert_false(res.risk);
+	assert_string_equal(res.hunks[0].found_func, "scan_inode");
+	apply_file_result_release(&res);
+}
+
 static void function_moved_far_away_is_found_by_name(void **state)
 {
 	CASE(c, res, "function-moved-far", NULL);
@@ -1545,6 +1619,8 @@ int main(void)
 		cmocka_unit_test(fuzz_finds_named_function_when_exact_match_is_elsewhere),
 		cmocka_unit_test(conflict_rather_than_landing_in_another_function),
 		cmocka_unit_test(without_3way_lands_like_gnu_patch_as_a_risk),
+		cmocka_unit_test(hunk_3way_into_a_renamed_function_is_a_risk),
+		cmocka_unit_test(hunk_3way_inside_the_named_function_is_no_risk),
 		cmocka_unit_test(function_moved_far_away_is_found_by_name),
 		cmocka_unit_test(new_file_is_created),
 		cmocka_unit_test(new_file_already_present_is_already_applied),
