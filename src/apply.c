@@ -2460,6 +2460,8 @@ static bool by_edited(struct engine *e, size_t k, struct placing *pl)
 	r->reason = NULL;
 	r->rule = RULE_ALREADY;
 	r->edited = true;
+	/* a second pass (a 3-way or an adapted retry) places the hunk anew */
+	free(r->found);
 	r->found = af.lines;
 	r->nr_found = af.nr;
 	r->line = 0;
@@ -2874,6 +2876,7 @@ static void hunk_results_free(struct apply_hunk_result *hr, size_t nr)
 		free(hr[k].similar);
 		cause_free(hr[k].cause);
 		adaptation_free(hr[k].adapt);
+		free(hr[k].found);
 	}
 	free(hr);
 }
