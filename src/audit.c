@@ -716,16 +716,25 @@ static void forms_release(struct forms *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* The statement at line first of l: its lines trimmed, joined by LF. */
-static char *stmt_text(const struct lines *l, size_t first)
+/*
+ * The statement at line first of l, from byte skip of that line on: its
+ * lines trimmed, joined by LF.
+ */
+static char *stmt_text(const struct lines *l, size_t first, size_t skip)
 {
 	struct buf b = BUF_INIT;
 	size_t last = stmt_last(l, first);
 
 	for (size_t i = first; i <= last && i < l->nr; i++) {
-		if (i > first)
+		struct span t = line_at(l, i);
+
+		if (i > first) {
 			buf_addc(&b, '\n');
-		buf_addspan(&b, span_trim(line_at(l, i)));
+		} else if (skip < t.len) {
+			t.ptr += skip;
+			t.len -= skip;
+		}
+		buf_addspan(&b, span_trim(t));
 	}
 	return buf_detach(&b, NULL);
 }
@@ -744,7 +753,8 @@ struct new_api {
 static bool in_new_form(const struct new_api *api, const char *path,
 			const struct watch_ref *ref, const struct lines *l)
 {
-	char *text = stmt_text(l, ref->line - 1);
+	char *text = stmt_text(l, ref->line - 1, 0);
+	char *from = NULL; /* the call of ref itself, on */
 	struct call c;
 	bool yes = false;
 
@@ -755,11 +765,17 @@ static bool in_new_form(const struct new_api *api, const char *path,
 	}
 	for (size_t i = 0; api->shapes && i < api->shapes->nr && !yes; i++) {
 		const struct shape *s = &api->shapes->v[i];
-		yes = !strcmp(s->name, ref->name) &&
-		      find_call(&c, text, strlen(text), 0, ref->name) &&
+
+		if (strcmp(s->name, ref->name))
+			continue;
+		if (!from)
+			from = stmt_text(l, ref->line - 1,
+					 ref->col ? ref->col - 1 : 0);
+		yes = find_call(&c, from, strlen(from), 0, ref->name) &&
 		      (long)c.nargs == s->new_n;
 	}
 	free(text);
+	free(from);
 	return yes;
 }
 
@@ -1504,7 +1520,7 @@ static int hunk_forms(struct forms *out, const struct run *r, const char *path,
 		f = &out->v[out->nr++];
 		f->path = xstrdup(path);
 		f->symbol = xstrdup(ref->name);
-		f->text = stmt_text(&sd.lines, ref->line - 1);
+		f->text = stmt_text(&sd.lines, ref->line - 1, 0);
 	}
 	watch_refs_release(&refs);
 	side_release(&sd);

@@ -916,6 +916,12 @@ static void call_in_the_new_form_is_not_unconverted(void **state)
 		"void zone_old(struct btrfs_work *w)\n"
 		"{\n"
 		"\tbtrfs_init_work(w, zone_fn, NULL, NULL);\n"
+		"}\n"
+		"\n"
+		"void zone_both(struct btrfs_work *w)\n"
+		"{\n"
+		"\tbtrfs_init_work(w, zone_fn, NULL); "
+		"btrfs_init_work(w, zone_fn, NULL, NULL);\n"
 		"}\n";
 	const struct fixture *fx = *state;
 	struct carry_result cr = fx->cr;
@@ -937,14 +943,20 @@ static void call_in_the_new_form_is_not_unconverted(void **state)
 	assert_int_equal(tree_resolve(&cr.head, fx->repo, "zoned-head", &err),
 			 0);
 	assert_int_equal(audit_run(&r, fx->repo, &fx->v, &cr, NULL, &err), 0);
+	/* zone_old's call, and the second call of zone_both's line */
 	for (size_t i = 0; i < r.nr_unconverted; i++)
-		if (!strcmp(r.unconverted[i].path, "fs/btrfs/zoned.c")) {
-			assert_int_equal(r.unconverted[i].line, 11);
-			old++;
-		}
-	assert_int_equal(old, 1);
+		if (!strcmp(r.unconverted[i].path, "fs/btrfs/zoned.c"))
+			assert_int_equal(r.unconverted[i].line,
+					 old++ ? 16 : 11);
+	assert_int_equal(old, 2);
 	assert_int_equal(caller(&r, "fs/btrfs/zoned.c", 11)->class,
 			 AUDIT_TARGET_ONLY);
+	assert_int_equal(caller(&r, "fs/btrfs/zoned.c", 16)->class,
+			 AUDIT_TARGET_ONLY);
+	old = 0;
+	for (size_t i = 0; i < r.nr_callers; i++)
+		old += !strcmp(r.callers[i].site.path, "fs/btrfs/zoned.c");
+	assert_int_equal(old, 2);
 	for (size_t i = 0; i < r.nr_callers; i++)
 		assert_false(!strcmp(r.callers[i].site.path,
 				     "fs/btrfs/zoned.c") &&
