@@ -561,6 +561,224 @@ static int scan_file(struct watch_refs *refs, struct buf *text, bool *exists,
 	return error;
 }
 
+/* ---- calls ---- */
+
+#define MAX_ARGS 32
+
+/* A call "name(args)" in a text: where it is, and its arguments. */
+struct call {
+	size_t start, name_end, close; /* offsets */
+	struct span args[MAX_ARGS];    /* trimmed, pointing into the text */
+	size_t nargs;
+};
+
+static bool ident_ch(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The first call of name at or after from in text[0..len). */
+static bool find_call(struct call *c, const char *text, size_t len, size_t from,
+		      const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = from; i + n < len; i++) {
+		size_t j = i + n, a;
+		int depth = 0;
+
+		if (memcmp(text + i, name, n) || (i && ident_ch(text[i - 1])) ||
+		    ident_ch(text[j]))
+			continue;
+		while (j < len && isspace((unsigned char)text[j]))
+			j++;
+		if (j >= len || text[j] != '(')
+			continue;
+		c->start = i;
+		c->name_end = i + n;
+		c->nargs = 0;
+		a = j + 1;
+		for (size_t k = j; k < len; k++) {
+			char ch = text[k];
+
+			if (ch == '"' || ch == '\'') {
+				for (k++; k < len && text[k] != ch; k++)
+					if (text[k] == '\\')
+						k++;
+				continue;
+			}
+			if (ch == '(' || ch == '[' || ch == '{') {
+				depth++;
+			} else if ((ch == ')' || ch == ']' || ch == '}') &&
+				   --depth == 0) {
+				struct span s = span_trim(
+					(struct span){ text + a, k - a });
+
+				if (s.len && c->nargs < MAX_ARGS)
+					c->args[c->nargs++] = s;
+				c->close = k;
+				return c->nargs < MAX_ARGS;
+			} else if (ch == ',' && depth == 1 &&
+				   c->nargs < MAX_ARGS) {
+				c->args[c->nargs++] = span_trim(
+					(struct span){ text + a, k - a });
+				a = k + 1;
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+/* ---- the new form of a call ---- */
+
+/*
+ * How many parameters a function signature ("void (struct x *, int)")
+ * takes: its last parenthesised group; -1 when variadic or not known.
+ */
+static long sig_arity(const char *sig)
+{
+	size_t len = sig ? strlen(sig) : 0, open = len;
+	int depth = 0;
+	long commas = 0;
+	struct span in;
+
+	if (!len || sig[len - 1] != ')')
+		return -1;
+	while (open-- > 0) {
+		if (sig[open] == ')')
+			depth++;
+		else if (sig[open] == '(' && --depth == 0)
+			break;
+	}
+	if (depth)
+		return -1;
+	in = span_trim((struct span){ sig + open + 1, len - open - 2 });
+	if (!in.len || (in.len == 4 && !memcmp(in.ptr, "void", 4)))
+		return 0;
+	for (size_t i = 0; i < in.len; i++) {
+		char c = in.ptr[i];
+
+		if (c == '.')
+			return -1;
+		if (c == '(' || c == '[')
+			depth++;
+		else if (c == ')' || c == ']')
+			depth--;
+		else if (c == ',' && !depth)
+			commas++;
+	}
+	return commas + 1;
+}
+
+/* A function whose number of parameters the series changes. */
+struct shape {
+	const char *name; /* borrowed */
+	long old_n, new_n;
+};
+
+struct shapes {
+	struct shape *v;
+	size_t nr, alloc;
+};
+
+/* Add name when its old and new signatures take different counts. */
+static void shapes_add(struct shapes *s, const char *name, const char *old_sig,
+		       const char *new_sig)
+{
+	long o = sig_arity(old_sig), n = sig_arity(new_sig);
+
+	if (o < 0 || n < 0 || o == n)
+		return;
+	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	s->v[s->nr++] = (struct shape){ name, o, n };
+}
+
+/* A statement a hunk of the series leaves using a symbol (its '+' side). */
+struct form {
+	char *path, *symbol;
+	char *text; /* its lines trimmed, joined by LF */
+};
+
+struct forms {
+	struct form *v;
+	size_t nr, alloc;
+};
+
+static void forms_release(struct forms *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		free(f->v[i].path);
+		free(f->v[i].symbol);
+		free(f->v[i].text);
+	}
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * The statement at line first of l, from byte skip of that line on: its
+ * lines trimmed, joined by LF.
+ */
+static char *stmt_text(const struct lines *l, size_t first, size_t skip)
+{
+	struct buf b = BUF_INIT;
+	size_t last = stmt_last(l, first);
+
+	for (size_t i = first; i <= last && i < l->nr; i++) {
+		struct span t = line_at(l, i);
+
+		if (i > first) {
+			buf_addc(&b, '\n');
+		} else if (skip < t.len) {
+			t.ptr += skip;
+			t.len -= skip;
+		}
+		buf_addspan(&b, span_trim(t));
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* What a call already in the new API looks like. */
+struct new_api {
+	const struct forms *forms;   /* the series' converted statements */
+	const struct shapes *shapes; /* parameter counts it changes */
+};
+
+/*
+ * Whether the use ref (of path, text l) is already in the form the series
+ * leaves: the statement a hunk of the series makes, or a call with the
+ * changed function's new number of arguments.
+ */
+static bool in_new_form(const struct new_api *api, const char *path,
+			const struct watch_ref *ref, const struct lines *l)
+{
+	char *text = stmt_text(l, ref->line - 1, 0);
+	char *from = NULL; /* the call of ref itself, on */
+	struct call c;
+	bool yes = false;
+
+	for (size_t i = 0; api->forms && i < api->forms->nr && !yes; i++) {
+		const struct form *f = &api->forms->v[i];
+		yes = !strcmp(f->path, path) && !strcmp(f->symbol, ref->name) &&
+		      !strcmp(f->text, text);
+	}
+	for (size_t i = 0; api->shapes && i < api->shapes->nr && !yes; i++) {
+		const struct shape *s = &api->shapes->v[i];
+
+		if (strcmp(s->name, ref->name))
+			continue;
+		if (!from)
+			from = stmt_text(l, ref->line - 1,
+					 ref->col ? ref->col - 1 : 0);
+		yes = find_call(&c, from, strlen(from), 0, ref->name) &&
+		      (long)c.nargs == s->new_n;
+	}
+	free(text);
+	free(from);
+	return yes;
+}
+
 /* ---- unconverted callers ---- */
 
 /*
@@ -591,6 +809,8 @@ struct run {
 	struct watch_set breaks; /* removed and changed symbols */
 	struct watch_set all;    /* every export, before and after */
 	struct sites absent;
+	struct forms forms;   /* the statements the series converts to */
+	struct shapes shapes; /* of breaks, as the result has them */
 };
 
 /*
@@ -630,7 +850,9 @@ static int unconverted_in(struct run *r, struct sites *out, const char *path,
 
 		if (ref->kind == WATCH_REF_DECL || first >= tl.nr)
 			continue;
-		if (!block_in(&at, &ol, &tl, first, stmt_last(&tl, first)))
+		if (!block_in(&at, &ol, &tl, first, stmt_last(&tl, first)) ||
+		    in_new_form(&(struct new_api){ &r->forms, &r->shapes },
+				path, ref, &tl))
 			continue;
 		s = sites_add(out, path, ref, line_at(&tl, first));
 		s->base_line = at;
@@ -1270,6 +1492,65 @@ static int find_conversions(struct conversion **out, size_t *nr,
 	return error;
 }
 
+/* The statements of one hunk's new side that use an export on a line
+ * the hunk adds. */
+static int hunk_forms(struct forms *out, const struct run *r, const char *path,
+		      const struct patch_hunk *h, struct err *err)
+{
+	struct side sd;
+	struct watch_refs refs;
+	int error;
+
+	side_build(&sd, h, '+');
+	watch_refs_init(&refs);
+	error = watch_scan_refs(&refs, &r->all, path, sd.text.ptr, sd.text.len,
+				err);
+	if (error == ERR_PARSE) {
+		err_release(err);
+		error = 0;
+	}
+	for (size_t i = 0; !error && i < refs.nr; i++) {
+		const struct watch_ref *ref = &refs.v[i];
+		struct form *f;
+
+		if (ref->kind == WATCH_REF_DECL ||
+		    !stmt_changed(&sd, ref->line - 1))
+			continue;
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		f = &out->v[out->nr++];
+		f->path = xstrdup(path);
+		f->symbol = xstrdup(ref->name);
+		f->text = stmt_text(&sd.lines, ref->line - 1, 0);
+	}
+	watch_refs_release(&refs);
+	side_release(&sd);
+	return error;
+}
+
+/* The statements the series' hunks of unwatched files leave using an
+ * export: a caller the target already has so is in the new form. */
+static int find_forms(struct run *r, const struct series_version *v,
+		      struct err *err)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < v->nr && !error; i++) {
+		const struct patch *p = &v->items[i].patch;
+
+		for (size_t f = 0; f < p->nr_files && !error; f++) {
+			const struct patch_file *pf = &p->files[f];
+
+			if (!pf->new_path ||
+			    is_watched(r->watched, r->nw, pf->new_path))
+				continue;
+			for (size_t k = 0; k < pf->nr_hunks && !error; k++)
+				error = hunk_forms(&r->forms, r, pf->new_path,
+						   &pf->hunks[k], err);
+		}
+	}
+	return error;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -1296,19 +1577,32 @@ static const struct conversion *conversion_of(const struct conversion *c,
 	return best;
 }
 
-/* Every caller in the target of a symbol the series changes, classified. */
-static int classify_callers(struct run *r, const struct series_version *v,
-			    const struct carry_result *cr, struct err *err)
+/*
+ * Whether the hunk of cv landed: applied and committed, or already in the
+ * target (its patch then has no commit of its own).
+ */
+static bool conversion_landed(const struct conversion *cv,
+			      const struct carry_result *cr)
 {
-	struct audit_result *out = r->out;
-	struct watch_set changed;
-	struct conversion *conv = NULL;
-	struct strv files = { 0 };
-	struct buf text = BUF_INIT;
-	size_t nconv = 0, alloc = 0;
-	int error = 0;
+	const struct carry_patch *cp;
+	const struct carry_file *cf;
+	enum apply_rule rule;
 
-	watch_set_init(&changed);
+	if (cv->patch >= cr->nr)
+		return false;
+	cp = &cr->patches[cv->patch];
+	cf = cv->file < cp->nr_files ? &cp->files[cv->file] : NULL;
+	if (!cf || cv->hunk >= cf->nr_hunks)
+		return false;
+	rule = cf->hunks[cv->hunk].rule;
+	return rule == RULE_ALREADY || (cp->committed && rule != RULE_CONFLICT);
+}
+
+/* The symbols of the intents whose callers are classified, and the
+ * parameter counts they change from the target's to the series'. */
+static void classified_symbols(struct watch_set *changed, struct shapes *sh,
+			       const struct audit_result *out)
+{
 	for (size_t i = 0; i < out->nr_intents; i++) {
 		const struct audit_intent *t = &out->intents[i];
 
@@ -1322,8 +1616,83 @@ static int classify_callers(struct run *r, const struct series_version *v,
 		     starts_with(t->name, "union ") ||
 		     starts_with(t->name, "enum ")))
 			continue;
-		watch_set_add(&changed, t->name, t->kind);
+		watch_set_add(changed, t->name, t->kind);
+		if (t->change == WATCH_CHANGED && t->kind == WATCH_FUNCTION)
+			shapes_add(sh, t->name, t->target_sig, t->new_sig);
 	}
+}
+
+/* What classify_callers reads for one file of the target. */
+struct caller_ctx {
+	struct run *r;
+	const struct carry_result *cr;
+	const struct conversion *conv;
+	size_t nconv;
+	const struct new_api *api;
+	size_t alloc; /* of out->callers */
+};
+
+/*
+ * Classify ref, a use in file path (text l) of the target.  A use already
+ * in the series' new form is converted when a hunk of the series meant
+ * to convert it, and no caller of the old API when none did.
+ */
+static void classify_ref(struct caller_ctx *x, const char *path,
+			 const struct watch_ref *ref, const struct lines *l)
+{
+	struct audit_result *out = x->r->out;
+	bool now = in_new_form(x->api, path, ref, l);
+	struct audit_site site = { 0 };
+	const struct conversion *cv;
+	struct audit_caller *c;
+
+	site.path = (char *)path;
+	site.line = ref->line;
+	site.func = (char *)ref->func;
+	site.symbol = (char *)ref->name;
+	site.kind = ref->kind;
+	site.text = span_dup(span_trim(line_at(l, ref->line - 1)));
+	cv = conversion_of(x->conv, x->nconv, &site);
+	if (!cv && now) {
+		free(site.text);
+		return;
+	}
+	ALLOC_GROW(out->callers, out->nr_callers + 1, x->alloc);
+	c = &out->callers[out->nr_callers++];
+	memset(c, 0, sizeof(*c));
+	c->site = site;
+	c->site.path = xstrdup(path);
+	c->site.func = dup_or_null(ref->func);
+	c->site.symbol = xstrdup(ref->name);
+	if (!cv) {
+		c->class = AUDIT_TARGET_ONLY;
+		out->nr_target_only++;
+		return;
+	}
+	c->patch = cv->patch + 1;
+	c->file = xstrdup(cv->path);
+	c->hunk = cv->hunk + 1;
+	c->class = now || conversion_landed(cv, x->cr) ? AUDIT_CONVERTED
+						       : AUDIT_CONFLICTED;
+	out->nr_conflicted += c->class == AUDIT_CONFLICTED;
+}
+
+/* Every caller in the target of a symbol the series changes, classified. */
+static int classify_callers(struct run *r, const struct series_version *v,
+			    const struct carry_result *cr, struct err *err)
+{
+	struct watch_set changed;
+	struct shapes sh = { 0 };
+	struct conversion *conv = NULL;
+	struct strv files = { 0 };
+	struct buf text = BUF_INIT;
+	struct caller_ctx x = { r, cr, NULL, 0, NULL, 0 };
+	size_t nconv = 0;
+	int error = 0;
+
+	watch_set_init(&changed);
+	x.api = &(struct new_api){ &r->forms, &sh };
+	classified_symbols(&changed, &sh, r->out);
 	if (!changed.nr)
 		goto out;
 	if ((error = find_conversions(&conv, &nconv, v, r, &changed,
@@ -1333,6 +1702,8 @@ static int classify_callers(struct run *r, const struct series_version *v,
 							r->watched, r->nw },
 				r->opts, err)) < 0)
 		goto out;
+	x.conv = conv;
+	x.nconv = nconv;
 	for (size_t i = 0; i < files.nr && !error; i++) {
 		struct watch_refs refs;
 		struct lines l = { 0 };
@@ -1345,49 +1716,9 @@ static int classify_callers(struct run *r, const struct series_version *v,
 				  files.v[i], &changed, err);
 		if (!error && exists && refs.nr)
 			lines_init(&l, text.ptr, text.len);
-		for (size_t j = 0; !error && exists && j < refs.nr; j++) {
-			const struct watch_ref *ref = &refs.v[j];
-			const struct conversion *cv;
-			struct audit_caller *c;
-			struct span t;
-
-			if (ref->kind == WATCH_REF_DECL)
-				continue;
-			ALLOC_GROW(out->callers, out->nr_callers + 1, alloc);
-			c = &out->callers[out->nr_callers++];
-			memset(c, 0, sizeof(*c));
-			t = line_at(&l, ref->line - 1);
-			c->site.path = xstrdup(files.v[i]);
-			c->site.line = ref->line;
-			c->site.func = dup_or_null(ref->func);
-			c->site.symbol = xstrdup(ref->name);
-			c->site.kind = ref->kind;
-			c->site.text = span_dup(span_trim(t));
-			cv = conversion_of(conv, nconv, &c->site);
-			if (!cv) {
-				c->class = AUDIT_TARGET_ONLY;
-				out->nr_target_only++;
-				continue;
-			}
-			c->patch = cv->patch + 1;
-			c->file = xstrdup(cv->path);
-			c->hunk = cv->hunk + 1;
-			c->class = AUDIT_CONFLICTED;
-			if (cv->patch < cr->nr) {
-				const struct carry_patch *cp =
-					&cr->patches[cv->patch];
-				const struct carry_file *cf =
-					cv->file < cp->nr_files
-						? &cp->files[cv->file]
-						: NULL;
-
-				if (cp->committed && cf && cv->hunk < cf->nr_hunks &&
-				    cf->hunks[cv->hunk].rule != RULE_CONFLICT)
-					c->class = AUDIT_CONVERTED;
-			}
-			if (c->class == AUDIT_CONFLICTED)
-				out->nr_conflicted++;
-		}
+		for (size_t j = 0; !error && exists && j < refs.nr; j++)
+			if (refs.v[j].kind != WATCH_REF_DECL)
+				classify_ref(&x, files.v[i], &refs.v[j], &l);
 		lines_release(&l);
 		watch_refs_release(&refs);
 	}
@@ -1395,6 +1726,7 @@ out:
 	conversions_free(conv, nconv);
 	strv_release(&files);
 	buf_release(&text);
+	free(sh.v);
 	watch_set_release(&changed);
 	return error;
 }
@@ -1464,13 +1796,21 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 	have = (struct strv){ 0 };
 	watch_diff_exports(&diff, &old_ex, &new_ex);
 	fill_changes(out, &diff);
-	for (size_t i = 0; i < diff.nr; i++)
-		if (breaks_uses(&diff.v[i]))
-			watch_set_add(&r.breaks, diff.v[i].old->name,
-				      diff.v[i].old->kind);
+	for (size_t i = 0; i < diff.nr; i++) {
+		const struct watch_delta *d = &diff.v[i];
+
+		if (!breaks_uses(d))
+			continue;
+		watch_set_add(&r.breaks, d->old->name, d->old->kind);
+		if (d->change == WATCH_CHANGED &&
+		    d->old->kind == WATCH_FUNCTION)
+			shapes_add(&r.shapes, d->old->name, d->old->signature,
+				   d->new->signature);
+	}
 	watch_set_add_exports(&r.all, &old_ex);
 	watch_set_add_exports(&r.all, &new_ex);
-	if (r.breaks.nr && (error = find_unconverted(&r, err)) < 0)
+	if ((error = find_forms(&r, v, err)) < 0 ||
+	    (r.breaks.nr && (error = find_unconverted(&r, err)) < 0))
 		goto out;
 	out->patches = xcalloc(v->nr ? v->nr : 1, sizeof(*out->patches));
 	out->nr_patches = v->nr;
@@ -1487,6 +1827,8 @@ out:
 	out->absent = r.absent.v;
 	out->nr_absent = r.absent.nr;
 	strv_release(&have);
+	forms_release(&r.forms);
+	free(r.shapes.v);
 	watch_set_release(&r.breaks);
 	watch_set_release(&r.all);
 	watch_diff_release(&diff);
@@ -1582,73 +1924,7 @@ out:
 
 /* ---- suggestions: the series' own conversion for the calls it misses ---- */
 
-#define MAX_ARGS 32
 #define CALL_LINES 3 /* context lines a converted call may start in */
-
-/* A call "name(args)" in a text: where it is, and its arguments. */
-struct call {
-	size_t start, name_end, close; /* offsets */
-	struct span args[MAX_ARGS];    /* trimmed, pointing into the text */
-	size_t nargs;
-};
-
-static bool ident_ch(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
-/* The first call of name at or after from in text[0..len). */
-static bool find_call(struct call *c, const char *text, size_t len, size_t from,
-		      const char *name)
-{
-	size_t n = strlen(name);
-
-	for (size_t i = from; i + n < len; i++) {
-		size_t j = i + n, a;
-		int depth = 0;
-
-		if (memcmp(text + i, name, n) || (i && ident_ch(text[i - 1])) ||
-		    ident_ch(text[j]))
-			continue;
-		while (j < len && isspace((unsigned char)text[j]))
-			j++;
-		if (j >= len || text[j] != '(')
-			continue;
-		c->start = i;
-		c->name_end = i + n;
-		c->nargs = 0;
-		a = j + 1;
-		for (size_t k = j; k < len; k++) {
-			char ch = text[k];
-
-			if (ch == '"' || ch == '\'') {
-				for (k++; k < len && text[k] != ch; k++)
-					if (text[k] == '\\')
-						k++;
-				continue;
-			}
-			if (ch == '(' || ch == '[' || ch == '{') {
-				depth++;
-			} else if ((ch == ')' || ch == ']' || ch == '}') &&
-				   --depth == 0) {
-				struct span s = span_trim(
-					(struct span){ text + a, k - a });
-
-				if (s.len && c->nargs < MAX_ARGS)
-					c->args[c->nargs++] = s;
-				c->close = k;
-				return c->nargs < MAX_ARGS;
-			} else if (ch == ',' && depth == 1 &&
-				   c->nargs < MAX_ARGS) {
-				c->args[c->nargs++] = span_trim(
-					(struct span){ text + a, k - a });
-				a = k + 1;
-			}
-		}
-		return false;
-	}
-	return false;
-}
 
 /* An argument with its blanks folded, to compare two spellings. */
 static char *folded(struct span s)

@@ -80,7 +80,9 @@ struct audit_intent {
 
 /* How a caller of a symbol the series changes fares on the target. */
 enum audit_caller_class {
-	AUDIT_CONVERTED,   /* a hunk of the series converts it, and landed */
+	AUDIT_CONVERTED,   /* a hunk of the series converts it, and landed
+			    * (or was already in the target), or the call
+			    * is already in the new form */
 	AUDIT_CONFLICTED,  /* a hunk meant to convert it did not land */
 	AUDIT_TARGET_ONLY, /* the series never converts it */
 };
@@ -106,7 +108,9 @@ struct audit_result {
 	struct audit_change *changes; /* exports removed/changed/added */
 	size_t nr_changes;
 	/* sites in the result tree that still use a removed or changed
-	 * symbol, on lines the series left as the target had them.  A
+	 * symbol, on lines the series left as the target had them, and
+	 * not already in the new form: a statement the series' hunks write,
+	 * or a call with a changed function's new number of arguments.  A
 	 * struct, union or enum whose member list changes is listed in
 	 * changes but its uses are not sites: what breaks is the use of a
 	 * member, which the lexer cannot tell from the type's other uses. */
@@ -128,7 +132,8 @@ struct audit_result {
 	struct watch_symbol *target_api; /* functions and types; owned */
 	size_t nr_target_api;
 	/* every caller, in the target, of a symbol the series removes or
-	 * changes and the target has */
+	 * changes and the target has; a call already in the new form (see
+	 * unconverted) only when a hunk of the series converts it */
 	struct audit_caller *callers;
 	size_t nr_callers;
 	size_t nr_conflicted, nr_target_only; /* callers of those classes */

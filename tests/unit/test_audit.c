@@ -854,6 +854,118 @@ static void target_without_the_api_says_what_it_has(void **state)
 	err_release(&err);
 }
 
+/* A converting hunk already in the target (its patch already-applied, so
+ * not committed) landed: its caller is converted, not left. */
+static void already_applied_conversion_has_landed(void **state)
+{
+	const struct fixture *fx = *state;
+	struct carry_result cr = fx->cr;
+	struct carry_patch *patches = xcalloc(cr.nr, sizeof(*patches));
+	struct carry_file *files;
+	struct apply_hunk_result *hunks = NULL;
+	struct audit_result r;
+	struct err err = ERR_INIT;
+	size_t nf;
+
+	memcpy(patches, cr.patches, cr.nr * sizeof(*patches));
+	nf = patches[0].nr_files;
+	files = xcalloc(nf, sizeof(*files));
+	memcpy(files, patches[0].files, nf * sizeof(*files));
+	for (size_t i = 0; i < nf; i++) {
+		if (strcmp(files[i].path, "fs/btrfs/inode.c"))
+			continue;
+		hunks = xcalloc(files[i].nr_hunks, sizeof(*hunks));
+		memcpy(hunks, files[i].hunks,
+		       files[i].nr_hunks * sizeof(*hunks));
+		for (size_t k = 0; k < files[i].nr_hunks; k++)
+			hunks[k].rule = RULE_ALREADY;
+		files[i].hunks = hunks;
+	}
+	assert_non_null(hunks);
+	patches[0].files = files;
+	patches[0].committed = false;
+	cr.patches = patches;
+	assert_int_equal(audit_run(&r, fx->repo, &fx->v, &cr, NULL, &err), 0);
+	assert_int_equal(caller(&r, "fs/btrfs/inode.c", 10)->class,
+			 AUDIT_CONVERTED);
+	/* its other hunks applied but were not committed: not there */
+	assert_int_equal(caller(&r, "fs/btrfs/ordered-data.c", 9)->class,
+			 AUDIT_CONFLICTED);
+	assert_int_equal(r.nr_conflicted, 1);
+	audit_result_release(&r);
+	free(hunks);
+	free(files);
+	free(patches);
+	err_release(&err);
+}
+
+/* A call the target already makes with the new number of arguments is
+ * neither an unconverted site nor a caller of the old API; the old form
+ * beside it is both. */
+static void call_in_the_new_form_is_not_unconverted(void **state)
+{
+	static const char zoned_c[] =
+		"#include \"async-thread.h\"\n"
+		"\n"
+		"void zone_new(struct btrfs_work *w)\n"
+		"{\n"
+		"\tbtrfs_init_work(w, zone_fn,\n"
+		"\t\t\tNULL);\n"
+		"}\n"
+		"\n"
+		"void zone_old(struct btrfs_work *w)\n"
+		"{\n"
+		"\tbtrfs_init_work(w, zone_fn, NULL, NULL);\n"
+		"}\n"
+		"\n"
+		"void zone_both(struct btrfs_work *w)\n"
+		"{\n"
+		"\tbtrfs_init_work(w, zone_fn, NULL); "
+		"btrfs_init_work(w, zone_fn, NULL, NULL);\n"
+		"}\n";
+	const struct fixture *fx = *state;
+	struct carry_result cr = fx->cr;
+	struct audit_result r;
+	struct err err = ERR_INIT;
+	char *tgt = fs_join(fx->dir, "t");
+	char head[41];
+	size_t old = 0;
+
+	tree_oid_hex(head, &cr.head);
+	run(GIT "-C '%s' checkout -q -b zoned-base base", tgt);
+	write_file(tgt, "fs/btrfs/zoned.c", zoned_c);
+	commit_msg(tgt, "zoned base");
+	run(GIT "-C '%s' checkout -q -b zoned-head %s", tgt, head);
+	write_file(tgt, "fs/btrfs/zoned.c", zoned_c);
+	commit_msg(tgt, "zoned head");
+	assert_int_equal(tree_resolve(&cr.base, fx->repo, "zoned-base", &err),
+			 0);
+	assert_int_equal(tree_resolve(&cr.head, fx->repo, "zoned-head", &err),
+			 0);
+	assert_int_equal(audit_run(&r, fx->repo, &fx->v, &cr, NULL, &err), 0);
+	/* zone_old's call, and the second call of zone_both's line */
+	for (size_t i = 0; i < r.nr_unconverted; i++)
+		if (!strcmp(r.unconverted[i].path, "fs/btrfs/zoned.c"))
+			assert_int_equal(r.unconverted[i].line,
+					 old++ ? 16 : 11);
+	assert_int_equal(old, 2);
+	assert_int_equal(caller(&r, "fs/btrfs/zoned.c", 11)->class,
+			 AUDIT_TARGET_ONLY);
+	assert_int_equal(caller(&r, "fs/btrfs/zoned.c", 16)->class,
+			 AUDIT_TARGET_ONLY);
+	old = 0;
+	for (size_t i = 0; i < r.nr_callers; i++)
+		old += !strcmp(r.callers[i].site.path, "fs/btrfs/zoned.c");
+	assert_int_equal(old, 2);
+	for (size_t i = 0; i < r.nr_callers; i++)
+		assert_false(!strcmp(r.callers[i].site.path,
+				     "fs/btrfs/zoned.c") &&
+			     r.callers[i].site.line == 5);
+	audit_result_release(&r);
+	free(tgt);
+	err_release(&err);
+}
+
 /* resolve --suggest: the conversion learned from the series' converted
  * calls, applied to the calls it never converts. */
 static void suggestion_learned_from_converted_calls(void **state)
@@ -929,6 +1041,8 @@ int main(void)
 		cmocka_unit_test(api_patch_that_does_not_land_is_still_audited),
 		cmocka_unit_test(target_without_the_api_says_what_it_has),
 		cmocka_unit_test(suggestion_learned_from_converted_calls),
+		cmocka_unit_test(already_applied_conversion_has_landed),
+		cmocka_unit_test(call_in_the_new_form_is_not_unconverted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
