@@ -410,12 +410,8 @@ int conf_append_section(struct conf *c, const char *section,
 				  err)) < 0 ||
 	    (error = append_file(c->path, &text, err)) < 0)
 		goto out;
-	git_config_free(c->cfg);
-	c->cfg = NULL;
-	/* ERR_IO, not ERR_PARSE: the section is written */
-	if (git_config_open_ondisk(&c->cfg, c->path) < 0)
-		error = err_set(err, ERR_IO, "cannot read '%s' again: %s",
-				c->path, git_text());
+	/* no reopen: libgit2 reads the file again at the next lookup, as
+	 * its size changed (a parse per version was most of the rest) */
 out:
 	buf_release(&text);
 	return error;

@@ -44,7 +44,8 @@ struct conf_pair {
 };
 /*
  * Add [section "subsection"] (subsection NULL: [section]) with pairs at
- * the end of the file in one write, then read the file again: the cost
+ * the end of the file in one write (libgit2 reads the file again at the
+ * next lookup, as it does after any change of the file): the cost
  * is the section's size, not the file's (libgit2 rewrites the whole file
  * per key).  ERR_EXISTS when the section has a key already (replace it
  * with conf_remove_section and conf_set); ERR_PARSE for a key that is no
