@@ -2,7 +2,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <git2.h>
 #include <stdlib.h>
@@ -16,6 +18,23 @@ struct conf {
 	char *path;
 	char *tmp; /* between conf_begin and conf_commit: the copy written */
 };
+
+/* For conf_bytes_written(); one per thread, as apply_comparisons(). */
+static _Thread_local size_t written;
+
+size_t conf_bytes_written(void)
+{
+	return written;
+}
+
+/* libgit2 rewrote the file being changed: count its whole size. */
+static void count_rewrite(const struct conf *c)
+{
+	struct stat st;
+
+	if (stat(c->tmp ? c->tmp : c->path, &st) == 0)
+		written += (size_t)st.st_size;
+}
 
 static const char *git_text(void)
 {
@@ -71,6 +90,7 @@ int conf_begin(struct conf *c, struct err *err)
 				git_text());
 		goto fail;
 	}
+	written += data.len;
 	git_config_free(c->cfg);
 	c->cfg = cfg;
 	buf_release(&data);
@@ -185,6 +205,7 @@ int conf_set(struct conf *c, const char *key, const char *value,
 	if (git_config_set_string(c->cfg, key, value) < 0)
 		return err_set(err, ERR_IO, "cannot write '%s' in '%s': %s",
 			       key, c->path, git_text());
+	count_rewrite(c);
 	return 0;
 }
 
@@ -202,46 +223,215 @@ int conf_set_all(struct conf *c, const char *key, char *const *vals,
 			return err_set(err, ERR_IO,
 				       "cannot write '%s' in '%s': %s", key,
 				       c->path, git_text());
+		count_rewrite(c);
 	}
 	return 0;
 }
 
-int conf_remove_section(struct conf *c, const char *section,
-			const char *subsection, struct err *err)
+/* keys[]: the names of section.subsection's keys, as libgit2 gives them */
+static int section_keys(const struct conf *c, const char *section,
+			const char *subsection, char ***keys, size_t *nr,
+			struct err *err)
 {
 	struct buf re = BUF_INIT;
 	git_config_iterator *it = NULL;
 	git_config_entry *e;
-	char **keys = NULL;
-	size_t nr = 0, alloc = 0;
-	int error = 0;
+	size_t alloc = 0;
 
-	buf_addf(&re, "%s.%s.", section, subsection);
+	*keys = NULL;
+	*nr = 0;
+	if (subsection)
+		buf_addf(&re, "%s.%s.", section, subsection);
+	else
+		buf_addf(&re, "%s.", section);
 	for (size_t i = 0; i < strlen(section); i++)
 		re.ptr[i] = (char)tolower((unsigned char)re.ptr[i]);
 	if (git_config_iterator_new(&it, c->cfg) < 0) {
-		error = err_set(err, ERR_IO, "cannot read '%s': %s", c->path,
-				git_text());
-		goto out;
+		buf_release(&re);
+		return err_set(err, ERR_IO, "cannot read '%s': %s", c->path,
+			       git_text());
 	}
 	while (git_config_next(&e, it) == 0) {
 		/* libgit2 gives names as section(lower).subsection.key */
 		if (strncmp(e->name, re.ptr, re.len) ||
 		    strchr(e->name + re.len, '.'))
 			continue;
-		ALLOC_GROW(keys, nr + 1, alloc);
-		keys[nr++] = xstrdup(e->name);
+		ALLOC_GROW(*keys, *nr + 1, alloc);
+		(*keys)[(*nr)++] = xstrdup(e->name);
 	}
 	git_config_iterator_free(it);
+	buf_release(&re);
+	return 0;
+}
+
+/* A key git config accepts: a letter, then letters, digits and '-'. */
+static bool valid_key(const char *k)
+{
+	if (!isalpha((unsigned char)*k))
+		return false;
+	for (; *k; k++)
+		if (!isalnum((unsigned char)*k) && *k != '-')
+			return false;
+	return true;
+}
+
+/*
+ * value as git config writes it: '\\', '"', newline, tab and backspace
+ * escaped; in double quotes when it has '#' or ';' (a comment otherwise)
+ * or a blank at either end (trimmed otherwise).  false for another
+ * control character, which no escape keeps.
+ */
+static bool add_value(struct buf *b, const char *v)
+{
+	static const char from[] = "\\\"\n\t\b", to[] = "\\\"ntb";
+	size_t n = strlen(v);
+	bool quote = n && (isspace((unsigned char)v[0]) ||
+			   isspace((unsigned char)v[n - 1]) || strpbrk(v, "#;"));
+
+	if (quote)
+		buf_addc(b, '"');
+	for (; *v; v++) {
+		const char *e = strchr(from, *v);
+
+		if (e) {
+			buf_addc(b, '\\');
+			buf_addc(b, to[e - from]);
+		} else if ((unsigned char)*v < 0x20 || *v == 0x7f) {
+			return false;
+		} else {
+			buf_addc(b, *v);
+		}
+	}
+	if (quote)
+		buf_addc(b, '"');
+	return true;
+}
+
+/* The section's text, "[section \"sub\"]" and a line per pair. */
+static int section_text(struct buf *b, const char *section,
+			const char *subsection, const struct conf_pair *pairs,
+			size_t nr, struct err *err)
+{
+	if (!valid_key(section))
+		return err_set(err, ERR_PARSE, "'%s' is no section name",
+			       section);
+	buf_addf(b, "[%s", section);
+	if (subsection) {
+		buf_adds(b, " \"");
+		for (const char *s = subsection; *s; s++) {
+			if (*s == '\n')
+				return err_set(err, ERR_PARSE,
+					       "'%s' is no subsection name",
+					       subsection);
+			if (*s == '"' || *s == '\\')
+				buf_addc(b, '\\');
+			buf_addc(b, *s);
+		}
+		buf_addc(b, '"');
+	}
+	buf_adds(b, "]\n");
+	for (size_t i = 0; i < nr; i++) {
+		if (!pairs[i].value)
+			continue;
+		if (!valid_key(pairs[i].key))
+			return err_set(err, ERR_PARSE, "'%s' is no key name",
+				       pairs[i].key);
+		buf_addf(b, "\t%s = ", pairs[i].key);
+		if (!add_value(b, pairs[i].value))
+			return err_set(err, ERR_PARSE,
+				       "the value of '%s' has a control "
+				       "character git config cannot write",
+				       pairs[i].key);
+		buf_addc(b, '\n');
+	}
+	return 0;
+}
+
+/* Append text to path in one write; on a short write, cut it off again. */
+static int append_file(const char *path, const struct buf *section,
+		       struct err *err)
+{
+	struct buf text = BUF_INIT;
+	int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+	struct stat st;
+	char last = '\n';
+	ssize_t n = -1;
+	int error = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto fail;
+	if (st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
+		goto fail;
+	if (last != '\n')
+		buf_addc(&text, '\n');
+	buf_add(&text, section->ptr, section->len);
+	n = write(fd, text.ptr, text.len);
+	if (n != (ssize_t)text.len) {
+		if (ftruncate(fd, st.st_size) < 0)
+			n = -1;
+		if (n >= 0)
+			errno = ENOSPC;
+		goto fail;
+	}
+	written += text.len;
+	buf_release(&text);
+	if (close(fd) < 0)
+		return err_set(err, ERR_IO, "cannot write '%s': %s", path,
+			       strerror(errno));
+	return 0;
+fail:
+	error = err_set(err, ERR_IO, "cannot write '%s': %s", path,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	buf_release(&text);
+	return error;
+}
+
+int conf_append_section(struct conf *c, const char *section,
+			const char *subsection, const struct conf_pair *pairs,
+			size_t nr, struct err *err)
+{
+	struct buf text = BUF_INIT;
+	char **keys;
+	size_t nkeys;
+	int error;
+
+	if (c->tmp)
+		BUG("conf_append_section inside a batch on '%s'", c->path);
+	if ((error = section_keys(c, section, subsection, &keys, &nkeys,
+				  err)) < 0)
+		return error;
+	conf_free_list(keys, nkeys);
+	if (nkeys)
+		return err_set(err, ERR_EXISTS, "'%s' has [%s \"%s\"] already",
+			       c->path, section, subsection ? subsection : "");
+	if ((error = section_text(&text, section, subsection, pairs, nr,
+				  err)) < 0 ||
+	    (error = append_file(c->path, &text, err)) < 0)
+		goto out;
+	/* no reopen: libgit2 reads the file again at the next lookup, as
+	 * its size changed (a parse per version was most of the rest) */
+out:
+	buf_release(&text);
+	return error;
+}
+
+int conf_remove_section(struct conf *c, const char *section,
+			const char *subsection, struct err *err)
+{
+	char **keys;
+	size_t nr;
+	int error = section_keys(c, section, subsection, &keys, &nr, err);
+
 	for (size_t i = 0; i < nr && !error; i++) {
 		int rc = git_config_delete_multivar(c->cfg, keys[i], ".*");
 		if (rc < 0 && rc != GIT_ENOTFOUND)
 			error = err_set(err, ERR_IO, "cannot write '%s': %s",
 					c->path, git_text());
+		count_rewrite(c);
 	}
-out:
 	conf_free_list(keys, nr);
-	buf_release(&re);
 	return error;
 }
 

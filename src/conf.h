@@ -37,6 +37,27 @@ int conf_set(struct conf *c, const char *key, const char *value,
 /* Replace every value of a multivar by vals. */
 int conf_set_all(struct conf *c, const char *key, char *const *vals,
 		 size_t nr, struct err *err);
+/* A key of a section and its value (NULL: the key is left out). */
+struct conf_pair {
+	const char *key;
+	const char *value;
+};
+/*
+ * Add [section "subsection"] (subsection NULL: [section]) with pairs at
+ * the end of the file in one write (libgit2 reads the file again at the
+ * next lookup, as it does after any change of the file): the cost
+ * is the section's size, not the file's (libgit2 rewrites the whole file
+ * per key).  ERR_EXISTS when the section has a key already (replace it
+ * with conf_remove_section and conf_set); ERR_PARSE for a key that is no
+ * config name or a value with a control character git config cannot
+ * escape (other than newline, tab, backspace): nothing written then.
+ * The append is one write(2), not a rename: a concurrent reader may see
+ * part of it, and a failed write is cut off again.
+ * Not between conf_begin and conf_commit.
+ */
+int conf_append_section(struct conf *c, const char *section,
+			const char *subsection, const struct conf_pair *pairs,
+			size_t nr, struct err *err);
 /* Remove a whole "section.subsection" (no error when absent). */
 int conf_remove_section(struct conf *c, const char *section,
 			const char *subsection, struct err *err);
@@ -44,5 +65,12 @@ int conf_remove_section(struct conf *c, const char *section,
 int conf_subsections(const struct conf *c, const char *section,
 		     char ***names, size_t *nr, struct err *err);
 void conf_free_list(char **vals, size_t nr);
+
+/*
+ * Bytes the conf layer wrote in this thread: batch copies, libgit2's
+ * rewrites of the file, appended sections.  A measure for tests (how
+ * storing a version grows with the file), not state anything reads.
+ */
+size_t conf_bytes_written(void);
 
 #endif

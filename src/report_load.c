@@ -319,6 +319,32 @@ static void load_edited(struct apply_hunk_result *h, json_t *o)
 				      : 0;
 }
 
+/*
+ * A hunk's "adaptation" object (rule, original, adapted, note): what a
+ * report shows of it.  The placed hunk itself (hunk, line, texts) stays
+ * with the run that made it; NULL for null or an unknown rule.
+ */
+static struct adaptation *load_adaptation(json_t *o)
+{
+	const char *id = jstr(o, "rule");
+	struct adaptation *a;
+
+	if (!json_is_object(o) || !id)
+		return NULL;
+	a = xcalloc(1, sizeof(*a));
+	for (int k = ADAPT_MOVED; k <= ADAPT_DRIFT; k++)
+		if (!strcmp(adapt_rule_name((enum adapt_rule)k), id))
+			a->rule = (enum adapt_rule)k;
+	if (!a->rule) {
+		free(a);
+		return NULL;
+	}
+	a->original = jdup(o, "original");
+	a->adapted = jdup(o, "adapted");
+	a->note = jdup(o, "note");
+	return a;
+}
+
 static void load_file(struct carry_file *f, json_t *o)
 {
 	json_t *hunks = json_object_get(o, "hunks"), *v;
@@ -352,6 +378,7 @@ static void load_file(struct carry_file *f, json_t *o)
 			h->similarity = h->cause->similarity;
 		}
 		load_edited(h, json_object_get(v, "edited"));
+		h->adapt = load_adaptation(json_object_get(v, "adaptation"));
 	}
 }
 

@@ -240,58 +240,102 @@ static bool dir_matches(const char *dir, const struct dir_file *f, size_t nr)
 	return same;
 }
 
+/* The keys of [version "V"], in the order they are written. */
+enum { NR_VERSION_KEYS = 7 };
+static void version_pairs(struct conf_pair *pairs, const char *patches,
+			  const char *stamp,
+			  const struct series_provenance *prov)
+{
+	const struct conf_pair p[NR_VERSION_KEYS] = {
+		{ "kind", prov->kind },
+		{ "source", prov->source },
+		{ "imported", stamp },
+		{ "patches", patches },
+		{ "cover", prov->cover_subject },
+		{ "base-commit", prov->base_commit },
+		/* the thread's root (cover letter, else first patch): what
+		 * a fetch downloads again; each patch's own Message-ID is
+		 * in 'origins' */
+		{ "msgid", prov->nr_msgids ? prov->msgids[0] : NULL },
+	};
+
+	memcpy(pairs, p, sizeof(p));
+}
+
+/*
+ * The whole file again through libgit2 (a batch: one rename): for a
+ * version stored before, or a file without its [series] name yet.
+ */
+static int rewrite_conf(struct conf *c, const struct series_version *v,
+			const struct conf_pair *pairs, struct err *err)
+{
+	struct buf key = BUF_INIT;
+	char *existing;
+	int error;
+
+	if ((error = conf_begin(c, err)) < 0)
+		return error;
+	existing = conf_get_or(c, "series.name", NULL);
+	if (!existing)
+		error = conf_set(c, "series.name", v->name, err);
+	free(existing);
+	if (!error)
+		error = conf_remove_section(c, "version", v->version, err);
+	for (size_t i = 0; i < NR_VERSION_KEYS && !error; i++) {
+		if (!pairs[i].value)
+			continue;
+		buf_reset(&key);
+		buf_addf(&key, "version.%s.%s", v->version, pairs[i].key);
+		error = conf_set(c, key.ptr, pairs[i].value, err);
+	}
+	buf_release(&key);
+	/* on error conf_free drops the batch: the file keeps its text */
+	return error ? error : conf_commit(c, err);
+}
+
+/*
+ * series/NAME.conf records v: a new version's section is appended in one
+ * write (storing a version costs its section, not the file: --all-versions
+ * of 1000 versions was quadratic); a version stored before is rewritten.
+ */
 static int write_conf(const char *root, const struct series_version *v,
 		      const struct series_provenance *prov, struct err *err)
 {
 	char *dir = fs_join(root, "series");
 	char *path = xstrfmt("%s/%s.conf", dir, v->name);
+	struct conf_pair pairs[NR_VERSION_KEYS];
 	struct conf *c = NULL;
-	struct buf key = BUF_INIT;
-	char stamp[64];
+	char stamp[64], patches[32], *name = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
-	char *existing;
 	int error;
 
-	if ((error = fs_mkdirs(dir, err)) < 0 ||
-	    (error = conf_open(&c, path, true, err)) < 0 ||
-	    (error = conf_begin(c, err)) < 0)
-		goto out;
-	existing = conf_get_or(c, "series.name", NULL);
-	if (!existing && (error = conf_set(c, "series.name", v->name, err)) < 0)
-		goto out;
-	free(existing);
-	if ((error = conf_remove_section(c, "version", v->version, err)) < 0)
-		goto out;
-#define SETV(k, val)                                                       \
-	do {                                                               \
-		buf_reset(&key);                                           \
-		buf_addf(&key, "version.%s.%s", v->version, k);            \
-		const char *v_ = (val);                                    \
-		if (v_ && (error = conf_set(c, key.ptr, v_, err)) < 0)     \
-			goto out;                                          \
-	} while (0)
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	SETV("kind", prov->kind);
-	SETV("source", prov->source);
-	SETV("imported", stamp);
-	{
-		char n[32];
-		snprintf(n, sizeof(n), "%zu", v->nr);
-		SETV("patches", n);
+	snprintf(patches, sizeof(patches), "%zu", v->nr);
+	version_pairs(pairs, patches, stamp, prov);
+	if ((error = fs_mkdirs(dir, err)) < 0 ||
+	    (error = conf_open(&c, path, true, err)) < 0)
+		goto out;
+	name = conf_get_or(c, "series.name", NULL);
+	if (name) {
+		struct err e2 = ERR_INIT;
+
+		error = conf_append_section(c, "version", v->version, pairs,
+					    NR_VERSION_KEYS, &e2);
+		/* there already, or a value only libgit2 writes: rewrite */
+		if (error == ERR_EXISTS || error == ERR_PARSE)
+			error = 1;
+		else if (error < 0)
+			err_set(err, error, "%s", e2.msg.ptr);
+		err_release(&e2);
+		if (error <= 0)
+			goto out;
 	}
-	SETV("cover", prov->cover_subject);
-	SETV("base-commit", prov->base_commit);
-	/* the thread's root (cover letter, else first patch): what a fetch
-	 * downloads again; each patch's own Message-ID is in 'origins' */
-	if (prov->nr_msgids)
-		SETV("msgid", prov->msgids[0]);
-#undef SETV
-	error = conf_commit(c, err);
+	error = rewrite_conf(c, v, pairs, err);
 out:
+	free(name);
 	conf_free(c);
-	buf_release(&key);
 	free(path);
 	free(dir);
 	return error;

@@ -418,6 +418,98 @@ static void set_round_trips_awkward_values(void **state)
 	conf_free(c);
 }
 
+/*
+ * A new section appended in one write reads back as conf_set would have
+ * written it: quotes, backslashes, comment characters, blanks at either
+ * end, newlines and tabs; the file's earlier text stays as it was.
+ */
+static void append_section_round_trips_awkward_values(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const values[] = {
+		"apt:linux=6.1.170-3",
+		"a # not a comment ; nor this",
+		"  leading and trailing spaces  ",
+		" ",
+		"quote \" and backslash \\ inside",
+		"ends with a backslash \\",
+		"\"quoted\"",
+		"two\nlines",
+		"tab\there",
+		"[PATCH v3 0/7] btrfs: f\xc3\xbcr the cover",
+		"",
+	};
+	enum { NR = sizeof(values) / sizeof(values[0]) };
+	struct conf_pair pairs[NR];
+	struct err err = ERR_INIT;
+	struct conf *c = open_text(fx, "[series]\n\tname = s"); /* no '\n' */
+	char *keys[NR];
+
+	for (size_t i = 0; i < NR; i++) {
+		keys[i] = xstrfmt("k%zu", i);
+		pairs[i] = (struct conf_pair){ keys[i], values[i] };
+	}
+	assert_int_equal(conf_append_section(c, "version", "6.1.170-3", pairs,
+					     NR, &err),
+			 0);
+	/* read at once, and again from the file */
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < NR; i++) {
+			char *key = xstrfmt("version.6.1.170-3.k%zu", i);
+
+			assert_value(c, key, values[i]);
+			free(key);
+		}
+		assert_value(c, "series.name", "s");
+		c = reopen(c);
+	}
+	for (size_t i = 0; i < NR; i++)
+		free(keys[i]);
+	err_release(&err);
+	conf_free(c);
+}
+
+/* A section that is there already is not appended twice. */
+static void append_of_an_existing_section_is_refused(void **state)
+{
+	const struct fixture *fx = *state;
+	struct conf *c = open_text(fx, "[version \"v1\"]\n\tkind = git\n");
+	const struct conf_pair p = { "kind", "mbox" };
+	struct err err = ERR_INIT;
+
+	assert_int_equal(conf_append_section(c, "version", "v1", &p, 1, &err),
+			 ERR_EXISTS);
+	c = reopen(c);
+	assert_value(c, "version.v1.kind", "git");
+	err_release(&err);
+	conf_free(c);
+}
+
+/* Appending costs the section, not the file: the bytes written grow by
+ * about the section's size whatever the file holds. */
+static void append_writes_the_section_alone(void **state)
+{
+	const struct fixture *fx = *state;
+	struct buf big = BUF_INIT;
+	struct err err = ERR_INIT;
+	const struct conf_pair p = { "kind", "mbox" };
+	struct conf *c;
+	size_t before;
+
+	for (int i = 0; i < 2000; i++)
+		buf_addf(&big, "[version \"v%d\"]\n\tkind = git\n", i);
+	c = open_text(fx, big.ptr);
+	before = conf_bytes_written();
+	assert_int_equal(conf_append_section(c, "version", "new", &p, 1, &err),
+			 0);
+	assert_true(conf_bytes_written() - before < 64);
+	assert_value(c, "version.new.kind", "mbox");
+	assert_value(c, "version.v1999.kind", "git");
+	buf_release(&big);
+	err_release(&err);
+	conf_free(c);
+}
+
 static void set_of_invalid_key_is_an_error(void **state)
 {
 	const struct fixture *fx = *state;
@@ -639,6 +731,9 @@ int main(void)
 		T(set_creates_keys_that_persist),
 		T(set_replaces_a_single_value),
 		T(set_round_trips_awkward_values),
+		T(append_section_round_trips_awkward_values),
+		T(append_of_an_existing_section_is_refused),
+		T(append_writes_the_section_alone),
 		T(set_of_invalid_key_is_an_error),
 		T(set_all_replaces_a_multivar),
 		T(set_all_creates_a_new_multivar),

@@ -524,6 +524,45 @@ static void write_records_provenance_in_the_conf(void **state)
 	conf_free(c);
 }
 
+/*
+ * Storing a version writes its own section of the .conf, not the whole
+ * file again: the bytes the conf layer writes for 200 versions stay
+ * within a small multiple of the file they make (quadratic before).
+ */
+static void storing_many_versions_writes_the_conf_linearly(void **state)
+{
+	const struct fixture *fx = *state;
+	char *path = fs_join(fx->root, "series/many.conf");
+	struct err err = ERR_INIT;
+	struct buf conf = BUF_INIT;
+	size_t before = conf_bytes_written(), written;
+
+	for (int i = 1; i <= 200; i++) {
+		char *version = xstrfmt("v%d", i);
+
+		store(fx, "many", version);
+		free(version);
+	}
+	written = conf_bytes_written() - before;
+	if (fs_read_file(&conf, path, 0, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	/* 200 sections of about conf.len / 200 bytes each */
+	if (written >= 4 * conf.len)
+		fail_msg("%zu bytes written for a conf of %zu", written,
+			 conf.len);
+	{
+		struct conf *c = open_conf(fx, "many");
+
+		assert_conf(c, "version.v1.kind", "mbox");
+		assert_conf(c, "version.v200.patches", "3");
+		assert_conf(c, "series.name", "many");
+		conf_free(c);
+	}
+	buf_release(&conf);
+	err_release(&err);
+	free(path);
+}
+
 static void load_round_trips_what_write_stored(void **state)
 {
 	const struct fixture *fx = *state;
@@ -1215,6 +1254,7 @@ int main(void)
 		cmocka_unit_test(add_strips_number_prefix_and_suffix_of_origin),
 		T(write_stores_quilt_directory),
 		T(write_records_provenance_in_the_conf),
+		T(storing_many_versions_writes_the_conf_linearly),
 		T(load_round_trips_what_write_stored),
 		T(load_without_version_takes_the_newest),
 		T(load_reads_hand_edited_series_file),
