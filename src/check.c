@@ -485,6 +485,18 @@ int check_run(struct check_report *r, const char *root, char *const *specs,
 	return 0;
 }
 
+bool check_any_adapted(const struct check_report *r)
+{
+	for (size_t s = 0; s < r->nr_series; s++)
+		for (size_t t = 0; t < r->nr_targets; t++) {
+			const struct check_cell *c = check_cell(r, s, t);
+
+			if (!c->other_shard && c->carry.counts[OUTCOME_ADAPTED])
+				return true;
+		}
+	return false;
+}
+
 int check_exit_code(const struct check_report *r)
 {
 	for (size_t s = 0; s < r->nr_series; s++)

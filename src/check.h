@@ -105,5 +105,8 @@ bool check_in_shard(size_t s, size_t t, size_t nr_targets, unsigned shard,
 /* 0 all applied or already applied; 1 conflicts, risks, unconverted
  * callers, a failed build or a cell that could not run. */
 int check_exit_code(const struct check_report *r);
+/* Some cell of this shard has an adapted hunk (a proposal for a person:
+ * 'check' and 'report merge' fail on it unless told it was accepted). */
+bool check_any_adapted(const struct check_report *r);
 
 #endif

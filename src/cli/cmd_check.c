@@ -179,18 +179,6 @@ static int take_shard(const char *value, void *target, struct err *err)
 }
 
 /* Whether some cell has an adapted patch (exit 1 unless accepted). */
-static bool any_adapted(const struct check_report *r)
-{
-	for (size_t s = 0; s < r->nr_series; s++)
-		for (size_t t = 0; t < r->nr_targets; t++) {
-			const struct check_cell *c = check_cell(r, s, t);
-
-			if (!c->other_shard && c->carry.counts[OUTCOME_ADAPTED])
-				return true;
-		}
-	return false;
-}
-
 const struct opt check_options[] = {
 	OPT_CHECK_FORMATS(struct check_cli, format, output, reports),
 	OPT_JOBS(struct check_cli, co.jobs),
@@ -359,7 +347,7 @@ int cmd_check(int argc, char **argv, struct cli_ctx *cx)
 	/* against a baseline only regressions fail the job */
 	rc = diff ? (report_diff_regressions(diff) ? 1 : 0)
 		  : check_exit_code(&r);
-	if (!diff && !rc && !cli.accept_adapted && any_adapted(&r))
+	if (!diff && !rc && !cli.accept_adapted && check_any_adapted(&r))
 		rc = 1;
 	goto out;
 fail:

@@ -39,10 +39,14 @@ const char report_more[] =
 struct report_cli {
 	int format; /* check_format_names */
 	const char *output, *reports;
+	bool accept_adapted;
 };
 
 const struct opt report_options[] = {
 	OPT_CHECK_FORMATS(struct report_cli, format, output, reports),
+	{ OPT_FLAG, 0, "accept-adapted", NULL,
+	  "merge: an adapted hunk does not fail the run (exit 0), as check",
+	  offsetof(struct report_cli, accept_adapted) },
 	{ OPT_END },
 };
 
@@ -68,7 +72,10 @@ static int merge(const struct report_cli *cli, const char **paths, size_t nr,
 	if (cli->output ? check_write_to(cli->output, &w, &r, &err) < 0
 			: check_write_format(&w, stdout, &r, &err) < 0)
 		goto fail;
+	/* the same verdict as one check run of every cell */
 	rc = check_exit_code(&r);
+	if (!rc && !cli->accept_adapted && check_any_adapted(&r))
+		rc = 1;
 	goto out;
 fail:
 	rc = err_report(&err, opts);
