@@ -45,7 +45,7 @@ struct report_cli {
 const struct opt report_options[] = {
 	OPT_CHECK_FORMATS(struct report_cli, format, output, reports),
 	{ OPT_FLAG, 0, "accept-adapted", NULL,
-	  "merge: an adapted hunk does not fail the run (exit 0), as check",
+	  "merge: an adapted hunk does not fail (exit 0)",
 	  offsetof(struct report_cli, accept_adapted) },
 	{ OPT_END },
 };
