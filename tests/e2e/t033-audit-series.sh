@@ -11,6 +11,7 @@ here=$(pwd)
 . ./lib.sh
 
 . "$here/wq-lib.sh"
+wq_upstream
 
 # drift: its btrfs_init_work() body differs (the API patch conflicts),
 # it has scrub.c that the series never converts

@@ -12,6 +12,7 @@ here=$(pwd)
 . ./lib.sh
 
 . "$here/wq-lib.sh"
+wq_upstream
 
 # old: scrub.c and ordered-data.c that the series never converts
 make_repo old fs/btrfs/async-thread.h "$H" fs/btrfs/async-thread.c "$C" \

@@ -9,36 +9,9 @@
 # it), never inode.c's or zoned.c's, which already match the series'
 # result: git grep on the carried branch is the independent judge of
 # which calls keep the old four-argument form.
+here=$(pwd)
 . ./lib.sh
-H='#ifndef BTRFS_ASYNC_THREAD_H
-#define BTRFS_ASYNC_THREAD_H
-struct btrfs_work;
-typedef void (*btrfs_func_t)(struct btrfs_work *arg);
-struct btrfs_work {
-	btrfs_func_t func;
-	btrfs_func_t ordered_func;
-	btrfs_func_t ordered_free;
-};
-void btrfs_init_work(struct btrfs_work *work, btrfs_func_t func,
-		     btrfs_func_t ordered_func, btrfs_func_t ordered_free);
-void btrfs_queue_work(struct btrfs_work *work);
-#endif
-'
-C='#include "async-thread.h"
-
-void btrfs_init_work(struct btrfs_work *work, btrfs_func_t func,
-		     btrfs_func_t ordered_func, btrfs_func_t ordered_free)
-{
-	work->func = func;
-	work->ordered_func = ordered_func;
-	work->ordered_free = ordered_free;
-}
-
-void btrfs_queue_work(struct btrfs_work *work)
-{
-	work->func(work);
-}
-'
+. "$here/wq-lib.sh"
 caller() { # FILE FUNC CALLBACK [ARGS]
 	printf '#include "async-thread.h"\n\nstatic void %s(struct btrfs_work *w)\n{\n}\n\nvoid %s(struct btrfs_work *w)\n{\n\tint x = 1;\n\n\tbtrfs_init_work(w, %s, %s);\n\tbtrfs_queue_work(w);\n}\n' "$3" "$2" "$3" "${4:-NULL, NULL}"
 }

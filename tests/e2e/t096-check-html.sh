@@ -7,39 +7,9 @@
 # either must come out as text.  report merge --format html of two
 # shards gives the same page.  The page is parsed by python's html.parser
 # (an independent reader), not grepped.
+here=$(pwd)
 . ./lib.sh
-H='#ifndef BTRFS_ASYNC_THREAD_H
-#define BTRFS_ASYNC_THREAD_H
-struct btrfs_work;
-typedef void (*btrfs_func_t)(struct btrfs_work *arg);
-struct btrfs_work {
-	btrfs_func_t func;
-	btrfs_func_t ordered_func;
-	btrfs_func_t ordered_free;
-};
-void btrfs_init_work(struct btrfs_work *work, btrfs_func_t func,
-		     btrfs_func_t ordered_func, btrfs_func_t ordered_free);
-void btrfs_queue_work(struct btrfs_work *work);
-#endif
-'
-C='#include "async-thread.h"
-
-void btrfs_init_work(struct btrfs_work *work, btrfs_func_t func,
-		     btrfs_func_t ordered_func, btrfs_func_t ordered_free)
-{
-	work->func = func;
-	work->ordered_func = ordered_func;
-	work->ordered_free = ordered_free;
-}
-
-void btrfs_queue_work(struct btrfs_work *work)
-{
-	work->func(work);
-}
-'
-caller() { # FILE FUNC CALLBACK
-	printf '#include "async-thread.h"\n\nstatic void %s(struct btrfs_work *w)\n{\n}\n\nvoid %s(struct btrfs_work *w)\n{\n\tint x = 1;\n\n\tbtrfs_init_work(w, %s, NULL, NULL);\n\tbtrfs_queue_work(w);\n}\n' "$3" "$2" "$3"
-}
+. "$here/wq-lib.sh"
 evil='fs/btrfs/<script>alert(1)</script>.c'
 E='int a;
 int b;

@@ -6,6 +6,7 @@
 here=$(pwd)
 . ./lib.sh
 . "$here/wq-lib.sh"
+wq_upstream
 
 # old: no raid56.c, but scrub.c that the series never converts
 # old: scrub.c calls btrfs_init_work at lines 10-12 and 33, zoned.c once;

@@ -11,6 +11,7 @@
 here=$(pwd)
 . ./lib.sh
 . "$here/wq-lib.sh"
+wq_upstream
 commit_file up fs/btrfs/ctree.c '/* ctree */
 int ctree;
 ' "btrfs: add ctree.c"

@@ -8,6 +8,7 @@
 here=$(pwd)
 . ./lib.sh
 . "$here/wq-lib.sh"
+wq_upstream
 
 # old: no raid56.c, but scrub.c that the series never converts
 make_repo old fs/btrfs/async-thread.h "$H" fs/btrfs/async-thread.c "$C" \

@@ -1,8 +1,8 @@
-# wq-lib.sh: the watched-API fixture of the audit tests (t031, t033,
-# t034, t097-t099), sourced after lib.sh: H and C, the async-thread.[ch]
-# of a btrfs_init_work() with an ordered_free argument; caller FILE FUNC
-# CALLBACK, a file calling it; and the repository 'up' whose three
-# commits drop the argument and convert disk-io.c, inode.c and raid56.c.
+# wq-lib.sh: the watched-API fixture of the audit tests, sourced after
+# lib.sh: H and C, the async-thread.[ch] of a btrfs_init_work() with an
+# ordered_free argument; caller FILE FUNC CALLBACK, a file calling it;
+# and wq_upstream, which makes the repository 'up' whose three commits
+# drop the argument and convert disk-io.c, inode.c and raid56.c.
 H='#ifndef BTRFS_ASYNC_THREAD_H
 #define BTRFS_ASYNC_THREAD_H
 struct btrfs_work;
@@ -35,6 +35,7 @@ void btrfs_queue_work(struct btrfs_work *work)
 caller() { # FILE FUNC CALLBACK
 	printf '#include "async-thread.h"\n\nstatic void %s(struct btrfs_work *w)\n{\n}\n\nvoid %s(struct btrfs_work *w)\n{\n\tint x = 1;\n\n\tbtrfs_init_work(w, %s, NULL, NULL);\n\tbtrfs_queue_work(w);\n}\n' "$3" "$2" "$3"
 }
+wq_upstream() {
 make_repo up fs/btrfs/async-thread.h "$H" fs/btrfs/async-thread.c "$C" \
 	fs/btrfs/disk-io.c "$(caller disk-io end_workqueue end_io)
 " fs/btrfs/inode.c "$(caller inode submit_compressed compress_fn)
@@ -60,3 +61,4 @@ sed -i 's/compress_fn, NULL, NULL)/compress_fn, NULL)/' up/fs/btrfs/inode.c
 git -C up commit -qam "btrfs: convert inode.c to the new btrfs_init_work" || fail commit
 sed -i 's/rmw_fn, NULL, NULL)/rmw_fn, NULL)/' up/fs/btrfs/raid56.c
 git -C up commit -qam "btrfs: convert raid56.c to the new btrfs_init_work" || fail commit
+}
