@@ -30,6 +30,7 @@ void carry_result_release(struct carry_result *res)
 		}
 		free(p->files);
 		free(p->depends);
+		free(p->refreshed);
 	}
 	free(res->patches);
 	free(res->series);

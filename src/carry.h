@@ -42,6 +42,10 @@ struct carry_patch {
 	size_t nr_files;
 	size_t *depends; /* 1-based numbers of failed patches it touches */
 	size_t nr_depends;
+	/* the refreshed patch as refresh.c writes it (job_carry with
+	 * carry_opts.patch_texts, or read back from a report); NULL when
+	 * not committed or not asked for */
+	char *refreshed;
 };
 
 struct carry_result {
@@ -62,6 +66,7 @@ struct carry_opts {
 	bool strict; /* placement risks fail the patch */
 	bool no_ref; /* compute only; do not move the branch */
 	size_t until; /* 1-based: stop before this patch (0: all) */
+	bool patch_texts; /* job_carry: keep each refreshed patch's text */
 	/*
 	 * A recorded resolution for a patch meeting the tree as it is
 	 * (fingerprint: the patch's hunks and the blobs they meet).  Fill

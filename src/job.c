@@ -103,6 +103,8 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	co.no_ref = true;
 	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
 	cause_finder_release(&finder);
+	if (!error && opts->patch_texts)
+		error = refresh_texts(j->repo, res, err);
 	if (!error && refresh && !opts->no_ref) {
 		size_t written;
 		error = refresh_write(&written, j->root, j->repo, res, err);

@@ -162,3 +162,30 @@ int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 	buf_release(&note);
 	return error;
 }
+
+int refresh_texts(struct tree_repo *repo, struct carry_result *res,
+		  struct err *err)
+{
+	struct tree_oid parent = res->base;
+	struct buf text = BUF_INIT, note = BUF_INIT;
+	int error = 0;
+
+	for (size_t i = 0; i < res->nr && !error; i++) {
+		struct carry_patch *cp = &res->patches[i];
+
+		if (!cp->committed)
+			continue;
+		if ((error = format_refreshed(&text, repo, &parent, cp,
+					      err)) < 0)
+			break;
+		parent = cp->commit;
+		buf_reset(&note);
+		refresh_note(&note, cp, res->target);
+		refresh_insert_note(&text, &note);
+		free(cp->refreshed);
+		cp->refreshed = buf_detach(&text, NULL);
+	}
+	buf_release(&text);
+	buf_release(&note);
+	return error;
+}

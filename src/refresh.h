@@ -13,6 +13,13 @@
 int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 		  const struct carry_result *res, struct err *err);
 
+/*
+ * Set the refreshed text of every committed patch of res (its
+ * carry_patch.refreshed), as refresh_write would write it.
+ */
+int refresh_texts(struct tree_repo *repo, struct carry_result *res,
+		  struct err *err);
+
 /* The note put after "---" in a refreshed patch ("" when exact). */
 void refresh_note(struct buf *out, const struct carry_patch *cp,
 		  const char *target);

@@ -260,6 +260,10 @@ static json_t *patch_json(const struct check_cell *c, size_t i)
 	for (size_t f = 0; f < cp->nr_files; f++)
 		json_array_append_new(files, file_json(&cp->files[f]));
 	json_object_set_new(o, "files", files);
+	/* optional: only a committed patch has one, and only when asked */
+	if (cp->refreshed)
+		json_object_set_new(o, "refreshed_patch",
+				    report_json_str(cp->refreshed));
 	return o;
 }
 

@@ -277,6 +277,35 @@ static size_t diags_of(struct page *p, const json_t *cell, long long index)
 	return n;
 }
 
+/*
+ * The refreshed patch: its commit, and its text (kcarry-check/1's
+ * optional "refreshed_patch") closed until asked for.
+ */
+static void refreshed(struct page *p, const json_t *cell, const json_t *pt)
+{
+	const char *text = jstr(pt, "refreshed_patch");
+	size_t lines = 0;
+
+	if (jstr(pt, "commit")) {
+		buf_adds(p->b, "<div>refreshed: <code>git show ");
+		esc(p->b, jstr(pt, "commit"));
+		buf_adds(p->b, "</code> on <code>");
+		esc(p->b, jstr(cell, "branch"));
+		buf_adds(p->b, "</code></div>");
+	}
+	if (!text)
+		return;
+	for (const char *s = text; *s; s++)
+		lines += *s == '\n';
+	/* a browser drops a newline right after <pre>: the text keeps its
+	 * own first line by starting on the next one */
+	buf_addf(p->b, "<details class=\"refreshed\"><summary>refreshed "
+		       "patch (%zu lines)</summary><pre>%s",
+		 lines, text[0] == '\n' ? "\n" : "");
+	esc(p->b, text);
+	buf_adds(p->b, "</pre></details>");
+}
+
 static void cell_td(struct page *p, const json_t *cell, const json_t *pt)
 {
 	const char *o = jstr(pt, "outcome");
@@ -298,13 +327,7 @@ static void cell_td(struct page *p, const json_t *cell, const json_t *pt)
 	json_array_foreach(json_object_get(pt, "files"), i, f)
 		file_block(p, f);
 	diags_of(p, cell, jint(pt, "index"));
-	if (jstr(pt, "commit")) {
-		buf_adds(p->b, "<div>refreshed: <code>git show ");
-		esc(p->b, jstr(pt, "commit"));
-		buf_adds(p->b, "</code> on <code>");
-		esc(p->b, jstr(cell, "branch"));
-		buf_adds(p->b, "</code></div>");
-	}
+	refreshed(p, cell, pt);
 	buf_adds(p->b, "</details></td>");
 }
 

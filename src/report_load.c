@@ -433,6 +433,8 @@ static int load_carry(struct carry_result *cr, json_t *cell,
 		cp->risk = jbool(p, "risk");
 		cp->resolved = jbool(p, "resolved");
 		cp->committed = jbool(p, "committed");
+		/* optional: absent in older reports and --no-patch-text */
+		cp->refreshed = jdup(p, "refreshed_patch");
 		if (parse_oid(&cp->commit, jstr(p, "commit")) < 0)
 			return err_set(err, ERR_PARSE,
 				       "a patch has a bad commit id");

@@ -193,6 +193,10 @@ const struct opt check_options[] = {
 	{ OPT_FLAG, 0, "no-refresh", NULL,
 	  "do not write refreshed series (the default)",
 	  offsetof(struct check_cli, co.refresh), .negate = true },
+	{ OPT_FLAG, 0, "no-patch-text", NULL,
+	  "leave the refreshed patches' text out of the JSON and\n"
+	  "HTML reports (they then name the commit only)",
+	  offsetof(struct check_cli, co.carry.patch_texts), .negate = true },
 	{ OPT_FLAG, 0, "build", NULL,
 	  "also build every cell (see 'kcarry build'): a build\n"
 	  "row in the matrix, the new diagnostics",
@@ -316,6 +320,7 @@ int cmd_check(int argc, char **argv, struct cli_ctx *cx)
 	int rc;
 
 	cli.co.carry.apply.fuzz = APPLY_DEFAULT_FUZZ;
+	cli.co.carry.patch_texts = true;
 	if (cli_parse("check", check_options, &cli, argc, argv, &cli.specs,
 		      &cli.nr_specs, opts) < 0) {
 		rc = EXIT_USAGE;
