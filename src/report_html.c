@@ -256,17 +256,48 @@ static void diag_item(struct page *p, const json_t *d)
 	buf_adds(p->b, "</li>");
 }
 
+static const json_t *diag_list(const json_t *cell)
+{
+	return json_object_get(json_object_get(cell, "build"), "diagnostics");
+}
+
+/* The patch a diagnostic is pinned on; 0: none. */
+static long long diag_patch(const json_t *d)
+{
+	const json_t *pin = json_object_get(d, "patch");
+
+	return json_is_integer(pin) ? json_integer_value(pin) : 0;
+}
+
+/*
+ * ", 2 build errors, 1 build warning": what a closed cell's summary says
+ * of the diagnostics pinned on its patch, so that a person opens it.
+ */
+static void pinned_summary(struct page *p, const json_t *cell,
+			   long long index)
+{
+	const json_t *d;
+	size_t i, n[2] = { 0, 0 };
+
+	json_array_foreach(diag_list(cell), i, d)
+		if (diag_patch(d) == index)
+			n[jstr(d, "severity") &&
+			  !strcmp(jstr(d, "severity"), "error") ? 0 : 1]++;
+	if (n[0])
+		buf_addf(p->b, ", %zu build error%s", n[0], n[0] == 1 ? "" : "s");
+	if (n[1])
+		buf_addf(p->b, ", %zu build warning%s", n[1],
+			 n[1] == 1 ? "" : "s");
+}
+
 /* The diagnostics pinned on patch index (0: those pinned on none). */
 static size_t diags_of(struct page *p, const json_t *cell, long long index)
 {
-	const json_t *list = json_object_get(json_object_get(cell, "build"),
-					     "diagnostics"), *d;
+	const json_t *d;
 	size_t i, n = 0;
 
-	json_array_foreach(list, i, d) {
-		const json_t *pin = json_object_get(d, "patch");
-		long long at = json_is_integer(pin) ? json_integer_value(pin) : 0;
-		if (at != index)
+	json_array_foreach(diag_list(cell), i, d) {
+		if (diag_patch(d) != index)
 			continue;
 		if (!n++)
 			buf_adds(p->b, "<ul class=\"diags\">");
@@ -323,6 +354,7 @@ static void cell_td(struct page *p, const json_t *cell, const json_t *pt)
 		buf_adds(p->b, " !");
 	if (jtrue(pt, "resolved"))
 		buf_adds(p->b, " (resolved)");
+	pinned_summary(p, cell, jint(pt, "index"));
 	buf_adds(p->b, "</summary>");
 	json_array_foreach(json_object_get(pt, "files"), i, f)
 		file_block(p, f);
