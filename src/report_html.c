@@ -168,15 +168,20 @@ static void diff_section(struct page *p, const json_t *diff)
 	buf_release(&line);
 }
 
-/* The adapted hunk beside its original (the "adaptation" object). */
-static void adaptation(struct page *p, const json_t *ad)
+/*
+ * The adapted hunk beside its original (the "adaptation" object); its
+ * note when the hunk's reason does not say it already.
+ */
+static void adaptation(struct page *p, const json_t *ad, const char *reason)
 {
+	const char *note = jstr(ad, "note");
+
 	if (!json_is_object(ad))
 		return;
 	buf_adds(p->b, "<div class=\"adapt\">adapted (");
 	esc(p->b, jstr(ad, "rule"));
 	buf_adds(p->b, ")");
-	if (jstr(ad, "note")) {
+	if (note && !(reason && strstr(reason, note))) {
 		buf_adds(p->b, ": ");
 		esc(p->b, jstr(ad, "note"));
 	}
@@ -204,7 +209,7 @@ static void hunk_row(struct page *p, const json_t *h)
 		buf_adds(p->b, "<br>cause: ");
 		esc(p->b, jstr(cause, "text"));
 	}
-	adaptation(p, json_object_get(h, "adaptation"));
+	adaptation(p, json_object_get(h, "adaptation"), jstr(h, "reason"));
 	buf_adds(p->b, "</td></tr>");
 }
 
