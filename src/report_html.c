@@ -368,10 +368,12 @@ static void cell_td(struct page *p, const json_t *cell, const json_t *pt)
 	buf_adds(p->b, "</details></td>");
 }
 
-static void error_td(struct page *p, const json_t *cell)
+/* The cell of patch index on a target that did not run. */
+static void error_td(struct page *p, const json_t *cell, size_t index)
 {
-	buf_adds(p->b, "<td class=\"cell o-error\" data-fail=\"1\" "
-		       "data-risk=\"0\" data-target=\"");
+	buf_addf(p->b, "<td class=\"cell o-error\" data-fail=\"1\" "
+		       "data-risk=\"0\" data-patch=\"%zu\" data-target=\"",
+		 index);
 	esc(p->b, jstr(cell, "target"));
 	buf_adds(p->b, "\"><details><summary>error</summary>");
 	esc(p->b, jstr(cell, "error"));
@@ -405,7 +407,7 @@ static void patch_row(struct page *p, size_t s, size_t i, size_t nt)
 	for (size_t t = 0; t < nt; t++) {
 		const json_t *c = cell_at(p, s, t), *pt = patch_at(c, i);
 		if (!jtrue(c, "ok") && json_is_object(c))
-			error_td(p, c);
+			error_td(p, c, i + 1);
 		else if (pt)
 			cell_td(p, c, pt);
 		else
