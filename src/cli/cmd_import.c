@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "conf.h"
 #include "fetch.h"
 #include "fs.h"
 #include "import.h"
@@ -617,25 +616,26 @@ static int fetch_named(const char *root, const char *name,
 		       int *rc)
 {
 	char *path = xstrfmt("%s/series/%s.conf", root, name);
-	struct conf *c = NULL;
+	struct series_records recs;
 	struct err err = ERR_INIT;
-	char **vs = NULL;
-	size_t nv = 0, done = 0, named = 0;
+	size_t done = 0, named = 0;
 	int error;
 
-	if ((error = conf_open(&c, path, false, &err)) < 0 ||
-	    (error = conf_subsections(c, "version", &vs, &nv, &err)) < 0)
+	if ((error = series_provenance_load(&recs, root, name, &err)) < 0)
 		goto fail;
-	for (size_t i = 0; i < nv; i++) {
-		char *key = xstrfmt("version.%s.msgid", vs[i]), *id, *msgid;
+	if (!recs.exists) {
+		error = err_set(&err, ERR_NOTFOUND, "'%s' does not exist",
+				path);
+		goto fail;
+	}
+	for (size_t i = 0; i < recs.nr; i++) {
+		const char *v = recs.items[i].version;
+		const char *id = series_record_msgid(&recs.items[i]);
+		char *msgid;
 
-		id = conf_get_or(c, key, NULL);
-		free(key);
 		named += id != NULL;
-		if (only ? strcmp(vs[i], only) != 0 : stored(root, name, vs[i])) {
-			free(id);
+		if (only ? strcmp(v, only) != 0 : stored(root, name, v))
 			continue;
-		}
 		if (!id) {
 			if (only) {
 				error = err_set(&err, ERR_NOTFOUND,
@@ -650,16 +650,15 @@ static int fetch_named(const char *root, const char *name,
 			msgid = xstrndup(id + 1, strlen(id) - 2);
 		else
 			msgid = xstrdup(id);
-		free(id);
 		done++;
 		if (!lore_valid_msgid(msgid))
 			error = err_set(&err, ERR_PARSE,
 					"%s: version.%s.msgid: '%s' is not a "
 					"message-id",
-					path, vs[i], msgid);
+					path, v, msgid);
 		else
-			error = fetch_one(root, name, vs[i], msgid, st, fc,
-					  opts, &err);
+			error = fetch_one(root, name, v, msgid, st, fc, opts,
+					  &err);
 		free(msgid);
 		if (error < 0) {
 			int r = err_report(&err, opts);
@@ -690,8 +689,7 @@ fail:
 			*rc = r;
 	}
 out:
-	conf_free_list(vs, nv);
-	conf_free(c);
+	series_records_release(&recs);
 	err_release(&err);
 	free(path);
 	return 0;
@@ -817,8 +815,8 @@ int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 			}
 		} else if (!fs_is_file(conf)) {
 			if (fc.nr_specs == nr && nr) {
-				/* every series: one without a .conf has
-				 * nothing to fetch */
+				/* every series: nothing to fetch for one
+				 * without series/NAME.conf */
 				free(conf);
 				free(name);
 				free(version);
