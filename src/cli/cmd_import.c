@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_import.h"
 #include "cmds.h"
 #include "fetch.h"
 #include "fs.h"
@@ -79,18 +80,6 @@ const char fetch_more[] =
 	"an unknown series; 3 network (the URL and HTTP status are named),\n"
 	"I/O.\n";
 
-struct import_cli {
-	char *name, *version;
-	const char **args; /* NAME[@VERSION], then the sources */
-	const char **sources;
-	size_t nr_sources;
-	bool force, dry_run, all_versions, offline;
-	const char *git[2]; /* --git REPO A..B */
-	unsigned strip;     /* -p N, when strip_set */
-	bool strip_set;
-	struct import_opts io;
-};
-
 static void human(char *out, size_t len, unsigned long long n)
 {
 	if (n >= 1ULL << 20)
@@ -130,10 +119,14 @@ static void on_retry(void *ctx, const char *url, const char *why,
 	     (double)wait_ms / 1000, attempt, retries);
 }
 
-/* The workspace's settings with the command's --offline and progress. */
-static int load_settings(struct settings *set, const char *root,
-			 bool offline, const struct fetch_progress *progress,
-			 struct err *err)
+struct fetch_progress import_cli_progress(const struct options *opts)
+{
+	return (struct fetch_progress){ on_bytes, on_retry, (void *)opts };
+}
+
+int import_cli_settings(struct settings *set, const char *root, bool offline,
+			const struct fetch_progress *progress,
+			struct err *err)
 {
 	int error = settings_load(set, root, err);
 
@@ -142,17 +135,6 @@ static int load_settings(struct settings *set, const char *root,
 	set->fetch.progress = progress;
 	return error;
 }
-
-/* --offline, --force and --dry-run of import and fetch */
-#define OPT_STORE(type, offline, force, dry_run, dry_run_help)              \
-	{ OPT_FLAG, 0, "offline", NULL,                                     \
-	  "downloads come from the cache only",                             \
-	  offsetof(type, offline) },                                        \
-	{ OPT_FLAG, 0, "force", NULL,                                       \
-	  "replace a stored version whose content differs",                 \
-	  offsetof(type, force) },                                          \
-	{ OPT_FLAG, 'n', "dry-run", NULL, dry_run_help,                     \
-	  offsetof(type, dry_run) }
 
 const struct opt import_options[] = {
 	{ OPT_PAIR, 0, "git", "REPO A..B", "import the commits A..B of REPO",
@@ -216,10 +198,10 @@ static void list_versions(struct buf *out, const struct import_set *set)
 			 set->items[i].version ? set->items[i].version : "v1");
 }
 
-static int store(struct import_candidate *c, const char *root,
-		 const char *name, const char *version,
-		 const struct import_cli *cli, const struct options *opts,
-		 struct err *err)
+int import_cli_store(struct import_candidate *c, const char *root,
+		     const char *name, const char *version,
+		     const struct import_cli *cli, const struct options *opts,
+		     struct err *err)
 {
 	struct series_provenance prov;
 	enum series_write_result res;
@@ -329,7 +311,7 @@ int cmd_import(int argc, char **argv, struct cli_ctx *cx)
 	struct import_cli cli = { 0 };
 	struct import_set set = { 0 };
 	struct err err = ERR_INIT;
-	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
+	struct fetch_progress progress = import_cli_progress(opts);
 	struct settings st = { 0 };
 	struct buf found = BUF_INIT;
 	const char *root = NULL;
@@ -345,7 +327,7 @@ int cmd_import(int argc, char **argv, struct cli_ctx *cx)
 	    /* a dry run writes nothing: no lock (not CMD_LOCK) */
 	    (!cli.dry_run &&
 	     (error = workspace_lock(&wl, root, opts, &err)) < 0) ||
-	    (error = load_settings(&st, root, cli.offline, &progress, &err)) < 0)
+	    (error = import_cli_settings(&st, root, cli.offline, &progress, &err)) < 0)
 		goto fail;
 	cli.io.fetch = &st.fetch;
 	if (cli.io.git_repo)
@@ -364,9 +346,10 @@ int cmd_import(int argc, char **argv, struct cli_ctx *cx)
 	if (cli.all_versions) {
 		for (size_t i = 0; i < set.nr; i++) {
 			struct import_candidate *c = &set.items[i];
-			if ((error = store(c, root, cli.name,
-					   c->version ? c->version : "v1", &cli,
-					   opts, &err)) < 0)
+			if ((error = import_cli_store(c, root, cli.name,
+						      c->version ? c->version
+								 : "v1",
+						      &cli, opts, &err)) < 0)
 				goto fail;
 		}
 		goto out;
@@ -400,8 +383,8 @@ int cmd_import(int argc, char **argv, struct cli_ctx *cx)
 					   "(--all-versions takes them all)",
 				     found.ptr, version);
 		}
-		if ((error = store(pick, root, cli.name, version, &cli, opts,
-				   &err)) < 0)
+		if ((error = import_cli_store(pick, root, cli.name, version,
+					      &cli, opts, &err)) < 0)
 			goto fail;
 	}
 	goto out;
@@ -590,8 +573,8 @@ static int fetch_one(const char *root, const char *name, const char *version,
 			goto out;
 		}
 	}
-	error = store(&set.items[pick], root, name, version, &fc->ic, opts,
-		      err);
+	error = import_cli_store(&set.items[pick], root, name, version,
+				 &fc->ic, opts, err);
 out:
 	lore_thread_release(&t);
 	import_set_release(&set);
@@ -766,7 +749,7 @@ int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 	const struct options *opts = cx->opts;
 	struct fetch_cli fc = { 0 };
 	struct err err = ERR_INIT;
-	struct fetch_progress progress = { on_bytes, on_retry, (void *)opts };
+	struct fetch_progress progress = import_cli_progress(opts);
 	struct settings st = { 0 };
 	const char *root = NULL;
 	char **names = NULL;
@@ -782,7 +765,7 @@ int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 	    /* only what imports writes: no lock (not CMD_LOCK) */
 	    (!fc.ic.dry_run && !(fc.new_versions && !fc.do_import) &&
 	     workspace_lock(&wl, root, opts, &err) < 0) ||
-	    load_settings(&st, root, fc.offline, &progress, &err) < 0)
+	    import_cli_settings(&st, root, fc.offline, &progress, &err) < 0)
 		goto fail;
 	if (!fc.nr_specs) {
 		if (series_list_names(root, &names, &nr, &err) < 0)
