@@ -81,4 +81,24 @@ expect_exit 2 kcarry -C ws list -C
 expect_stderr <<'EOT'
 error: -C needs a directory
 EOT
+
+# the completions read the global options by the same table: a flag
+# takes no value, so the command comes next; -C's value is a folder,
+# --color's one of its choices
+for o in -q --quiet -v -vv --verbose --no-color --color; do
+	expect_exit 0 kcarry __complete -- "$o" li
+	expect_stdout <<'EOT'
+list
+EOT
+done
+expect_exit 0 kcarry __complete -- -C ''
+expect_stdout <<'EOT'
+:dir
+EOT
+expect_exit 0 kcarry __complete -- --color=
+expect_stdout <<'EOT'
+--color=always
+--color=never
+--color=auto
+EOT
 exit 0
