@@ -387,9 +387,15 @@ static int take_version_key(const char *sub, const char *key,
 	else if (!strcmp(key, "base-commit"))
 		set_value(&rec->base_commit, value);
 	else if (!strcmp(key, "msgid")) {
+		size_t n = strlen(value);
+
 		rec->msgids = xrealloc(rec->msgids, (rec->nr_msgids + 1) *
 						    sizeof(*rec->msgids));
-		rec->msgids[rec->nr_msgids++] = xstrdup(value);
+		/* written by hand, perhaps as <ID> */
+		rec->msgids[rec->nr_msgids++] =
+			n > 1 && value[0] == '<' && value[n - 1] == '>'
+				? xstrndup(value + 1, n - 2)
+				: xstrdup(value);
 	}
 	return 0;
 }

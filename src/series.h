@@ -43,7 +43,8 @@ struct series_provenance {
 struct series_record {
 	char *version;     /* V, as the section names it (case kept) */
 	char *kind, *source, *imported, *patches, *cover, *base_commit;
-	char **msgids;     /* every msgid line, in file order */
+	char **msgids;     /* every msgid line, in file order, without
+			    * the <> a person may write around one */
 	size_t nr_msgids;
 };
 

@@ -252,7 +252,6 @@ static int fetch_named(const char *root, const char *name,
 	for (size_t i = 0; i < recs.nr; i++) {
 		const char *v = recs.items[i].version;
 		const char *id = series_record_msgid(&recs.items[i]);
-		char *msgid;
 
 		named += id != NULL;
 		if (only ? strcmp(v, only) != 0 : stored(root, name, v))
@@ -266,21 +265,15 @@ static int fetch_named(const char *root, const char *name,
 			}
 			continue;
 		}
-		/* written by hand, perhaps as <ID> */
-		if (id[0] == '<' && strlen(id) > 1 && ends_with(id, ">"))
-			msgid = xstrndup(id + 1, strlen(id) - 2);
-		else
-			msgid = xstrdup(id);
 		done++;
-		if (!lore_valid_msgid(msgid))
+		if (!lore_valid_msgid(id))
 			error = err_set(&err, ERR_PARSE,
 					"%s: version.%s.msgid: '%s' is not a "
 					"message-id",
-					path, v, msgid);
+					path, v, id);
 		else
-			error = fetch_one(root, name, v, msgid, st, fc, opts,
+			error = fetch_one(root, name, v, id, st, fc, opts,
 					  &err);
-		free(msgid);
 		if (error < 0) {
 			int r = err_report(&err, opts);
 			if (r > *rc)

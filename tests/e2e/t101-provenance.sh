@@ -30,12 +30,13 @@ cat >>w/series/s.conf <<'EOT'
 	kind = nothing
 EOT
 
-# list: the stored version, then those only the .conf names, in its order
+# list: the stored version, then those only the .conf names, in its
+# order; a msgid written within <> is shown once within them
 expect_exit 0 kcarry -C w list
 expect_stdout <<EOT
 SERIES                   VERSION              PATCHES  SOURCE
 s                        6.1.1-1                    1  quilt $TEST_TMP/q
-s                        v2                         -  (not imported) <<last@example.org>>
+s                        v2                         -  (not imported) <last@example.org>
 s                        v3                         -  (not imported) mbox https://lore.example.org/list/abc@example.org/
 s                        V3                         -  (not imported) <not a msgid>
 EOT
@@ -113,13 +114,14 @@ expect_stdout <<'EOT'
 updated s@v1: 1 patch in patches/s/v1 (the same diffs from the same source; headers or messages changed)
 EOT
 
-# export: the cover title and the link of the first msgid line
+# export: the cover title and the link of the first msgid line, written
+# by hand within <> (as list and fetch take it)
 export_setup
 expect_exit 0 kcarry -C ws apply wq 6.1
 cat >>ws/series/wq.conf <<'EOT'
 [version "v1"]
 	cover = btrfs: two fixes
-	msgid = cover-first@example.org
+	msgid = <cover-first@example.org>
 	msgid = cover-second@example.org
 EOT
 expect_exit 0 kcarry -C ws export wq 6.1 --format mbox -o out

@@ -1283,7 +1283,8 @@ static void provenance_load_reads_what_write_recorded(void **state)
 }
 
 /* As git config reads it: keys in any case, the last line of a key, every
- * msgid line; a section with no name is no version. */
+ * msgid line (without the <> written around one); a section with no name
+ * is no version. */
 static void provenance_load_reads_a_hand_written_file(void **state)
 {
 	const struct fixture *fx = *state;
@@ -1312,9 +1313,9 @@ static void provenance_load_reads_a_hand_written_file(void **state)
 	assert_string_equal(r.list_url, "https://b.example.org/y");
 	assert_int_equal(r.nr, 2);
 	assert_record(&r, "v3", "v3|quilt|-|-|-|first@example.org|"
-				"<second@example.org>");
+				"second@example.org");
 	assert_string_equal(series_record_msgid(&r.items[0]),
-			    "<second@example.org>");
+			    "second@example.org");
 	assert_record(&r, "V3", "V3|-|-|-|-|");
 	assert_null(series_record_msgid(&r.items[1]));
 	series_records_release(&r);
