@@ -345,17 +345,19 @@ static struct series_record *record_of(struct series_records *r,
 				       const char *version)
 {
 	struct series_record *rec;
+	size_t at;
 
 	/* a section's keys come together: the last one first */
 	if (r->nr && !strcmp(r->items[r->nr - 1].version, version))
 		return &r->items[r->nr - 1];
-	for (size_t i = 0; i < r->nr; i++)
-		if (!strcmp(r->items[i].version, version))
-			return &r->items[i];
+	if ((at = strmap_get(&r->index, version)) != (size_t)-1)
+		return &r->items[at];
 	ALLOC_GROW(r->items, r->nr + 1, r->alloc);
-	rec = &r->items[r->nr++];
+	rec = &r->items[r->nr];
 	memset(rec, 0, sizeof(*rec));
 	rec->version = xstrdup(version);
+	/* the key is the record's own string: it moves with no realloc */
+	strmap_put(&r->index, rec->version, r->nr++);
 	return rec;
 }
 
@@ -445,16 +447,16 @@ void series_records_release(struct series_records *r)
 	}
 	free(r->items);
 	free(r->list_url);
+	strmap_release(&r->index);
 	memset(r, 0, sizeof(*r));
 }
 
 const struct series_record *series_records_find(const struct series_records *r,
 						const char *version)
 {
-	for (size_t i = 0; i < r->nr; i++)
-		if (!strcmp(r->items[i].version, version))
-			return &r->items[i];
-	return NULL;
+	size_t at = strmap_get(&r->index, version);
+
+	return at == (size_t)-1 ? NULL : &r->items[at];
 }
 
 const char *series_record_msgid(const struct series_record *rec)

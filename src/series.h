@@ -9,6 +9,7 @@
 #define KCARRY_SERIES_H
 
 #include "patch.h"
+#include "strmap.h"
 
 struct series_item {
 	char *file;       /* "0001-btrfs-foo.patch" */
@@ -54,6 +55,7 @@ struct series_records {
 	char *list_url; /* [series] list-url, NULL when unset */
 	struct series_record *items; /* in the order the file names them */
 	size_t nr, alloc;
+	struct strmap index; /* version -> item, for series_records_find */
 };
 
 /*
@@ -66,7 +68,7 @@ struct series_records {
 int series_provenance_load(struct series_records *r, const char *root,
 			   const char *name, struct err *err);
 void series_records_release(struct series_records *r);
-/* The record of version (exact case), or NULL. */
+/* The record of version (exact case), or NULL (a hash lookup). */
 const struct series_record *series_records_find(const struct series_records *r,
 						const char *version);
 /* The msgid a version names: its last msgid line (one value as git
