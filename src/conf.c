@@ -469,6 +469,39 @@ int conf_subsections(const struct conf *c, const char *section,
 	return 0;
 }
 
+int conf_each(const struct conf *c, const char *section,
+	      int (*fn)(const char *subsection, const char *key,
+			const char *value, void *data),
+	      void *data, struct err *err)
+{
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	struct buf sub = BUF_INIT;
+	size_t slen = strlen(section);
+	int rc = 0;
+
+	if (git_config_iterator_new(&it, c->cfg) < 0)
+		return err_set(err, ERR_IO, "cannot read '%s': %s", c->path,
+			       git_text());
+	while (!rc && git_config_next(&e, it) == 0) {
+		const char *rest, *key;
+
+		if (strncasecmp(e->name, section, slen) || e->name[slen] != '.')
+			continue;
+		rest = e->name + slen + 1;
+		/* the subsection may hold dots: the key follows the last */
+		key = strrchr(rest, '.');
+		buf_reset(&sub);
+		if (key)
+			buf_add(&sub, rest, (size_t)(key - rest));
+		rc = fn(key ? sub.ptr : NULL, key ? key + 1 : rest,
+			e->value ? e->value : "", data);
+	}
+	git_config_iterator_free(it);
+	buf_release(&sub);
+	return rc;
+}
+
 void conf_free_list(char **vals, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)

@@ -61,6 +61,17 @@ int conf_append_section(struct conf *c, const char *section,
 /* Remove a whole "section.subsection" (no error when absent). */
 int conf_remove_section(struct conf *c, const char *section,
 			const char *subsection, struct err *err);
+/*
+ * Call fn for every entry of section, in file order, with its subsection
+ * (NULL under a bare [section]), its key (lower case: git config folds
+ * it) and its value ("" for a key without '=').  A value fn returns that
+ * is not 0 stops the walk and is returned.  One pass over the file's
+ * entries, as conf_subsections.
+ */
+int conf_each(const struct conf *c, const char *section,
+	      int (*fn)(const char *subsection, const char *key,
+			const char *value, void *data),
+	      void *data, struct err *err);
 /* Names of the subsections of section, in file order. */
 int conf_subsections(const struct conf *c, const char *section,
 		     char ***names, size_t *nr, struct err *err);

@@ -8,7 +8,6 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "conf.h"
 #include "cursor.h"
 #include "fs.h"
 #include "series.h"
@@ -201,44 +200,38 @@ static char *with_slash(char *s)
 char *lore_server(const char *root, const char *name,
 		  const struct settings *set)
 {
-	char *path = xstrfmt("%s/series/%s.conf", root, name);
-	struct conf *c = NULL;
+	struct series_records recs;
 	struct err err = ERR_INIT;
 	char *url = NULL;
 
-	if (fs_is_file(path) && conf_open(&c, path, false, &err) == 0) {
-		url = conf_get_or(c, "series.list-url", NULL);
-		if (url && !*url) {
-			free(url);
-			url = NULL;
-		}
+	if (series_provenance_load(&recs, root, name, &err) == 0 &&
+	    recs.exists) {
+		if (recs.list_url && *recs.list_url)
+			url = xstrdup(recs.list_url);
 		if (!url) {
 			char **vs = NULL;
 			size_t nv = 0;
+			const struct series_record *rec = NULL;
+			struct lore_ref ref;
+
 			if (series_list_versions(root, name, &vs, &nv, &err) ==
 				    0 &&
-			    nv) {
-				char *key = xstrfmt("version.%s.source",
-						    vs[nv - 1]);
-				char *src = conf_get_or(c, key, NULL);
-				struct lore_ref ref;
-				if (src &&
-				    lore_parse_ref(&ref, src, &err) == 1 &&
+			    nv)
+				rec = series_records_find(&recs, vs[nv - 1]);
+			if (rec && rec->source) {
+				if (lore_parse_ref(&ref, rec->source, &err) ==
+					    1 &&
 				    ref.base) {
 					url = ref.base;
 					ref.base = NULL;
 				}
-				if (src)
-					lore_ref_release(&ref);
-				free(src);
-				free(key);
+				lore_ref_release(&ref);
 			}
 			series_free_list(vs, nv);
 		}
-		conf_free(c);
 	}
+	series_records_release(&recs);
 	err_release(&err);
-	free(path);
 	return url ? with_slash(url) : xstrdup(set->lore);
 }
 

@@ -341,6 +341,129 @@ out:
 	return error;
 }
 
+static struct series_record *record_of(struct series_records *r,
+				       const char *version)
+{
+	struct series_record *rec;
+	size_t at;
+
+	/* a section's keys come together: the last one first */
+	if (r->nr && !strcmp(r->items[r->nr - 1].version, version))
+		return &r->items[r->nr - 1];
+	if ((at = strmap_get(&r->index, version)) != (size_t)-1)
+		return &r->items[at];
+	ALLOC_GROW(r->items, r->nr + 1, r->alloc);
+	rec = &r->items[r->nr];
+	memset(rec, 0, sizeof(*rec));
+	rec->version = xstrdup(version);
+	/* the key is the record's own string: it moves with no realloc */
+	strmap_put(&r->index, rec->version, r->nr++);
+	return rec;
+}
+
+static void set_value(char **field, const char *value)
+{
+	free(*field);
+	*field = xstrdup(value);
+}
+
+static int take_version_key(const char *sub, const char *key,
+			    const char *value, void *data)
+{
+	struct series_record *rec;
+
+	if (!sub)
+		return 0;
+	/* a section with keys kcarry does not know is still a version */
+	rec = record_of(data, sub);
+	if (!strcmp(key, "kind"))
+		set_value(&rec->kind, value);
+	else if (!strcmp(key, "source"))
+		set_value(&rec->source, value);
+	else if (!strcmp(key, "imported"))
+		set_value(&rec->imported, value);
+	else if (!strcmp(key, "patches"))
+		set_value(&rec->patches, value);
+	else if (!strcmp(key, "cover"))
+		set_value(&rec->cover, value);
+	else if (!strcmp(key, "base-commit"))
+		set_value(&rec->base_commit, value);
+	else if (!strcmp(key, "msgid")) {
+		size_t n = strlen(value);
+
+		rec->msgids = xrealloc(rec->msgids, (rec->nr_msgids + 1) *
+						    sizeof(*rec->msgids));
+		/* written by hand, perhaps as <ID> */
+		rec->msgids[rec->nr_msgids++] =
+			n > 1 && value[0] == '<' && value[n - 1] == '>'
+				? xstrndup(value + 1, n - 2)
+				: xstrdup(value);
+	}
+	return 0;
+}
+
+static int take_series_key(const char *sub, const char *key,
+			   const char *value, void *data)
+{
+	struct series_records *r = data;
+
+	if (!sub && !strcmp(key, "list-url"))
+		set_value(&r->list_url, value);
+	return 0;
+}
+
+int series_provenance_load(struct series_records *r, const char *root,
+			   const char *name, struct err *err)
+{
+	char *path = xstrfmt("%s/series/%s.conf", root, name);
+	struct conf *c = NULL;
+	int error = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->exists = fs_is_file(path);
+	if (r->exists &&
+	    ((error = conf_open(&c, path, false, err)) < 0 ||
+	     (error = conf_each(c, "series", take_series_key, r, err)) < 0 ||
+	     (error = conf_each(c, "version", take_version_key, r, err)) < 0))
+		series_records_release(r);
+	conf_free(c);
+	free(path);
+	return error;
+}
+
+void series_records_release(struct series_records *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		struct series_record *rec = &r->items[i];
+
+		free(rec->version);
+		free(rec->kind);
+		free(rec->source);
+		free(rec->imported);
+		free(rec->patches);
+		free(rec->cover);
+		free(rec->base_commit);
+		series_free_list(rec->msgids, rec->nr_msgids);
+	}
+	free(r->items);
+	free(r->list_url);
+	strmap_release(&r->index);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct series_record *series_records_find(const struct series_records *r,
+						const char *version)
+{
+	size_t at = strmap_get(&r->index, version);
+
+	return at == (size_t)-1 ? NULL : &r->items[at];
+}
+
+const char *series_record_msgid(const struct series_record *rec)
+{
+	return rec && rec->nr_msgids ? rec->msgids[rec->nr_msgids - 1] : NULL;
+}
+
 /*
  * The provenance of v is recorded completely?  Every key prov has must be
  * there, and the patch count right; a different source is not a defect
@@ -349,45 +472,39 @@ out:
 static bool conf_matches(const char *root, const struct series_version *v,
 			 const struct series_provenance *prov)
 {
-	char *path = xstrfmt("%s/series/%s.conf", root, v->name);
-	struct conf *c = NULL;
+	struct series_records r;
 	struct err err = ERR_INIT;
-	struct buf key = BUF_INIT;
+	const struct series_record *rec = NULL;
 	char n[32];
-	const struct {
-		const char *key, *want; /* want NULL: need not be there */
-	} keys[] = {
-		{ "kind", prov->kind },
-		{ "source", prov->source },
-		{ "imported", "" },
-		{ "patches", n },
-		{ "cover", prov->cover_subject },
-		{ "base-commit", prov->base_commit },
-		{ "msgid", prov->nr_msgids ? prov->msgids[0] : NULL },
-	};
 	bool same = false;
 
 	snprintf(n, sizeof(n), "%zu", v->nr);
-	if (!fs_is_file(path) || conf_open(&c, path, false, &err) < 0)
-		goto out;
-	same = true;
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && same; i++) {
-		char *got;
+	if (series_provenance_load(&r, root, v->name, &err) == 0)
+		rec = series_records_find(&r, v->version);
+	if (rec) {
+		const struct {
+			const char *got, *want; /* want NULL: need not be there */
+		} keys[] = {
+			{ rec->kind, prov->kind },
+			{ rec->source, prov->source },
+			{ rec->imported, "" },
+			{ rec->patches, n },
+			{ rec->cover, prov->cover_subject },
+			{ rec->base_commit, prov->base_commit },
+			{ series_record_msgid(rec),
+			  prov->nr_msgids ? prov->msgids[0] : NULL },
+		};
 
-		if (!keys[i].want)
-			continue;
-		buf_reset(&key);
-		buf_addf(&key, "version.%s.%s", v->version, keys[i].key);
-		got = conf_get_or(c, key.ptr, NULL);
+		same = true;
 		/* a wrong count is a defect; another source is not */
-		same = got && (keys[i].want != n || !strcmp(got, n));
-		free(got);
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && same;
+		     i++)
+			same = !keys[i].want ||
+			       (keys[i].got &&
+				(keys[i].want != n || !strcmp(keys[i].got, n)));
 	}
-out:
-	conf_free(c);
+	series_records_release(&r);
 	err_release(&err);
-	buf_release(&key);
-	free(path);
 	return same;
 }
 
@@ -402,15 +519,15 @@ static bool same_diffs(const char *root, const struct series_version *v,
 {
 	struct series_version old;
 	struct err err = ERR_INIT;
-	char *path = xstrfmt("%s/series/%s.conf", root, v->name);
-	char *key = xstrfmt("version.%s.source", v->version);
-	struct conf *c = NULL;
-	char *source = NULL;
+	struct series_records r = { 0 };
+	const struct series_record *rec = NULL;
+	const char *source = NULL;
 	bool same = false;
 
-	if (prov->source && conf_open(&c, path, false, &err) == 0)
-		source = conf_get_or(c, key, NULL);
-	conf_free(c);
+	if (prov->source &&
+	    series_provenance_load(&r, root, v->name, &err) == 0 &&
+	    (rec = series_records_find(&r, v->version)))
+		source = rec->source;
 	if (source && !strcmp(source, prov->source) &&
 	    series_load_version(&old, root, v->name, v->version, &err) == 0) {
 		same = old.nr == v->nr;
@@ -422,9 +539,7 @@ static bool same_diffs(const char *root, const struct series_version *v,
 		}
 		series_version_release(&old);
 	}
-	free(source);
-	free(key);
-	free(path);
+	series_records_release(&r);
 	err_release(&err);
 	return same;
 }

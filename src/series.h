@@ -9,6 +9,7 @@
 #define KCARRY_SERIES_H
 
 #include "patch.h"
+#include "strmap.h"
 
 struct series_item {
 	char *file;       /* "0001-btrfs-foo.patch" */
@@ -34,6 +35,45 @@ struct series_provenance {
 	const char *base_commit;
 	const char *cover_subject;
 };
+
+/*
+ * What [version "V"] of series/NAME.conf holds: what import recorded of
+ * V (series_provenance and its count and date), or what a person wrote
+ * there by hand.  Each field is NULL when its key is absent.
+ */
+struct series_record {
+	char *version;     /* V, as the section names it (case kept) */
+	char *kind, *source, *imported, *patches, *cover, *base_commit;
+	char **msgids;     /* every msgid line, in file order, without
+			    * the <> a person may write around one */
+	size_t nr_msgids;
+};
+
+/* series/NAME.conf as provenance: [series] list-url and every [version]. */
+struct series_records {
+	bool exists;    /* false: there is no series/NAME.conf */
+	char *list_url; /* [series] list-url, NULL when unset */
+	struct series_record *items; /* in the order the file names them */
+	size_t nr, alloc;
+	struct strmap index; /* version -> item, for series_records_find */
+};
+
+/*
+ * Read the provenance of series NAME from root/series/NAME.conf (the one
+ * reader of its [version] sections).  Keys are read as git config reads
+ * them: in any case, the last of several lines (but msgid, whose every
+ * line is kept).  No file: 0 with r->exists false; a file git config
+ * cannot read: ERR_PARSE naming it.  Release r either way.
+ */
+int series_provenance_load(struct series_records *r, const char *root,
+			   const char *name, struct err *err);
+void series_records_release(struct series_records *r);
+/* The record of version (exact case), or NULL (a hash lookup). */
+const struct series_record *series_records_find(const struct series_records *r,
+						const char *version);
+/* The msgid a version names: its last msgid line (one value as git
+ * config reads it), or NULL. */
+const char *series_record_msgid(const struct series_record *rec);
 
 void series_version_init(struct series_version *v, const char *name,
 			 const char *version);

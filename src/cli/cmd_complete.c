@@ -115,7 +115,7 @@ static enum want want_of(const char *ph, size_t len, bool positional)
 /* how many words an option takes after it (its value given apart) */
 static int opt_nargs(const struct opt *o)
 {
-	if (o->kind == OPT_FLAG)
+	if (!o->arg) /* a flag, a count, a function of none */
 		return 0;
 	if (o->kind == OPT_PAIR)
 		return 2;

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "cmds.h"
-#include "conf.h"
 #include "export.h"
 #include "fs.h"
 #include "job.h"
@@ -229,48 +228,6 @@ static int parse_args(struct export_cli *c, int argc, char **argv,
 	return 0;
 }
 
-/* What series/NAME.conf says of a version. */
-struct provenance {
-	char *kind, *cover;
-	char **msgids;
-	size_t nr_msgids;
-};
-
-static void provenance_load(struct provenance *p, const char *root,
-			    const char *name, const char *version)
-{
-	char *path = xstrfmt("%s/series/%s.conf", root, name);
-	struct conf *c = NULL;
-	struct err e = ERR_INIT;
-
-	memset(p, 0, sizeof(*p));
-	if (fs_is_file(path) && conf_open(&c, path, false, &e) == 0) {
-		char *k = xstrfmt("version.%s.kind", version);
-		char *cv = xstrfmt("version.%s.cover", version);
-		char *m = xstrfmt("version.%s.msgid", version);
-
-		p->kind = conf_get_or(c, k, NULL);
-		p->cover = conf_get_or(c, cv, NULL);
-		if (conf_get_all(c, m, &p->msgids, &p->nr_msgids, &e) < 0) {
-			p->msgids = NULL;
-			p->nr_msgids = 0;
-		}
-		free(k);
-		free(cv);
-		free(m);
-		conf_free(c);
-	}
-	err_release(&e);
-	free(path);
-}
-
-static void provenance_release(struct provenance *p)
-{
-	free(p->kind);
-	free(p->cover);
-	conf_free_list(p->msgids, p->nr_msgids);
-}
-
 /*
  * The commit the series is carried from: the target's base, or the head
  * of the series it stacks on (carried completely there first), at the
@@ -470,7 +427,8 @@ int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 	struct carry_result res;
 	struct export_series s;
 	struct export_written w;
-	struct provenance pv = { 0 };
+	struct series_records pv = { 0 };
+	const struct series_record *rec = NULL;
 	struct job j;
 	const char *root = NULL;
 	char *bname = NULL, *bemail = NULL;
@@ -498,7 +456,9 @@ int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 		     "its newest",
 		     st.base, v.version, v.name, v.version, st.base,
 		     st.version);
-	provenance_load(&pv, root, v.name, v.version);
+	if (series_provenance_load(&pv, root, v.name, &err) < 0)
+		goto fail;
+	rec = series_records_find(&pv, v.version);
 	{
 		struct target_progress tp = { progress_target, (void *)opts };
 		opened = true;
@@ -511,10 +471,12 @@ int cmd_export(int argc, char **argv, struct cli_ctx *cx)
 	{
 		struct export_model_opts mo = { 0 };
 
-		mo.kind = pv.kind;
-		mo.cover_msgids = pv.msgids;
-		mo.nr_cover_msgids = pv.nr_msgids;
-		mo.cover_title = pv.cover;
+		if (rec) {
+			mo.kind = rec->kind;
+			mo.cover_msgids = rec->msgids;
+			mo.nr_cover_msgids = rec->nr_msgids;
+			mo.cover_title = rec->cover;
+		}
 		mo.backporter_name = bname;
 		mo.backporter_email = bemail;
 		mo.now = export_time();
@@ -558,7 +520,7 @@ out:
 	carry_result_release(&res);
 	if (opened)
 		job_close(&j);
-	provenance_release(&pv);
+	series_records_release(&pv);
 	series_stack_release(&st);
 	series_version_release(&v);
 	free(cli.args);

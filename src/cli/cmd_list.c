@@ -6,9 +6,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "conf.h"
 #include "fetch.h"
-#include "fs.h"
 #include "series.h"
 
 /* kcarry list --help: usage, text, text after the options */
@@ -26,14 +24,13 @@ const char list_help[] =
  * repairs it.
  */
 static void print_version(const char *root, const char *name,
-			  const char *version, const struct conf *c, bool stored,
-			  bool *incomplete)
+			  const char *version, const struct series_record *rec,
+			  bool stored, bool *incomplete)
 {
-	struct buf key = BUF_INIT;
-	char *patches, *kind, *source;
+	const char *kind = rec ? rec->kind : NULL;
+	char *patches = rec && rec->patches ? xstrdup(rec->patches) : NULL;
+	char *source = NULL;
 
-	buf_addf(&key, "version.%s.patches", version);
-	patches = c ? conf_get_or(c, key.ptr, NULL) : NULL;
 	*incomplete = stored && !patches;
 	if (!patches && stored) {
 		/* provenance not recorded (a copied store): count the patches */
@@ -46,27 +43,13 @@ static void print_version(const char *root, const char *name,
 	}
 	if (!patches)
 		patches = xstrdup("-");
-	buf_reset(&key);
-	buf_addf(&key, "version.%s.kind", version);
-	kind = c ? conf_get_or(c, key.ptr, NULL) : NULL;
-	buf_reset(&key);
-	buf_addf(&key, "version.%s.source", version);
-	source = c ? conf_get_or(c, key.ptr, NULL) : NULL;
-	if (!source && c) {
-		buf_reset(&key);
-		buf_addf(&key, "version.%s.msgid", version);
-		source = conf_get_or(c, key.ptr, NULL);
-		if (source) {
-			char *s = xstrfmt("<%s>", source);
-			free(source);
-			source = s;
-		}
-	}
-	if (source) {
+	if (rec && rec->source)
 		/* a URL's user:password@, as an older kcarry stored it */
-		char *s = fetch_url_public(source);
-		free(source);
-		source = s;
+		source = fetch_url_public(rec->source);
+	else if (series_record_msgid(rec)) {
+		char *s = xstrfmt("<%s>", series_record_msgid(rec));
+		source = fetch_url_public(s);
+		free(s);
 	}
 	*incomplete = *incomplete || (stored && (!kind || !source));
 	printf("%-24s %-20s %7s  %s%s%s%s\n", name, version,
@@ -76,9 +59,7 @@ static void print_version(const char *root, const char *name,
 	       : source    ? source
 			   : "");
 	free(patches);
-	free(kind);
 	free(source);
-	buf_release(&key);
 }
 
 const struct opt list_options[] = {
@@ -119,23 +100,22 @@ int cmd_list(int argc, char **argv, struct cli_ctx *cx)
 	printf("%-24s %-20s %7s  %s\n", "SERIES", "VERSION", "PATCHES",
 	       "SOURCE");
 	for (size_t i = 0; i < nr; i++) {
-		char *cpath = xstrfmt("%s/series/%s.conf", root, names[i]);
-		struct conf *c = NULL;
-		char **stored = NULL, **confv = NULL;
-		size_t ns = 0, nc = 0;
+		struct series_records recs;
+		char **stored = NULL;
+		size_t ns = 0;
 		struct err e2 = ERR_INIT;
 
-		if (fs_is_file(cpath) && conf_open(&c, cpath, false, &err) < 0) {
+		if (series_provenance_load(&recs, root, names[i], &err) < 0) {
 			rc = err_report(&err, opts);
-			free(cpath);
+			series_records_release(&recs);
 			break;
 		}
 		series_list_versions(root, names[i], &stored, &ns, &e2);
-		if (c)
-			conf_subsections(c, "version", &confv, &nc, &e2);
 		for (size_t j = 0; j < ns; j++) {
 			bool cut;
-			print_version(root, names[i], stored[j], c, true, &cut);
+			print_version(root, names[i], stored[j],
+				      series_records_find(&recs, stored[j]),
+				      true, &cut);
 			if (cut) {
 				buf_addf(&incomplete, "%s%s@%s",
 					 nr_incomplete++ ? ", " : "", names[i],
@@ -143,21 +123,20 @@ int cmd_list(int argc, char **argv, struct cli_ctx *cx)
 				conf_of = names[i];
 			}
 		}
-		for (size_t j = 0; j < nc; j++) {
+		for (size_t j = 0; j < recs.nr; j++) {
 			bool seen = false, cut;
 			for (size_t k = 0; k < ns && !seen; k++)
-				seen = !strcmp(stored[k], confv[j]);
+				seen = !strcmp(stored[k], recs.items[j].version);
 			if (!seen)
-				print_version(root, names[i], confv[j], c, false,
-					      &cut);
+				print_version(root, names[i],
+					      recs.items[j].version,
+					      &recs.items[j], false, &cut);
 		}
-		if (!ns && !nc)
+		if (!ns && !recs.nr)
 			printf("%-24s %-20s %7s\n", names[i], "-", "-");
 		series_free_list(stored, ns);
-		conf_free_list(confv, nc);
-		conf_free(c);
+		series_records_release(&recs);
 		err_release(&e2);
-		free(cpath);
 	}
 	if (nr_incomplete == 1)
 		note(opts, "hint: %s: its provenance in series/%s.conf is "

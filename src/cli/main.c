@@ -2,6 +2,7 @@
  * main: the command table, global options and exit codes.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,21 +147,65 @@ const struct command *command_find(const char *name)
 
 static const char *const color_modes[] = { "always", "never", "auto", NULL };
 
+/* What main reads before the command: the global options and two more. */
+struct main_opts {
+	bool version, help;
+	struct options o;
+};
+
+static int take_quiet(const char *value, void *verbosity, struct err *err)
+{
+	*(int *)verbosity = -1;
+	return 0;
+}
+
+/* --color (always) or --color=WHEN; another WHEN is no global option */
+static int take_color(const char *value, void *mode, struct err *err)
+{
+	static const enum color_mode modes[] = { COLOR_ALWAYS, COLOR_NEVER,
+						 COLOR_AUTO };
+
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
+		if (!value || !strcmp(value, color_modes[k])) {
+			*(enum color_mode *)mode = modes[k];
+			return 0;
+		}
+	return 1;
+}
+
+static int take_no_color(const char *value, void *mode, struct err *err)
+{
+	*(enum color_mode *)mode = COLOR_NEVER;
+	return 0;
+}
+
+#define MAIN_OPT(member) offsetof(struct main_opts, member)
+
 /*
- * The options global_option() takes, for the completions: keep the two
- * together.
+ * The global options, read by main (opt_next) and offered by the
+ * completions.  --version and --help come first: they are read before
+ * the command only (after it, --help is the command's); the others are
+ * read before and after it (AFTER_COMMAND).
  */
 static const struct opt global_options[] = {
-	{ OPT_STRING, 'C', NULL, "DIR", "run as if started in DIR" },
-	{ OPT_FLAG, 'q', "quiet", NULL, "only errors" },
-	{ OPT_FLAG, 'v', "verbose", NULL, "more detail (-vv: even more)" },
-	{ OPT_CHOICE, 0, "color", "WHEN", "colour: always, never, auto",
-	  .choices = color_modes, .optional = true },
-	{ OPT_FLAG, 0, "no-color", NULL, "no colour" },
-	{ OPT_FLAG, 0, "version", NULL, "print the version" },
-	{ OPT_FLAG, 'h', "help", NULL, "list the commands" },
+	{ OPT_FLAG, 0, "version", NULL, "print the version",
+	  MAIN_OPT(version) },
+	{ OPT_FLAG, 'h', "help", NULL, "list the commands", MAIN_OPT(help) },
+	{ OPT_STRING, 'C', NULL, "DIR", "run as if started in DIR",
+	  MAIN_OPT(o.workdir), .detached = true, .what = "a directory" },
+	{ OPT_FUNC, 'q', "quiet", NULL, "only errors", MAIN_OPT(o.verbosity),
+	  .parse = take_quiet },
+	{ OPT_COUNT, 'v', "verbose", NULL, "more detail (-vv: even more)",
+	  MAIN_OPT(o.verbosity), .max = 2 },
+	{ OPT_FUNC, 0, "color", "WHEN", "colour: always, never, auto",
+	  MAIN_OPT(o.color), .choices = color_modes, .parse = take_color,
+	  .optional = true },
+	{ OPT_FUNC, 0, "no-color", NULL, "no colour", MAIN_OPT(o.color),
+	  .parse = take_no_color },
 	{ OPT_END },
 };
+
+#define AFTER_COMMAND (global_options + 2)
 
 const struct opt *global_option_table(void)
 {
@@ -355,60 +400,33 @@ static bool want_color(enum color_mode m, int fd)
 	return isatty(fd) && term && strcmp(term, "dumb");
 }
 
-/*
- * One global option at argv[*i]: 1 when taken (*i moved past its value),
- * 0 when it is not a global option, -1 on a usage error (printed).
- */
-static int global_option(struct options *opts, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i];
-
-	if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-		opts->verbosity = -1;
-	else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-		opts->verbosity++;
-	else if (!strcmp(a, "-vv"))
-		opts->verbosity += 2;
-	else if (!strcmp(a, "--color") || !strcmp(a, "--color=always"))
-		opts->color = COLOR_ALWAYS;
-	else if (!strcmp(a, "--color=never") || !strcmp(a, "--no-color"))
-		opts->color = COLOR_NEVER;
-	else if (!strcmp(a, "--color=auto"))
-		opts->color = COLOR_AUTO;
-	else if (!strcmp(a, "-C")) {
-		if (++*i >= argc) {
-			fprintf(stderr, "error: -C needs a directory\n");
-			return -1;
-		}
-		opts->workdir = argv[*i];
-	} else
-		return 0;
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
-	struct options opts = { 0 };
+	struct main_opts mo = { 0 };
+	struct options *opts = &mo.o;
 	const struct command *cmd;
 	struct err err = ERR_INIT;
 	int i, rc;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
-		int g;
+		int g = opt_next(global_options, &mo, argc, argv, &i, &err);
 
-		if (!strcmp(a, "--version"))
-			return cmd_version(0, NULL, NULL);
-		if (is_help(a)) {
-			print_main_usage(stdout);
-			return EXIT_DONE;
-		}
-		if ((g = global_option(&opts, argc, argv, &i)) < 0)
+		if (g < 0) {
+			fprintf(stderr, "error: %s\n", err.msg.ptr);
+			err_release(&err);
 			return EXIT_USAGE;
+		}
 		if (!g) {
 			fprintf(stderr, "error: unknown option '%s'\n", a);
 			print_main_usage(stderr);
 			return EXIT_USAGE;
+		}
+		if (mo.version)
+			return cmd_version(0, NULL, NULL);
+		if (mo.help) {
+			print_main_usage(stdout);
+			return EXIT_DONE;
 		}
 	}
 	if (i >= argc) {
@@ -433,29 +451,32 @@ int main(int argc, char **argv)
 					argv[w++] = argv[k++];
 				break;
 			}
-			if (argv[k][0] == '-' &&
-			    (g = global_option(&opts, argc, argv, &k)) < 0)
+			g = opt_next(AFTER_COMMAND, &mo, argc, argv, &k, &err);
+			if (g < 0) {
+				fprintf(stderr, "error: %s\n", err.msg.ptr);
+				err_release(&err);
 				return EXIT_USAGE;
+			}
 			if (!g)
 				argv[w++] = argv[k];
 		}
 		argc = w;
 		argv[argc] = NULL;
 	}
-	opts.color_out = want_color(opts.color, 1);
-	opts.color_err = want_color(opts.color, 2);
-	opts.progress = opts.verbosity >= 0 && isatty(2);
+	opts->color_out = want_color(opts->color, 1);
+	opts->color_err = want_color(opts->color, 2);
+	opts->progress = opts->verbosity >= 0 && isatty(2);
 	if (argc - i >= 2 && is_help(argv[i + 1]))
 		return print_command_help(cmd->name);
 	if (tree_global_init(&err) < 0)
-		return err_report(&err, &opts);
+		return err_report(&err, opts);
 	/* libcurl's global state, before any thread (check) starts */
 	if (fetch_global_init(&err) < 0) {
 		tree_global_shutdown();
-		return err_report(&err, &opts);
+		return err_report(&err, opts);
 	}
 	{
-		struct cli_ctx cx = { &opts, cmd->flags, NULL, LOCK_INIT };
+		struct cli_ctx cx = { opts, cmd->flags, NULL, LOCK_INIT };
 
 		rc = cmd->fn(argc - i, argv + i, &cx);
 		lock_release(&cx.lock);

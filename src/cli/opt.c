@@ -79,6 +79,9 @@ static int take(const struct opt *o, void *base, const char *value,
 		if ((error = o->parse(value, t, err)) < 0)
 			err_prefix(err, "%s", opt_name(&name, o));
 		break;
+	case OPT_COUNT:
+		(*(int *)t)++;
+		break;
 	case OPT_END:
 		BUG("OPT_END taken");
 	}
@@ -107,6 +110,69 @@ static const struct opt *find_short(const struct opt *table, char c)
 	return NULL;
 }
 
+/* How often "-vv" names an OPT_COUNT: its letter repeated, up to max
+ * times; 0 for anything else ("-vx", "-vvv" past max). */
+static unsigned repeats(const struct opt *o, const char *a)
+{
+	size_t n = strlen(a + 1);
+
+	if (strspn(a + 1, (char[]){ o->short_name, '\0' }) != n ||
+	    n > o->max)
+		return 0;
+	return (unsigned)n;
+}
+
+int opt_next(const struct opt *table, void *base, int argc, char **argv,
+	     int *i, struct err *err)
+{
+	const char *a = argv[*i], *value = NULL, *value2 = NULL;
+	const struct opt *o = NULL;
+	unsigned times = 1;
+	int start = *i, error = 0, more;
+
+	if (a[0] != '-' || !a[1] || !strcmp(a, "--"))
+		return 0;
+	if (a[1] == '-') {
+		const char *eq = strchr(a + 2, '=');
+		size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		o = find_long(table, a + 2, n);
+		if (o && eq)
+			value = eq + 1;
+	} else {
+		o = find_short(table, a[1]);
+		if (o && a[2] && o->kind == OPT_COUNT)
+			times = repeats(o, a);
+		else if (o && a[2])
+			value = a + 2;
+	}
+	/* an optional value only ever follows "=" */
+	if (!o || !times || (!o->arg && value) ||
+	    (o->optional && value && a[1] != '-') || (o->detached && value))
+		return 0;
+	/* the values still to come from the next arguments */
+	more = !o->arg || o->optional ? 0 : !value;
+	if (o->kind == OPT_PAIR)
+		more++;
+	if (*i + more >= argc) {
+		/* named as spelled, without a value given */
+		int n = value ? (int)(value - a - (a[1] == '-'))
+			      : (int)strlen(a);
+		return err_set(err, ERR_USAGE, "%.*s needs %s", n, a,
+			       o->what ? o->what : o->arg);
+	}
+	if (!value && more) {
+		value = argv[++*i];
+		more--;
+	}
+	if (more)
+		value2 = argv[++*i];
+	while (times-- && !error)
+		error = take(o, base, value, value2, err);
+	if (error > 0)
+		*i = start;
+	return error ? (error > 0 ? 0 : error) : 1;
+}
+
 int opt_parse(const struct opt *table, void *base, int argc, char **argv,
 	      const char ***args, size_t *nr_args, struct err *err)
 {
@@ -115,9 +181,8 @@ int opt_parse(const struct opt *table, void *base, int argc, char **argv,
 	*args = xcalloc((size_t)argc + 1, sizeof(**args));
 	*nr_args = 0;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *value = NULL, *value2 = NULL;
-		const struct opt *o = NULL;
-		int error, more;
+		const char *a = argv[i];
+		int taken;
 
 		if (!options || a[0] != '-' || !a[1]) {
 			(*args)[(*nr_args)++] = a;
@@ -127,41 +192,11 @@ int opt_parse(const struct opt *table, void *base, int argc, char **argv,
 			options = false;
 			continue;
 		}
-		if (a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			o = find_long(table, a + 2, n);
-			if (o && eq)
-				value = eq + 1;
-		} else {
-			o = find_short(table, a[1]);
-			if (o && a[2])
-				value = a + 2;
-		}
-		/* an optional value only ever follows "=" */
-		if (!o || (!o->arg && value) ||
-		    (o->optional && value && a[1] != '-'))
+		if ((taken = opt_next(table, base, argc, argv, &i, err)) < 0)
+			return taken;
+		if (!taken)
 			return err_set(err, ERR_USAGE, "unknown option '%s'",
 				       a);
-		/* the values still to come from the next arguments */
-		more = !o->arg || o->optional ? 0 : !value;
-		if (o->kind == OPT_PAIR)
-			more++;
-		if (i + more >= argc) {
-			/* named as spelled, without a value given */
-			int n = value ? (int)(value - a - (a[1] == '-'))
-				      : (int)strlen(a);
-			return err_set(err, ERR_USAGE, "%.*s needs %s", n, a,
-				       o->arg);
-		}
-		if (!value && more) {
-			value = argv[++i];
-			more--;
-		}
-		if (more)
-			value2 = argv[++i];
-		if ((error = take(o, base, value, value2, err)) < 0)
-			return error;
 	}
 	return 0;
 }

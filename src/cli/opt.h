@@ -4,7 +4,8 @@
  * and "--name=VALUE", short ones "-x VALUE" and "-xVALUE"; "--" ends the
  * options.  Arguments that are not options are collected in order.  An
  * optional value is given only as "--name=VALUE"; an OPT_PAIR takes the
- * next two arguments ("--git REPO A..B", "--git=REPO A..B").
+ * next two arguments ("--git REPO A..B", "--git=REPO A..B").  main reads
+ * the global options by a table too, one argument at a time (opt_next).
  */
 #ifndef KCARRY_OPT_H
 #define KCARRY_OPT_H
@@ -20,8 +21,14 @@ enum opt_kind {
 	OPT_UINT,   /* unsigned *: a number in [min, max] */
 	OPT_LIST,   /* struct opt_list *: every value, in order */
 	OPT_CHOICE, /* int *: the index of the value in choices */
-	OPT_FUNC,   /* parse(value, target, err): the command's own reading */
+	/* parse(value, target, err): the command's own reading; it returns
+	 * 1 for a value that makes the argument no option of the table
+	 * (refused as unknown, as a misspelt name is) */
+	OPT_FUNC,
 	OPT_PAIR,   /* const char *[2]: two values, in order */
+	/* int *: one more each time; the short name repeated in one
+	 * argument counts as often, up to max times ("-vv") */
+	OPT_COUNT,
 };
 
 struct opt_list {
@@ -46,6 +53,12 @@ struct opt {
 	/* once the option is taken, also set these bools of the same
 	 * struct to true (OPT_ALSO offsets; 0 for none) */
 	size_t also[2];
+	/* the value only as the next argument: "-C DIR", never "-CDIR" or
+	 * "--name=DIR" (those are no option of the table) */
+	bool detached;
+	/* what a missing value is called in the error ("-C needs a
+	 * directory"); NULL: arg */
+	const char *what;
 };
 
 #define OPT_ALSO(type, member) (offsetof(type, member) + 1)
@@ -59,6 +72,15 @@ void opt_list_release(struct opt_list *l);
  */
 int opt_parse(const struct opt *table, void *base, int argc, char **argv,
 	      const char ***args, size_t *nr_args, struct err *err);
+
+/*
+ * The option at argv[*i], with the values it takes after it (*i is left
+ * on the last of them): 1 when taken; 0 when argv[*i] is no option of
+ * the table (an argument, "--", an unknown name, a spelling or value the
+ * option refuses), *i unmoved; ERR_USAGE on a missing or bad value.
+ */
+int opt_next(const struct opt *table, void *base, int argc, char **argv,
+	     int *i, struct err *err);
 
 /* The "options:" block of --help, from the table, appended to out. */
 void opt_help(struct buf *out, const struct opt *table);

@@ -713,6 +713,51 @@ static void subsections_in_file_order_without_repeats(void **state)
 	conf_free(c);
 }
 
+/* conf_each's calls, one "sub|key=value" a line ("-" for no subsection). */
+static int collect(const char *sub, const char *key, const char *value,
+		   void *data)
+{
+	buf_addf(data, "%s|%s=%s\n", sub ? sub : "-", key, value);
+	return 0;
+}
+
+static int stop_at_ref(const char *sub, const char *key, const char *value,
+		       void *data)
+{
+	buf_addf(data, "%s\n", key);
+	return strcmp(key, "ref") ? 0 : 7;
+}
+
+static void each_walks_a_section_in_file_order(void **state)
+{
+	const struct fixture *fx = *state;
+	struct conf *c = open_text(fx, "[target]\n"
+				       "\tDefault = 6.1\n"
+				       "[target \"6.1.170-3\"]\n"
+				       "\tRef = debian/6.1.170-3\n"
+				       "\tpatch\n"
+				       "[targets \"x\"]\n"
+				       "\tref = no\n"
+				       "[TARGET \"6.1.170-3\"]\n"
+				       "\tpatch = b.patch\n");
+	struct err err = ERR_INIT;
+	struct buf b = BUF_INIT;
+
+	/* keys folded to lower case, subsections kept, dots and all */
+	assert_int_equal(conf_each(c, "target", collect, &b, &err), 0);
+	assert_string_equal(b.ptr, "-|default=6.1\n"
+				   "6.1.170-3|ref=debian/6.1.170-3\n"
+				   "6.1.170-3|patch=\n"
+				   "6.1.170-3|patch=b.patch\n");
+	/* what the function returns stops the walk */
+	buf_reset(&b);
+	assert_int_equal(conf_each(c, "target", stop_at_ref, &b, &err), 7);
+	assert_string_equal(b.ptr, "default\nref\n");
+	buf_release(&b);
+	err_release(&err);
+	conf_free(c);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -746,6 +791,7 @@ int main(void)
 		T(remove_absent_section_is_fine),
 		T(set_after_remove_section_starts_afresh),
 		T(subsections_in_file_order_without_repeats),
+		T(each_walks_a_section_in_file_order),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

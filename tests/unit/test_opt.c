@@ -302,6 +302,111 @@ static void help_shows_pairs_and_optional_values(void **state)
 	buf_release(&b);
 }
 
+/* main's kind of table: a count, a detached value, a value it refuses */
+struct globals {
+	int verbosity;
+	const char *dir;
+	int mode;
+};
+
+static int take_mode(const char *value, void *t, struct err *err)
+{
+	if (value && strcmp(value, "on"))
+		return 1; /* not this option's: an unknown option */
+	*(int *)t = 1;
+	return 0;
+}
+
+static const struct opt globals_table[] = {
+	{ OPT_STRING, 'C', NULL, "DIR", "run in DIR",
+	  offsetof(struct globals, dir), .detached = true,
+	  .what = "a directory" },
+	{ OPT_COUNT, 'v', "verbose", NULL, "more",
+	  offsetof(struct globals, verbosity), .max = 2 },
+	{ OPT_FUNC, 0, "mode", "M", "on", offsetof(struct globals, mode),
+	  .parse = take_mode, .optional = true },
+	{ OPT_END },
+};
+
+/* opt_next on the one argument w (and what follows): its result, *i */
+static int next_of(struct globals *g, const char *const *w, size_t n,
+		   int *i, struct err *err)
+{
+	char *argv[8] = { (char *)"kcarry" };
+
+	for (size_t k = 0; k < n; k++)
+		argv[k + 1] = (char *)w[k];
+	*i = 1;
+	return opt_next(globals_table, g, (int)n + 1, argv, i, err);
+}
+
+static void a_count_counts_each_use_and_repeated_letters(void **state)
+{
+	static const char *const w[] = { "-v", "--verbose", "-vv" };
+	struct globals g = { 0 };
+	struct err err = ERR_INIT;
+	int i;
+
+	for (size_t k = 0; k < 3; k++) {
+		assert_int_equal(next_of(&g, &w[k], 1, &i, &err), 1);
+		assert_int_equal(i, 1);
+	}
+	assert_int_equal(g.verbosity, 4);
+}
+
+static void next_leaves_what_is_not_its_own(void **state)
+{
+	/* past max, another letter, a value for a count, an attached value
+	 * where only a detached one is taken, a value the function refuses,
+	 * no option at all */
+	static const char *const w[] = { "-vvv", "-vx", "--verbose=1",
+					 "-Cdir", "--mode=off", "--", "-",
+					 "plain", "--nope" };
+	struct globals g = { 0 };
+	struct err err = ERR_INIT;
+	int i;
+
+	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+		const char *two[] = { w[k], "next" };
+
+		assert_int_equal(next_of(&g, two, 2, &i, &err), 0);
+		assert_int_equal(i, 1);
+	}
+	assert_int_equal(g.verbosity, 0);
+	assert_null(g.dir);
+	assert_int_equal(g.mode, 0);
+	assert_int_equal(err.code, 0);
+}
+
+static void a_detached_value_is_the_next_argument_whatever_it_is(void **state)
+{
+	static const char *const w[] = { "-C", "--", "-v" };
+	struct globals g = { 0 };
+	struct err err = ERR_INIT;
+	int i;
+
+	assert_int_equal(next_of(&g, w, 3, &i, &err), 1);
+	assert_int_equal(i, 2);
+	assert_string_equal(g.dir, "--");
+	assert_int_equal(next_of(&g, (const char *const[]){ "--mode" }, 1, &i,
+				 &err),
+			 1);
+	assert_int_equal(g.mode, 1);
+}
+
+static void a_missing_value_is_named_by_what(void **state)
+{
+	struct globals g = { 0 };
+	struct err err = ERR_INIT;
+	int i;
+
+	assert_int_equal(next_of(&g, (const char *const[]){ "-C" }, 1, &i,
+				 &err),
+			 ERR_USAGE);
+	assert_string_equal(err.msg.ptr, "-C needs a directory");
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +420,11 @@ int main(void)
 		cmocka_unit_test(an_optional_value_follows_only_an_equals_sign),
 		cmocka_unit_test(a_value_sets_its_implied_flag_only_when_good),
 		cmocka_unit_test(help_shows_pairs_and_optional_values),
+		cmocka_unit_test(a_count_counts_each_use_and_repeated_letters),
+		cmocka_unit_test(next_leaves_what_is_not_its_own),
+		cmocka_unit_test(
+			a_detached_value_is_the_next_argument_whatever_it_is),
+		cmocka_unit_test(a_missing_value_is_named_by_what),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

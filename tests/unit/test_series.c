@@ -1241,6 +1241,123 @@ static void resolution_that_does_not_parse_is_an_error(void **state)
 	err_release(&err);
 }
 
+/* A record as one line: version|kind|source|patches|cover|msgids */
+static void assert_record(const struct series_records *r, const char *version,
+			  const char *expect)
+{
+	const struct series_record *rec = series_records_find(r, version);
+	struct buf b = BUF_INIT;
+
+	assert_non_null(rec);
+	buf_addf(&b, "%s|%s|%s|%s|%s|", rec->version,
+		 rec->kind ? rec->kind : "-", rec->source ? rec->source : "-",
+		 rec->patches ? rec->patches : "-",
+		 rec->cover ? rec->cover : "-");
+	join_list(&b, rec->msgids, rec->nr_msgids);
+	assert_string_equal(b.ptr, expect);
+	buf_release(&b);
+}
+
+static void provenance_load_reads_what_write_recorded(void **state)
+{
+	const struct fixture *fx = *state;
+	struct series_records r;
+	struct err err = ERR_INIT;
+
+	store(fx, "btrfs", "6.1.170-3");
+	store(fx, "btrfs", "v2");
+	if (series_provenance_load(&r, fx->root, "btrfs", &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	assert_true(r.exists);
+	assert_null(r.list_url);
+	assert_int_equal(r.nr, 2);
+	assert_string_equal(r.items[0].version, "6.1.170-3");
+	assert_string_equal(r.items[1].version, "v2");
+	assert_record(&r, "v2", "v2|mbox|/home/ann/btrfs.mbox|3|"
+				"btrfs: three things|20211102.0@example.org");
+	assert_string_equal(r.items[1].base_commit, "v6.1");
+	assert_non_null(r.items[1].imported);
+	assert_null(series_records_find(&r, "V2"));
+	series_records_release(&r);
+	err_release(&err);
+}
+
+/* As git config reads it: keys in any case, the last line of a key, every
+ * msgid line (without the <> written around one); a section with no name
+ * is no version. */
+static void provenance_load_reads_a_hand_written_file(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char text[] = "[series]\n"
+				   "\tlist-url = https://a.example.org/x/\n"
+				   "\tLIST-URL = https://b.example.org/y\n"
+				   "[version \"v3\"]\n"
+				   "\tKind = mbox\n"
+				   "\tmsgid = first@example.org\n"
+				   "[version]\n"
+				   "\tkind = none\n"
+				   "[version \"V3\"]\n"
+				   "\tsomething = else\n"
+				   "[Version \"v3\"]\n"
+				   "\tkind = quilt\n"
+				   "\tMsgId = <second@example.org>\n";
+	char *dir = fs_join(fx->root, "series");
+	char *path = fs_join(dir, "s.conf");
+	struct series_records r;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(fs_mkdirs(dir, &err), 0);
+	assert_int_equal(fs_write_atomic(path, text, strlen(text), &err), 0);
+	if (series_provenance_load(&r, fx->root, "s", &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	assert_string_equal(r.list_url, "https://b.example.org/y");
+	assert_int_equal(r.nr, 2);
+	assert_record(&r, "v3", "v3|quilt|-|-|-|first@example.org|"
+				"second@example.org");
+	assert_string_equal(series_record_msgid(&r.items[0]),
+			    "second@example.org");
+	assert_record(&r, "V3", "V3|-|-|-|-|");
+	assert_null(series_record_msgid(&r.items[1]));
+	series_records_release(&r);
+	err_release(&err);
+	free(path);
+	free(dir);
+}
+
+static void provenance_load_of_no_file_is_empty(void **state)
+{
+	const struct fixture *fx = *state;
+	struct series_records r;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(series_provenance_load(&r, fx->root, "none", &err), 0);
+	assert_false(r.exists);
+	assert_int_equal(r.nr, 0);
+	series_records_release(&r);
+	err_release(&err);
+}
+
+static void provenance_load_of_a_broken_file_names_it(void **state)
+{
+	const struct fixture *fx = *state;
+	char *dir = fs_join(fx->root, "series");
+	char *path = fs_join(dir, "s.conf");
+	struct series_records r;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(fs_mkdirs(dir, &err), 0);
+	assert_int_equal(fs_write_atomic(path, "[version \"v1\"\n", 13, &err),
+			 0);
+	assert_int_equal(series_provenance_load(&r, fx->root, "s", &err),
+			 ERR_PARSE);
+	assert_non_null(strstr(err.msg.ptr, "series/s.conf"));
+	assert_int_equal(r.nr, 0);
+	series_records_release(&r);
+	err_release(&err);
+	free(path);
+	free(dir);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1271,6 +1388,10 @@ int main(void)
 		T(refreshed_target_folders_are_not_content),
 		T(write_target_replaces_the_whole_folder),
 		T(write_target_of_unknown_version_is_notfound),
+		T(provenance_load_reads_what_write_recorded),
+		T(provenance_load_reads_a_hand_written_file),
+		T(provenance_load_of_no_file_is_empty),
+		T(provenance_load_of_a_broken_file_names_it),
 		T(list_versions_in_natural_order),
 		T(list_versions_skips_hidden_folders),
 		T(list_versions_of_unknown_series_is_notfound),
