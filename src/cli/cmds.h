@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "job.h"
 
 int cmd_init(int argc, char **argv, struct cli_ctx *cx);
 int cmd_import(int argc, char **argv, struct cli_ctx *cx);
@@ -78,6 +79,31 @@ struct check_writer {
 };
 int check_write_format(const struct check_writer *w, FILE *out,
 		       const struct check_report *r, struct err *err);
+
+/*
+ * cmd_resolve.c, shared with cmd_refresh.c: the start-up of resolve,
+ * resolve --suggest and refresh on one cell.  resolve_cell_open finds
+ * the workspace (and takes its lock with RESOLVE_CELL_LOCK), loads spec
+ * (NAME[@VERSION]), checks the target's name and sets dir, the cell's
+ * scratch folder; with RESOLVE_CELL_TARGET it also opens the target
+ * (resolve_cell_target does it later).  resolve_cell_close releases what
+ * was set, also after a failure.
+ */
+enum resolve_cell_flags { RESOLVE_CELL_LOCK = 1, RESOLVE_CELL_TARGET = 2 };
+struct resolve_cell {
+	const char *root;
+	const char *target;
+	char *dir;
+	struct series_version v;
+	struct job j;
+	struct lock lock;
+	struct cli_ctx *cx;
+};
+int resolve_cell_open(struct resolve_cell *c, const char *spec,
+		      const char *target, unsigned flags, struct cli_ctx *cx,
+		      struct err *err);
+int resolve_cell_target(struct resolve_cell *c, struct err *err);
+void resolve_cell_close(struct resolve_cell *c);
 int check_write_to(const char *path, const struct check_writer *w,
 		   const struct check_report *r, struct err *err);
 int check_write_all(const char *dir, const struct check_writer *w,
