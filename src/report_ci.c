@@ -93,6 +93,9 @@ static void describe_hunk(struct buf *b, const struct carry_file *cf,
 
 	buf_add_printable(b, cf->path);
 	buf_addf(b, " hunk %zu: %s", h + 1, apply_rule_name(hr->rule));
+	if (hr->adapt && (hr->adapt->accepted || hr->adapt->built))
+		buf_adds(b, hr->adapt->accepted ? ", accepted by a person"
+						: ", builds");
 	if (hr->line)
 		buf_addf(b, " %s line %lu",
 			 hr->rule == RULE_CONFLICT ? "near" : "at", hr->line);
@@ -860,14 +863,18 @@ static void junit_patch(struct junit_suite *js, const struct check_cell *c,
 	} else if (cp->outcome == OUTCOME_ALREADY) {
 		jc.child = "skipped";
 		jc.message = "already applied";
-	} else if (cp->outcome == OUTCOME_ADAPTED && !cp->risk) {
+	} else if (cp->outcome == OUTCOME_ADAPTED && !cp->risk &&
+		   check_patch_adapted_open(cp, ACCEPT_PERSON)) {
 		size_t n = adapted_hunks(cp);
 
 		/* never clean: a person accepts it, or --accept-adapted */
 		jc.child = "failure";
 		jc.type = "adapted";
-		buf_addf(&msg, "adapted: %zu hunk%s rewritten to apply, not "
-			       "accepted yet", n, n == 1 ? "" : "s");
+		buf_addf(&msg, "adapted%s: %zu hunk%s rewritten to apply, not "
+			       "accepted yet",
+			 check_patch_adapted_open(cp, ACCEPT_BUILT) ? ""
+								   : ", builds",
+			 n, n == 1 ? "" : "s");
 		jc.message = msg.ptr;
 		patch_details(&text, c, i, target);
 		jc.text = text.ptr;

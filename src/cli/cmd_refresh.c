@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cmds.h"
 #include "fs.h"
 #include "job.h"
@@ -94,7 +95,8 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 		printf("refreshed series: patches/%s/%s/%s/\n", v->name,
 		       v->version, rc.j.target.name);
 	}
-	if (res.nr_failed || res.risk || res.counts[OUTCOME_ADAPTED])
+	if (res.nr_failed || res.risk ||
+	    check_adapted_open(&res, ACCEPT_PERSON))
 		rc_exit = EXIT_NOT_DONE;
 	goto out;
 fail:

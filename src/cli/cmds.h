@@ -124,6 +124,16 @@ int check_write_all(const char *dir, const struct check_writer *w,
 	  offsetof(type, reports) }
 
 /*
+ * --accept-adapted[=built] of check and report merge (cmd_check.c), for
+ * an enum check_accept member: alone ACCEPT_ALL, =built ACCEPT_BUILT
+ */
+int parse_accept_adapted(const char *value, void *target, struct err *err);
+#define OPT_ACCEPT_ADAPTED(type, member, help)                              \
+	{ OPT_FUNC, 0, "accept-adapted", "built", help,                     \
+	  offsetof(type, member), .parse = parse_accept_adapted,            \
+	  .optional = true }
+
+/*
  * A build's progress on stderr (cmd_build.c, shared with check --build):
  * on a terminal the progress line, "TARGET: <what>PHASE: done/total
  * objects, N s" (true: a line is left to clear); else with -v one line
