@@ -25,6 +25,11 @@ const char refresh_help[] =
 	"refreshed series to patches/NAME/VERSION/TARGET/.  A recorded\n"
 	"resolution is replayed wherever the same patch meets the same file\n"
 	"contents again: later versions of the series, other targets.\n"
+	"When the files are kcarry's proposal for an adapted patch as resolve\n"
+	"showed it, the acceptance is recorded instead\n"
+	"(patches/NAME/.resolutions/FINGERPRINT.accepted): the patch stays\n"
+	"adapted, its note kept in the refreshed patch, and no longer makes\n"
+	"the exit status 1 while the same proposal meets the same files.\n"
 	"Without a pending resolution, it re-applies and rewrites the\n"
 	"refreshed series.\n";
 const char refresh_more[] =
@@ -74,12 +79,19 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 				rc.dir, st.patch_file, v->name, v->version);
 			goto fail;
 		}
-		if (resolve_collect(&text, &st, rc.j.repo,
+		bool accepted;
+
+		if (resolve_collect(&text, &accepted, &st, rc.j.repo,
 				    &v->items[st.index - 1], &err) < 0 ||
-		    series_write_resolution(rc.root, v->name, st.fingerprint,
-					    text.ptr, text.len, &err) < 0)
+		    (accepted ? resolve_record_acceptance(rc.root, v->name,
+							  &st, &err)
+			      : series_write_resolution(
+					rc.root, v->name, st.fingerprint,
+					text.ptr, text.len, &err)) < 0)
 			goto fail;
-		note(opts, "recorded the resolution of %s (%.12s)",
+		note(opts, "recorded the %s of %s (%.12s)",
+		     accepted ? "acceptance of kcarry's adaptation"
+			      : "resolution",
 		     st.patch_file, st.fingerprint);
 	}
 	if (job_carry(&res, &rc.j, v, &co, true, &err) < 0)

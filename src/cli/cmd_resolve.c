@@ -26,7 +26,16 @@ const char resolve_help[] =
 	"scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
 	"workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
 	"PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
-	"then run 'kcarry refresh'.\n";
+	"then run 'kcarry refresh'.\n"
+	"\n"
+	"A patch kcarry adapts (see apply) is shown as its proposal: each\n"
+	"adapted hunk's lines in diff3 style, the target's lines after\n"
+	"<<<<<<<, the original hunk's after |||||||, the adapted result after\n"
+	"=======, and PATH.adapted with the original and adapted hunks and\n"
+	"the note.  Keep the adapted result (remove the other lines and the\n"
+	"markers) and run 'kcarry refresh': it records your acceptance, after\n"
+	"which that proposal no longer makes the exit status 1.  Edit it\n"
+	"otherwise and refresh records a resolution, as for a conflict.\n";
 
 /* Patch by number (3, 0003) or file name (or its unique prefix). */
 static long find_patch(const struct series_version *v, const char *arg)
@@ -410,10 +419,26 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 		err_release(&e2);
 		goto out;
 	}
-	printf("%s (%s) conflicts on %s.\n", v->items[k].file,
-	       v->items[k].patch.subject ? v->items[k].patch.subject : "",
-	       rc.j.target.name);
-	printf("Edit these files (diff3 markers; rejected hunks in .rej):\n");
+	if (sum.outcome == OUTCOME_ADAPTED) {
+		printf("%s (%s) is adapted on %s: %zu hunk%s rewritten by "
+		       "kcarry.\n",
+		       v->items[k].file,
+		       v->items[k].patch.subject ? v->items[k].patch.subject
+						 : "",
+		       rc.j.target.name, sum.nr_adapted,
+		       sum.nr_adapted == 1 ? "" : "s");
+		printf("Each is shown in diff3 style: the target's lines, the "
+		       "original hunk's,\nthen the proposal after =======; "
+		       "keep the proposal to accept it, or edit\n(the original "
+		       "and adapted hunks are in PATH.adapted):\n");
+	} else {
+		printf("%s (%s) conflicts on %s.\n", v->items[k].file,
+		       v->items[k].patch.subject ? v->items[k].patch.subject
+						 : "",
+		       rc.j.target.name);
+		printf("Edit these files (diff3 markers; rejected hunks in "
+		       ".rej):\n");
+	}
 	for (size_t i = 0; i < sum.nr_paths; i++) {
 		char *r = rel(rc.root, sum.paths[i]);
 		report_printf(stdout, "  %s\n", r);
