@@ -44,16 +44,13 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct resolve_cell rc = { 0 };
-	struct carry_result res;
 	struct resolve_state st = { 0 };
-	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
 	struct buf text = BUF_INIT;
 	const struct series_version *v = &rc.v;
 	const char **args = NULL;
 	size_t nr = 0;
 	int rc_exit = EXIT_DONE, error;
 
-	memset(&res, 0, sizeof(res));
 	if (cli_parse("refresh", refresh_options, NULL, argc, argv, &args, &nr,
 		      opts) < 0) {
 		rc_exit = EXIT_USAGE;
@@ -94,7 +91,7 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 			      : "resolution",
 		     st.patch_file, st.fingerprint);
 	}
-	if (job_carry(&res, &rc.j, v, &co, true, &err) < 0)
+	if (job_carry(&rc.res, &rc.j, v, &rc.co, true, &err) < 0)
 		goto fail;
 	if (!error) {
 		struct err e2 = ERR_INIT;
@@ -103,19 +100,18 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 	}
 	{
 		struct report_opts ro = { opts->color_out, opts->verbosity };
-		report_apply_text(stdout, &res, &ro);
+		report_apply_text(stdout, &rc.res, &ro);
 		printf("refreshed series: patches/%s/%s/%s/\n", v->name,
 		       v->version, rc.j.target.name);
 	}
-	if (res.nr_failed || res.risk ||
-	    check_adapted_open(&res, ACCEPT_PERSON))
+	if (rc.res.nr_failed || rc.res.risk ||
+	    check_adapted_open(&rc.res, ACCEPT_PERSON))
 		rc_exit = EXIT_NOT_DONE;
 	goto out;
 fail:
 	rc_exit = err_report(&err, opts);
 out:
 	resolve_state_release(&st);
-	carry_result_release(&res);
 	resolve_cell_close(&rc);
 	buf_release(&text);
 	free(args);

@@ -75,6 +75,7 @@ int resolve_cell_open(struct resolve_cell *c, const char *spec,
 
 	memset(c, 0, sizeof(*c));
 	c->lock = (struct lock)LOCK_INIT;
+	c->co = (struct carry_opts){ .apply = APPLY_OPTS_INIT };
 	c->target = target;
 	c->cx = cx;
 	series_version_init(&c->v, NULL, NULL);
@@ -85,13 +86,16 @@ int resolve_cell_open(struct resolve_cell *c, const char *spec,
 	    (error = series_load_version(&c->v, c->root, name, version,
 					 err)) < 0)
 		goto out;
+	/* opening the target checks its name (hint: 'kcarry kernels');
+	 * without it, the name alone is checked */
+	if ((flags & RESOLVE_CELL_TARGET) &&
+	    (error = resolve_cell_target(c, err)) < 0)
+		goto out;
 	if (!name_valid(NAME_TARGET, target)) {
 		error = name_check(NAME_TARGET, target, err);
 		goto out;
 	}
 	c->dir = resolve_dir(c->root, c->v.name, c->v.version, target);
-	if (flags & RESOLVE_CELL_TARGET)
-		error = resolve_cell_target(c, err);
 out:
 	free(name);
 	free(version);
@@ -109,6 +113,7 @@ void resolve_cell_close(struct resolve_cell *c)
 {
 	if (!c->cx) /* never opened: { 0 } */
 		return;
+	carry_result_release(&c->res);
 	job_close(&c->j);
 	series_version_release(&c->v);
 	free(c->dir);
@@ -164,16 +169,13 @@ static int resolve_suggest(const char *spec, const char *target,
 	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct resolve_cell rc = { 0 };
-	struct carry_result res;
 	struct audit_result a;
 	struct audit_opts ao;
 	struct audit_suggestions sg;
-	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
 	const struct series_version *v = &rc.v;
 	char *sdir = NULL, *path = NULL, *r;
 	int rc_exit = EXIT_DONE;
 
-	memset(&res, 0, sizeof(res));
 	memset(&a, 0, sizeof(a));
 	memset(&ao, 0, sizeof(ao));
 	memset(&sg, 0, sizeof(sg));
@@ -182,10 +184,10 @@ static int resolve_suggest(const char *spec, const char *target,
 			      &err) < 0 ||
 	    audit_opts_load(&ao, rc.root, v->name, &err) < 0)
 		goto fail;
-	co.no_ref = true;
-	if (job_carry(&res, &rc.j, v, &co, false, &err) < 0 ||
-	    audit_run(&a, rc.j.repo, v, &res, &ao, &err) < 0 ||
-	    audit_suggest(&sg, rc.j.repo, v, &res, &a, &ao, &err) < 0)
+	rc.co.no_ref = true;
+	if (job_carry(&rc.res, &rc.j, v, &rc.co, false, &err) < 0 ||
+	    audit_run(&a, rc.j.repo, v, &rc.res, &ao, &err) < 0 ||
+	    audit_suggest(&sg, rc.j.repo, v, &rc.res, &a, &ao, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < sg.nr_rules; i++) {
 		const struct audit_rule *ru = &sg.rules[i];
@@ -247,7 +249,6 @@ out:
 	audit_suggestions_release(&sg);
 	audit_result_release(&a);
 	audit_opts_release(&ao);
-	carry_result_release(&res);
 	resolve_cell_close(&rc);
 	free(path);
 	free(sdir);
@@ -347,9 +348,7 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
 	struct resolve_cell rc = { 0 };
-	struct carry_result res;
 	struct resolve_summary sum = { 0 };
-	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
 	struct resolve_cli cli = { 0 };
 	const struct series_version *v = &rc.v;
 	const char **args = NULL;
@@ -357,7 +356,6 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	long k;
 	int rc_exit = EXIT_DONE;
 
-	memset(&res, 0, sizeof(res));
 	if (cli_parse("resolve", resolve_options, &cli, argc, argv, &args, &nr,
 		      opts) < 0) {
 		rc_exit = EXIT_USAGE;
@@ -402,12 +400,12 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	}
 	if (resolve_cell_target(&rc, &err) < 0)
 		goto fail;
-	co.until = (size_t)k + 1;
-	co.no_ref = true;
-	if (job_carry(&res, &rc.j, v, &co, false, &err) < 0)
+	rc.co.until = (size_t)k + 1;
+	rc.co.no_ref = true;
+	if (job_carry(&rc.res, &rc.j, v, &rc.co, false, &err) < 0)
 		goto fail;
-	if (resolve_prepare(&sum, rc.dir, rc.j.repo, &res.head, &v->items[k],
-			    (size_t)k + 1, &co.apply, &err) < 0)
+	if (resolve_prepare(&sum, rc.dir, rc.j.repo, &rc.res.head,
+			    &v->items[k], (size_t)k + 1, &rc.co.apply, &err) < 0)
 		goto fail;
 	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY) {
 		printf("%s applies to %s after the patches before it (%s): "
@@ -451,7 +449,6 @@ fail:
 	rc_exit = err_report(&err, opts);
 out:
 	resolve_summary_release(&sum);
-	carry_result_release(&res);
 	resolve_cell_close(&rc);
 	free(args);
 	err_release(&err);

@@ -86,8 +86,9 @@ int check_write_format(const struct check_writer *w, FILE *out,
  * the workspace (and takes its lock with RESOLVE_CELL_LOCK), loads spec
  * (NAME[@VERSION]), checks the target's name and sets dir, the cell's
  * scratch folder; with RESOLVE_CELL_TARGET it also opens the target
- * (resolve_cell_target does it later).  resolve_cell_close releases what
- * was set, also after a failure.
+ * (resolve_cell_target does it later).  co and res are the command's to
+ * carry with.  resolve_cell_close releases what was set, also after a
+ * failure, and does nothing to a cell never opened ({ 0 }).
  */
 enum resolve_cell_flags { RESOLVE_CELL_LOCK = 1, RESOLVE_CELL_TARGET = 2 };
 struct resolve_cell {
@@ -98,6 +99,8 @@ struct resolve_cell {
 	struct job j;
 	struct lock lock;
 	struct cli_ctx *cx;
+	struct carry_opts co;     /* the default options of apply */
+	struct carry_result res;  /* what the command carries */
 };
 int resolve_cell_open(struct resolve_cell *c, const char *spec,
 		      const char *target, unsigned flags, struct cli_ctx *cx,
