@@ -497,6 +497,51 @@ json_t *report_build_json(const struct build_result *b)
 }
 
 /* kcarry build --json: one series built on its targets. */
+/* The adapted hunks of a built cell, and those the build turned back
+ * into conflicts (kcarry-build/1 "adapted"). */
+static json_t *build_adapted_json(const struct carry_result *cr)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < cr->nr; i++)
+		for (size_t f = 0; f < cr->patches[i].nr_files; f++) {
+			const struct carry_file *cf = &cr->patches[i].files[f];
+
+			for (size_t h = 0; h < cf->nr_hunks; h++) {
+				const struct apply_hunk_result *hr = &cf->hunks[h];
+				bool back = hr->cause &&
+					    hr->cause->kind == CAUSE_BUILD;
+				json_t *o;
+
+				if (!back && !(hr->rule == RULE_ADAPTED &&
+					       hr->adapt))
+					continue;
+				o = json_object();
+				json_object_set_new(o, "patch",
+						    json_integer((json_int_t)i + 1));
+				json_object_set_new(o, "path",
+						    json_string(cf->path));
+				json_object_set_new(o, "hunk",
+						    json_integer((json_int_t)h + 1));
+				json_object_set_new(
+					o, "rule",
+					back ? json_null()
+					     : json_string(adapt_rule_name(
+						       hr->adapt->rule)));
+				json_object_set_new(
+					o, "state",
+					json_string(back ? "conflict"
+						    : hr->adapt->built ? "builds"
+								       : "not-built"));
+				json_object_set_new(o, "cause",
+						    back ? json_string(hr->cause->text)
+							 : json_null());
+				json_array_append_new(a, o);
+			}
+		}
+	return a;
+}
+
 int report_build_doc_json(FILE *out, const struct check_report *r,
 			  struct err *err)
 {
@@ -551,6 +596,8 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 			json_object_set_new(o, "build",
 					    c->ok ? report_build_json(&c->build)
 						  : json_null());
+			json_object_set_new(o, "adapted",
+					    build_adapted_json(&c->carry));
 			json_array_append_new(builds, o);
 		}
 	json_object_set_new(doc, "builds", builds);

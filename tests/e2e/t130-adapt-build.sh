@@ -159,6 +159,26 @@ expect_exit 1 kcarry -C ws build bad tgt
 stdout_has '^0001 fs/btrfs/demo.c hunk 1: conflict again: the adapted hunk \(rule drifted-context\) does not build$'
 ! grep -q 'did not apply' "$OUT" || fail "the rebuilt conflict counted as not built"
 
+# kcarry-build/1 lists them, valid against its schema
+expect_exit 1 kcarry -C ws build --json bad tgt
+cp "$OUT" b.json
+expect_exit 0 kcarry -C ws build --json fine tgt
+python3 - b.json "$OUT" "$KCARRY_FIXTURES/../../docs/kcarry-build.schema.json" <<'EOT' || fail "build JSON"
+import json, sys
+bad, fine = (json.load(open(p)) for p in sys.argv[1:3])
+try:
+    import jsonschema
+    v = jsonschema.Draft202012Validator(json.load(open(sys.argv[3])))
+    v.validate(bad)
+    v.validate(fine)
+except ImportError:
+    pass
+assert fine["builds"][0]["adapted"] == [{"patch": 1, "path": "fs/btrfs/demo.c", "hunk": 1, "rule": "drifted-context", "state": "builds", "cause": None}], fine["builds"][0]["adapted"]
+a = bad["builds"][0]["adapted"]
+assert len(a) == 1 and a[0]["state"] == "conflict" and a[0]["rule"] is None, a
+assert "too many arguments" in a[0]["cause"], a
+EOT
+
 # report merge reads "built" back: =built passes fine alone
 expect_exit 1 kcarry -C ws check --build --format json -o f.json fine
 expect_exit 1 kcarry -C ws report merge f.json
