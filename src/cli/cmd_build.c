@@ -60,6 +60,11 @@ const char build_help[] =
 	"Old trees get a compatibility profile chosen from the tree's and the\n"
 	"compiler's versions: see COMPATIBILITY PROFILES in kcarry(1).\n"
 	"\n"
+	"Adapted hunks (see apply) are built with their patches; the report\n"
+	"lists each: 'adapted, builds' (its .c file compiled with no new\n"
+	"diagnostic in it), 'adapted (not built)', or 'conflict again' when\n"
+	"a new diagnostic is pinned on it.\n"
+	"\n"
 	"On a terminal a progress line shows the phase, the objects compiled\n"
 	"and the time.  Elsewhere (a CI log) -v prints a line as each phase\n"
 	"begins and ends: 'build 6.1: base: make fs/btrfs/ (55 objects)'.\n";
