@@ -106,6 +106,10 @@ stdout_has 'A adapted, builds'
 expect_exit 0 kcarry -C ws check --build --accept-adapted=built fine
 git -C tgt show kcarry/fine/v1/tgt:fs/btrfs/demo.c | cmp - fine.c ||
 	fail "the branch that was built is not the adapted result"
+cmp "$KCARRY_CACHE/build/tgt/src/fs/btrfs/demo.c" fine.c ||
+	fail "the tree that was built lacks the adapted hunk"
+expect_exit 1 kcarry -C ws check --build --format html fine
+stdout_has 'adapted \(drifted-context, builds\)' 
 
 expect_exit 1 kcarry -C ws check --build --accept-adapted bad
 stdout_has '^ *0001 .* X *$'
