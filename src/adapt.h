@@ -34,6 +34,10 @@ struct adaptation {
 	unsigned long line; /* 1-based target line of its first line */
 	char **texts;	    /* lines of hunk written here (names renamed) */
 	size_t nr_texts;
+	/* what accepted it: a build of the result compiled its file with
+	 * no new diagnostic pinned on it (check.c); a person, through
+	 * resolve and refresh (resolve.c) */
+	bool built, accepted;
 };
 
 void adaptation_free(struct adaptation *a);

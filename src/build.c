@@ -684,6 +684,10 @@ void build_default_targets(char ***out, size_t *nr,
 		for (size_t f = 0; f < cp->item->patch.nr_files; f++) {
 			const char *p = cp->item->patch.files[f].new_path;
 			bool covered = false;
+
+			/* adaptation rule 1: the file it went to is built */
+			if (f < cp->nr_files && cp->files[f].moved_to)
+				p = cp->files[f].moved_to;
 			if (!p || !compiled_source(p))
 				continue;
 			for (size_t k = 0; k < nf && !covered; k++)
@@ -723,6 +727,12 @@ static bool in_scope(const char *path, char *const *targets, size_t nr,
 			return true;
 	}
 	return false;
+}
+
+bool build_compiled(const struct build_result *r, const char *path)
+{
+	return r->ran && !r->skipped && compiled_source(path) &&
+	       in_scope(path, r->targets, r->nr_targets, !r->nr_targets);
 }
 
 /* ---- the per-object diagnostics of an O= folder ---- */

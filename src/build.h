@@ -161,6 +161,10 @@ int build_gc(struct build_gc_result *res, const struct build_gc_opts *o,
 	     struct err *err);
 void build_gc_result_release(struct build_gc_result *res);
 
+/* Whether the build r compiled path: a .c (or .S) file under its make
+ * targets, or any with a whole-tree build. */
+bool build_compiled(const struct build_result *r, const char *path);
+
 /* The make targets built by default for a carried series: the objects of
  * the .c files it changes and the folders of the watched files. */
 void build_default_targets(char ***out, size_t *nr,

@@ -57,6 +57,8 @@ const char *cause_kind_name(enum cause_kind k)
 		return "present";
 	case CAUSE_FILE:
 		return "file";
+	case CAUSE_BUILD:
+		return "build";
 	case CAUSE_PLACEMENT:
 		break;
 	}

@@ -24,6 +24,7 @@ enum cause_kind {
 	CAUSE_PRESENT,      /* its change stands there already */
 	CAUSE_PLACEMENT,    /* it landed, but another reading is plausible */
 	CAUSE_FILE,         /* the file is missing, or not what it deletes */
+	CAUSE_BUILD,        /* adapted, but a build pins a diagnostic on it */
 };
 
 /* Where a missing name comes from. */

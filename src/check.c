@@ -257,6 +257,7 @@ static void build_cell(struct check_cell *c, struct job *j,
 		c->build.failed = true;
 	}
 	err_release(&err);
+	check_judge_adapted(c);
 }
 
 static void cell_failed(struct check_cell *c, const struct err *err)
@@ -485,16 +486,162 @@ int check_run(struct check_report *r, const char *root, char *const *specs,
 	return 0;
 }
 
-bool check_any_adapted(const struct check_report *r)
+size_t check_patch_adapted_open(const struct carry_patch *cp,
+				enum check_accept how)
+{
+	size_t n = 0;
+
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+			const struct apply_hunk_result *hr =
+				&cp->files[f].hunks[h];
+
+			if (hr->rule != RULE_ADAPTED || how == ACCEPT_ALL ||
+			    (hr->adapt && hr->adapt->accepted) ||
+			    (how == ACCEPT_BUILT && hr->adapt &&
+			     hr->adapt->built))
+				continue;
+			n++;
+		}
+	return n;
+}
+
+size_t check_adapted_open(const struct carry_result *cr,
+			  enum check_accept how)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cr->nr; i++)
+		if (cr->patches[i].outcome == OUTCOME_ADAPTED)
+			n += check_patch_adapted_open(&cr->patches[i], how);
+	return n;
+}
+
+bool check_any_adapted(const struct check_report *r, enum check_accept how)
 {
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++) {
 			const struct check_cell *c = check_cell(r, s, t);
 
-			if (!c->other_shard && c->carry.counts[OUTCOME_ADAPTED])
+			if (!c->other_shard && check_adapted_open(&c->carry, how))
 				return true;
 		}
 	return false;
+}
+
+/* The carry file of cp holding path (its own, or where rule 1 moved
+ * it), or NULL. */
+static struct carry_file *file_of(struct carry_patch *cp, const char *path,
+				  size_t len)
+{
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const char *p = cp->files[f].moved_to ? cp->files[f].moved_to
+						      : cp->files[f].path;
+
+		if (strlen(p) == len && !strncmp(p, path, len))
+			return &cp->files[f];
+	}
+	return NULL;
+}
+
+/* The hunk diagnostic i of b is pinned on, when it is an adapted one. */
+static struct apply_hunk_result *pinned_adapted(struct carry_result *cr,
+						const struct build_result *b,
+						size_t i)
+{
+	const struct blame_attribution *a = &b->attr[i];
+	const char *path = b->diags.items[i].path;
+	size_t len = strlen(path);
+	struct carry_file *cf;
+
+	if (!a->patch || a->patch > cr->nr || !a->hunk)
+		return NULL;
+	if (a->cause == BLAME_DECLARATION && a->where) {
+		/* the note's line, "path:line" */
+		path = a->where;
+		len = strrchr(path, ':') ? (size_t)(strrchr(path, ':') - path)
+					 : strlen(path);
+	} else if (a->cause != BLAME_PATCH) {
+		return NULL;
+	}
+	cf = file_of(&cr->patches[a->patch - 1], path, len);
+	if (!cf || a->hunk > cf->nr_hunks ||
+	    cf->hunks[a->hunk - 1].rule != RULE_ADAPTED)
+		return NULL;
+	return &cf->hunks[a->hunk - 1];
+}
+
+/* Adapted hunk hr of patch cp a conflict again: d, pinned on it. */
+static void adapted_fails(struct carry_result *cr, struct carry_patch *cp,
+			  struct apply_hunk_result *hr, const struct diag *d)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s:%lu: %s: %s", d->path, d->line,
+		 diag_severity_name(d->sev), d->message);
+	cause_free(hr->cause);
+	hr->cause = xcalloc(1, sizeof(*hr->cause));
+	hr->cause->kind = CAUSE_BUILD;
+	hr->cause->text = buf_detach(&b, NULL);
+	free(hr->reason);
+	hr->reason = xstrfmt("the adapted hunk (rule %s) does not build",
+			     adapt_rule_name(hr->adapt->rule));
+	adaptation_free(hr->adapt);
+	hr->adapt = NULL;
+	hr->rule = RULE_CONFLICT;
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++)
+			if (&cp->files[f].hunks[h] == hr)
+				cp->files[f].outcome = OUTCOME_CONFLICT;
+	if (cp->outcome == OUTCOME_CONFLICT)
+		return;
+	cr->counts[cp->outcome]--;
+	cp->outcome = OUTCOME_CONFLICT;
+	cr->counts[OUTCOME_CONFLICT]++;
+	cr->nr_failed++;
+	cr->worst = OUTCOME_CONFLICT;
+}
+
+/* Whether some new diagnostic of b is in path. */
+static bool diag_in(const struct build_result *b, const char *path)
+{
+	for (size_t i = 0; i < b->diags.nr; i++)
+		if (!strcmp(b->diags.items[i].path, path))
+			return true;
+	return false;
+}
+
+void check_judge_adapted(struct check_cell *c)
+{
+	struct build_result *b = &c->build;
+	struct carry_result *cr = &c->carry;
+
+	if (!b->ran || b->skipped || b->error)
+		return;
+	for (size_t i = 0; b->attr && i < b->diags.nr; i++) {
+		struct apply_hunk_result *hr = pinned_adapted(cr, b, i);
+
+		if (hr)
+			adapted_fails(cr, &cr->patches[b->attr[i].patch - 1],
+				      hr, &b->diags.items[i]);
+	}
+	if (b->failed)
+		return; /* what did not build proves nothing */
+	for (size_t i = 0; i < cr->nr; i++) {
+		struct carry_patch *cp = &cr->patches[i];
+
+		for (size_t f = 0; f < cp->nr_files; f++) {
+			struct carry_file *cf = &cp->files[f];
+			const char *p = cf->moved_to ? cf->moved_to : cf->path;
+
+			if (!build_compiled(b, p) || diag_in(b, p))
+				continue;
+			for (size_t h = 0; h < cf->nr_hunks; h++)
+				if (cf->hunks[h].rule == RULE_ADAPTED &&
+				    cf->hunks[h].adapt)
+					cf->hunks[h].adapt->built = true;
+		}
+	}
 }
 
 int check_exit_code(const struct check_report *r)

@@ -105,8 +105,28 @@ bool check_in_shard(size_t s, size_t t, size_t nr_targets, unsigned shard,
 /* 0 all applied or already applied; 1 conflicts, risks, unconverted
  * callers, a failed build or a cell that could not run. */
 int check_exit_code(const struct check_report *r);
-/* Some cell of this shard has an adapted hunk (a proposal for a person:
- * 'check' and 'report merge' fail on it unless told it was accepted). */
-bool check_any_adapted(const struct check_report *r);
+/*
+ * Who accepts an adapted hunk besides a person (resolve and refresh):
+ * nobody else, a build that compiled it (--accept-adapted=built), or
+ * everyone (--accept-adapted).
+ */
+enum check_accept { ACCEPT_PERSON, ACCEPT_BUILT, ACCEPT_ALL };
+
+/* The adapted hunks of cp (of cr) that nobody accepted by how. */
+size_t check_patch_adapted_open(const struct carry_patch *cp,
+				enum check_accept how);
+size_t check_adapted_open(const struct carry_result *cr,
+			  enum check_accept how);
+/* Some cell of this shard has an adapted hunk not accepted by how (a
+ * proposal for a person: 'check' and 'report merge' fail on it). */
+bool check_any_adapted(const struct check_report *r, enum check_accept how);
+
+/*
+ * After the build of cell c: an adapted hunk on which a new diagnostic
+ * is pinned turns back into a conflict (cause "build", the diagnostic);
+ * one whose file the build compiled without any new diagnostic in it is
+ * marked built.  check_execute does it for every cell it builds.
+ */
+void check_judge_adapted(struct check_cell *c);
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "check.h"
 #include "cursor.h"
 #include "fs.h"
 #include "mail.h"
@@ -627,7 +628,7 @@ int export_model(struct export_series *s, struct tree_repo *repo,
 		s->nr_included++;
 		if (cp->risk)
 			s->nr_risk++;
-		if (cp->outcome == OUTCOME_ADAPTED)
+		if (check_patch_adapted_open(cp, ACCEPT_PERSON))
 			s->nr_adapted++;
 		{
 			struct buf adj = BUF_INIT;
@@ -720,7 +721,8 @@ int export_check_complete(const struct export_series *s, unsigned allow,
 		/* a proposal kcarry wrote is a person's to accept */
 		for (size_t i = 0; i < s->nr; i++) {
 			const struct export_patch *ep = &s->patches[i];
-			if (ep->included && ep->cp->outcome == OUTCOME_ADAPTED)
+			if (ep->included &&
+			    check_patch_adapted_open(ep->cp, ACCEPT_PERSON))
 				buf_addf(&names, "%s%s", n++ ? ", " : "",
 					 ep->file);
 		}

@@ -6,6 +6,7 @@
 #include "debsrc.h"
 #include "fs.h"
 #include "refresh.h"
+#include "resolve.h"
 
 int job_open(struct job *j, const char *root, const char *target,
 	     const struct target_progress *progress, struct err *err)
@@ -103,6 +104,8 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	co.no_ref = true;
 	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
 	cause_finder_release(&finder);
+	if (!error && co.resolution) /* a person's accepted proposals */
+		resolve_mark_accepted(res, j->root, v->name);
 	if (!error && opts->patch_texts)
 		error = refresh_texts(j->repo, res, err);
 	if (!error && refresh && !opts->no_ref) {

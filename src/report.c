@@ -100,8 +100,11 @@ static void print_indented(FILE *out, const char *title, const char *text)
 static void print_adaptation(FILE *out, const struct adaptation *a,
 			     int verbosity)
 {
-	report_printf(out, "           adapted by rule %s; not accepted yet\n",
-		      adapt_rule_name(a->rule));
+	report_printf(out, "           adapted by rule %s%s\n",
+		      adapt_rule_name(a->rule),
+		      a->accepted ? "; accepted by a person"
+		      : a->built  ? ", builds; not accepted yet"
+				  : "; not accepted yet");
 	if (verbosity < 1)
 		return;
 	print_indented(out, "original hunk", a->original);
@@ -309,6 +312,8 @@ static json_t *json_adaptation(const struct adaptation *a)
 	json_object_set_new(o, "original", report_json_str(a->original));
 	json_object_set_new(o, "adapted", report_json_str(a->adapted));
 	json_object_set_new(o, "note", report_json_str(a->note));
+	json_object_set_new(o, "built", json_boolean(a->built));
+	json_object_set_new(o, "accepted", json_boolean(a->accepted));
 	return o;
 }
 
@@ -437,8 +442,8 @@ static char outcome_symbol(const struct carry_patch *cp)
 		return '~';
 	case OUTCOME_3WAY:
 		return '3';
-	case OUTCOME_ADAPTED:
-		return 'a';
+	case OUTCOME_ADAPTED: /* 'A': each adapted hunk built or accepted */
+		return check_patch_adapted_open(cp, ACCEPT_BUILT) ? 'a' : 'A';
 	case OUTCOME_ALREADY:
 		return '=';
 	case OUTCOME_PARTIAL:
@@ -457,6 +462,7 @@ static const char *symbol_color(char c)
 	case '~':
 	case '3':
 	case 'a':
+	case 'A':
 		return "\033[33m";
 	case '=':
 		return "\033[36m";
@@ -657,6 +663,29 @@ static int cell_severity(const struct check_cell *c)
 					  c->audit.nr_unconverted ? 1 : 0);
 }
 
+/* " (1 builds, 1 accepted)": the adapted patches a build or a person
+ * accepted every adapted hunk of. */
+static void print_adapted_proof(FILE *out, const struct carry_result *cr)
+{
+	size_t built = 0, accepted = 0;
+
+	for (size_t i = 0; i < cr->nr; i++) {
+		const struct carry_patch *cp = &cr->patches[i];
+
+		if (cp->outcome != OUTCOME_ADAPTED)
+			continue;
+		if (!check_patch_adapted_open(cp, ACCEPT_PERSON))
+			accepted++;
+		else if (!check_patch_adapted_open(cp, ACCEPT_BUILT))
+			built++;
+	}
+	if (built && accepted)
+		fprintf(out, " (%zu builds, %zu accepted)", built, accepted);
+	else if (built || accepted)
+		fprintf(out, " (%zu %s)", built ? built : accepted,
+			built ? "builds" : "accepted");
+}
+
 static void print_cell_summary(FILE *out, const struct check_report *r,
 			       size_t s, size_t t)
 {
@@ -675,6 +704,8 @@ static void print_cell_summary(FILE *out, const struct check_report *r,
 		fprintf(out, "%s %zu %s", first ? "" : ",", c->carry.counts[o],
 			apply_outcome_name((enum apply_outcome)o));
 		first = false;
+		if (o == OUTCOME_ADAPTED)
+			print_adapted_proof(out, &c->carry);
 	}
 	if (c->carry.nr_risk)
 		fprintf(out, ", %zu placement risk%s", c->carry.nr_risk,
@@ -1033,7 +1064,9 @@ void report_check_text(FILE *out, const struct check_report *r,
 		     "        w touches a watched file or a caller of its API\n");
 	if (r->built)
 		fprintf(out, "        build: B builds  W new warnings  E new errors"
-			     "  - nothing to build  ? did not build\n");
+			     "  - nothing to build  ? did not build\n"
+			     "        A adapted, builds (or a person accepted "
+			     "it)\n");
 	fputc('\n', out);
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++)

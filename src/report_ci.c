@@ -93,6 +93,9 @@ static void describe_hunk(struct buf *b, const struct carry_file *cf,
 
 	buf_add_printable(b, cf->path);
 	buf_addf(b, " hunk %zu: %s", h + 1, apply_rule_name(hr->rule));
+	if (hr->adapt && (hr->adapt->accepted || hr->adapt->built))
+		buf_adds(b, hr->adapt->accepted ? ", accepted by a person"
+						: ", builds");
 	if (hr->line)
 		buf_addf(b, " %s line %lu",
 			 hr->rule == RULE_CONFLICT ? "near" : "at", hr->line);
@@ -498,6 +501,51 @@ json_t *report_build_json(const struct build_result *b)
 }
 
 /* kcarry build --json: one series built on its targets. */
+/* The adapted hunks of a built cell, and those the build turned back
+ * into conflicts (kcarry-build/1 "adapted"). */
+static json_t *build_adapted_json(const struct carry_result *cr)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < cr->nr; i++)
+		for (size_t f = 0; f < cr->patches[i].nr_files; f++) {
+			const struct carry_file *cf = &cr->patches[i].files[f];
+
+			for (size_t h = 0; h < cf->nr_hunks; h++) {
+				const struct apply_hunk_result *hr = &cf->hunks[h];
+				bool back = hr->cause &&
+					    hr->cause->kind == CAUSE_BUILD;
+				json_t *o;
+
+				if (!back && !(hr->rule == RULE_ADAPTED &&
+					       hr->adapt))
+					continue;
+				o = json_object();
+				json_object_set_new(o, "patch",
+						    json_integer((json_int_t)i + 1));
+				json_object_set_new(o, "path",
+						    json_string(cf->path));
+				json_object_set_new(o, "hunk",
+						    json_integer((json_int_t)h + 1));
+				json_object_set_new(
+					o, "rule",
+					back ? json_null()
+					     : json_string(adapt_rule_name(
+						       hr->adapt->rule)));
+				json_object_set_new(
+					o, "state",
+					json_string(back ? "conflict"
+						    : hr->adapt->built ? "builds"
+								       : "not-built"));
+				json_object_set_new(o, "cause",
+						    back ? json_string(hr->cause->text)
+							 : json_null());
+				json_array_append_new(a, o);
+			}
+		}
+	return a;
+}
+
 int report_build_doc_json(FILE *out, const struct check_report *r,
 			  struct err *err)
 {
@@ -552,6 +600,8 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 			json_object_set_new(o, "build",
 					    c->ok ? report_build_json(&c->build)
 						  : json_null());
+			json_object_set_new(o, "adapted",
+					    build_adapted_json(&c->carry));
 			json_array_append_new(builds, o);
 		}
 	json_object_set_new(doc, "builds", builds);
@@ -864,14 +914,18 @@ static void junit_patch(struct junit_suite *js, const struct check_cell *c,
 	} else if (cp->outcome == OUTCOME_ALREADY) {
 		jc.child = "skipped";
 		jc.message = "already applied";
-	} else if (cp->outcome == OUTCOME_ADAPTED && !cp->risk) {
+	} else if (cp->outcome == OUTCOME_ADAPTED && !cp->risk &&
+		   check_patch_adapted_open(cp, ACCEPT_PERSON)) {
 		size_t n = adapted_hunks(cp);
 
 		/* never clean: a person accepts it, or --accept-adapted */
 		jc.child = "failure";
 		jc.type = "adapted";
-		buf_addf(&msg, "adapted: %zu hunk%s rewritten to apply, not "
-			       "accepted yet", n, n == 1 ? "" : "s");
+		buf_addf(&msg, "adapted%s: %zu hunk%s rewritten to apply, not "
+			       "accepted yet",
+			 check_patch_adapted_open(cp, ACCEPT_BUILT) ? ""
+								   : ", builds",
+			 n, n == 1 ? "" : "s");
 		jc.message = msg.ptr;
 		patch_details(&text, c, i, target);
 		jc.text = text.ptr;

@@ -180,7 +180,9 @@ static void adaptation(struct page *p, const json_t *ad, const char *reason)
 		return;
 	buf_adds(p->b, "<div class=\"adapt\">adapted (");
 	esc(p->b, jstr(ad, "rule"));
-	buf_adds(p->b, ")");
+	buf_adds(p->b, jtrue(ad, "accepted") ? ", accepted by a person)"
+		       : jtrue(ad, "built")  ? ", builds)"
+					     : ")");
 	if (note && !(reason && strstr(reason, note))) {
 		buf_adds(p->b, ": ");
 		esc(p->b, jstr(ad, "note"));

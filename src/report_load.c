@@ -223,7 +223,7 @@ static struct cause *load_cause(json_t *o)
 	if (!json_is_object(o))
 		return NULL;
 	c = xcalloc(1, sizeof(*c));
-	for (int k = CAUSE_CONTEXT; kind && k <= CAUSE_FILE; k++)
+	for (int k = CAUSE_CONTEXT; kind && k <= CAUSE_BUILD; k++)
 		if (!strcmp(cause_kind_name((enum cause_kind)k), kind))
 			c->kind = (enum cause_kind)k;
 	c->text = jdup(o, "text");
@@ -342,6 +342,8 @@ static struct adaptation *load_adaptation(json_t *o)
 	a->original = jdup(o, "original");
 	a->adapted = jdup(o, "adapted");
 	a->note = jdup(o, "note");
+	a->built = json_is_true(json_object_get(o, "built"));
+	a->accepted = json_is_true(json_object_get(o, "accepted"));
 	return a;
 }
 

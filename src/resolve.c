@@ -18,6 +18,7 @@ void resolve_state_release(struct resolve_state *s)
 	free(s->dir);
 	free(s->patch_file);
 	free(s->fingerprint);
+	free(s->proposal);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -80,6 +81,197 @@ static bool has_markers(struct span text, size_t *lineno)
 	return false;
 }
 
+/* ---- an adapted patch shown as kcarry's proposal ---- */
+
+/* One adapted hunk as the acceptance record keeps it. */
+static void record_hunk(struct buf *b, const char *path, size_t h,
+			const struct adaptation *a)
+{
+	buf_addf(b, "file %s hunk %zu rule %s\n", path, h + 1,
+		 adapt_rule_name(a->rule));
+	buf_adds(b, a->adapted);
+	if (b->len && b->ptr[b->len - 1] != '\n')
+		buf_addc(b, '\n');
+}
+
+struct lines {
+	struct span *l;
+	size_t nr, alloc;
+};
+
+static void lines_add(struct lines *ls, const char *p, size_t n)
+{
+	ALLOC_GROW(ls->l, ls->nr + 1, ls->alloc);
+	ls->l[ls->nr++] = (struct span){ p, n };
+}
+
+/* The lines of text, each without its newline. */
+static void split_lines(struct lines *ls, const char *p, size_t len)
+{
+	const char *end = p + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		lines_add(ls, p, n);
+		p += n + (nl != NULL);
+	}
+}
+
+/* One side of a hunk's text ("@@" first, maybe after ---/+++ lines):
+ * the context and the lines of kind k ('-' before, '+' after). */
+static void hunk_side(struct lines *out, const char *text, char k)
+{
+	struct lines all = { 0 };
+
+	split_lines(&all, text, strlen(text));
+	for (size_t i = 0; i < all.nr; i++) {
+		struct span s = all.l[i];
+
+		if (!s.len || span_starts_with(s, "@@") ||
+		    span_starts_with(s, "--- ") || span_starts_with(s, "+++ "))
+			continue;
+		if (s.ptr[0] == ' ' || s.ptr[0] == k)
+			lines_add(out, s.ptr + 1, s.len - 1);
+	}
+	free(all.l);
+}
+
+static bool lines_at(const struct lines *in, size_t at,
+		     const struct lines *want)
+{
+	if (at + want->nr > in->nr)
+		return false;
+	for (size_t i = 0; i < want->nr; i++)
+		if (in->l[at + i].len != want->l[i].len ||
+		    memcmp(in->l[at + i].ptr, want->l[i].ptr, want->l[i].len))
+			return false;
+	return true;
+}
+
+/* Where want stands in in, nearest 1-based line near (0-based index);
+ * (size_t)-1 when nowhere. */
+static size_t find_block(const struct lines *in, const struct lines *want,
+			 unsigned long near)
+{
+	size_t best = (size_t)-1;
+	unsigned long dist = (unsigned long)-1;
+
+	for (size_t i = 0; want->nr && i + want->nr <= in->nr; i++) {
+		unsigned long d = i + 1 > near ? i + 1 - near : near - i - 1;
+
+		if (lines_at(in, i, want) && d < dist) {
+			best = i;
+			dist = d;
+		}
+	}
+	return best;
+}
+
+static void add_lines(struct buf *b, const struct lines *ls, size_t from,
+		      size_t n)
+{
+	for (size_t i = from; i < from + n; i++) {
+		buf_addspan(b, ls->l[i]);
+		buf_addc(b, '\n');
+	}
+}
+
+struct region {
+	size_t at, n;  /* lines of the file the adapted hunk's result is */
+	size_t hunk;   /* 0-based */
+};
+
+static int cmp_region(const void *a, const void *b)
+{
+	const struct region *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* One region in diff3 style: the target's lines, the original hunk's,
+ * the adapted result (what a person keeps to accept it). */
+static void add_region(struct buf *b, const struct apply_file_result *ar,
+		       const struct patch_file *pf, const struct region *r,
+		       const struct lines *file)
+{
+	const struct adaptation *a = ar->hunks[r->hunk].adapt;
+	struct lines target = { 0 }, orig = { 0 };
+
+	hunk_side(&target, a->adapted, '-');
+	hunk_side(&orig, a->original, '-');
+	buf_addf(b, "<<<<<<< target: %s as the tree has it\n",
+		 patch_file_path(pf));
+	add_lines(b, &target, 0, target.nr);
+	buf_addf(b, "||||||| original: hunk %zu as the patch has it\n",
+		 r->hunk + 1);
+	add_lines(b, &orig, 0, orig.nr);
+	buf_adds(b, "=======\n");
+	add_lines(b, file, r->at, r->n);
+	buf_addf(b, ">>>>>>> adapted (%s): kcarry's proposal, keep it to "
+		    "accept\n",
+		 adapt_rule_name(a->rule));
+	free(target.l);
+	free(orig.l);
+}
+
+/*
+ * out: ar's result with each adapted hunk's lines in diff3 style; side:
+ * each adapted hunk's note, original and adapted text (PATH.adapted);
+ * record: the acceptance record of the file's adapted hunks.  Returns
+ * how many hunks were adapted.
+ */
+static size_t show_adapted(struct buf *out, struct buf *side,
+			   struct buf *record,
+			   const struct apply_file_result *ar,
+			   const struct patch_file *pf)
+{
+	struct lines file = { 0 };
+	struct region *rs = xcalloc(ar->nr_hunks + 1, sizeof(*rs));
+	size_t nr = 0, adapted = 0, at = 0;
+
+	split_lines(&file, ar->out.ptr, ar->out.len);
+	for (size_t h = 0; h < ar->nr_hunks; h++) {
+		const struct adaptation *a = ar->hunks[h].adapt;
+		struct lines post = { 0 };
+		size_t i;
+
+		if (ar->hunks[h].rule != RULE_ADAPTED || !a)
+			continue;
+		adapted++;
+		record_hunk(record, patch_file_path(pf), h, a);
+		buf_addf(side, "hunk %zu: adapted by rule %s: %s\n"
+			       "original hunk:\n%s\nadapted hunk:\n%s\n",
+			 h + 1, adapt_rule_name(a->rule), a->note, a->original,
+			 a->adapted);
+		hunk_side(&post, a->adapted, '+');
+		i = find_block(&file, &post, a->line);
+		if (i != (size_t)-1)
+			rs[nr++] = (struct region){ i, post.nr, h };
+		free(post.l);
+	}
+	qsort(rs, nr, sizeof(*rs), cmp_region);
+	buf_reset(out);
+	/* a file without a final newline keeps its result unmarked */
+	for (size_t k = 0; k < nr && ar->out.len &&
+			   ar->out.ptr[ar->out.len - 1] == '\n';
+	     k++) {
+		if (rs[k].at < at)
+			continue; /* overlapping: one region is enough */
+		add_lines(out, &file, at, rs[k].at - at);
+		add_region(out, ar, pf, &rs[k], &file);
+		at = rs[k].at + rs[k].n;
+	}
+	if (!at)
+		buf_add(out, ar->out.ptr, ar->out.len);
+	else
+		add_lines(out, &file, at, file.nr - at);
+	free(rs);
+	free(file.l);
+	return adapted;
+}
+
 int resolve_prepare(struct resolve_summary *summary, const char *dir,
 		    struct tree_repo *repo, const struct tree_oid *base,
 		    const struct series_item *item, size_t index,
@@ -88,17 +280,19 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	const struct patch *p = &item->patch;
 	struct apply_opts ao = *opts;
 	struct tree_oid tree;
-	struct buf old = BUF_INIT;
+	struct buf old = BUF_INIT, shown = BUF_INIT, side = BUF_INIT;
+	struct buf record = BUF_INIT;
+	/* the proposal's tree: what the files are, unmarked */
+	struct tree_change *ch = xcalloc(p->nr_files * 2 + 1, sizeof(*ch));
 	struct conf *c = NULL;
-	char hex[41], fp[41], num[32];
+	char hex[41], fp[41], num[32], phex[41] = "";
 	char *state = NULL, *fresh = NULL;
-	size_t alloc = 0;
+	size_t alloc = 0, nch = 0;
 	int error;
 
 	memset(summary, 0, sizeof(*summary));
 	summary->outcome = OUTCOME_CLEAN;
 	ao.markers = true;
-	ao.no_adapt = true; /* resolve shows no proposal yet (issue 18) */
 	if ((error = tree_commit_tree(&tree, repo, base, err)) < 0 ||
 	    (error = carry_fingerprint(fp, repo, &tree, p, err)) < 0 ||
 	    (error = resolve_discard(dir, err)) < 0 ||
@@ -129,7 +323,32 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 		if (ar.outcome > summary->outcome)
 			summary->outcome = ar.outcome;
 		summary->nr_files++;
-		if (!ar.deleted || ar.outcome >= OUTCOME_ALREADY)
+		if (ar.deleted && ar.outcome < OUTCOME_ALREADY) {
+			ch[nch].path = dst;
+			ch[nch++].remove = true;
+		} else {
+			error = tree_write_blob(&ch[nch].blob, repo, ar.out.ptr,
+						ar.out.len, err);
+			ch[nch].path = dst;
+			ch[nch++].mode = pf->new_mode;
+			if (pf->op == PATCH_RENAME && pf->old_path) {
+				ch[nch].path = pf->old_path;
+				ch[nch++].remove = true;
+			}
+		}
+		buf_reset(&side);
+		if (!error && ar.outcome != OUTCOME_CONFLICT &&
+		    ar.outcome != OUTCOME_PARTIAL) {
+			size_t n = show_adapted(&shown, &side, &record, &ar,
+						pf);
+			if (n) {
+				summary->nr_adapted += n;
+				buf_swap(&shown, &ar.out);
+			}
+		}
+		if (!error && side.len)
+			error = write_file(dir, dst, ".adapted", &side, err);
+		if (!error && (!ar.deleted || ar.outcome >= OUTCOME_ALREADY))
 			error = write_file(dir, dst, "", &ar.out, err);
 		if (!error && ar.rej.len) {
 			summary->nr_rej++;
@@ -148,6 +367,20 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	}
 	if (error)
 		goto out;
+	if (summary->outcome == OUTCOME_ADAPTED) {
+		/* what the person accepts by keeping it */
+		struct tree_oid pt;
+		char *rec = fs_join(dir, "proposal");
+
+		if ((error = tree_update(&pt, repo, &tree, ch, nch, err)) < 0 ||
+		    (error = fs_write_atomic(rec, record.ptr, record.len,
+					     err)) < 0) {
+			free(rec);
+			goto out;
+		}
+		free(rec);
+		tree_oid_hex(phex, &pt);
+	}
 	/* the state, written whole and then renamed in, makes the folder a
 	 * pending resolution only once every file of it is there */
 	state = fs_join(dir, "state");
@@ -158,7 +391,9 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	    (error = conf_set(c, "resolve.patch", item->file, err)) < 0 ||
 	    (error = conf_set(c, "resolve.index", num, err)) < 0 ||
 	    (error = conf_set(c, "resolve.fingerprint", fp, err)) < 0 ||
-	    (error = conf_set(c, "resolve.base", hex, err)) < 0)
+	    (error = conf_set(c, "resolve.base", hex, err)) < 0 ||
+	    (*phex &&
+	     (error = conf_set(c, "resolve.proposal", phex, err)) < 0))
 		goto out;
 	if (rename(fresh, state) < 0)
 		error = err_set(err, ERR_IO, "cannot rename '%s': %s", fresh,
@@ -167,7 +402,11 @@ out:
 	conf_free(c);
 	free(state);
 	free(fresh);
+	free(ch);
 	buf_release(&old);
+	buf_release(&shown);
+	buf_release(&side);
+	buf_release(&record);
 	return error;
 }
 
@@ -190,6 +429,7 @@ int resolve_load(struct resolve_state *s, const char *dir, struct err *err)
 			      err)) < 0 ||
 	    (error = conf_get(c, "resolve.base", &base, err)) < 0)
 		goto out;
+	s->proposal = conf_get_or(c, "resolve.proposal", NULL);
 	s->index = strtoul(index, NULL, 10);
 	for (size_t i = 0; i < 20; i++) {
 		unsigned v;
@@ -249,9 +489,9 @@ void resolve_pending_files(char ***paths, size_t *nr, const char *dir)
 	free(files);
 }
 
-int resolve_collect(struct buf *text, const struct resolve_state *s,
-		    struct tree_repo *repo, const struct series_item *item,
-		    struct err *err)
+int resolve_collect(struct buf *text, bool *accepted,
+		    const struct resolve_state *s, struct tree_repo *repo,
+		    const struct series_item *item, struct err *err)
 {
 	const struct patch *p = &item->patch;
 	struct tree_change *ch = xcalloc(p->nr_files * 2 + 1, sizeof(*ch));
@@ -263,6 +503,7 @@ int resolve_collect(struct buf *text, const struct resolve_state *s,
 	size_t nch = 0;
 	int error;
 
+	*accepted = false;
 	if ((error = tree_commit_tree(&tree, repo, &s->base, err)) < 0)
 		goto out;
 	for (size_t f = 0; f < p->nr_files && !error; f++) {
@@ -310,8 +551,16 @@ int resolve_collect(struct buf *text, const struct resolve_state *s,
 		goto out;
 	{
 		struct tree_oid before = tree;
+		char hex[41];
+
 		if ((error = tree_update(&tree, repo, &tree, ch, nch, err)) < 0)
 			goto out;
+		tree_oid_hex(hex, &tree);
+		if (s->proposal && !strcmp(hex, s->proposal)) {
+			/* kcarry's proposal as it was shown: accepted */
+			*accepted = true;
+			goto out;
+		}
 		if (!memcmp(&before, &tree, sizeof(tree))) {
 			/* the person left every file as the tree has it: the
 			 * target needs nothing of this patch */
@@ -349,4 +598,76 @@ out:
 	buf_release(&data);
 	buf_release(&msg);
 	return error;
+}
+
+static char *acceptance_path(const char *root, const char *name,
+			     const char *fingerprint)
+{
+	return xstrfmt("%s/patches/%s/.resolutions/%s.accepted", root, name,
+		       fingerprint);
+}
+
+int resolve_record_acceptance(const char *root, const char *name,
+			      const struct resolve_state *s, struct err *err)
+{
+	char *from = fs_join(s->dir, "proposal");
+	char *dir = xstrfmt("%s/patches/%s/.resolutions", root, name);
+	char *to = acceptance_path(root, name, s->fingerprint);
+	struct buf rec = BUF_INIT;
+	int error;
+
+	if ((error = fs_read_file(&rec, from, MAX_FILE, err)) == 0 &&
+	    (error = fs_mkdirs(dir, err)) == 0)
+		error = fs_write_atomic(to, rec.ptr, rec.len, err);
+	buf_release(&rec);
+	free(from);
+	free(dir);
+	free(to);
+	return error;
+}
+
+/* The acceptance record of cp's adapted hunks as carried now. */
+static void patch_record(struct buf *b, const struct carry_patch *cp)
+{
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+			const struct apply_hunk_result *hr =
+				&cp->files[f].hunks[h];
+
+			if (hr->rule == RULE_ADAPTED && hr->adapt)
+				record_hunk(b, cp->files[f].path, h, hr->adapt);
+		}
+}
+
+void resolve_mark_accepted(struct carry_result *res, const char *root,
+			   const char *name)
+{
+	struct buf want = BUF_INIT, have = BUF_INIT;
+
+	for (size_t i = 0; i < res->nr; i++) {
+		struct carry_patch *cp = &res->patches[i];
+		struct err err = ERR_INIT;
+		char *path;
+
+		if (cp->outcome != OUTCOME_ADAPTED || !cp->fingerprint[0])
+			continue;
+		path = acceptance_path(root, name, cp->fingerprint);
+		buf_reset(&want);
+		buf_reset(&have);
+		patch_record(&want, cp);
+		if (fs_is_file(path) &&
+		    fs_read_file(&have, path, MAX_FILE, &err) == 0 &&
+		    have.len == want.len &&
+		    !memcmp(have.ptr, want.ptr, want.len))
+			for (size_t f = 0; f < cp->nr_files; f++)
+				for (size_t h = 0; h < cp->files[f].nr_hunks;
+				     h++)
+					if (cp->files[f].hunks[h].adapt)
+						cp->files[f].hunks[h]
+							.adapt->accepted = true;
+		err_release(&err);
+		free(path);
+	}
+	buf_release(&want);
+	buf_release(&have);
 }

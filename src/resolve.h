@@ -5,7 +5,12 @@
  * conflict, .rej files, and a state file; then reads the person's
  * resolution back, refuses leftover markers, and records it as a patch
  * keyed by the conflict's fingerprint for replay on later versions and
- * other targets.
+ * other targets.  A patch kcarry adapted (adapt.h) is shown as its
+ * proposal, with diff3-style context around each adapted hunk (the
+ * target's lines, the original hunk's, the adapted result); a person who
+ * keeps the proposal accepts it, and the acceptance is recorded beside
+ * the resolutions (FINGERPRINT.accepted), so that the same proposal on
+ * the same files no longer makes the exit status 1.
  */
 #ifndef KCARRY_RESOLVE_H
 #define KCARRY_RESOLVE_H
@@ -18,6 +23,8 @@ struct resolve_state {
 	size_t index;     /* 1-based */
 	char *fingerprint;
 	struct tree_oid base; /* the commit the patch is resolved against */
+	/* an adapted patch: the tree of kcarry's proposal (hex), else NULL */
+	char *proposal;
 };
 
 void resolve_state_release(struct resolve_state *s);
@@ -27,6 +34,7 @@ char *resolve_dir(const char *root, const char *name, const char *version,
 
 struct resolve_summary {
 	size_t nr_files, nr_conflicts, nr_rej;
+	size_t nr_adapted; /* hunks shown as kcarry's proposal */
 	char **paths; /* scratch paths of files with conflicts */
 	size_t nr_paths;
 	enum apply_outcome outcome;
@@ -64,9 +72,27 @@ void resolve_pending_files(char ***paths, size_t *nr, const char *dir);
  * Read the resolved files back (ERR_CONFLICT naming path:line when
  * markers remain), commit them on the state's base with item's author
  * and message, and return that commit's format-patch text in *text.
+ * When they are kcarry's proposal exactly (s->proposal), nothing is
+ * committed: *accepted is set and text stays empty.
  */
-int resolve_collect(struct buf *text, const struct resolve_state *s,
-		    struct tree_repo *repo, const struct series_item *item,
-		    struct err *err);
+int resolve_collect(struct buf *text, bool *accepted,
+		    const struct resolve_state *s, struct tree_repo *repo,
+		    const struct series_item *item, struct err *err);
+
+/*
+ * Record that a person accepted the proposal of the pending resolution s
+ * (patches/NAME/.resolutions/FINGERPRINT.accepted: the adapted hunks as
+ * they were shown).
+ */
+int resolve_record_acceptance(const char *root, const char *name,
+			      const struct resolve_state *s, struct err *err);
+
+/*
+ * Mark accepted the adapted hunks of every patch of res whose recorded
+ * acceptance (by fingerprint) names exactly the hunks it has now; a
+ * proposal that changed since is not accepted.  job_carry does it.
+ */
+void resolve_mark_accepted(struct carry_result *res, const char *root,
+			   const char *name);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cmds.h"
 #include "fs.h"
 #include "job.h"
@@ -171,7 +172,9 @@ int cmd_apply(int argc, char **argv, struct cli_ctx *cx)
 	}
 	for (size_t i = 0; i < nres; i++)
 		if (results[i].nr_failed || results[i].risk ||
-		    (results[i].counts[OUTCOME_ADAPTED] && !cli.accept_adapted))
+		    check_adapted_open(&results[i], cli.accept_adapted
+							    ? ACCEPT_ALL
+							    : ACCEPT_PERSON))
 			rc = EXIT_NOT_DONE;
 	/* the targets done before a failing one are reported first */
 	if (failed)

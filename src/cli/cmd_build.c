@@ -60,6 +60,11 @@ const char build_help[] =
 	"Old trees get a compatibility profile chosen from the tree's and the\n"
 	"compiler's versions: see COMPATIBILITY PROFILES in kcarry(1).\n"
 	"\n"
+	"Adapted hunks (see apply) are built with their patches; the report\n"
+	"lists each: 'adapted, builds' (its .c file compiled with no new\n"
+	"diagnostic in it), 'adapted (not built)', or 'conflict again' when\n"
+	"a new diagnostic is pinned on it.\n"
+	"\n"
 	"On a terminal a progress line shows the phase, the objects compiled\n"
 	"and the time.  Elsewhere (a CI log) -v prints a line as each phase\n"
 	"begins and ends: 'build 6.1: base: make fs/btrfs/ (55 objects)'.\n";
@@ -236,6 +241,47 @@ static int check_selection(const struct check_report *r,
 	return error;
 }
 
+/* The adapted hunks of a built cell: "adapted, builds", "adapted (not
+ * built)", or turned back into a conflict by the build; how many of the
+ * last. */
+static size_t write_adapted(FILE *out, const struct carry_result *cr)
+{
+	size_t back = 0;
+
+	for (size_t i = 0; i < cr->nr; i++) {
+		const struct carry_patch *cp = &cr->patches[i];
+		bool again = false;
+
+		for (size_t f = 0; f < cp->nr_files; f++)
+			for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+				const struct apply_hunk_result *hr =
+					&cp->files[f].hunks[h];
+				const char *what;
+
+				if (hr->rule == RULE_ADAPTED && hr->adapt)
+					what = hr->adapt->built
+						       ? "adapted, builds"
+						       : "adapted (not built)";
+				else if (hr->cause &&
+					 hr->cause->kind == CAUSE_BUILD)
+					what = "conflict again";
+				else
+					continue;
+				report_printf(out, "%04zu %s hunk %zu: %s%s%s\n",
+					      i + 1, cp->files[f].path, h + 1,
+					      what,
+					      hr->rule == RULE_CONFLICT ? ": "
+									: "",
+					      hr->rule == RULE_CONFLICT
+						      ? hr->reason
+						      : "");
+				again = again || hr->rule == RULE_CONFLICT;
+			}
+		back += again && cp->committed;
+	}
+	return back;
+}
+
 static void write_text(FILE *out, const struct check_report *r,
 		       const struct options *opts)
 {
@@ -253,14 +299,15 @@ static void write_text(FILE *out, const struct check_report *r,
 					c->error);
 				continue;
 			}
-			if (c->carry.nr_failed)
+			size_t back = write_adapted(out, &c->carry);
+			size_t nf = c->carry.nr_failed - back;
+
+			if (nf)
 				fprintf(out, "note: %zu patch%s of %s did not "
 					     "apply on %s and %s not built "
 					     "('kcarry check' tells why)\n",
-					c->carry.nr_failed,
-					c->carry.nr_failed == 1 ? "" : "es",
-					cs->name, r->targets[t],
-					c->carry.nr_failed == 1 ? "is" : "are");
+					nf, nf == 1 ? "" : "es", cs->name,
+					r->targets[t], nf == 1 ? "is" : "are");
 			if (!c->build.ran && !c->build.error) {
 				fprintf(out, "build, %s@%s on %s: nothing to "
 					     "build\n",

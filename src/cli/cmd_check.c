@@ -45,7 +45,9 @@ const char check_more[] =
 	"p partial  a adapted  X conflict  - not tried  ? did not run\n"
 	"! placement risk  w touches a watched file or a caller of its API.\n"
 	"build row: B builds  W new warnings  E new errors  - nothing to build\n"
-	"? did not build.\n"
+	"? did not build.  With --build, A: adapted, and it builds (or a\n"
+	"person accepted it); an adapted hunk on which the build pins a new\n"
+	"diagnostic is a conflict again (X), the diagnostic its cause.\n"
 	"\n"
 	"exit status: 0 every patch applied or already applied, no risk, no\n"
 	"unconverted caller, every build clean of new errors; 1 otherwise\n"
@@ -67,7 +69,8 @@ struct check_cli {
 	const char **specs;
 	size_t nr_specs;
 	struct check_opts co;
-	bool accept_adapted; /* adapted patches count as applied (exit 0) */
+	/* which adapted hunks count as applied (exit 0) */
+	enum check_accept accept_adapted;
 };
 
 /* The progress line: one "target: series i/n" part per target. */
@@ -178,14 +181,28 @@ static int take_shard(const char *value, void *target, struct err *err)
 	return check_parse_shard(&co->shard, &co->nr_shards, value, err);
 }
 
-/* Whether some cell has an adapted patch (exit 1 unless accepted). */
+int parse_accept_adapted(const char *value, void *target, struct err *err)
+{
+	enum check_accept *how = target;
+
+	if (!value)
+		*how = ACCEPT_ALL;
+	else if (!strcmp(value, "built"))
+		*how = ACCEPT_BUILT;
+	else
+		return err_set(err, ERR_USAGE,
+			       "takes no value or 'built', not '%s'", value);
+	return 0;
+}
+
 const struct opt check_options[] = {
 	OPT_CHECK_FORMATS(struct check_cli, format, output, reports),
 	OPT_JOBS(struct check_cli, co.jobs),
 	OPT_CARRY(struct check_cli, co.carry),
-	{ OPT_FLAG, 0, "accept-adapted", NULL,
-	  "an adapted hunk does not fail the run (exit 0)",
-	  offsetof(struct check_cli, accept_adapted) },
+	OPT_ACCEPT_ADAPTED(struct check_cli, accept_adapted,
+			   "an adapted hunk does not fail the run (exit\n"
+			   "0); =built: only one a build compiled (with\n"
+			   "--build: 'adapted, builds')"),
 	{ OPT_FLAG, 0, "refresh", NULL,
 	  "also write the refreshed series of every cell\n"
 	  "(patches/NAME/VERSION/TARGET/; apply always does)",
@@ -352,7 +369,7 @@ int cmd_check(int argc, char **argv, struct cli_ctx *cx)
 	/* against a baseline only regressions fail the job */
 	rc = diff ? (report_diff_regressions(diff) ? 1 : 0)
 		  : check_exit_code(&r);
-	if (!diff && !rc && !cli.accept_adapted && check_any_adapted(&r))
+	if (!diff && !rc && check_any_adapted(&r, cli.accept_adapted))
 		rc = 1;
 	goto out;
 fail:

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cmds.h"
 #include "fs.h"
 #include "job.h"
@@ -24,6 +25,11 @@ const char refresh_help[] =
 	"refreshed series to patches/NAME/VERSION/TARGET/.  A recorded\n"
 	"resolution is replayed wherever the same patch meets the same file\n"
 	"contents again: later versions of the series, other targets.\n"
+	"When the files are kcarry's proposal for an adapted patch as resolve\n"
+	"showed it, the acceptance is recorded instead\n"
+	"(patches/NAME/.resolutions/FINGERPRINT.accepted): the patch stays\n"
+	"adapted, its note kept in the refreshed patch, and no longer makes\n"
+	"the exit status 1 while the same proposal meets the same files.\n"
 	"Without a pending resolution, it re-applies and rewrites the\n"
 	"refreshed series.\n";
 const char refresh_more[] =
@@ -37,85 +43,78 @@ int cmd_refresh(int argc, char **argv, struct cli_ctx *cx)
 {
 	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
-	struct series_version v;
-	struct carry_result res;
+	struct resolve_cell rc = { 0 };
 	struct resolve_state st = { 0 };
-	struct job j = { 0 };
-	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { progress_target, (void *)opts };
 	struct buf text = BUF_INIT;
-	const char *root = NULL;
-	char *name = NULL, *version = NULL, *dir = NULL;
+	const struct series_version *v = &rc.v;
 	const char **args = NULL;
 	size_t nr = 0;
-	int rc = EXIT_DONE, error;
+	int rc_exit = EXIT_DONE, error;
 
-	memset(&res, 0, sizeof(res));
-	series_version_init(&v, NULL, NULL);
 	if (cli_parse("refresh", refresh_options, NULL, argc, argv, &args, &nr,
 		      opts) < 0) {
-		rc = EXIT_USAGE;
+		rc_exit = EXIT_USAGE;
 		goto out;
 	}
 	if (nr != 2) {
-		rc = usage_error("refresh", opts,
-				 "expected NAME[@VERSION] TARGET");
+		rc_exit = usage_error("refresh", opts,
+				      "expected NAME[@VERSION] TARGET");
 		goto out;
 	}
-	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    cli_workspace(cx, &root, &err) < 0 ||
-	    series_load_version(&v, root, name, version, &err) < 0 ||
-	    job_open(&j, root, args[1], &tp, &err) < 0)
+	if (resolve_cell_open(&rc, args[0], args[1], RESOLVE_CELL_TARGET, cx,
+			      &err) < 0)
 		goto fail;
-	dir = resolve_dir(root, v.name, v.version, j.target.name);
-	error = resolve_load(&st, dir, &err);
+	error = resolve_load(&st, rc.dir, &err);
 	if (error < 0 && error != ERR_NOTFOUND)
 		goto fail;
 	if (!error) {
-		if (!st.index || st.index > v.nr ||
-		    strcmp(v.items[st.index - 1].file, st.patch_file)) {
+		if (!st.index || st.index > v->nr ||
+		    strcmp(v->items[st.index - 1].file, st.patch_file)) {
 			err_set(&err, ERR_NOTFOUND,
 				"%s: the pending resolution names %s, which "
 				"%s@%s does not have",
-				dir, st.patch_file, v.name, v.version);
+				rc.dir, st.patch_file, v->name, v->version);
 			goto fail;
 		}
-		if (resolve_collect(&text, &st, j.repo, &v.items[st.index - 1],
-				    &err) < 0 ||
-		    series_write_resolution(root, v.name, st.fingerprint,
-					    text.ptr, text.len, &err) < 0)
+		bool accepted;
+
+		if (resolve_collect(&text, &accepted, &st, rc.j.repo,
+				    &v->items[st.index - 1], &err) < 0 ||
+		    (accepted ? resolve_record_acceptance(rc.root, v->name,
+							  &st, &err)
+			      : series_write_resolution(
+					rc.root, v->name, st.fingerprint,
+					text.ptr, text.len, &err)) < 0)
 			goto fail;
-		note(opts, "recorded the resolution of %s (%.12s)",
+		note(opts, "recorded the %s of %s (%.12s)",
+		     accepted ? "acceptance of kcarry's adaptation"
+			      : "resolution",
 		     st.patch_file, st.fingerprint);
 	}
-	if (job_carry(&res, &j, &v, &co, true, &err) < 0)
+	if (job_carry(&rc.res, &rc.j, v, &rc.co, true, &err) < 0)
 		goto fail;
 	if (!error) {
 		struct err e2 = ERR_INIT;
-		resolve_discard(dir, &e2);
+		resolve_discard(rc.dir, &e2);
 		err_release(&e2);
 	}
 	{
 		struct report_opts ro = { opts->color_out, opts->verbosity };
-		report_apply_text(stdout, &res, &ro);
-		printf("refreshed series: patches/%s/%s/%s/\n", v.name,
-		       v.version, j.target.name);
+		report_apply_text(stdout, &rc.res, &ro);
+		printf("refreshed series: patches/%s/%s/%s/\n", v->name,
+		       v->version, rc.j.target.name);
 	}
-	if (res.nr_failed || res.risk || res.counts[OUTCOME_ADAPTED])
-		rc = EXIT_NOT_DONE;
+	if (rc.res.nr_failed || rc.res.risk ||
+	    check_adapted_open(&rc.res, ACCEPT_PERSON))
+		rc_exit = EXIT_NOT_DONE;
 	goto out;
 fail:
-	rc = err_report(&err, opts);
+	rc_exit = err_report(&err, opts);
 out:
 	resolve_state_release(&st);
-	carry_result_release(&res);
-	job_close(&j);
-	series_version_release(&v);
+	resolve_cell_close(&rc);
 	buf_release(&text);
 	free(args);
-	free(dir);
-	free(name);
-	free(version);
 	err_release(&err);
-	return rc;
+	return rc_exit;
 }

@@ -39,14 +39,14 @@ const char report_more[] =
 struct report_cli {
 	int format; /* check_format_names */
 	const char *output, *reports;
-	bool accept_adapted;
+	enum check_accept accept_adapted;
 };
 
 const struct opt report_options[] = {
 	OPT_CHECK_FORMATS(struct report_cli, format, output, reports),
-	{ OPT_FLAG, 0, "accept-adapted", NULL,
-	  "merge: an adapted hunk does not fail (exit 0)",
-	  offsetof(struct report_cli, accept_adapted) },
+	OPT_ACCEPT_ADAPTED(struct report_cli, accept_adapted,
+			   "merge: an adapted hunk does not fail (exit\n"
+			   "0); =built: only one a build compiled"),
 	{ OPT_END },
 };
 
@@ -74,7 +74,7 @@ static int merge(const struct report_cli *cli, const char **paths, size_t nr,
 		goto fail;
 	/* the same verdict as one check run of every cell */
 	rc = check_exit_code(&r);
-	if (!rc && !cli->accept_adapted && check_any_adapted(&r))
+	if (!rc && check_any_adapted(&r, cli->accept_adapted))
 		rc = 1;
 	goto out;
 fail:

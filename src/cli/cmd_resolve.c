@@ -26,7 +26,16 @@ const char resolve_help[] =
 	"scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
 	"workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
 	"PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
-	"then run 'kcarry refresh'.\n";
+	"then run 'kcarry refresh'.\n"
+	"\n"
+	"A patch kcarry adapts (see apply) is shown as its proposal: each\n"
+	"adapted hunk's lines in diff3 style, the target's lines after\n"
+	"<<<<<<<, the original hunk's after |||||||, the adapted result after\n"
+	"=======, and PATH.adapted with the original and adapted hunks and\n"
+	"the note.  Keep the adapted result (remove the other lines and the\n"
+	"markers) and run 'kcarry refresh': it records your acceptance, after\n"
+	"which that proposal no longer makes the exit status 1.  Edit it\n"
+	"otherwise and refresh records a resolution, as for a conflict.\n";
 
 /* Patch by number (3, 0003) or file name (or its unique prefix). */
 static long find_patch(const struct series_version *v, const char *arg)
@@ -55,6 +64,61 @@ static char *rel(const char *root, const char *path)
 	if (!strncmp(path, root, n) && path[n] == '/')
 		return xstrdup(path + n + 1);
 	return xstrdup(path);
+}
+
+int resolve_cell_open(struct resolve_cell *c, const char *spec,
+		      const char *target, unsigned flags, struct cli_ctx *cx,
+		      struct err *err)
+{
+	char *name = NULL, *version = NULL;
+	int error;
+
+	memset(c, 0, sizeof(*c));
+	c->lock = (struct lock)LOCK_INIT;
+	c->co = (struct carry_opts){ .apply = APPLY_OPTS_INIT };
+	c->target = target;
+	c->cx = cx;
+	series_version_init(&c->v, NULL, NULL);
+	if ((error = series_parse_spec(spec, &name, &version, err)) < 0 ||
+	    (error = cli_workspace(cx, &c->root, err)) < 0 ||
+	    ((flags & RESOLVE_CELL_LOCK) &&
+	     (error = workspace_lock(&c->lock, c->root, cx->opts, err)) < 0) ||
+	    (error = series_load_version(&c->v, c->root, name, version,
+					 err)) < 0)
+		goto out;
+	/* opening the target checks its name (hint: 'kcarry kernels');
+	 * without it, the name alone is checked */
+	if ((flags & RESOLVE_CELL_TARGET) &&
+	    (error = resolve_cell_target(c, err)) < 0)
+		goto out;
+	if (!name_valid(NAME_TARGET, target)) {
+		error = name_check(NAME_TARGET, target, err);
+		goto out;
+	}
+	c->dir = resolve_dir(c->root, c->v.name, c->v.version, target);
+out:
+	free(name);
+	free(version);
+	return error;
+}
+
+int resolve_cell_target(struct resolve_cell *c, struct err *err)
+{
+	struct target_progress tp = { progress_target, (void *)c->cx->opts };
+
+	return job_open(&c->j, c->root, c->target, &tp, err);
+}
+
+void resolve_cell_close(struct resolve_cell *c)
+{
+	if (!c->cx) /* never opened: { 0 } */
+		return;
+	carry_result_release(&c->res);
+	job_close(&c->j);
+	series_version_release(&c->v);
+	free(c->dir);
+	lock_release(&c->lock);
+	memset(c, 0, sizeof(*c));
 }
 
 /* " 3 or 4 of 4" */
@@ -104,39 +168,31 @@ static int resolve_suggest(const char *spec, const char *target,
 {
 	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
-	struct series_version v;
-	struct carry_result res;
+	struct resolve_cell rc = { 0 };
 	struct audit_result a;
 	struct audit_opts ao;
 	struct audit_suggestions sg;
-	struct job j = { 0 };
-	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { progress_target, (void *)opts };
-	const char *root = NULL;
-	char *name = NULL, *version = NULL, *dir = NULL;
+	const struct series_version *v = &rc.v;
 	char *sdir = NULL, *path = NULL, *r;
-	int rc = EXIT_DONE;
+	int rc_exit = EXIT_DONE;
 
-	memset(&res, 0, sizeof(res));
 	memset(&a, 0, sizeof(a));
 	memset(&ao, 0, sizeof(ao));
 	memset(&sg, 0, sizeof(sg));
-	series_version_init(&v, NULL, NULL);
-	if (series_parse_spec(spec, &name, &version, &err) < 0 ||
-	    cli_workspace(cx, &root, &err) < 0 ||
-	    series_load_version(&v, root, name, version, &err) < 0 ||
-	    audit_opts_load(&ao, root, v.name, &err) < 0 ||
-	    job_open(&j, root, target, &tp, &err) < 0)
+	/* --suggest writes no branch: no lock (not CMD_LOCK) */
+	if (resolve_cell_open(&rc, spec, target, RESOLVE_CELL_TARGET, cx,
+			      &err) < 0 ||
+	    audit_opts_load(&ao, rc.root, v->name, &err) < 0)
 		goto fail;
-	co.no_ref = true;
-	if (job_carry(&res, &j, &v, &co, false, &err) < 0 ||
-	    audit_run(&a, j.repo, &v, &res, &ao, &err) < 0 ||
-	    audit_suggest(&sg, j.repo, &v, &res, &a, &ao, &err) < 0)
+	rc.co.no_ref = true;
+	if (job_carry(&rc.res, &rc.j, v, &rc.co, false, &err) < 0 ||
+	    audit_run(&a, rc.j.repo, v, &rc.res, &ao, &err) < 0 ||
+	    audit_suggest(&sg, rc.j.repo, v, &rc.res, &a, &ao, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < sg.nr_rules; i++) {
 		const struct audit_rule *ru = &sg.rules[i];
 
-		printf("%s@%s converts %s", v.name, v.version, ru->symbol);
+		printf("%s@%s converts %s", v->name, v->version, ru->symbol);
 		if (ru->new_name)
 			printf(" into %s", ru->new_name);
 		if (ru->drops)
@@ -168,8 +224,7 @@ static int resolve_suggest(const char *spec, const char *target,
 	       sg.nr_fixes, sg.nr_fixes == 1 ? "" : "s", sg.nr_left,
 	       sg.nr_left == 1 ? "it is" : "they are");
 	if (sg.nr_fixes) {
-		dir = resolve_dir(root, v.name, v.version, j.target.name);
-		sdir = fs_join(dir, "suggest");
+		sdir = fs_join(rc.dir, "suggest");
 		if (fs_mkdirs(sdir, &err) < 0)
 			goto fail;
 		path = fs_join(sdir, "suggest.patch");
@@ -179,31 +234,26 @@ static int resolve_suggest(const char *spec, const char *target,
 		path = fs_join(sdir, "conversion.cocci");
 		if (fs_write_atomic(path, sg.cocci.ptr, sg.cocci.len, &err) < 0)
 			goto fail;
-		r = rel(root, sdir);
+		r = rel(rc.root, sdir);
 		printf("wrote %s/suggest.patch (against the series carried on "
 		       "%s) and %s/conversion.cocci; nothing was committed\n",
-		       r, j.target.name, r);
+		       r, rc.j.target.name, r);
 		free(r);
 	}
 	if (sg.nr_left)
-		rc = EXIT_NOT_DONE;
+		rc_exit = EXIT_NOT_DONE;
 	goto out;
 fail:
-	rc = err_report(&err, opts);
+	rc_exit = err_report(&err, opts);
 out:
 	audit_suggestions_release(&sg);
 	audit_result_release(&a);
 	audit_opts_release(&ao);
-	carry_result_release(&res);
-	job_close(&j);
-	series_version_release(&v);
+	resolve_cell_close(&rc);
 	free(path);
 	free(sdir);
-	free(dir);
-	free(name);
-	free(version);
 	err_release(&err);
-	return rc;
+	return rc_exit;
 }
 
 struct resolve_cli {
@@ -297,116 +347,110 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 {
 	const struct options *opts = cx->opts;
 	struct err err = ERR_INIT;
-	struct series_version v;
-	struct carry_result res;
+	struct resolve_cell rc = { 0 };
 	struct resolve_summary sum = { 0 };
-	struct job j = { 0 };
-	struct carry_opts co = { .apply = APPLY_OPTS_INIT };
-	struct target_progress tp = { progress_target, (void *)opts };
-	const char *root = NULL;
-	char *name = NULL, *version = NULL, *dir = NULL;
-	struct lock wl = LOCK_INIT;
 	struct resolve_cli cli = { 0 };
+	const struct series_version *v = &rc.v;
 	const char **args = NULL;
 	size_t nr = 0;
 	long k;
-	int rc = EXIT_DONE;
+	int rc_exit = EXIT_DONE;
 
-	memset(&res, 0, sizeof(res));
-	series_version_init(&v, NULL, NULL);
 	if (cli_parse("resolve", resolve_options, &cli, argc, argv, &args, &nr,
 		      opts) < 0) {
-		rc = EXIT_USAGE;
+		rc_exit = EXIT_USAGE;
 		goto out;
 	}
 	if (cli.suggest) {
 		if (nr != 2)
-			rc = usage_error("resolve", opts,
-					 "expected --suggest NAME[@VERSION] "
-					 "TARGET");
+			rc_exit = usage_error("resolve", opts,
+					      "expected --suggest "
+					      "NAME[@VERSION] TARGET");
 		else
-			rc = resolve_suggest(args[0], args[1], cx);
+			rc_exit = resolve_suggest(args[0], args[1], cx);
 		goto out;
 	}
 	if (cli.abort && (nr != 2 || cli.force)) {
-		rc = usage_error("resolve", opts,
-				 "expected --abort NAME[@VERSION] TARGET");
+		rc_exit = usage_error("resolve", opts,
+				      "expected --abort NAME[@VERSION] TARGET");
 		goto out;
 	}
 	if (!cli.abort && nr != 3) {
-		rc = usage_error("resolve", opts,
-				 "expected NAME[@VERSION] TARGET PATCH");
+		rc_exit = usage_error("resolve", opts,
+				      "expected NAME[@VERSION] TARGET PATCH");
 		goto out;
 	}
-	if (series_parse_spec(args[0], &name, &version, &err) < 0 ||
-	    cli_workspace(cx, &root, &err) < 0 ||
-	    /* --suggest writes no branch: no lock (not CMD_LOCK) */
-	    workspace_lock(&wl, root, opts, &err) < 0 ||
-	    series_load_version(&v, root, name, version, &err) < 0)
+	if (resolve_cell_open(&rc, args[0], args[1], RESOLVE_CELL_LOCK, cx,
+			      &err) < 0)
 		goto fail;
-	if (!name_valid(NAME_TARGET, args[1])) {
-		name_check(NAME_TARGET, args[1], &err);
-		goto fail;
-	}
-	dir = resolve_dir(root, v.name, v.version, args[1]);
 	if (cli.abort) {
-		if (abort_pending(dir, &v, args[1], &err) < 0)
+		if (abort_pending(rc.dir, v, args[1], &err) < 0)
 			goto fail;
 		goto out;
 	}
 	if (!cli.force &&
-	    refuse_pending(root, dir, &v, args[1], args[2], &err) < 0)
+	    refuse_pending(rc.root, rc.dir, v, args[1], args[2], &err) < 0)
 		goto fail;
-	k = find_patch(&v, args[2]);
+	k = find_patch(v, args[2]);
 	if (k < 0) {
-		err_set(&err, ERR_NOTFOUND, "%s@%s has %s patch '%s'", v.name,
-			v.version, k == -2 ? "more than one" : "no", args[2]);
-		err_hint(&err, "name it by number (1-%zu) or file name", v.nr);
+		err_set(&err, ERR_NOTFOUND, "%s@%s has %s patch '%s'", v->name,
+			v->version, k == -2 ? "more than one" : "no", args[2]);
+		err_hint(&err, "name it by number (1-%zu) or file name", v->nr);
 		goto fail;
 	}
-	if (job_open(&j, root, args[1], &tp, &err) < 0)
+	if (resolve_cell_target(&rc, &err) < 0)
 		goto fail;
-	co.until = (size_t)k + 1;
-	co.no_ref = true;
-	if (job_carry(&res, &j, &v, &co, false, &err) < 0)
+	rc.co.until = (size_t)k + 1;
+	rc.co.no_ref = true;
+	if (job_carry(&rc.res, &rc.j, v, &rc.co, false, &err) < 0)
 		goto fail;
-	if (resolve_prepare(&sum, dir, j.repo, &res.head, &v.items[k],
-			    (size_t)k + 1, &co.apply, &err) < 0)
+	if (resolve_prepare(&sum, rc.dir, rc.j.repo, &rc.res.head,
+			    &v->items[k], (size_t)k + 1, &rc.co.apply, &err) < 0)
 		goto fail;
 	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY) {
 		printf("%s applies to %s after the patches before it (%s): "
 		       "nothing to resolve\n",
-		       v.items[k].file, j.target.name,
+		       v->items[k].file, rc.j.target.name,
 		       apply_outcome_name(sum.outcome));
 		struct err e2 = ERR_INIT;
-		resolve_discard(dir, &e2);
+		resolve_discard(rc.dir, &e2);
 		err_release(&e2);
 		goto out;
 	}
-	printf("%s (%s) conflicts on %s.\n", v.items[k].file,
-	       v.items[k].patch.subject ? v.items[k].patch.subject : "",
-	       j.target.name);
-	printf("Edit these files (diff3 markers; rejected hunks in .rej):\n");
+	if (sum.outcome == OUTCOME_ADAPTED) {
+		printf("%s (%s) is adapted on %s: %zu hunk%s rewritten by "
+		       "kcarry.\n",
+		       v->items[k].file,
+		       v->items[k].patch.subject ? v->items[k].patch.subject
+						 : "",
+		       rc.j.target.name, sum.nr_adapted,
+		       sum.nr_adapted == 1 ? "" : "s");
+		printf("Each is shown in diff3 style: the target's lines, the "
+		       "original hunk's,\nthen the proposal after =======; "
+		       "keep the proposal to accept it, or edit\n(the original "
+		       "and adapted hunks are in PATH.adapted):\n");
+	} else {
+		printf("%s (%s) conflicts on %s.\n", v->items[k].file,
+		       v->items[k].patch.subject ? v->items[k].patch.subject
+						 : "",
+		       rc.j.target.name);
+		printf("Edit these files (diff3 markers; rejected hunks in "
+		       ".rej):\n");
+	}
 	for (size_t i = 0; i < sum.nr_paths; i++) {
-		char *r = rel(root, sum.paths[i]);
+		char *r = rel(rc.root, sum.paths[i]);
 		report_printf(stdout, "  %s\n", r);
 		free(r);
 	}
-	printf("then run: kcarry refresh %s@%s %s\n", v.name, v.version,
-	       j.target.name);
+	printf("then run: kcarry refresh %s@%s %s\n", v->name, v->version,
+	       rc.j.target.name);
 	goto out;
 fail:
-	rc = err_report(&err, opts);
+	rc_exit = err_report(&err, opts);
 out:
 	resolve_summary_release(&sum);
-	carry_result_release(&res);
-	job_close(&j);
-	series_version_release(&v);
+	resolve_cell_close(&rc);
 	free(args);
-	free(dir);
-	free(name);
-	free(version);
-	lock_release(&wl);
 	err_release(&err);
-	return rc;
+	return rc_exit;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "job.h"
 
 int cmd_init(int argc, char **argv, struct cli_ctx *cx);
 int cmd_import(int argc, char **argv, struct cli_ctx *cx);
@@ -78,6 +79,34 @@ struct check_writer {
 };
 int check_write_format(const struct check_writer *w, FILE *out,
 		       const struct check_report *r, struct err *err);
+
+/*
+ * cmd_resolve.c, shared with cmd_refresh.c: the start-up of resolve,
+ * resolve --suggest and refresh on one cell.  resolve_cell_open finds
+ * the workspace (and takes its lock with RESOLVE_CELL_LOCK), loads spec
+ * (NAME[@VERSION]), checks the target's name and sets dir, the cell's
+ * scratch folder; with RESOLVE_CELL_TARGET it also opens the target
+ * (resolve_cell_target does it later).  co and res are the command's to
+ * carry with.  resolve_cell_close releases what was set, also after a
+ * failure, and does nothing to a cell never opened ({ 0 }).
+ */
+enum resolve_cell_flags { RESOLVE_CELL_LOCK = 1, RESOLVE_CELL_TARGET = 2 };
+struct resolve_cell {
+	const char *root;
+	const char *target;
+	char *dir;
+	struct series_version v;
+	struct job j;
+	struct lock lock;
+	struct cli_ctx *cx;
+	struct carry_opts co;     /* the default options of apply */
+	struct carry_result res;  /* what the command carries */
+};
+int resolve_cell_open(struct resolve_cell *c, const char *spec,
+		      const char *target, unsigned flags, struct cli_ctx *cx,
+		      struct err *err);
+int resolve_cell_target(struct resolve_cell *c, struct err *err);
+void resolve_cell_close(struct resolve_cell *c);
 int check_write_to(const char *path, const struct check_writer *w,
 		   const struct check_report *r, struct err *err);
 int check_write_all(const char *dir, const struct check_writer *w,
@@ -96,6 +125,16 @@ int check_write_all(const char *dir, const struct check_writer *w,
 	  "also write every format to\n"                                     \
 	  "DIR/check.{txt,json,xml,md,mbox,html}",                          \
 	  offsetof(type, reports) }
+
+/*
+ * --accept-adapted[=built] of check and report merge (cmd_check.c), for
+ * an enum check_accept member: alone ACCEPT_ALL, =built ACCEPT_BUILT
+ */
+int parse_accept_adapted(const char *value, void *target, struct err *err);
+#define OPT_ACCEPT_ADAPTED(type, member, help)                              \
+	{ OPT_FUNC, 0, "accept-adapted", "built", help,                     \
+	  offsetof(type, member), .parse = parse_accept_adapted,            \
+	  .optional = true }
 
 /*
  * A build's progress on stderr (cmd_build.c, shared with check --build):

@@ -97,13 +97,16 @@ git -C tgt log -1 --format=%B kcarry/wq/v2/tgt2 | grep -q '^\[ adapted: ' ||
 [ "$(git -C tgt rev-parse kcarry/wq/v2/tgt2~1^{tree})" = "$rebased" ] ||
 	fail "rebase's tree differs from V2 resolved by hand"
 
-# the new conflicting patch goes the usual way, then check keeps all
+# the new patch goes to a person, then check keeps all
 expect_exit 0 kcarry -C ws resolve wq@v2 tgt 4
 f=ws/.kcarry/resolve/wq/v2/tgt/files/fs/btrfs/disk-io.c
 git -C tgt show kcarry/wq/v2/tgt:fs/btrfs/disk-io.c | sed 's/d_line_30_target();/d_line_30_target(new);/' >"$f"
 expect_exit 0 kcarry -C ws refresh wq@v2 tgt
 stdout_has '^  0003 clean             \[resolved\] btrfs: conflicting fix'
-stdout_has '^  0004 clean             \[resolved\] btrfs: new and conflicting'
+# the person's file is kcarry's proposal for the adapted patch 4 (the
+# name renamed as the target has it): an acceptance, not a resolution
+stdout_has '^  0004 adapted           btrfs: new and conflicting'
+stdout_has 'adapted by rule renamed-identifiers; accepted by a person'
 expect_exit 0 kcarry -C ws check wq@v2 tgt
 git -C tgt show kcarry/wq/v2/tgt:fs/btrfs/disk-io.c | grep -q 'd_line_30_target(new)' ||
 	fail "check lost the new resolution"
