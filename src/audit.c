@@ -2490,3 +2490,106 @@ void audit_suggestions_release(struct audit_suggestions *s)
 	buf_release(&s->cocci);
 	memset(s, 0, sizeof(*s));
 }
+
+/* ---- the series' conversions for the apply path (adapt_conv.c) ---- */
+
+int audit_learn(struct audit_rule **rules, size_t *nr,
+		const struct series_version *v, const struct audit_opts *opts,
+		struct err *err)
+{
+	struct audit_result a;
+	struct audit_suggestions s;
+	struct watch_exports none;
+	size_t nw;
+	const char *const *w = watched_files(opts, &nw);
+	int error;
+
+	*rules = NULL;
+	*nr = 0;
+	memset(&a, 0, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	watch_exports_init(&none);
+	error = find_intents(&a, v, w, nw, &none, err);
+	/* no API change of the watched files: nothing to learn, and the
+	 * hunks of a long series are not read again */
+	if (!error && a.nr_intents) {
+		learn_rules(&s, v, w, nw, &a);
+		*rules = s.rules;
+		*nr = s.nr_rules;
+	}
+	watch_exports_release(&none);
+	audit_result_release(&a);
+	return error;
+}
+
+void audit_rules_free(struct audit_rule *rules, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		rule_release(&rules[i]);
+	free(rules);
+}
+
+bool audit_find_call(size_t *start, size_t *end, size_t *nargs,
+		     struct span text, size_t from, const char *name)
+{
+	struct call c;
+
+	if (!find_call(&c, text.ptr, text.len, from, name))
+		return false;
+	*start = c.start;
+	*end = c.close + 1;
+	*nargs = c.nargs;
+	return true;
+}
+
+bool audit_rule_rewrite(struct buf *out, size_t *n, char **why,
+			const struct audit_rule *r, struct span text)
+{
+	struct call c;
+	size_t from = 0;
+
+	buf_reset(out);
+	*n = 0;
+	*why = NULL;
+	while (find_call(&c, text.ptr, text.len, from, r->symbol)) {
+		char *call;
+
+		if (c.nargs != r->arity) {
+			*why = xstrfmt("its call of %s() has %zu argument%s, "
+				       "the series' converted calls %zu",
+				       r->symbol, c.nargs,
+				       c.nargs == 1 ? "" : "s", r->arity);
+			return false;
+		}
+		if (!(call = rewrite_call(r, text.ptr, &c))) {
+			*why = xstrfmt("the series' calls of %s() do not "
+				       "tell which argument goes",
+				       r->symbol);
+			return false;
+		}
+		buf_add(out, text.ptr + from, c.start - from);
+		buf_adds(out, call);
+		free(call);
+		from = c.close + 1;
+		(*n)++;
+	}
+	buf_add(out, text.ptr + from, text.len - from);
+	return true;
+}
+
+void audit_rule_text(struct buf *out, const struct audit_rule *r)
+{
+	long k;
+
+	buf_addf(out, "%s()", r->symbol);
+	if (r->new_name)
+		buf_addf(out, " renamed %s()", r->new_name);
+	if (r->drops && (k = lowest(r->drops)) >= 0)
+		buf_addf(out, "%s argument %ld of %zu dropped",
+			 r->new_name ? "," : "", k + 1, r->arity);
+	if (r->adds && (k = lowest(r->adds)) >= 0)
+		buf_addf(out, "%s '%s' added as argument %ld",
+			 r->new_name ? "," : "", r->add_text, k + 1);
+	buf_addf(out, " (learned from %zu converted call%s)", r->examples,
+		 r->examples == 1 ? "" : "s");
+}

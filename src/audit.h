@@ -204,6 +204,31 @@ int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 void audit_suggestions_release(struct audit_suggestions *s);
 
 /*
+ * The rules audit_suggest learns, from the series alone (its hunks of the
+ * watched files for the API it changes, its converted calls for how):
+ * no tree is read.  *rules is new (audit_rules_free); none when the
+ * series changes no watched declaration.
+ */
+int audit_learn(struct audit_rule **rules, size_t *nr,
+		const struct series_version *v, const struct audit_opts *opts,
+		struct err *err);
+void audit_rules_free(struct audit_rule *rules, size_t nr);
+/* The first call "name(...)" at or after from in text: its first byte,
+ * one past its ')' and how many arguments it has. */
+bool audit_find_call(size_t *start, size_t *end, size_t *nargs,
+		     struct span text, size_t from, const char *name);
+/*
+ * Every call of r->symbol in text rewritten as audit_suggest rewrites
+ * it, the other bytes as they are: *out the text, *n how many calls.
+ * False, with *why (new), when a call cannot be: it has another number
+ * of arguments, or the examples cannot tell which argument goes.
+ */
+bool audit_rule_rewrite(struct buf *out, size_t *n, char **why,
+			const struct audit_rule *r, struct span text);
+/* "btrfs_init_work() argument 2 of 5 dropped (learned from 17 ...)" */
+void audit_rule_text(struct buf *out, const struct audit_rule *r);
+
+/*
  * The reference map of commit: every reference to symbols (or, when
  * nr_symbols is 0, to the exports of the watched files) within the scope,
  * calls and uses (declarations left out), by path then in text order.
