@@ -156,12 +156,19 @@ struct audit_rule {
 	size_t examples; /* converted calls it agrees with */
 };
 
-/* One call the series never converts, and the call the rule makes (or,
- * for a call left as it is, why: new_call NULL). */
+/* One call the series never converts, or one whose converting hunk
+ * conflicted, and the call the rule makes (or, for a call left as it is,
+ * why: new_call NULL). */
 struct audit_fix {
 	struct audit_site site; /* in the carried result */
 	char *old_call, *new_call;
 	char *why;
+	/* the converting hunk that conflicted: 1-based patch, its file and
+	 * 1-based hunk in it; 0 and NULL for a call the series never
+	 * touches */
+	size_t patch;
+	char *file;
+	size_t hunk;
 };
 
 struct audit_suggestions {
@@ -194,7 +201,10 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 
 /*
  * Learn the rules from the series' converted callers and apply them to
- * the unconverted callers of the carried result (a of cr, both of v).
+ * the unconverted callers of the carried result (a of cr, both of v),
+ * and to the calls of callers not converted in the result (their hunk
+ * conflicted, or the series never converts them and its API change did
+ * not land), found in the result by their function and line.
  * Nothing is written anywhere: the caller decides where the patch goes.
  */
 int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
