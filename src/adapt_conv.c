@@ -88,56 +88,96 @@ static bool convert(struct buf *out, size_t *counts, size_t *total,
 	return ok;
 }
 
+/* Context lines a converted call may start in, before its block (as
+ * audit.c learns from such calls). */
+#define CALL_LINES 3
+
 /*
- * Whether every block of lines hunk h changes is calls converted by the
- * rules, and nothing else; counts: per rule, the calls it converts.
+ * Whether the block of changed lines [first, end) of h, with the ctx
+ * context lines before it and tail after, is calls converted by the rules and nothing
+ * else: its old side converted is its new side, blanks aside.  The calls
+ * are added to counts then.
  */
-static bool only_conversions(size_t *counts, const struct patch_hunk *h,
-			     const struct adapt_conv *cv)
+static bool block_converts(size_t *counts, const struct patch_hunk *h,
+			   size_t first, size_t end, size_t ctx, size_t tail,
+			   const struct adapt_conv *cv)
 {
 	struct buf o = BUF_INIT, n = BUF_INIT, conv = BUF_INIT;
-	bool ok = true, any = false;
+	size_t *got = xcalloc(cv->nr + 1, sizeof(*got)), total = 0;
+	bool ok = true;
+	char *a, *b;
 
-	for (size_t l = 0; l < h->nr_lines && ok;) {
-		size_t total = 0;
-		char *a, *b;
+	for (size_t l = first - ctx; l < end + tail; l++) {
+		char kind = h->lines[l].kind;
 
-		if (h->lines[l].no_eol) {
-			ok = false;
-			break;
+		ok &= !h->lines[l].no_eol;
+		if (kind != '+') {
+			buf_addspan(&o, h->lines[l].text);
+			buf_addc(&o, '\n');
 		}
-		if (h->lines[l].kind == ' ') {
-			l++;
-			continue;
+		if (kind != '-') {
+			buf_addspan(&n, h->lines[l].text);
+			buf_addc(&n, '\n');
 		}
-		buf_reset(&o);
-		buf_reset(&n);
-		for (; l < h->nr_lines && h->lines[l].kind != ' '; l++) {
-			struct buf *to = h->lines[l].kind == '-' ? &o : &n;
-
-			ok &= !h->lines[l].no_eol;
-			buf_addspan(to, h->lines[l].text);
-			buf_addc(to, '\n');
-		}
-		/* a line only removed or only added is no conversion */
-		if (!ok || !o.len || !n.len ||
-		    !convert(&conv, counts, &total, cv,
-			     (struct span){ o.ptr, o.len }) ||
-		    !total) {
-			ok = false;
-			break;
-		}
+	}
+	/* a block only removed or only added is no conversion */
+	ok = ok && o.len && n.len &&
+	     convert(&conv, got, &total, cv, (struct span){ o.ptr, o.len }) &&
+	     total;
+	if (ok) {
 		a = squeezed((struct span){ conv.ptr, conv.len });
 		b = squeezed((struct span){ n.ptr, n.len });
 		ok = !strcmp(a, b);
 		free(a);
 		free(b);
-		any = true;
 	}
+	for (size_t r = 0; ok && r < cv->nr; r++)
+		counts[r] += got[r];
+	free(got);
 	buf_release(&o);
 	buf_release(&n);
 	buf_release(&conv);
-	return ok && any;
+	return ok;
+}
+
+/*
+ * Whether every block of lines hunk h changes is calls converted by the
+ * rules, and nothing else; counts: per rule, the calls it converts.  A
+ * block that changes only some lines of a call over several lines is read
+ * with the context lines the call starts and ends in, the fewest first.
+ */
+static bool only_conversions(size_t *counts, const struct patch_hunk *h,
+			     const struct adapt_conv *cv)
+{
+	bool any = false;
+
+	for (size_t l = 0; l < h->nr_lines;) {
+		size_t first = l, lead = 0, trail = 0;
+		bool ok = false;
+
+		if (h->lines[l].kind == ' ') {
+			l++;
+			continue;
+		}
+		while (l < h->nr_lines && h->lines[l].kind != ' ')
+			l++;
+		while (lead < CALL_LINES && lead < first &&
+		       h->lines[first - lead - 1].kind == ' ')
+			lead++;
+		while (trail < CALL_LINES && l + trail < h->nr_lines &&
+		       h->lines[l + trail].kind == ' ')
+			trail++;
+		for (size_t n = 0; n <= lead + trail && !ok; n++)
+			for (size_t ctx = 0; ctx <= n && ctx <= lead && !ok;
+			     ctx++)
+				ok = n - ctx <= trail &&
+				     block_converts(counts, h, first, l, ctx,
+						    n - ctx, cv);
+		if (!ok)
+			return false;
+		any = true;
+	}
+	return any;
 }
 
 /* The function of the hunk's first changed line, as its lines show it;
