@@ -2205,6 +2205,15 @@ static char *rewrite(const struct audit_rule *r, const char *text,
 	if (cut && k + 1 < c->nargs) {
 		cut_a = (size_t)(c->args[k].ptr - text);
 		cut_b = (size_t)(c->args[k + 1].ptr - text);
+		/* "(w, helper,\n\t\tfn" loses " helper," and keeps the
+		 * line break, as a person would wrap it */
+		if (k && memchr(text + cut_a, '\n', cut_b - cut_a) &&
+		    !memchr(c->args[k].ptr, '\n', c->args[k].len)) {
+			cut_a = (size_t)(c->args[k - 1].ptr +
+					 c->args[k - 1].len - text) + 1;
+			cut_b = (size_t)(c->args[k].ptr + c->args[k].len -
+					 text) + 1;
+		}
 	} else if (cut && k) {
 		cut_a = (size_t)(c->args[k - 1].ptr + c->args[k - 1].len -
 				 text);

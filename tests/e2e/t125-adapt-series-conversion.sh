@@ -5,7 +5,8 @@
 # other arguments, wrapped over two lines, other context, so neither
 # fuzz, 3-way, nor the other rules place its hunk.  The conversion the
 # series shows on its calls (learned from 4 converted calls) is applied to
-# the call as the target has it:
+# the call as the target has it (a line break after the argument dropped
+# is kept):
 #  - the patch is "adapted" by rule series-conversion, never clean (exit
 #    1 until --accept-adapted), the original hunk shown beside it;
 #  - ordered-data.c's hunk removes only the helper line of a call over
@@ -92,7 +93,8 @@ expect_exit 1 kcarry -C ws apply -v wq old
 stdout_has '^           original hunk:$'
 stdout_has '^           adapted hunk:$'
 stdout_has '^ *-[[:space:]]*btrfs_init_work\(w, scrub_start_helper, scrub_start_fn, NULL\);$'
-stdout_has '^ *\+[[:space:]]*btrfs_init_work\(&sctx->work, scrub_start_fn, scrub_ordered\);$'
+stdout_has '^ *\+[[:space:]]*btrfs_init_work\(&sctx->work,$'
+stdout_has '^ *\+[[:space:]]*scrub_start_fn, scrub_ordered\);$'
 
 # --no-adapt: the hunk stays a conflict
 expect_exit 1 kcarry -C ws apply --no-adapt wq old
@@ -102,7 +104,7 @@ expect_exit 0 kcarry -C ws apply --accept-adapted wq old
 printf '%s' "$SCRUB_TGT" | python3 -c '
 import sys
 s = sys.stdin.read()
-s = s.replace("&sctx->work, scrub_start_helper,\n\t\t\tscrub_start_fn", "&sctx->work, scrub_start_fn")
+s = s.replace("&sctx->work, scrub_start_helper,\n", "&sctx->work,\n")
 sys.stdout.write(s)' >want.c
 git -C tgt show kcarry/wq/v1/old:fs/btrfs/scrub.c >got.c
 diff -u want.c got.c || fail "converted scrub.c"
@@ -145,6 +147,6 @@ a = hs[1][1]["adaptation"]
 assert a["rule"] == "series-conversion", a
 assert "-\tbtrfs_init_work(w, scrub_start_helper, scrub_start_fn, NULL);\n" in a["original"], a["original"]
 assert "-\tbtrfs_init_work(&sctx->work, scrub_start_helper,\n-\t\t\tscrub_start_fn, scrub_ordered);\n" in a["adapted"], a["adapted"]
-assert "+\tbtrfs_init_work(&sctx->work, scrub_start_fn, scrub_ordered);\n" in a["adapted"], a["adapted"]
+assert "+\tbtrfs_init_work(&sctx->work,\n+\t\t\tscrub_start_fn, scrub_ordered);\n" in a["adapted"], a["adapted"]
 EOT
 exit 0

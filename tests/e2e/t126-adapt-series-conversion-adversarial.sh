@@ -61,7 +61,7 @@ for f in p["files"]:
     for h in f["hunks"]:
         if h["rule"] == "adapted":
             assert h["adaptation"]["rule"] == "series-conversion", h
-            assert "+\tbtrfs_init_work(w, qgroup_start_fn, qgroup_done);\n" in h["adaptation"]["adapted"], h
+            assert "+\tbtrfs_init_work(w,\n+\t\t\tqgroup_start_fn, qgroup_done);\n" in h["adaptation"]["adapted"], h
 assert p["outcome"] == "conflict", p["outcome"]
 EOT
 exit 0
