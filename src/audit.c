@@ -2194,9 +2194,10 @@ static void learn_rules(struct audit_suggestions *out,
 	free(bad);
 }
 
-/* The call c (in text) rewritten by rule r, dropping or adding at k. */
+/* The call c (in text) rewritten by rule r, dropping or adding at k;
+ * keep_break: a line break after the argument dropped stays. */
 static char *rewrite(const struct audit_rule *r, const char *text,
-		     const struct call *c, size_t k)
+		     const struct call *c, size_t k, bool keep_break)
 {
 	struct buf b = BUF_INIT;
 	size_t to = c->close + 1, cut_a = 0, cut_b = 0, ins = 0;
@@ -2207,7 +2208,8 @@ static char *rewrite(const struct audit_rule *r, const char *text,
 		cut_b = (size_t)(c->args[k + 1].ptr - text);
 		/* "(w, helper,\n\t\tfn" loses " helper," and keeps the
 		 * line break, as a person would wrap it */
-		if (k && memchr(text + cut_a, '\n', cut_b - cut_a) &&
+		if (keep_break && k &&
+		    memchr(text + cut_a, '\n', cut_b - cut_a) &&
 		    !memchr(c->args[k].ptr, '\n', c->args[k].len)) {
 			cut_a = (size_t)(c->args[k - 1].ptr +
 					 c->args[k - 1].len - text) + 1;
@@ -2249,15 +2251,17 @@ static char *rewrite_call(const struct audit_rule *r, const char *text,
 {
 	uint32_t mask = r->drops ? r->drops : r->adds;
 	char *result = NULL;
+	/* candidates are compared as written: each cut the same way */
+	bool one = mask && !(mask & (mask - 1));
 
 	if (!mask)
-		return rewrite(r, text, c, 0);
+		return rewrite(r, text, c, 0, false);
 	for (size_t k = 0; k < 32; k++) {
 		char *t;
 
 		if (!(mask & ((uint32_t)1 << k)))
 			continue;
-		t = rewrite(r, text, c, k);
+		t = rewrite(r, text, c, k, one);
 		if (result && strcmp(result, t)) {
 			free(result);
 			free(t);
