@@ -63,6 +63,8 @@ const char *adapt_rule_name(enum adapt_rule r)
 		return "renamed-identifiers";
 	case ADAPT_DRIFT:
 		return "drifted-context";
+	case ADAPT_SERIES_CONVERSION:
+		return "series-conversion";
 	}
 	return "unknown";
 }

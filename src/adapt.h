@@ -22,6 +22,7 @@ enum adapt_rule {
 	ADAPT_RENAMED_FUNCTION, /* rule 2: the function has another name */
 	ADAPT_RENAMED_IDENTS,	/* rule 3: names substituted consistently */
 	ADAPT_DRIFT,		/* rule 4: context drifted, change anchored */
+	ADAPT_SERIES_CONVERSION, /* rule 5: the series' call conversion */
 };
 
 struct adaptation {

@@ -78,6 +78,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapt_conv.h"
 #include "already.h"
 #include "cursor.h"
 #include "strmap.h"
@@ -2983,6 +2984,8 @@ static int adapt_conflicts(struct apply_file_result *res, struct engine *e,
 			adapt_renamed_function(&ad[k], &in);
 		if (!ad[k])
 			adapt_renamed_idents(&ad[k], &in);
+		if (!ad[k]) /* rule 5, adapt_conv.c */
+			adapt_series_conversion(&ad[k], &in, e->opts->conv);
 		n += ad[k] != NULL;
 	}
 	if (markers_used) {

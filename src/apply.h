@@ -71,6 +71,8 @@ struct apply_hunk_result {
 	struct adaptation *adapt;
 };
 
+struct adapt_conv;
+
 struct apply_opts {
 	unsigned fuzz;   /* largest fuzz tried; APPLY_DEFAULT_FUZZ as quilt */
 	bool no_3way;    /* do not try RULE_3WAY or RULE_3WAY_HUNK */
@@ -84,6 +86,7 @@ struct apply_opts {
 			 struct err *err);
 	void *ctx;
 	bool no_adapt;   /* a conflicting hunk stays one (no adapt.c) */
+	const struct adapt_conv *conv; /* the series' conversions, or NULL */
 };
 
 #define APPLY_DEFAULT_FUZZ 2

@@ -2194,9 +2194,10 @@ static void learn_rules(struct audit_suggestions *out,
 	free(bad);
 }
 
-/* The call c (in text) rewritten by rule r, dropping or adding at k. */
+/* The call c (in text) rewritten by rule r, dropping or adding at k;
+ * keep_break: a line break after the argument dropped stays. */
 static char *rewrite(const struct audit_rule *r, const char *text,
-		     const struct call *c, size_t k)
+		     const struct call *c, size_t k, bool keep_break)
 {
 	struct buf b = BUF_INIT;
 	size_t to = c->close + 1, cut_a = 0, cut_b = 0, ins = 0;
@@ -2205,6 +2206,16 @@ static char *rewrite(const struct audit_rule *r, const char *text,
 	if (cut && k + 1 < c->nargs) {
 		cut_a = (size_t)(c->args[k].ptr - text);
 		cut_b = (size_t)(c->args[k + 1].ptr - text);
+		/* "(w, helper,\n\t\tfn" loses " helper," and keeps the
+		 * line break, as a person would wrap it */
+		if (keep_break && k &&
+		    memchr(text + cut_a, '\n', cut_b - cut_a) &&
+		    !memchr(c->args[k].ptr, '\n', c->args[k].len)) {
+			cut_a = (size_t)(c->args[k - 1].ptr +
+					 c->args[k - 1].len - text) + 1;
+			cut_b = (size_t)(c->args[k].ptr + c->args[k].len -
+					 text) + 1;
+		}
 	} else if (cut && k) {
 		cut_a = (size_t)(c->args[k - 1].ptr + c->args[k - 1].len -
 				 text);
@@ -2240,15 +2251,17 @@ static char *rewrite_call(const struct audit_rule *r, const char *text,
 {
 	uint32_t mask = r->drops ? r->drops : r->adds;
 	char *result = NULL;
+	/* candidates are compared as written: each cut the same way */
+	bool one = mask && !(mask & (mask - 1));
 
 	if (!mask)
-		return rewrite(r, text, c, 0);
+		return rewrite(r, text, c, 0, false);
 	for (size_t k = 0; k < 32; k++) {
 		char *t;
 
 		if (!(mask & ((uint32_t)1 << k)))
 			continue;
-		t = rewrite(r, text, c, k);
+		t = rewrite(r, text, c, k, one);
 		if (result && strcmp(result, t)) {
 			free(result);
 			free(t);
@@ -2353,6 +2366,145 @@ static void fix_init(struct audit_fix *fx, const struct audit_site *s)
 	fx->site.text = dup_or_null(s->text);
 }
 
+/* A call to rewrite: an unconverted site, or the call of a caller whose
+ * converting hunk conflicted (caller set), at its line in the result. */
+struct todo {
+	struct audit_site site; /* borrowed strings */
+	const struct audit_caller *caller;
+};
+
+static int cmp_todo(const void *x, const void *y)
+{
+	const struct todo *a = x, *b = y;
+	int c = strcmp(a->site.path, b->site.path);
+
+	return c			     ? c
+	       : a->site.line < b->site.line ? -1
+					     : a->site.line > b->site.line;
+}
+
+/*
+ * The line, in the carried result (tree head), of the call of caller c
+ * whose converting hunk conflicted: the one use of its symbol in its
+ * function there whose line reads as in the target; 0 when there is not
+ * exactly one.
+ */
+static int result_line(size_t *line, struct tree_repo *repo,
+		       const struct tree_oid *head, const struct audit_caller *c,
+		       struct err *err)
+{
+	struct watch_set set;
+	struct watch_refs refs;
+	struct buf text = BUF_INIT;
+	struct lines l = { 0 };
+	size_t n = 0;
+	bool exists;
+	int error;
+
+	*line = 0;
+	watch_set_init(&set);
+	watch_refs_init(&refs);
+	watch_set_add(&set, c->site.symbol, WATCH_FUNCTION);
+	if ((error = scan_file(&refs, &text, &exists, repo, head, c->site.path,
+			       &set, err)) < 0 ||
+	    !exists)
+		goto out;
+	lines_init(&l, text.ptr, text.len);
+	for (size_t i = 0; i < refs.nr; i++) {
+		const struct watch_ref *ref = &refs.v[i];
+		char *t;
+
+		if (ref->kind == WATCH_REF_DECL || ref->line - 1 >= l.nr ||
+		    !same_str(ref->func, c->site.func))
+			continue;
+		t = span_dup(span_trim(line_at(&l, ref->line - 1)));
+		if (c->site.text && !strcmp(t, c->site.text) && n++ == 0)
+			*line = ref->line;
+		free(t);
+	}
+	if (n != 1)
+		*line = 0;
+out:
+	lines_release(&l);
+	buf_release(&text);
+	watch_refs_release(&refs);
+	watch_set_release(&set);
+	return error;
+}
+
+static void fix_hunk(struct audit_fix *fx, const struct audit_caller *c)
+{
+	if (!c)
+		return;
+	fx->patch = c->patch;
+	fx->file = dup_or_null(c->file);
+	fx->hunk = c->hunk;
+}
+
+/*
+ * What audit_suggest rewrites: the unconverted sites, and the calls of
+ * the target that are not converted in the result (their converting hunk
+ * conflicted, or the series never converts them and its API change did
+ * not land), found in the result (those not found there once go to
+ * out->left).
+ */
+static int gather(struct todo **todo, size_t *nr, struct audit_suggestions *out,
+		  size_t *alloc_left, struct tree_repo *repo,
+		  const struct tree_oid *head, const struct audit_result *a,
+		  struct err *err)
+{
+	size_t alloc = 0;
+	int error = 0;
+
+	*todo = NULL;
+	*nr = 0;
+	for (size_t i = 0; i < a->nr_unconverted; i++) {
+		ALLOC_GROW(*todo, *nr + 1, alloc);
+		(*todo)[(*nr)++] = (struct todo){ a->unconverted[i], NULL };
+	}
+	for (size_t i = 0; i < a->nr_callers && !error; i++) {
+		const struct audit_caller *c = &a->callers[i];
+		size_t line, k;
+
+		/* a caller only the target has is an unconverted site once
+		 * the API change landed; listed here too when it did not */
+		if (c->class == AUDIT_CONVERTED ||
+		    c->site.kind != WATCH_REF_CALL)
+			continue;
+		if ((error = result_line(&line, repo, head, c, err)) < 0)
+			break;
+		if (!line) {
+			struct audit_fix *fx;
+
+			ALLOC_GROW(out->left, out->nr_left + 1, *alloc_left);
+			fx = &out->left[out->nr_left++];
+			fix_init(fx, &c->site);
+			fix_hunk(fx, c);
+			fx->why = xstrfmt("%sthe carried result does not have "
+					  "the call once as the target has it",
+					  c->class == AUDIT_CONFLICTED
+						  ? "its converting hunk "
+						    "conflicted, and "
+						  : "");
+			continue;
+		}
+		for (k = 0; k < *nr; k++)
+			if (!strcmp((*todo)[k].site.path, c->site.path) &&
+			    (*todo)[k].site.line == line)
+				break;
+		if (k == *nr) {
+			ALLOC_GROW(*todo, *nr + 1, alloc);
+			(*todo)[(*nr)++] = (struct todo){ c->site, c };
+			(*todo)[k].site.line = line;
+			(*todo)[k].site.base_line = c->site.line;
+		}
+		(*todo)[k].caller = c;
+	}
+	if (*nr)
+		qsort(*todo, *nr, sizeof(**todo), cmp_todo);
+	return error;
+}
+
 int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 		  const struct series_version *v, const struct carry_result *cr,
 		  const struct audit_result *a, const struct audit_opts *opts,
@@ -2360,7 +2512,8 @@ int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 {
 	struct tree_oid head;
 	struct buf text = BUF_INIT, edited = BUF_INIT;
-	size_t nw, alloc = 0, alloc_left = 0;
+	struct todo *todo = NULL;
+	size_t nw, alloc = 0, alloc_left = 0, nr_todo = 0;
 	const char *const *w = watched_files(opts, &nw);
 	int error = 0;
 
@@ -2377,16 +2530,17 @@ int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 			 r->symbol, r->examples, r->examples == 1 ? "" : "s");
 		cocci_rule(&out->cocci, r);
 	}
-	if ((error = tree_commit_tree(&head, repo, &cr->head, err)) < 0)
+	if ((error = tree_commit_tree(&head, repo, &cr->head, err)) < 0 ||
+	    (error = gather(&todo, &nr_todo, out, &alloc_left, repo, &head, a,
+			    err)) < 0)
 		goto out;
 	/* file by file, the unconverted calls, last first */
-	for (size_t i = 0; i < a->nr_unconverted && !error;) {
-		const char *path = a->unconverted[i].path;
+	for (size_t i = 0; i < nr_todo && !error;) {
+		const char *path = todo[i].site.path;
 		size_t j = i, first_fix = out->nr_fixes;
 		bool exists;
 
-		while (j < a->nr_unconverted &&
-		       !strcmp(a->unconverted[j].path, path))
+		while (j < nr_todo && !strcmp(todo[j].site.path, path))
 			j++;
 		if ((error = tree_read_file(&text, &exists, NULL, repo, &head,
 					    path, err)) < 0)
@@ -2394,7 +2548,7 @@ int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 		buf_reset(&edited);
 		buf_add(&edited, text.ptr, text.len);
 		for (size_t k = j; k-- > i;) {
-			const struct audit_site *s = &a->unconverted[k];
+			const struct audit_site *s = &todo[k].site;
 			const struct audit_rule *r = NULL;
 			struct call c;
 			struct audit_fix *fx;
@@ -2428,12 +2582,14 @@ int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 					   alloc_left);
 				fx = &out->left[out->nr_left++];
 				fix_init(fx, s);
+				fix_hunk(fx, todo[k].caller);
 				fx->why = why;
 				continue;
 			}
 			ALLOC_GROW(out->fixes, out->nr_fixes + 1, alloc);
 			fx = &out->fixes[out->nr_fixes++];
 			fix_init(fx, s);
+			fix_hunk(fx, todo[k].caller);
 			fx->old_call = xstrndup(edited.ptr + c.start,
 						c.close + 1 - c.start);
 			fx->new_call = xstrdup(new_call);
@@ -2461,6 +2617,7 @@ int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 	if (out->nr_left)
 		qsort(out->left, out->nr_left, sizeof(*out->left), cmp_fix);
 out:
+	free(todo);
 	buf_release(&text);
 	buf_release(&edited);
 	if (error < 0)
@@ -2472,6 +2629,7 @@ static void fixes_free(struct audit_fix *f, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
 		site_release(&f[i].site);
+		free(f[i].file);
 		free(f[i].old_call);
 		free(f[i].new_call);
 		free(f[i].why);
@@ -2489,4 +2647,107 @@ void audit_suggestions_release(struct audit_suggestions *s)
 	buf_release(&s->patch);
 	buf_release(&s->cocci);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---- the series' conversions for the apply path (adapt_conv.c) ---- */
+
+int audit_learn(struct audit_rule **rules, size_t *nr,
+		const struct series_version *v, const struct audit_opts *opts,
+		struct err *err)
+{
+	struct audit_result a;
+	struct audit_suggestions s;
+	struct watch_exports none;
+	size_t nw;
+	const char *const *w = watched_files(opts, &nw);
+	int error;
+
+	*rules = NULL;
+	*nr = 0;
+	memset(&a, 0, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	watch_exports_init(&none);
+	error = find_intents(&a, v, w, nw, &none, err);
+	/* no API change of the watched files: nothing to learn, and the
+	 * hunks of a long series are not read again */
+	if (!error && a.nr_intents) {
+		learn_rules(&s, v, w, nw, &a);
+		*rules = s.rules;
+		*nr = s.nr_rules;
+	}
+	watch_exports_release(&none);
+	audit_result_release(&a);
+	return error;
+}
+
+void audit_rules_free(struct audit_rule *rules, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		rule_release(&rules[i]);
+	free(rules);
+}
+
+bool audit_find_call(size_t *start, size_t *end, size_t *nargs,
+		     struct span text, size_t from, const char *name)
+{
+	struct call c;
+
+	if (!find_call(&c, text.ptr, text.len, from, name))
+		return false;
+	*start = c.start;
+	*end = c.close + 1;
+	*nargs = c.nargs;
+	return true;
+}
+
+bool audit_rule_rewrite(struct buf *out, size_t *n, char **why,
+			const struct audit_rule *r, struct span text)
+{
+	struct call c;
+	size_t from = 0;
+
+	buf_reset(out);
+	*n = 0;
+	*why = NULL;
+	while (find_call(&c, text.ptr, text.len, from, r->symbol)) {
+		char *call;
+
+		if (c.nargs != r->arity) {
+			*why = xstrfmt("its call of %s() has %zu argument%s, "
+				       "the series' converted calls %zu",
+				       r->symbol, c.nargs,
+				       c.nargs == 1 ? "" : "s", r->arity);
+			return false;
+		}
+		if (!(call = rewrite_call(r, text.ptr, &c))) {
+			*why = xstrfmt("the series' calls of %s() do not "
+				       "tell which argument goes",
+				       r->symbol);
+			return false;
+		}
+		buf_add(out, text.ptr + from, c.start - from);
+		buf_adds(out, call);
+		free(call);
+		from = c.close + 1;
+		(*n)++;
+	}
+	buf_add(out, text.ptr + from, text.len - from);
+	return true;
+}
+
+void audit_rule_text(struct buf *out, const struct audit_rule *r)
+{
+	long k;
+
+	buf_addf(out, "%s()", r->symbol);
+	if (r->new_name)
+		buf_addf(out, " renamed %s()", r->new_name);
+	if (r->drops && (k = lowest(r->drops)) >= 0)
+		buf_addf(out, "%s argument %ld of %zu dropped",
+			 r->new_name ? "," : "", k + 1, r->arity);
+	if (r->adds && (k = lowest(r->adds)) >= 0)
+		buf_addf(out, "%s '%s' added as argument %ld",
+			 r->new_name ? "," : "", r->add_text, k + 1);
+	buf_addf(out, " (learned from %zu converted call%s)", r->examples,
+		 r->examples == 1 ? "" : "s");
 }

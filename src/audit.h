@@ -156,12 +156,19 @@ struct audit_rule {
 	size_t examples; /* converted calls it agrees with */
 };
 
-/* One call the series never converts, and the call the rule makes (or,
- * for a call left as it is, why: new_call NULL). */
+/* One call the series never converts, or one whose converting hunk
+ * conflicted, and the call the rule makes (or, for a call left as it is,
+ * why: new_call NULL). */
 struct audit_fix {
 	struct audit_site site; /* in the carried result */
 	char *old_call, *new_call;
 	char *why;
+	/* the converting hunk that conflicted: 1-based patch, its file and
+	 * 1-based hunk in it; 0 and NULL for a call the series never
+	 * touches */
+	size_t patch;
+	char *file;
+	size_t hunk;
 };
 
 struct audit_suggestions {
@@ -194,7 +201,10 @@ int audit_run(struct audit_result *out, struct tree_repo *repo,
 
 /*
  * Learn the rules from the series' converted callers and apply them to
- * the unconverted callers of the carried result (a of cr, both of v).
+ * the unconverted callers of the carried result (a of cr, both of v),
+ * and to the calls of callers not converted in the result (their hunk
+ * conflicted, or the series never converts them and its API change did
+ * not land), found in the result by their function and line.
  * Nothing is written anywhere: the caller decides where the patch goes.
  */
 int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
@@ -202,6 +212,31 @@ int audit_suggest(struct audit_suggestions *out, struct tree_repo *repo,
 		  const struct audit_result *a, const struct audit_opts *opts,
 		  struct err *err);
 void audit_suggestions_release(struct audit_suggestions *s);
+
+/*
+ * The rules audit_suggest learns, from the series alone (its hunks of the
+ * watched files for the API it changes, its converted calls for how):
+ * no tree is read.  *rules is new (audit_rules_free); none when the
+ * series changes no watched declaration.
+ */
+int audit_learn(struct audit_rule **rules, size_t *nr,
+		const struct series_version *v, const struct audit_opts *opts,
+		struct err *err);
+void audit_rules_free(struct audit_rule *rules, size_t nr);
+/* The first call "name(...)" at or after from in text: its first byte,
+ * one past its ')' and how many arguments it has. */
+bool audit_find_call(size_t *start, size_t *end, size_t *nargs,
+		     struct span text, size_t from, const char *name);
+/*
+ * Every call of r->symbol in text rewritten as audit_suggest rewrites
+ * it, the other bytes as they are: *out the text, *n how many calls.
+ * False, with *why (new), when a call cannot be: it has another number
+ * of arguments, or the examples cannot tell which argument goes.
+ */
+bool audit_rule_rewrite(struct buf *out, size_t *n, char **why,
+			const struct audit_rule *r, struct span text);
+/* "btrfs_init_work() argument 2 of 5 dropped (learned from 17 ...)" */
+void audit_rule_text(struct buf *out, const struct audit_rule *r);
 
 /*
  * The reference map of commit: every reference to symbols (or, when

@@ -500,8 +500,10 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 		free(first);
 	}
 done:
+	cause_prereqs_text(&t, c); /* adaptation rule 6, cause.c */
 	for (size_t i = 0; i < c->nr_names && !c->stacks_on; i++)
-		if (c->names[i].source.kind == SOURCE_OTHER)
+		if (c->names[i].source.kind == SOURCE_OTHER &&
+		    c->names[i].also.kind == SOURCE_NONE)
 			c->stacks_on = xstrdup(c->names[i].source.series);
 	if (c->stacks_on)
 		buf_addf(&t, "; series.stacks-on = %s would bring it",

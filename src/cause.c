@@ -25,6 +25,7 @@ void cause_names_free(struct cause_name *names, size_t nr)
 		free(names[i].name);
 		free(names[i].tag);
 		cause_source_release(&names[i].source);
+		cause_source_release(&names[i].also);
 	}
 	free(names);
 }
@@ -82,6 +83,24 @@ const char *cause_use_name(enum cause_use u)
 	return "name";
 }
 
+/* "0003 of this series", "port@v1 0001", "upstream commit 0123456789ab" */
+static void source_text(struct buf *out, const struct cause_source *s)
+{
+	switch (s->kind) {
+	case SOURCE_SERIES:
+		buf_addf(out, "%04zu of this series", s->patch);
+		break;
+	case SOURCE_OTHER:
+		buf_addf(out, "%s@%s %04zu", s->series, s->version, s->patch);
+		break;
+	case SOURCE_UPSTREAM:
+		buf_addf(out, "upstream commit %.12s", s->commit);
+		break;
+	case SOURCE_NONE:
+		break;
+	}
+}
+
 void cause_name_text(struct buf *out, const struct cause_name *n)
 {
 	switch (n->use) {
@@ -105,6 +124,14 @@ void cause_name_text(struct buf *out, const struct cause_name *n)
 	case USE_NAME:
 		buf_addf(out, "%s: defined nowhere in this tree", n->name);
 		break;
+	}
+	if (n->also.kind != SOURCE_NONE) {
+		buf_adds(out, " (added by ");
+		source_text(out, &n->source);
+		buf_adds(out, " and by ");
+		source_text(out, &n->also);
+		buf_adds(out, ": which one is meant is not known)");
+		return;
 	}
 	switch (n->source.kind) {
 	case SOURCE_SERIES:
@@ -135,6 +162,93 @@ void cause_names_text(struct buf *out, const struct cause_name *names,
 			buf_adds(out, "; ");
 		cause_name_text(out, &names[i]);
 	}
+}
+
+/* ---- prerequisites ---- */
+
+static bool same_source(const struct cause_source *a,
+			const struct cause_source *b)
+{
+	const char *x[] = { a->series, a->version, a->commit };
+	const char *y[] = { b->series, b->version, b->commit };
+
+	if (a->kind != b->kind || a->patch != b->patch)
+		return false;
+	for (size_t i = 0; i < 3; i++)
+		if ((x[i] || y[i]) && (!x[i] || !y[i] || strcmp(x[i], y[i])))
+			return false;
+	return true;
+}
+
+void cause_prereqs(struct cause_prereq **out, size_t *nr,
+		   const struct cause *c)
+{
+	size_t alloc = 0;
+
+	*out = NULL;
+	*nr = 0;
+	for (size_t i = 0; i < c->nr_names; i++) {
+		const struct cause_name *n = &c->names[i];
+		struct cause_prereq *p = NULL;
+
+		if (n->source.kind == SOURCE_NONE)
+			continue;
+		for (size_t k = 0; k < *nr && !p; k++)
+			if (same_source((*out)[k].source, &n->source) &&
+			    same_source((*out)[k].also, &n->also))
+				p = &(*out)[k];
+		if (!p) {
+			ALLOC_GROW(*out, *nr + 1, alloc);
+			p = &(*out)[(*nr)++];
+			memset(p, 0, sizeof(*p));
+			p->source = &n->source;
+			p->also = &n->also;
+		}
+		p->names = xrealloc(p->names,
+				    (p->nr_names + 1) * sizeof(*p->names));
+		p->names[p->nr_names++] = n->name;
+	}
+}
+
+void cause_prereqs_free(struct cause_prereq *p, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(p[i].names);
+	free(p);
+}
+
+void cause_prereqs_text(struct buf *out, const struct cause *c)
+{
+	struct cause_prereq *p;
+	size_t nr, sure = 0, k = 0;
+
+	cause_prereqs(&p, &nr, c);
+	for (size_t i = 0; i < nr; i++)
+		sure += p[i].also->kind == SOURCE_NONE;
+	if (sure)
+		buf_addf(out, "%sprerequisite%s, not applied: ",
+			 out->len ? "; " : "", sure > 1 ? "s" : "");
+	for (size_t i = 0; i < nr; i++) {
+		if (p[i].also->kind != SOURCE_NONE)
+			continue;
+		if (k++)
+			buf_adds(out, ", ");
+		source_text(out, p[i].source);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (p[i].also->kind == SOURCE_NONE)
+			continue;
+		buf_addf(out, "%sprerequisite not known: ",
+			 out->len ? "; " : "");
+		for (size_t j = 0; j < p[i].nr_names; j++)
+			buf_addf(out, "%s%s", j ? ", " : "", p[i].names[j]);
+		buf_addf(out, " %s added by both ",
+			 p[i].nr_names > 1 ? "are" : "is");
+		source_text(out, p[i].source);
+		buf_adds(out, " and ");
+		source_text(out, p[i].also);
+	}
+	cause_prereqs_free(p, nr);
 }
 
 /* ---- similar functions ---- */
@@ -783,7 +897,7 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		if (cn->source.kind == SOURCE_NONE && chk->lookup &&
 		    (error = chk->lookup->fn(chk->lookup->ctx, cn->name,
 					     chk->view->path, &cn->source,
-					     err)) < 0)
+					     &cn->also, err)) < 0)
 			break;
 	}
 	watch_set_release(&local);
@@ -945,6 +1059,28 @@ void cause_finder_release(struct cause_finder *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Whether series already adds name (in a version read before). */
+static bool finder_has(const struct cause_finder *f, const char *name,
+		       const char *series)
+{
+	if (!watch_set_find(&f->names, name, strlen(name)))
+		return false;
+	for (size_t i = 0; i < f->nr; i++)
+		if (!strcmp(f->source_names[i], name) &&
+		    !strcmp(f->sources[i].series, series))
+			return true;
+	return false;
+}
+
+static void source_copy(struct cause_source *to,
+			const struct cause_source *from)
+{
+	*to = *from;
+	to->series = xstrdup(from->series);
+	to->version = xstrdup(from->version);
+	to->file = xstrdup(from->file);
+}
+
 /* What every patch of every other stored version declares. */
 static int finder_load(struct cause_finder *f, struct err *err)
 {
@@ -987,8 +1123,7 @@ static int finder_load(struct cause_finder *f, struct err *err)
 					const char *n = decls.slots[d].name;
 					struct cause_source *src;
 
-					if (!n || watch_set_find(&f->names, n,
-								 strlen(n)))
+					if (!n || finder_has(f, n, names[i]))
 						continue;
 					watch_set_add(&f->names, n, WATCH_ANY);
 					ALLOC_GROW(f->sources, f->nr + 1,
@@ -1015,24 +1150,32 @@ static int finder_load(struct cause_finder *f, struct err *err)
 }
 
 int cause_finder_find(void *ctx, const char *name, const char *path,
-		      struct cause_source *out, struct err *err)
+		      struct cause_source *out, struct cause_source *also,
+		      struct err *err)
 {
 	struct cause_finder *f = ctx;
 	const char *slash = path ? strrchr(path, '/') : NULL;
 	int error;
 
 	memset(out, 0, sizeof(*out));
+	memset(also, 0, sizeof(*also));
 	if (!f->loaded && (error = finder_load(f, err)) < 0)
 		return error;
-	if (watch_set_find(&f->names, name, strlen(name)))
-		for (size_t i = 0; i < f->nr; i++)
-			if (!strcmp(f->source_names[i], name)) {
-				*out = f->sources[i];
-				out->series = xstrdup(f->sources[i].series);
-				out->version = xstrdup(f->sources[i].version);
-				out->file = xstrdup(f->sources[i].file);
-				return 0;
+	if (watch_set_find(&f->names, name, strlen(name))) {
+		for (size_t i = 0; i < f->nr; i++) {
+			if (strcmp(f->source_names[i], name))
+				continue;
+			if (out->kind == SOURCE_NONE) {
+				source_copy(out, &f->sources[i]);
+				continue;
 			}
+			/* another series adds it too: two candidates */
+			source_copy(also, &f->sources[i]);
+			break;
+		}
+		if (out->kind != SOURCE_NONE)
+			return 0;
+	}
 	if (f->history && !f->hist_tried) {
 		f->hist_tried = true;
 		if (tree_open(&f->hist, f->history, err) < 0) {

@@ -56,6 +56,10 @@ struct cause_name {
 	char *tag;   /* "struct" for a tag, else NULL */
 	enum cause_use use;
 	struct cause_source source;
+	/* a second candidate that adds it (another series of the
+	 * workspace): kind SOURCE_NONE unless where it comes from is not
+	 * known for sure, and then no prerequisite is proposed */
+	struct cause_source also;
 };
 
 struct cause {
@@ -123,18 +127,22 @@ size_t cause_defs_find(const struct cause_defs *d, const char *name,
 
 /* ---- checking names ---- */
 
-/* Finds where a name missing from the target's path comes from. */
+/* Finds where a missing name comes from: *out, and *also a second
+ * candidate when two series of the workspace add it (else kind NONE). */
 struct cause_lookup {
 	int (*fn)(void *ctx, const char *name, const char *path,
-		  struct cause_source *out, struct err *err);
+		  struct cause_source *out, struct cause_source *also,
+		  struct err *err);
 	void *ctx;
 };
 
 /*
  * The lookup of a workspace and a target: the patches of every other
  * series and version stored in the workspace (what their added lines
- * declare), then the target's kernel.history (tree_pickaxe under the
- * file's folder and include/).  Both are read on the first lookup.
+ * declare; a name two series add has two candidates), then the target's
+ * kernel.history (tree_pickaxe under the file's folder and include/: the
+ * oldest commit that makes the word appear).  Both are read on the
+ * first lookup.
  */
 struct cause_finder {
 	const char *root;            /* the workspace */
@@ -156,7 +164,8 @@ void cause_finder_init(struct cause_finder *f, const char *root,
 void cause_finder_release(struct cause_finder *f);
 /* The cause_lookup function of a finder (ctx: the finder). */
 int cause_finder_find(void *ctx, const char *name, const char *path,
-		      struct cause_source *out, struct err *err);
+		      struct cause_source *out, struct cause_source *also,
+		      struct err *err);
 
 struct cause_check {
 	struct ident_view *view;        /* the file in the target */
@@ -193,5 +202,30 @@ void cause_names_free(struct cause_name *names, size_t nr);
 /* "needs struct x, which this tree defines nowhere (added by ...)" */
 void cause_names_text(struct buf *out, const struct cause_name *names,
 		      size_t nr);
+
+/* ---- prerequisites (adaptation rule 6: proposed, never applied) ---- */
+
+/*
+ * One prerequisite of a hunk: the patch or commit that adds names it
+ * needs.  Borrowed from the cause's names: source and names point into
+ * them.  also: a second candidate (kind SOURCE_NONE but when the names'
+ * origin is ambiguous: nothing is then proposed).
+ */
+struct cause_prereq {
+	const struct cause_source *source, *also;
+	const char **names;
+	size_t nr_names;
+};
+
+/* The prerequisites of c, one per distinct source (and candidate), in
+ * the order of its names; *out is new (cause_prereqs_free). */
+void cause_prereqs(struct cause_prereq **out, size_t *nr,
+		   const struct cause *c);
+void cause_prereqs_free(struct cause_prereq *p, size_t nr);
+/* "prerequisite: 0003 of this series" / "upstream commit 0123456789ab"
+ * / "port@v1 0001", or for an ambiguous one "prerequisite not known:
+ * x is added by both a@v1 0001 and b@v1 0002"; appended with "; " to
+ * out (nothing when c has none). */
+void cause_prereqs_text(struct buf *out, const struct cause *c);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapt_conv.h"
 #include "debsrc.h"
 #include "fs.h"
 #include "refresh.h"
@@ -77,6 +78,7 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	struct resolution_ctx rc = { j->root, v->name };
 	struct cause_finder finder;
 	struct cause_lookup lookup = { cause_finder_find, &finder };
+	struct adapt_conv conv;
 	int error;
 
 	co.apply.load_blob = load_blob;
@@ -87,6 +89,11 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	cause_finder_init(&finder, j->root, v->name, v->version,
 			  j->target.history);
 	co.lookup = &lookup;
+	/* what the series converts, for adaptation's rule 5 (adapt_conv.c):
+	 * a series whose conversion cannot be learned adapts without it */
+	if (adapt_conv_learn(&conv, j->root, v, err) < 0)
+		err_release(err);
+	co.apply.conv = &conv;
 	{
 		/* fingerprints cost a tree lookup per file: only when there
 		 * is a recorded resolution to find */
@@ -104,6 +111,7 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	co.no_ref = true;
 	error = carry_series(res, j->repo, base, v, j->target.name, &co, err);
 	cause_finder_release(&finder);
+	adapt_conv_release(&conv);
 	if (!error && co.resolution) /* a person's accepted proposals */
 		resolve_mark_accepted(res, j->root, v->name);
 	if (!error && opts->patch_texts)

@@ -265,6 +265,29 @@ static json_t *json_source(const struct cause_source *src)
 	return o;
 }
 
+/* Adaptation rule 6: the patches or commits proposed (never applied). */
+static json_t *json_prereqs(const struct cause *c)
+{
+	struct cause_prereq *p;
+	size_t nr;
+	json_t *a = json_array();
+
+	cause_prereqs(&p, &nr, c);
+	for (size_t i = 0; i < nr; i++) {
+		json_t *o = json_object(), *names = json_array();
+
+		for (size_t k = 0; k < p[i].nr_names; k++)
+			json_array_append_new(names,
+					      report_json_str(p[i].names[k]));
+		json_object_set_new(o, "source", json_source(p[i].source));
+		json_object_set_new(o, "also", json_source(p[i].also));
+		json_object_set_new(o, "names", names);
+		json_array_append_new(a, o);
+	}
+	cause_prereqs_free(p, nr);
+	return a;
+}
+
 json_t *report_json_cause(const struct cause *c)
 {
 	json_t *o, *names, *failed;
@@ -290,9 +313,11 @@ json_t *report_json_cause(const struct cause *c)
 		json_object_set_new(no, "use",
 				    json_string(cause_use_name(n->use)));
 		json_object_set_new(no, "source", json_source(&n->source));
+		json_object_set_new(no, "also", json_source(&n->also));
 		json_array_append_new(names, no);
 	}
 	json_object_set_new(o, "names", names);
+	json_object_set_new(o, "prerequisites", json_prereqs(c));
 	for (size_t i = 0; i < c->nr_patches; i++)
 		json_array_append_new(failed,
 				      json_integer((json_int_t)c->patches[i]));

@@ -244,6 +244,7 @@ static struct cause *load_cause(json_t *o)
 			if (!strcmp(cause_use_name((enum cause_use)k), use))
 				n->use = (enum cause_use)k;
 		load_source(&n->source, json_object_get(v, "source"));
+		load_source(&n->also, json_object_get(v, "also"));
 	}
 	arr = json_object_get(o, "failed_patches");
 	c->nr_patches = json_array_size(arr);

@@ -203,7 +203,7 @@ wq@v1 on t2 (kcarry/wq/v1/t2)
          fs/btrfs/async-thread.c hunk 1: conflict: context does not match near line 4; 3-way merge with the hunk conflicts at lines 4-9
   0002 conflict          btrfs: halve the active limit
          fs/btrfs/async-thread.c hunk 1: conflict: removed lines not found near line 4; 3-way merge with the hunk conflicts at lines 4-9
-           cause: normal: no such member in this tree (added by 0001 of this series, which did not apply); limit_active: no such member in this tree (added by 0001 of this series, which did not apply); struct __btrfs_workqueue: no such type in this tree (added by 0001 of this series, which did not apply); it meets lines of patch 0001, which did not apply
+           cause: normal: no such member in this tree (added by 0001 of this series, which did not apply); limit_active: no such member in this tree (added by 0001 of this series, which did not apply); struct __btrfs_workqueue: no such type in this tree (added by 0001 of this series, which did not apply); it meets lines of patch 0001, which did not apply; prerequisite, not applied: 0001 of this series
          touches lines of failed patch 0001
   summary: 2 conflict
 EOT
@@ -280,6 +280,7 @@ expect_stdout <<EOT
 stable@v1 on old (kcarry/stable/v1/old)
   0001 offset            [risk] btrfs: fix use-after-free of block device file in __btrfs_free_extra_devids() (1 hunk +6)
          fs/btrfs/volumes.c hunk 1: offset at line 18 (offset +6) RISK: bdev_file: no such member in this tree (introduced upstream by $port "btrfs: port device access to file")
+           cause: bdev_file: no such member in this tree (introduced upstream by $port "btrfs: port device access to file"); prerequisite, not applied: upstream commit $port
   summary: 1 offset, 1 placement risk
 EOT
 # a series of the workspace that adds it is named first, and stacks-on
@@ -289,7 +290,7 @@ expect_stdout <<'EOT'
 stable@v1 on old (kcarry/stable/v1/old)
   0001 offset            [risk] btrfs: fix use-after-free of block device file in __btrfs_free_extra_devids() (1 hunk +6)
          fs/btrfs/volumes.c hunk 1: offset at line 18 (offset +6) RISK: bdev_file: no such member in this tree (added by port@v1 0001)
-           cause: bdev_file: no such member in this tree (added by port@v1 0001); series.stacks-on = port would bring it
+           cause: bdev_file: no such member in this tree (added by port@v1 0001); prerequisite, not applied: port@v1 0001; series.stacks-on = port would bring it
   summary: 1 offset, 1 placement risk
 EOT
 # stacked on it, the member is there: clean
