@@ -10,7 +10,9 @@
 #include "report.h"
 
 /* A patch outcome as the diff sees it. */
-enum state { ST_UNKNOWN, ST_APPLIES, ST_UPSTREAM, ST_FAILS };
+/* ST_ADAPTED waits for a person (or a build): worse than applying,
+ * better than failing */
+enum state { ST_UNKNOWN, ST_APPLIES, ST_UPSTREAM, ST_ADAPTED, ST_FAILS };
 
 struct diff_ctx {
 	json_t *regressions, *fixes, *upstreamed;
@@ -44,6 +46,8 @@ static enum state state_of(const char *outcome)
 			return ST_APPLIES;
 	if (!strcmp(outcome, "already-applied"))
 		return ST_UPSTREAM;
+	if (!strcmp(outcome, "adapted"))
+		return ST_ADAPTED;
 	if (!strcmp(outcome, "conflict") || !strcmp(outcome, "partial"))
 		return ST_FAILS;
 	return ST_UNKNOWN; /* not-tried, an outcome this kcarry does not know */
@@ -100,11 +104,13 @@ static void compare_outcome(const struct diff_ctx *dc, const json_t *bp,
 	enum state b = state_of(bo), n = state_of(no);
 	struct item it = { np, "outcome", bo ? bo : "unknown", no };
 
-	if (n == ST_FAILS && b != ST_FAILS)
+	if ((n == ST_FAILS && b != ST_FAILS) ||
+	    (n == ST_ADAPTED && b != ST_ADAPTED && b != ST_FAILS))
 		add(dc->regressions, dc, &it);
 	else if (n == ST_UPSTREAM && b != ST_UPSTREAM)
 		add(dc->upstreamed, dc, &it);
-	else if (b == ST_FAILS && n == ST_APPLIES)
+	else if ((b == ST_FAILS && (n == ST_APPLIES || n == ST_ADAPTED)) ||
+		 (b == ST_ADAPTED && n == ST_APPLIES))
 		add(dc->fixes, dc, &it);
 }
 
