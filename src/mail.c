@@ -66,7 +66,7 @@ static int hexval(int c)
 }
 
 /* Append s with every run of whitespace folded to one space, trimmed. */
-static void add_folded(struct buf *out, const char *s, size_t n)
+void mail_add_folded(struct buf *out, const char *s, size_t n)
 {
 	bool space = false;
 	size_t start = out->len;
@@ -83,11 +83,11 @@ static void add_folded(struct buf *out, const char *s, size_t n)
 	}
 }
 
-static char *folded_dup(const char *s, size_t n)
+char *mail_folded_dup(const char *s, size_t n)
 {
 	struct buf b = BUF_INIT;
 
-	add_folded(&b, s, n);
+	mail_add_folded(&b, s, n);
 	return buf_detach(&b, NULL);
 }
 
@@ -614,7 +614,7 @@ static char *clean_name(const char *s, size_t n)
 			buf_addc(&raw, s[i]);
 	}
 	mail_decode_header(&dec, raw.ptr, raw.len);
-	name = folded_dup(dec.ptr, dec.len);
+	name = mail_folded_dup(dec.ptr, dec.len);
 	buf_release(&raw);
 	buf_release(&dec);
 	if (!*name) {
@@ -852,7 +852,7 @@ static const char *hdrs_get(const struct hdrs *h, const char *name)
 }
 
 /* "Name: value" (also the obsolete "Name : value"): the name's length. */
-static bool header_line(struct span l, size_t *name_len, size_t *colon)
+bool mail_header_line(struct span l, size_t *name_len, size_t *colon)
 {
 	size_t i = 0;
 
@@ -895,7 +895,7 @@ static int read_headers(struct hdrs *h, struct cursor *c,
 			cursor_next(c, &l, NULL);
 			continue;
 		}
-		if (!header_line(t, &name_len, &colon)) {
+		if (!mail_header_line(t, &name_len, &colon)) {
 			struct buf ex = BUF_INIT;
 			int code;
 
@@ -964,7 +964,7 @@ static void fill_fields(struct mail *m, const struct hdrs *h)
 	if ((v = hdrs_get(h, "Subject"))) {
 		buf_reset(&b);
 		mail_decode_header(&b, v, strlen(v));
-		m->subject = folded_dup(b.ptr, b.len);
+		m->subject = mail_folded_dup(b.ptr, b.len);
 	}
 	if ((v = hdrs_get(h, "Date"))) {
 		m->date = span_dup(span_trim(span_from(v)));
@@ -1170,7 +1170,7 @@ static void mime_release(struct mime *mi)
 }
 
 /* Whether a diff starts at the line at p. */
-static bool diff_starts(const char *p, const char *end)
+bool mail_diff_starts(const char *p, const char *end)
 {
 	struct cursor c;
 	struct span a;
@@ -1191,14 +1191,14 @@ static bool diff_starts(const char *p, const char *end)
  * Offset of the first unquoted diff in s ("diff --git ", or "--- " then
  * "+++ " then "@@ "); quoted lines start with '>' and never match.
  */
-static bool find_diff(const char *s, size_t n, size_t *off)
+bool mail_find_diff(const char *s, size_t n, size_t *off)
 {
 	const char *p = s, *end = s + n;
 
 	while (p < end) {
 		const char *nl;
 
-		if ((*p == 'd' || *p == '-') && diff_starts(p, end)) {
+		if ((*p == 'd' || *p == '-') && mail_diff_starts(p, end)) {
 			if (off)
 				*off = (size_t)(p - s);
 			return true;
@@ -1224,7 +1224,7 @@ static void unflow(struct buf *b, bool delsp)
 	struct span l;
 	int depth = -1;
 
-	find_diff(b->ptr, b->len, &stop);
+	mail_find_diff(b->ptr, b->len, &stop);
 	cursor_init(&c, b->ptr, stop);
 	while (cursor_next(&c, &l, NULL)) {
 		int d = 0;
@@ -1295,7 +1295,7 @@ static void add_text(struct buf *out, const struct buf *raw, const char *cs)
 {
 	size_t off = raw->len;
 
-	find_diff(raw->ptr, raw->len, &off);
+	mail_find_diff(raw->ptr, raw->len, &off);
 	mail_to_utf8(out, raw->ptr, off, cs);
 	add_raw_text(out, raw->ptr + off, raw->len - off);
 }
@@ -1321,7 +1321,7 @@ static void leaf_part(struct walk *w, const struct mime *mi, struct span body,
 			unflow(&m->body, mi->delsp);
 		w->have_body = true;
 	} else if (!memchr(raw.ptr, '\0', raw.len) &&
-		   find_diff(raw.ptr, raw.len, NULL)) {
+		   mail_find_diff(raw.ptr, raw.len, NULL)) {
 		struct buf *att;
 
 		ALLOC_GROW(m->attachments, m->nr_attachments + 1, w->alloc_att);
@@ -1527,7 +1527,7 @@ out:
 }
 
 /* "From <40 hex> ...": git format-patch's first line. */
-static bool commit_from_line(struct span l, char sha[41])
+bool mail_commit_line(struct span l, char sha[41])
 {
 	l = span_chomp_cr(l);
 	if (l.len < 45 || !span_starts_with(l, "From "))
@@ -1600,7 +1600,7 @@ int mail_parse(struct mail *m, const char *data, size_t len,
 		return error;
 	cursor_init(&c, data, len);
 	if (cursor_peek(&c, &l) && is_first_from_line(l)) {
-		has_sha = commit_from_line(l, sha);
+		has_sha = mail_commit_line(l, sha);
 		cursor_next(&c, &l, NULL);
 		px.base = 2;
 	}
@@ -1662,7 +1662,7 @@ static int read_mbox(struct mail_list *l, const char *data, size_t len,
 		struct pctx px = { path, c.lineno, true };
 		size_t sep = c.lineno - 1;
 		char sha[41];
-		bool has_sha = commit_from_line(line, sha);
+		bool has_sha = mail_commit_line(line, sha);
 		struct mail *m;
 
 		buf_reset(&msg);
@@ -1709,7 +1709,7 @@ bool mail_is_mbox(const char *data, size_t len)
 	while (cursor_peek(&c, &line) && span_blank(line))
 		cursor_next(&c, &line, NULL);
 	return cursor_peek(&c, &line) &&
-	       (is_from_line(line) || commit_from_line(line, sha));
+	       (is_from_line(line) || mail_commit_line(line, sha));
 }
 
 int mail_read_mbox(struct mail_list *l, const char *data, size_t len,
@@ -1750,7 +1750,7 @@ static int read_file(struct mail_list *l, const char *path, bool skip_other,
 	if (is_first_from_line(line)) {
 		error = read_mbox(l, data.ptr, data.len, path, err);
 	} else if (skip_other &&
-		   !header_line(span_chomp_cr(line), &name_len, &colon)) {
+		   !mail_header_line(span_chomp_cr(line), &name_len, &colon)) {
 		error = 0;
 	} else {
 		struct pctx px = { path, c.lineno, true };
@@ -1996,7 +1996,7 @@ void subject_parse(struct subject_info *si, const char *subject)
 		}
 		break;
 	}
-	si->title = folded_dup(p, strlen(p));
+	si->title = mail_folded_dup(p, strlen(p));
 }
 
 void subject_info_release(struct subject_info *si)
@@ -2105,7 +2105,7 @@ static void split_body(struct span body, struct span *msg, struct span *rest)
 			return;
 		}
 		if ((*l.ptr == 'd' || *l.ptr == '-') &&
-		    diff_starts(l.ptr, end)) {
+		    mail_diff_starts(l.ptr, end)) {
 			*msg = span_of(body.ptr, (size_t)(l.ptr - body.ptr));
 			*rest = span_of(l.ptr, (size_t)(end - l.ptr));
 			return;
@@ -2191,7 +2191,7 @@ static char *reply_trailer(struct span l)
 		return NULL;
 	buf_adds(&b, keys[k]);
 	buf_adds(&b, ": ");
-	add_folded(&b, val.ptr, val.len);
+	mail_add_folded(&b, val.ptr, val.len);
 	return buf_detach(&b, NULL);
 }
 
@@ -2457,7 +2457,7 @@ static bool failed_report(const struct mail *m, struct span *embedded)
 		l.ptr++;
 		l.len--;
 	}
-	if (!commit_from_line(l, sha))
+	if (!mail_commit_line(l, sha))
 		return false;
 	*embedded = span_of(l.ptr, (size_t)(m->body.ptr + m->body.len - l.ptr));
 	return true;
@@ -2469,10 +2469,10 @@ static bool is_format_patch(const struct buf *b)
 	size_t name_len, colon;
 	char sha[41];
 
-	if (commit_from_line(l, sha))
+	if (mail_commit_line(l, sha))
 		return true;
 	l = span_chomp_cr(l);
-	if (!header_line(l, &name_len, &colon))
+	if (!mail_header_line(l, &name_len, &colon))
 		return false;
 	l.len = name_len;
 	return span_eq_ci(l, "From") || span_eq_ci(l, "Subject") ||
@@ -2574,15 +2574,15 @@ static void classify(struct finder *f, size_t i)
 				cand_subject(add_cand(f, i, in), in,
 					     nr_fp == 1 ? &nd->si : NULL);
 		}
-		if (!nr_fp && (find_diff(m->body.ptr, m->body.len, NULL) ||
+		if (!nr_fp && (mail_find_diff(m->body.ptr, m->body.len, NULL) ||
 			       m->nr_attachments)) {
 			struct cand *cd = add_cand(f, i, NULL);
 			cand_subject(cd, m, NULL);
 			cd->si.index = nd->si.index;
 			cd->si.total = nd->si.total;
-			for (size_t k = 0; k < m->nr_attachments &&
-					   !find_diff(m->body.ptr, m->body.len,
-						      NULL);
+			for (size_t k = 0;
+			     k < m->nr_attachments &&
+			     !mail_find_diff(m->body.ptr, m->body.len, NULL);
 			     k++)
 				buf_add(&cd->diffs, m->attachments[k].ptr,
 					m->attachments[k].len);

@@ -205,4 +205,27 @@ void mail_parse_address(const char *value, char **name, char **email);
  */
 bool mail_parse_date(const char *value, long long *epoch, int *tz);
 
+/*
+ * Pieces of message reading that the readers of patch mail share (the
+ * series finder, subjects, trailers).
+ */
+/* Append s with every run of whitespace folded to one space, trimmed. */
+void mail_add_folded(struct buf *out, const char *s, size_t n);
+/* The same, as a new string. */
+char *mail_folded_dup(const char *s, size_t n);
+/* "Name: value" (also the obsolete "Name : value"): the name's length in
+ * *name_len, where the colon is in *colon; false when l is no header. */
+bool mail_header_line(struct span l, size_t *name_len, size_t *colon);
+/* Whether a diff ("diff --git ", or "--- " then "+++ " then "@@ ")
+ * starts at the line at p. */
+bool mail_diff_starts(const char *p, const char *end);
+/*
+ * Whether s holds an unquoted diff, and where it starts in *off (when off
+ * is not NULL); quoted lines start with '>' and never match.
+ */
+bool mail_find_diff(const char *s, size_t n, size_t *off);
+/* "From <40 hex> ...", git format-patch's first line: its sha, lower case,
+ * in sha. */
+bool mail_commit_line(struct span l, char sha[41]);
+
 #endif
