@@ -9,6 +9,7 @@
 #include "debsrc.h"
 #include "fs.h"
 #include "mail.h"
+#include "thread.h"
 #include "tree.h"
 
 #define MAX_PATCH_FILE (64UL * 1024 * 1024)
