@@ -10,7 +10,7 @@
  * scanner, the function it is in and its view of the current file-scope
  * declaration.
  */
-struct depths {
+struct ctok_depths {
 	int brace, paren;
 	struct span func;      /* the function whose body we are in */
 	bool typed;            /* a type was seen: "name(" declares */
@@ -28,27 +28,27 @@ struct depths {
  * set to what the first branch left, so that branches which each open a
  * function body (a prototype per configuration) do not unbalance the file.
  */
-enum cond_kind {
-	COND_ANY, /* scan all branches */
-	COND_IF0, /* dead until #else/#elif */
-	COND_IF1, /* live until #else/#elif, then dead */
-	COND_TAKEN, /* the live #else of an '#if 0' */
+enum ctok_cond_kind {
+	CTOK_COND_ANY, /* scan all branches */
+	CTOK_COND_IF0, /* dead until #else/#elif */
+	CTOK_COND_IF1, /* live until #else/#elif, then dead */
+	CTOK_COND_TAKEN, /* the live #else of an '#if 0' */
 };
 
-struct cond {
-	enum cond_kind kind;
+struct ctok_cond {
+	enum ctok_cond_kind kind;
 	bool outer_dead;
 	bool seen_else;
-	struct depths at_if, first;
+	struct ctok_depths at_if, first;
 };
 
-struct conds {
-	struct cond *v;
+struct ctok_conds {
+	struct ctok_cond *v;
 	size_t nr, alloc;
 	bool dead;
 };
 
-enum cond_op { COND_OP_IF, COND_OP_ELIF, COND_OP_ELSE, COND_OP_ENDIF };
+enum ctok_op { CTOK_OP_IF, CTOK_OP_ELIF, CTOK_OP_ELSE, CTOK_OP_ENDIF };
 
 static bool expr_is_literal(struct lexer *sub, const char *lit)
 {
@@ -64,50 +64,50 @@ static bool expr_is_literal(struct lexer *sub, const char *lit)
  * Apply one conditional directive; sub is positioned after its name (for
  * #if, to tell '#if 0' apart).
  */
-static void cond_apply(struct conds *cs, enum cond_op op, struct lexer *sub,
-		       struct depths *d)
+static void ctok_cond_apply(struct ctok_conds *cs, enum ctok_op op,
+			    struct lexer *sub, struct ctok_depths *d)
 {
-	struct cond *c;
+	struct ctok_cond *c;
 
-	if (op == COND_OP_IF) {
-		struct cond n = { COND_ANY, cs->dead, false, *d, *d };
+	if (op == CTOK_OP_IF) {
+		struct ctok_cond n = { CTOK_COND_ANY, cs->dead, false, *d, *d };
 		struct lexer probe = *sub;
 
 		if (expr_is_literal(&probe, "0"))
-			n.kind = COND_IF0;
+			n.kind = CTOK_COND_IF0;
 		else if (expr_is_literal(sub, "1"))
-			n.kind = COND_IF1;
+			n.kind = CTOK_COND_IF1;
 		ALLOC_GROW(cs->v, cs->nr + 1, cs->alloc);
 		cs->v[cs->nr++] = n;
-		cs->dead = n.outer_dead || n.kind == COND_IF0;
+		cs->dead = n.outer_dead || n.kind == CTOK_COND_IF0;
 		return;
 	}
 	if (!cs->nr)
 		return; /* stray: ignore */
 	c = &cs->v[cs->nr - 1];
-	if (op == COND_OP_ENDIF) {
-		if (c->kind == COND_ANY && c->seen_else)
+	if (op == CTOK_OP_ENDIF) {
+		if (c->kind == CTOK_COND_ANY && c->seen_else)
 			*d = c->first;
 		cs->dead = c->outer_dead;
 		cs->nr--;
 		return;
 	}
 	switch (c->kind) {
-	case COND_ANY:
+	case CTOK_COND_ANY:
 		if (!c->seen_else) {
 			c->seen_else = true;
 			c->first = *d;
 		}
 		*d = c->at_if;
 		break;
-	case COND_IF0:
+	case CTOK_COND_IF0:
 		/* the first branch that may be compiled starts here */
-		c->kind = op == COND_OP_ELIF ? COND_ANY : COND_TAKEN;
+		c->kind = op == CTOK_OP_ELIF ? CTOK_COND_ANY : CTOK_COND_TAKEN;
 		c->at_if = *d;
 		break;
-	case COND_IF1:
-	case COND_TAKEN:
-		c->kind = COND_IF1; /* everything after is dead */
+	case CTOK_COND_IF1:
+	case CTOK_COND_TAKEN:
+		c->kind = CTOK_COND_IF1; /* everything after is dead */
 		cs->dead = true;
 		return;
 	}
@@ -115,21 +115,21 @@ static void cond_apply(struct conds *cs, enum cond_op op, struct lexer *sub,
 }
 
 /* The conditional op a directive name means, or -1. */
-static int cond_op(const struct token *name, bool *is_if)
+static int ctok_cond_op(const struct token *name, bool *is_if)
 {
 	*is_if = false;
 	if (TOK_IS(name, "if") || TOK_IS(name, "ifdef") ||
 	    TOK_IS(name, "ifndef")) {
 		*is_if = true;
-		return COND_OP_IF;
+		return CTOK_OP_IF;
 	}
 	if (TOK_IS(name, "elif") || TOK_IS(name, "elifdef") ||
 	    TOK_IS(name, "elifndef"))
-		return COND_OP_ELIF;
+		return CTOK_OP_ELIF;
 	if (TOK_IS(name, "else"))
-		return COND_OP_ELSE;
+		return CTOK_OP_ELSE;
 	if (TOK_IS(name, "endif"))
-		return COND_OP_ENDIF;
+		return CTOK_OP_ENDIF;
 	return -1;
 }
 
@@ -139,21 +139,21 @@ struct pool {
 	size_t nr, alloc;
 };
 
-static char *pool_add(char ***v, size_t *nr, size_t *alloc, char *s)
+static char *ctok_pool_add(char ***v, size_t *nr, size_t *alloc, char *s)
 {
 	ALLOC_GROW(*v, *nr + 1, *alloc);
 	(*v)[(*nr)++] = s;
 	return s;
 }
 
-static void pool_free(char **v, size_t nr)
+static void ctok_pool_free(char **v, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
 		free(v[i]);
 	free(v);
 }
 
-static bool has_nul(const char *text, size_t len)
+static bool ctok_has_nul(const char *text, size_t len)
 {
 	return memchr(text, '\0', len) != NULL;
 }
@@ -161,12 +161,12 @@ static bool has_nul(const char *text, size_t len)
 /* ------------------------------------------------------------------ */
 /* Exports */
 
-struct tokv {
+struct ctok_list {
 	struct token *v;
 	size_t nr, alloc;
 };
 
-static void tokv_push(struct tokv *tv, const struct token *t)
+static void ctok_list_push(struct ctok_list *tv, const struct token *t)
 {
 	ALLOC_GROW(tv->v, tv->nr + 1, tv->alloc);
 	tv->v[tv->nr++] = *t;
@@ -178,7 +178,7 @@ struct macro {
 	bool variadic;
 	struct span *params;
 	size_t nparams, params_alloc;
-	struct tokv body;
+	struct ctok_list body;
 };
 
 struct file_ctx {
@@ -282,7 +282,7 @@ static const struct macro *find_macro(const struct exports_ctx *x,
 }
 
 /* Index of the token closing the group opened at t[i], or n. */
-static size_t match_group(const struct token *t, size_t i, size_t n)
+static size_t ctok_match_group(const struct token *t, size_t i, size_t n)
 {
 	int depth = 0;
 
@@ -306,16 +306,16 @@ static size_t match_group(const struct token *t, size_t i, size_t n)
 	return n;
 }
 
-static bool is_open(const struct token *t)
+static bool ctok_is_open(const struct token *t)
 {
 	return tok_punct(t, '(') || tok_punct(t, '[') || tok_punct(t, '{');
 }
 
 /* Past an attribute word at t[i] and its argument list. */
-static size_t skip_attr(const struct token *t, size_t i, size_t n)
+static size_t ctok_skip_attr(const struct token *t, size_t i, size_t n)
 {
 	if (i + 1 < n && tok_punct(&t[i + 1], '('))
-		return match_group(t, i + 1, n) + 1;
+		return ctok_match_group(t, i + 1, n) + 1;
 	return i + 1;
 }
 
@@ -325,8 +325,8 @@ static size_t skip_attr(const struct token *t, size_t i, size_t n)
  * '=', ':' or the end.  With need_type, a lone identifier is a type
  * ("btrfs_func_t" in a prototype), not a name.
  */
-static bool find_name(const struct token *t, size_t n, bool need_type,
-		      size_t *idx)
+static bool ctok_find_name(const struct token *t, size_t n, bool need_type,
+			   size_t *idx)
 {
 	bool seen_type = false, cand_typed = false, have = false;
 	size_t cand = 0;
@@ -334,13 +334,13 @@ static bool find_name(const struct token *t, size_t n, bool need_type,
 	for (size_t i = 0; i < n; i++) {
 		if (tok_punct(&t[i], '(') && i + 1 < n &&
 		    (tok_punct(&t[i + 1], '*') || tok_punct(&t[i + 1], '^'))) {
-			size_t m = match_group(t, i, n), j = i + 1, k;
+			size_t m = ctok_match_group(t, i, n), j = i + 1, k;
 
 			while (j < m && (tok_punct(&t[j], '*') ||
 					 word_class(&t[j]) == WORD_QUAL ||
 					 word_class(&t[j]) == WORD_ATTR))
 				j++;
-			if (find_name(t + j, m - j, false, &k)) {
+			if (ctok_find_name(t + j, m - j, false, &k)) {
 				*idx = j + k;
 				return true;
 			}
@@ -351,8 +351,8 @@ static bool find_name(const struct token *t, size_t n, bool need_type,
 
 		if (tok_punct(tk, '=') || tok_punct(tk, ':'))
 			break;
-		if (is_open(tk)) {
-			i = match_group(t, i, n);
+		if (ctok_is_open(tk)) {
+			i = ctok_match_group(t, i, n);
 			continue;
 		}
 		if (tk->type != TOK_IDENT)
@@ -366,7 +366,7 @@ static bool find_name(const struct token *t, size_t n, bool need_type,
 			have = true;
 			break;
 		case WORD_ATTR:
-			i = skip_attr(t, i, n) - 1;
+			i = ctok_skip_attr(t, i, n) - 1;
 			break;
 		case WORD_TYPE:
 			seen_type = true;
@@ -381,7 +381,7 @@ static bool find_name(const struct token *t, size_t n, bool need_type,
 		case WORD_TYPEOF:
 			seen_type = true;
 			have = false;
-			i = skip_attr(t, i, n) - 1;
+			i = ctok_skip_attr(t, i, n) - 1;
 			break;
 		default:
 			break;
@@ -443,13 +443,13 @@ static void emit_range(struct emit *e, const struct token *t, size_t a,
 			continue;
 		wc = word_class(&t[k]);
 		if (wc == WORD_ATTR) {
-			k = skip_attr(t, k, b) - 1;
+			k = ctok_skip_attr(t, k, b) - 1;
 			continue;
 		}
 		if (wc == WORD_STORAGE)
 			continue;
-		if (is_open(&t[k])) {
-			size_t m = match_group(t, k, b);
+		if (ctok_is_open(&t[k])) {
+			size_t m = ctok_match_group(t, k, b);
 			bool params = tok_punct(&t[k], '(') && k > a &&
 				      (tok_punct(&t[k - 1], ')') ||
 				       k - 1 == drop);
@@ -476,8 +476,8 @@ static void emit_params(struct emit *e, const struct token *t, size_t a,
 	for (size_t k = a; k <= b; k++) {
 		size_t idx;
 
-		if (k < b && is_open(&t[k])) {
-			k = match_group(t, k, b);
+		if (k < b && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, b);
 			continue;
 		}
 		if (k < b && !tok_punct(&t[k], ','))
@@ -485,7 +485,7 @@ static void emit_params(struct emit *e, const struct token *t, size_t a,
 		if (s < k) {
 			if (s > a)
 				emit_tok(e, ",", 1);
-			if (find_name(t + s, k - s, true, &idx))
+			if (ctok_find_name(t + s, k - s, true, &idx))
 				emit_range(e, t, s, k, s + idx);
 			else
 				emit_range(e, t, s, k, SIZE_MAX);
@@ -521,15 +521,15 @@ static char *function_signature(const struct token *t, size_t name,
  * The function declarator in a declaration: the first identifier followed
  * by '(' that is not an attribute and comes after some type.
  */
-static bool find_function(const struct token *t, size_t n, size_t *name)
+static bool ctok_find_function(const struct token *t, size_t n, size_t *name)
 {
 	bool typed = false;
 
 	for (size_t i = 0; i < n; i++) {
 		enum word_class wc;
 
-		if (is_open(&t[i])) {
-			i = match_group(t, i, n);
+		if (ctok_is_open(&t[i])) {
+			i = ctok_match_group(t, i, n);
 			continue;
 		}
 		if (tok_punct(&t[i], '=') || tok_punct(&t[i], ','))
@@ -539,7 +539,7 @@ static bool find_function(const struct token *t, size_t n, size_t *name)
 		wc = word_class(&t[i]);
 		if (wc == WORD_ATTR || wc == WORD_TYPEOF) {
 			typed |= wc == WORD_TYPEOF;
-			i = skip_attr(t, i, n) - 1;
+			i = ctok_skip_attr(t, i, n) - 1;
 			continue;
 		}
 		if (wc == WORD_TAG) {
@@ -562,28 +562,28 @@ static bool find_function(const struct token *t, size_t n, size_t *name)
 }
 
 /* Whether t[0..n) before a '{' is a function definition's head. */
-static bool is_function_head(const struct token *t, size_t n, size_t *name)
+static bool ctok_is_function_head(const struct token *t, size_t n, size_t *name)
 {
 	size_t m;
 
-	if (!find_function(t, n, name))
+	if (!ctok_find_function(t, n, name))
 		return false;
-	m = match_group(t, *name + 1, n);
+	m = ctok_match_group(t, *name + 1, n);
 	for (size_t i = m + 1; i < n; i++) {
 		if (word_class(&t[i]) != WORD_ATTR)
 			return false;
-		i = skip_attr(t, i, n) - 1;
+		i = ctok_skip_attr(t, i, n) - 1;
 	}
 	return m < n;
 }
 
-static bool has_storage(const struct token *t, size_t n, const char *word)
+static bool ctok_has_storage(const struct token *t, size_t n, const char *word)
 {
 	size_t len = strlen(word);
 
 	for (size_t i = 0; i < n; i++) {
-		if (is_open(&t[i]))
-			i = match_group(t, i, n);
+		if (ctok_is_open(&t[i]))
+			i = ctok_match_group(t, i, n);
 		else if (t[i].type == TOK_IDENT && tok_is(&t[i], word, len))
 			return true;
 	}
@@ -599,10 +599,10 @@ static void export_function(struct exports_ctx *x, const struct file_ctx *f,
 			    const struct token *t, size_t n, size_t name,
 			    bool definition)
 {
-	size_t rparen = match_group(t, name + 1, n);
+	size_t rparen = ctok_match_group(t, name + 1, n);
 
 	if (!f->header &&
-	    (!definition || has_storage(t, name, "static")))
+	    (!definition || ctok_has_storage(t, name, "static")))
 		return;
 	export(x, f, tok_dup(&t[name]), WATCH_FUNCTION, t[name].line,
 	       function_signature(t, name, name + 1, rparen));
@@ -614,8 +614,8 @@ static void export_enum_consts(struct exports_ctx *x, const struct file_ctx *f,
 	bool at_start = true;
 
 	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k])) {
-			k = match_group(t, k, b);
+		if (ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, b);
 			continue;
 		}
 		if (tok_punct(&t[k], ',')) {
@@ -648,12 +648,12 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 		size_t n;
 	} args[32];
 	size_t nargs = 0, s = 2;
-	struct tokv out = { NULL, 0, 0 };
+	struct ctok_list out = { NULL, 0, 0 };
 	bool paste = false;
 
 	for (size_t k = 2; k <= rparen; k++) {
-		if (k < rparen && is_open(&t[k])) {
-			k = match_group(t, k, rparen);
+		if (k < rparen && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, rparen);
 			continue;
 		}
 		if (k < rparen && !tok_punct(&t[k], ','))
@@ -680,7 +680,7 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 		if (tok_punct(bt, '#') && b + 1 < m->body.nr) {
 			static const struct token str = { TOK_STRING, "\"\"", 2,
 							  0, 0 };
-			tokv_push(&out, &str);
+			ctok_list_push(&out, &str);
 			b++;
 			paste = false;
 			continue;
@@ -704,7 +704,7 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 						       (int)last->len, last->p,
 						       (int)src->len, src->p);
 
-				pool_add(&x->pool.v, &x->pool.nr,
+				ctok_pool_add(&x->pool.v, &x->pool.nr,
 					 &x->pool.alloc, joined);
 				last->p = joined;
 				last->len = strlen(joined);
@@ -713,7 +713,7 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 					last->type = TOK_IDENT;
 				continue;
 			}
-			tokv_push(&out, &src[k]);
+			ctok_list_push(&out, &src[k]);
 		}
 		paste = false;
 	}
@@ -740,15 +740,15 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 	if (t[0].type == TOK_IDENT && n >= 3 && tok_punct(&t[1], '(') &&
 	    (m = find_macro(x, &t[0])) && m->funclike &&
 	    x->expand_depth < 4) {
-		size_t r = match_group(t, 1, n);
+		size_t r = ctok_match_group(t, 1, n);
 
 		if (r < n)
 			expand(x, f, m, t, r);
 		return;
 	}
-	is_typedef = has_storage(t, n, "typedef");
-	is_static = has_storage(t, n, "static");
-	is_extern = has_storage(t, n, "extern");
+	is_typedef = ctok_has_storage(t, n, "typedef");
+	is_static = ctok_has_storage(t, n, "static");
+	is_extern = ctok_has_storage(t, n, "extern");
 
 	/* struct/union/enum with a body, or a forward declaration */
 	for (size_t i = 0; i < n; i++) {
@@ -769,7 +769,7 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 			}
 			break;
 		}
-		close = match_group(t, open, n);
+		close = ctok_match_group(t, open, n);
 		if (open == i + 2)
 			tag = tag_name(&t[i], &t[i + 1]);
 		if (tag && f->header) {
@@ -789,7 +789,7 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 		break;
 	}
 
-	if (!spec_end && find_function(t, n, &name)) {
+	if (!spec_end && ctok_find_function(t, n, &name)) {
 		export_function(x, f, t, n, name, false);
 		return;
 	}
@@ -801,20 +801,21 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 		size_t idx;
 		bool need_type = first == 0 && !spec_end;
 
-		if (k < n && is_open(&t[k])) {
-			k = match_group(t, k, n);
+		if (k < n && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, n);
 			continue;
 		}
 		if (k < n && !tok_punct(&t[k], ','))
 			continue;
 		end = first;
 		while (end < k && !tok_punct(&t[end], '='))
-			end = is_open(&t[end]) ? match_group(t, end, k) + 1 :
-						 end + 1;
+			end = ctok_is_open(&t[end])
+				      ? ctok_match_group(t, end, k) + 1
+				      : end + 1;
 		if (end > k)
 			end = k;
-		if (end > first && find_name(t + first, end - first, need_type,
-					     &idx)) {
+		if (end > first && ctok_find_name(t + first, end - first,
+						  need_type, &idx)) {
 			size_t at = first + idx;
 			enum watch_kind kind = is_typedef ? WATCH_TYPE :
 							    WATCH_VARIABLE;
@@ -827,8 +828,9 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 					if (tok_punct(&t[head], '*') ||
 					    tok_punct(&t[head], '('))
 						break;
-					if (is_open(&t[head]))
-						head = match_group(t, head, at);
+					if (ctok_is_open(&t[head]))
+						head = ctok_match_group(t, head,
+									at);
 				}
 			} else {
 				struct buf b = BUF_INIT;
@@ -862,7 +864,8 @@ static bool ends_macro_call(const struct token *t, size_t n, size_t total)
 {
 	return n >= 3 && n < total && t[0].type == TOK_IDENT &&
 	       word_class(&t[0]) == WORD_NAME && tok_punct(&t[1], '(') &&
-	       match_group(t, 1, n) == n - 1 && t[n].line > t[n - 1].line &&
+	       ctok_match_group(t, 1, n) == n - 1 &&
+	       t[n].line > t[n - 1].line &&
 	       t[n].type == TOK_IDENT && word_class(&t[n]) != WORD_ATTR;
 }
 
@@ -888,9 +891,10 @@ static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
 				    ends_macro_call(t + i, j - i + 1, n - i))
 					break;
 			} else if (*tk->p == '{' && !depth) {
-				size_t close = match_group(t, j, n);
+				size_t close = ctok_match_group(t, j, n);
 
-				if (is_function_head(t + i, j - i, &name)) {
+				if (ctok_is_function_head(t + i, j - i,
+							  &name)) {
 					export_function(x, f, t + i, j - i,
 							name, true);
 					i = close + 1;
@@ -956,7 +960,7 @@ static void read_define(struct exports_ctx *x, const struct file_ctx *f,
 		sig = buf_detach(&b, NULL);
 	}
 	for (lex(sub, &t); t.type != TOK_EOF; lex(sub, &t))
-		tokv_push(&m.body, &t);
+		ctok_list_push(&m.body, &t);
 	if (f->header && !(guard && !m.funclike && !m.body.nr &&
 			   tok_is(guard, name.p, name.len)))
 		export(x, f, tok_dup(&name), WATCH_MACRO, name.line, sig);
@@ -986,11 +990,11 @@ static int find_conflict_marker(const struct watch_source *s, size_t *line)
 	return 0;
 }
 
-static size_t fragment_start(const char *text, size_t len);
+static size_t ctok_fragment_start(const char *text, size_t len);
 
 /* One declaration of a fragment: braces it leaves open are closed. */
 static void parse_chunk(struct exports_ctx *x, const struct file_ctx *f,
-			struct tokv *tv)
+			struct ctok_list *tv)
 {
 	static const struct token close = { TOK_PUNCT, "}", 1, 0, 0, 0 };
 	size_t from = x->nfound, cfrom = x->nctags;
@@ -1006,7 +1010,7 @@ static void parse_chunk(struct exports_ctx *x, const struct file_ctx *f,
 		return;
 	}
 	for (int i = 0; i < depth; i++)
-		tokv_push(tv, &close);
+		ctok_list_push(tv, &close);
 	parse_decls(x, f, tv->v, tv->nr);
 	for (size_t k = from; depth && k < x->nfound; k++)
 		if (x->found[k].kind == WATCH_TYPE)
@@ -1022,23 +1026,23 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 	struct file_ctx f = { s->path, ends_with(s->path, ".h") };
 	struct lexer lx;
 	struct token t, guard = { TOK_EOF, NULL, 0, 0, 0 };
-	struct tokv tv = { NULL, 0, 0 };
-	struct conds cs = { NULL, 0, 0, false };
-	struct depths d;
+	struct ctok_list tv = { NULL, 0, 0 };
+	struct ctok_conds cs = { NULL, 0, 0, false };
+	struct ctok_depths d;
 	size_t line;
 	bool guard_next = false, started = false;
 	int error = 0;
 
 	memset(&d, 0, sizeof(d));
 
-	if (has_nul(s->text, s->len))
+	if (ctok_has_nul(s->text, s->len))
 		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
 			       s->path);
 	if (find_conflict_marker(s, &line) < 0)
 		return err_set(err, ERR_PARSE, "%s:%zu: conflict marker",
 			       s->path, line);
 	if (s->fragment) {
-		size_t start = fragment_start(s->text, s->len), l = 1;
+		size_t start = ctok_fragment_start(s->text, s->len), l = 1;
 
 		for (size_t i = 0; i < start; i++)
 			l += s->text[i] == '\n';
@@ -1056,18 +1060,18 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 
 			directive_lexer(&sub, &t, lx.line_start);
 			lex(&sub, &name);
-			op = cond_op(&name, &is_if);
+			op = ctok_cond_op(&name, &is_if);
 			if (op >= 0) {
 				/*
 				 * Tokens go to one flat list: the branches
 				 * after one that leaves braces unbalanced are
 				 * dropped rather than rewound.
 				 */
-				struct cond *top = cs.nr ? &cs.v[cs.nr - 1] :
-							   NULL;
+				struct ctok_cond *top =
+					cs.nr ? &cs.v[cs.nr - 1] : NULL;
 				bool unbalanced = top && !is_if &&
-						  op != COND_OP_ENDIF &&
-						  top->kind == COND_ANY &&
+						  op != CTOK_OP_ENDIF &&
+						  top->kind == CTOK_COND_ANY &&
 						  d.brace != top->at_if.brace;
 
 				if (TOK_IS(&name, "ifndef") && !tv.nr &&
@@ -1078,11 +1082,12 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 					guard_next = true;
 				}
 				if (unbalanced) {
-					top->kind = COND_IF1;
+					top->kind = CTOK_COND_IF1;
 					cs.dead = true;
 					continue;
 				}
-				cond_apply(&cs, (enum cond_op)op, &sub, &d);
+				ctok_cond_apply(&cs, (enum ctok_op)op, &sub,
+						&d);
 				continue;
 			}
 			if (!cs.dead && TOK_IS(&name, "define"))
@@ -1101,14 +1106,14 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 				started = true;
 			}
 			if (started)
-				tokv_push(&tv, &t);
+				ctok_list_push(&tv, &t);
 			continue;
 		}
 		if (tok_punct(&t, '{'))
 			d.brace++;
 		else if (tok_punct(&t, '}'))
 			d.brace--;
-		tokv_push(&tv, &t);
+		ctok_list_push(&tv, &t);
 	}
 	if (s->fragment)
 		parse_chunk(x, &f, &tv);
@@ -1172,8 +1177,8 @@ int watch_exports(struct watch_exports *ex, const struct watch_source *files,
 	}
 	free_symbols(x.ctags, x.nctags);
 	free_symbols(x.found, x.nfound);
-	pool_free(x.fwd, x.nfwd);
-	pool_free(x.pool.v, x.pool.nr);
+	ctok_pool_free(x.fwd, x.nfwd);
+	ctok_pool_free(x.pool.v, x.pool.nr);
 	for (size_t i = 0; i < x.nmacros; i++) {
 		free(x.macros[i].params);
 		free(x.macros[i].body.v);
@@ -1410,7 +1415,7 @@ void watch_refs_init(struct watch_refs *refs)
 void watch_refs_release(struct watch_refs *refs)
 {
 	free(refs->v);
-	pool_free(refs->pool, refs->pool_nr);
+	ctok_pool_free(refs->pool, refs->pool_nr);
 	watch_refs_init(refs);
 }
 
@@ -1445,8 +1450,8 @@ struct scan {
 	const char *path_str;   /* interned on the first ref */
 	struct lexer lx;
 	struct tokq q;
-	struct conds cs;
-	struct depths d;
+	struct ctok_conds cs;
+	struct ctok_depths d;
 	const char *func_str;   /* d.func interned, when func_key matches */
 	const char *func_key;
 	size_t decl_ref;        /* first ref of the current declaration */
@@ -1456,7 +1461,7 @@ struct scan {
 
 static const char *intern(struct watch_refs *out, const char *p, size_t len)
 {
-	return pool_add(&out->pool, &out->pool_nr, &out->pool_alloc,
+	return ctok_pool_add(&out->pool, &out->pool_nr, &out->pool_alloc,
 			xstrndup(p, len));
 }
 
@@ -1490,13 +1495,13 @@ static void add_ref(struct scan *s, const struct watch_set_entry *e,
 	r->kind = kind;
 }
 
-static bool is_member_op(const struct token *t)
+static bool ctok_is_member_op(const struct token *t)
 {
 	return t->type == TOK_PUNCT &&
 	       ((t->len == 1 && *t->p == '.') || TOK_IS(t, "->"));
 }
 
-static bool is_tag_keyword(const struct token *t)
+static bool ctok_is_tag_keyword(const struct token *t)
 {
 	return t->type == TOK_IDENT && t->len >= 4 && t->len <= 6 &&
 	       (TOK_IS(t, "struct") || TOK_IS(t, "union") || TOK_IS(t, "enum"));
@@ -1507,7 +1512,7 @@ static const struct watch_set_entry *lookup(const struct scan *s,
 					    const struct token *prev,
 					    const struct token *t)
 {
-	if (is_tag_keyword(prev)) {
+	if (ctok_is_tag_keyword(prev)) {
 		char kw[8];
 
 		memcpy(kw, prev->p, prev->len);
@@ -1535,13 +1540,13 @@ static void scan_directive(struct scan *s, const struct token *dt)
 
 	directive_lexer(&sub, dt, s->lx.line_start);
 	lex(&sub, &name);
-	op = cond_op(&name, &is_if);
+	op = ctok_cond_op(&name, &is_if);
 	if (op >= 0) {
 		bool was_dead = s->cs.dead;
 		struct lexer probe = sub;
 
-		cond_apply(&s->cs, (enum cond_op)op, &probe, &s->d);
-		if (op == COND_OP_ELSE || op == COND_OP_ENDIF || s->cs.dead ||
+		ctok_cond_apply(&s->cs, (enum ctok_op)op, &probe, &s->d);
+		if (op == CTOK_OP_ELSE || op == CTOK_OP_ENDIF || s->cs.dead ||
 		    (was_dead && is_if))
 			return;
 	} else if (s->cs.dead) {
@@ -1566,7 +1571,7 @@ static void scan_directive(struct scan *s, const struct token *dt)
 		lex(&sub, &next);
 		/* skip members, defined(), #param and the parts of a##b */
 		if (t.type == TOK_IDENT && set_may_have(s->set, t.len) &&
-		    !is_member_op(&prev) && !TOK_IS(&t, "defined") &&
+		    !ctok_is_member_op(&prev) && !TOK_IS(&t, "defined") &&
 		    !(prev.type == TOK_PUNCT && *prev.p == '#') &&
 		    !(next.type == TOK_PUNCT && TOK_IS(&next, "##")) &&
 		    (e = lookup(s, &prev, &t))) {
@@ -1604,7 +1609,7 @@ static enum watch_ref_kind classify(const struct scan *s,
 	const struct token *p = &s->prev, *t = &s->cur, *n = &s->next;
 	bool call = tok_punct(n, '(');
 
-	if (is_tag_keyword(p)) {
+	if (ctok_is_tag_keyword(p)) {
 		if (tok_punct(n, '{'))
 			return WATCH_REF_DECL;
 		if (tok_punct(n, ';') && at_file_scope(s) &&
@@ -1767,7 +1772,7 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 	struct scan s;
 	struct token t;
 
-	if (has_nul(text, len))
+	if (ctok_has_nul(text, len))
 		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
 			       path);
 	memset(&s, 0, sizeof(s));
@@ -1797,7 +1802,7 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 			const struct watch_set_entry *e;
 
 			if (set_may_have(set, t.len) &&
-			    !is_member_op(&s.prev) &&
+			    !ctok_is_member_op(&s.prev) &&
 			    (e = lookup(&s, &s.prev, &t)))
 				add_ref(&s, e, &t, classify(&s, e), NULL);
 			if (at_file_scope(&s))
@@ -1866,7 +1871,7 @@ void watch_c_release(struct watch_c *c)
 	free(c->ids);
 	free(c->funcs);
 	free(c->includes);
-	pool_free(c->pastes, c->nr_pastes);
+	ctok_pool_free(c->pastes, c->nr_pastes);
 	watch_c_init(c);
 }
 
@@ -1896,12 +1901,12 @@ struct cscan {
 	struct watch_c *out;
 	unsigned flags;
 	struct lexer lx;
-	struct conds cs;
+	struct ctok_conds cs;
 	struct cstate *saved; /* per open #if: at the #if, then the first
 			       * branch's end */
 	bool *seen_else;
 	size_t nr_saved, alloc_saved, alloc_seen;
-	struct tokv unit;
+	struct ctok_list unit;
 	struct cctx *stack; /* stack[0] is the top */
 	size_t depth, alloc;
 	int paren;
@@ -1983,7 +1988,7 @@ static bool looks_declaration(const struct token *t, size_t n)
 		if (wc == WORD_STORAGE || wc == WORD_QUAL)
 			continue;
 		if (wc == WORD_ATTR) {
-			i = skip_attr(t, i, n) - 1;
+			i = ctok_skip_attr(t, i, n) - 1;
 			continue;
 		}
 		if (wc == WORD_TYPE || wc == WORD_TAG || wc == WORD_TYPEOF)
@@ -1998,7 +2003,8 @@ static bool looks_declaration(const struct token *t, size_t n)
 	for (j = i + 1; j < n && t[j].type == TOK_IDENT &&
 			(word_class(&t[j]) == WORD_QUAL ||
 			 word_class(&t[j]) == WORD_ATTR);)
-		j = word_class(&t[j]) == WORD_ATTR ? skip_attr(t, j, n) : j + 1;
+		j = word_class(&t[j]) == WORD_ATTR ? ctok_skip_attr(t, j, n)
+						   : j + 1;
 	if (j < n && t[j].type == TOK_IDENT && word_class(&t[j]) == WORD_NAME)
 		return true;
 	if (j < n && tok_punct(&t[j], '*')) {
@@ -2023,7 +2029,7 @@ static void mark_type_name(struct cscan *s, size_t a, size_t b)
 	const struct token *t = s->unit.v;
 
 	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k]) || tok_punct(&t[k], '=') ||
+		if (ctok_is_open(&t[k]) || tok_punct(&t[k], '=') ||
 		    tok_punct(&t[k], '*'))
 			return;
 		if (t[k].type != TOK_IDENT)
@@ -2046,15 +2052,15 @@ static void mark_declarators(struct cscan *s, size_t a, size_t b,
 	size_t first = a, idx;
 
 	for (size_t k = a; k <= b; k++) {
-		if (k < b && is_open(&t[k])) {
-			k = match_group(t, k, b);
+		if (k < b && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, b);
 			continue;
 		}
 		if (k < b && !tok_punct(&t[k], ','))
 			continue;
 		if (first < k &&
-		    find_name(t + first, k - first, need_type && first == a,
-			      &idx)) {
+		    ctok_find_name(t + first, k - first,
+				   need_type && first == a, &idx)) {
 			mark(s, first + idx, kind);
 			if (first == a && need_type)
 				mark_type_name(s, a, first + idx);
@@ -2067,11 +2073,11 @@ static void mark_declarators(struct cscan *s, size_t a, size_t b,
 static void mark_macro_args(struct cscan *s, size_t open, size_t n)
 {
 	const struct token *t = s->unit.v;
-	size_t close = match_group(t, open, n), a = open + 1;
+	size_t close = ctok_match_group(t, open, n), a = open + 1;
 
 	for (size_t k = open + 1; k <= close && k < n; k++) {
-		if (k < close && is_open(&t[k])) {
-			k = match_group(t, k, close);
+		if (k < close && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, close);
 			continue;
 		}
 		if (k < close && !tok_punct(&t[k], ','))
@@ -2098,16 +2104,16 @@ static void mark_all_macro_args(struct cscan *s, size_t a, size_t b)
 static void mark_param_group(struct cscan *s, size_t open, size_t n)
 {
 	const struct token *t = s->unit.v;
-	size_t close = match_group(t, open, n), a = open + 1, idx;
+	size_t close = ctok_match_group(t, open, n), a = open + 1, idx;
 
 	for (size_t k = open + 1; k <= close && k < n; k++) {
-		if (k < close && is_open(&t[k])) {
-			k = match_group(t, k, close);
+		if (k < close && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, close);
 			continue;
 		}
 		if (k < close && !tok_punct(&t[k], ','))
 			continue;
-		if (a < k && find_name(t + a, k - a, true, &idx)) {
+		if (a < k && ctok_find_name(t + a, k - a, true, &idx)) {
 			mark(s, a + idx, WATCH_DECL_LOCAL);
 			mark_type_name(s, a, a + idx);
 		} else if (a < k) {
@@ -2133,8 +2139,8 @@ static void mark_declarator_params(struct cscan *s, size_t a, size_t b)
 			return;
 		if (tok_punct(&t[k], '(') && tok_punct(&t[k - 1], ')'))
 			mark_param_group(s, k, b);
-		if (is_open(&t[k]))
-			k = match_group(t, k, b);
+		if (ctok_is_open(&t[k]))
+			k = ctok_match_group(t, k, b);
 	}
 }
 
@@ -2145,8 +2151,8 @@ static void mark_enum_items(struct cscan *s, size_t a, size_t b)
 	bool at_start = true;
 
 	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k])) {
-			k = match_group(t, k, b);
+		if (ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, b);
 			at_start = false;
 			continue;
 		}
@@ -2180,8 +2186,8 @@ static bool looks_enum_items(const struct token *t, size_t a, size_t b)
 			at_start = false;
 			continue;
 		}
-		if (is_open(&t[k]))
-			k = match_group(t, k, b);
+		if (ctok_is_open(&t[k]))
+			k = ctok_match_group(t, k, b);
 	}
 	return any;
 }
@@ -2207,8 +2213,8 @@ static bool control_word(const struct token *t)
 static size_t top_assign(const struct token *t, size_t a, size_t b)
 {
 	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k]))
-			k = match_group(t, k, b);
+		if (ctok_is_open(&t[k]))
+			k = ctok_match_group(t, k, b);
 		else if (tok_punct(&t[k], '='))
 			return k;
 	}
@@ -2225,9 +2231,10 @@ static void mark_declaration(struct cscan *s, size_t a, size_t n,
 	const struct token *t = s->unit.v;
 	size_t name;
 
-	if (has_storage(t + a, n - a, "typedef"))
+	if (ctok_has_storage(t + a, n - a, "typedef"))
 		kind = WATCH_DECL_TYPEDEF;
-	if (kind != WATCH_DECL_TYPEDEF && find_function(t + a, n - a, &name)) {
+	if (kind != WATCH_DECL_TYPEDEF &&
+	    ctok_find_function(t + a, n - a, &name)) {
 		mark(s, a + name, kind == WATCH_DECL_MEMBER ? WATCH_DECL_MEMBER
 							    : WATCH_DECL_FUNCTION);
 		mark_type_name(s, a, a + name);
@@ -2261,9 +2268,9 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		if (t[i].type != TOK_IDENT || word_class(&t[i]) != WORD_NAME ||
 		    builtin_name(t[i].p, t[i].len))
 			continue;
-		if (p && is_member_op(p))
+		if (p && ctok_is_member_op(p))
 			s->cls[i] = WATCH_ID_MEMBER;
-		else if (p && is_tag_keyword(p))
+		else if (p && ctok_is_tag_keyword(p))
 			s->cls[i] = WATCH_ID_TAG;
 		else if (p && is_word(p, "goto"))
 			s->cls[i] = WATCH_ID_LABEL;
@@ -2304,7 +2311,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 	} else if (kind == CCTX_INIT) {
 		/* designators are members already; nothing declares */
 	} else if (term == '{' && (kind == CCTX_TOP || kind == CCTX_BLOCK) &&
-		   a < n && is_function_head(t + a, n - a, &name) &&
+		   a < n && ctok_is_function_head(t + a, n - a, &name) &&
 		   (kind == CCTX_TOP || (s->flags & WATCH_FRAGMENT))) {
 		struct watch_func *f;
 
@@ -2320,18 +2327,19 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		f->last = 0;
 		func = (long)s->out->nr_funcs++;
 	} else if (term == '{' && a < n &&
-		   ((n - a >= 1 && is_tag_keyword(&t[n - 1])) ||
-		    (n - a >= 2 && is_tag_keyword(&t[n - 2]) &&
+		   ((n - a >= 1 && ctok_is_tag_keyword(&t[n - 1])) ||
+		    (n - a >= 2 && ctok_is_tag_keyword(&t[n - 2]) &&
 		     t[n - 1].type == TOK_IDENT))) {
 		/* struct x {, typedef union {, enum {: the tag, then a body */
-		size_t kw = is_tag_keyword(&t[n - 1]) ? n - 1 : n - 2;
+		size_t kw = ctok_is_tag_keyword(&t[n - 1]) ? n - 1 : n - 2;
 
 		if (kw + 1 < n)
 			mark(s, kw + 1, WATCH_DECL_TAG);
 		open = is_word(&t[kw], "enum") ? CCTX_ENUM : CCTX_RECORD;
 		cpush(s, open, -1);
 		ctop(s)->declarators = kw > a || kind == CCTX_RECORD;
-		ctop(s)->is_typedef = has_storage(t + a, kw - a, "typedef");
+		ctop(s)->is_typedef =
+			ctok_has_storage(t + a, kw - a, "typedef");
 		s->unit.nr = 0;
 		goto emit;
 	} else if (term == '{' && top_assign(t, a, n) < n) {
@@ -2348,7 +2356,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 			mark_all_macro_args(s, a, n);
 	} else if (decl_ctx && a < n && is_word(&t[a], "for") && a + 1 < n &&
 		   tok_punct(&t[a + 1], '(')) {
-		size_t close = match_group(t, a + 1, n), semi = a + 2;
+		size_t close = ctok_match_group(t, a + 1, n), semi = a + 2;
 
 		while (semi < close && !tok_punct(&t[semi], ';'))
 			semi++;
@@ -2356,7 +2364,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 			mark_declarators(s, a + 2, semi, WATCH_DECL_LOCAL, true);
 		mark_all_macro_args(s, a, n);
 	} else if (decl_ctx && term == ';' && n - a == 2 &&
-		   is_tag_keyword(&t[a]) && t[a + 1].type == TOK_IDENT) {
+		   ctok_is_tag_keyword(&t[a]) && t[a + 1].type == TOK_IDENT) {
 		mark(s, a + 1, WATCH_DECL_TAG); /* struct x; */
 	} else if (decl_ctx && a < n && !control_word(&t[a]) &&
 		   looks_declaration(t + a, n - a)) {
@@ -2425,14 +2433,14 @@ static void add_paste(struct watch_c *c, bool prefix, const struct token *t)
 			free(p);
 			return;
 		}
-	pool_add(&c->pastes, &c->nr_pastes, &c->alloc_pastes, p);
+	ctok_pool_add(&c->pastes, &c->nr_pastes, &c->alloc_pastes, p);
 }
 
 /* #define NAME(params) body: the name, the body's names, its pastes. */
 static void c_define(struct cscan *s, struct lexer *sub)
 {
 	struct token name, t;
-	struct tokv params = { NULL, 0, 0 }, body = { NULL, 0, 0 };
+	struct ctok_list params = { NULL, 0, 0 }, body = { NULL, 0, 0 };
 
 	lex(sub, &name);
 	if (name.type != TOK_IDENT)
@@ -2443,10 +2451,10 @@ static void c_define(struct cscan *s, struct lexer *sub)
 		for (lex(sub, &t); t.type != TOK_EOF && !tok_punct(&t, ')');
 		     lex(sub, &t))
 			if (t.type == TOK_IDENT)
-				tokv_push(&params, &t);
+				ctok_list_push(&params, &t);
 	}
 	for (lex(sub, &t); t.type != TOK_EOF; lex(sub, &t))
-		tokv_push(&body, &t);
+		ctok_list_push(&body, &t);
 	for (size_t i = 0; i < body.nr; i++) {
 		const struct token *b = &body.v[i];
 		bool param = false, pasted;
@@ -2469,8 +2477,8 @@ static void c_define(struct cscan *s, struct lexer *sub)
 		    word_class(b) != WORD_NAME || builtin_name(b->p, b->len))
 			continue;
 		add_id(s->out, b,
-		       i && is_member_op(&body.v[i - 1]) ? WATCH_ID_MEMBER
-		       : i && is_tag_keyword(&body.v[i - 1]) ? WATCH_ID_TAG
+		       i && ctok_is_member_op(&body.v[i - 1]) ? WATCH_ID_MEMBER
+		       : i && ctok_is_tag_keyword(&body.v[i - 1]) ? WATCH_ID_TAG
 		       : i + 1 < body.nr && tok_punct(&body.v[i + 1], '(')
 			       ? WATCH_ID_CALL
 			       : WATCH_ID_USE,
@@ -2512,7 +2520,7 @@ static bool macro_calls_only(const struct token *t, size_t n)
 		if (i + 1 >= n || t[i].type != TOK_IDENT ||
 		    word_class(&t[i]) != WORD_NAME || !tok_punct(&t[i + 1], '('))
 			return false;
-		i = match_group(t, i + 1, n);
+		i = ctok_match_group(t, i + 1, n);
 		if (i == n)
 			return false;
 		i++;
@@ -2524,18 +2532,18 @@ static void c_directive(struct cscan *s, const struct token *dt)
 {
 	struct lexer sub;
 	struct token name;
-	struct depths dummy;
+	struct ctok_depths dummy;
 	bool is_if;
 	int op;
 
 	memset(&dummy, 0, sizeof(dummy));
 	directive_lexer(&sub, dt, s->lx.line_start);
 	lex(&sub, &name);
-	op = cond_op(&name, &is_if);
+	op = ctok_cond_op(&name, &is_if);
 	if (op >= 0) {
 		struct cstate now = { s->depth, s->paren, s->unit.nr };
 
-		if (op == COND_OP_IF) {
+		if (op == CTOK_OP_IF) {
 			ALLOC_GROW(s->saved, s->nr_saved + 1, s->alloc_saved);
 			ALLOC_GROW(s->seen_else, s->nr_saved + 1, s->alloc_seen);
 			s->saved[s->nr_saved] = now;
@@ -2543,7 +2551,7 @@ static void c_directive(struct cscan *s, const struct token *dt)
 		} else if (s->nr_saved) {
 			struct cstate *at = &s->saved[s->nr_saved - 1];
 
-			if (op == COND_OP_ENDIF) {
+			if (op == CTOK_OP_ENDIF) {
 				if (s->seen_else[s->nr_saved - 1]) {
 					s->depth = at->depth;
 					s->paren = at->paren;
@@ -2569,7 +2577,7 @@ static void c_directive(struct cscan *s, const struct token *dt)
 				(void)if_state;
 			}
 		}
-		cond_apply(&s->cs, (enum cond_op)op, &sub, &dummy);
+		ctok_cond_apply(&s->cs, (enum ctok_op)op, &sub, &dummy);
 		return;
 	}
 	if (s->cs.dead)
@@ -2586,7 +2594,7 @@ static void c_directive(struct cscan *s, const struct token *dt)
  * kernel comment style) and past the rest of a macro body it starts
  * inside (lines ending in a backslash, no #define).
  */
-static size_t fragment_start(const char *text, size_t len)
+static size_t ctok_fragment_start(const char *text, size_t len)
 {
 	const char *end = text + len, *p = text;
 	const char *close = NULL;
@@ -2665,14 +2673,14 @@ int watch_scan_c(struct watch_c *out, const char *path, const char *text,
 	struct token t;
 	size_t start = 0, line = 1;
 
-	if (has_nul(text, len))
+	if (ctok_has_nul(text, len))
 		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
 			       path);
 	memset(&s, 0, sizeof(s));
 	s.out = out;
 	s.flags = flags;
 	if (flags & WATCH_FRAGMENT)
-		start = fragment_start(text, len);
+		start = ctok_fragment_start(text, len);
 	for (size_t i = 0; i < start; i++)
 		line += text[i] == '\n';
 	lexer_init(&s.lx, text + start, len - start, line,
@@ -2709,7 +2717,7 @@ int watch_scan_c(struct watch_c *out, const char *path, const char *text,
 		else if (t.type == TOK_PUNCT && t.len == 1 &&
 			 (*t.p == ')' || *t.p == ']'))
 			s.paren--;
-		tokv_push(&s.unit, &t);
+		ctok_list_push(&s.unit, &t);
 	}
 	if (s.unit.nr)
 		end_unit(&s, 0, NULL);
