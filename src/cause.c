@@ -1,5 +1,6 @@
 #include "cause.h"
 
+#include "cnames.h"
 #include "series.h"
 
 #include <ctype.h>

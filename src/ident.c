@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cnames.h"
 #include "fs.h"
 
 /* Quoted includes are followed this deep (a header that includes one). */

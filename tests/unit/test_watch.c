@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "cnames.h"
 #include "watch.h"
 
 /* The watched files of one fixture version, read and parsed. */
