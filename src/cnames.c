@@ -47,23 +47,23 @@ static bool builtin_name(const char *name, size_t len)
 	return false;
 }
 
-bool watch_is_builtin(const char *name, size_t len)
+bool cnames_is_builtin(const char *name, size_t len)
 {
 	return word_lookup(name, len) != WORD_NAME || builtin_name(name, len);
 }
 
-void watch_c_init(struct watch_c *c)
+void cnames_init(struct cnames *c)
 {
 	memset(c, 0, sizeof(*c));
 }
 
-void watch_c_release(struct watch_c *c)
+void cnames_release(struct cnames *c)
 {
 	free(c->ids);
 	free(c->funcs);
 	free(c->includes);
 	ctok_pool_free(c->pastes, c->nr_pastes);
-	watch_c_init(c);
+	cnames_init(c);
 }
 
 enum cctx_kind {
@@ -89,7 +89,7 @@ struct cstate {
 };
 
 struct cscan {
-	struct watch_c *out;
+	struct cnames *out;
 	unsigned flags;
 	struct lexer lx;
 	struct ctok_conds cs;
@@ -103,7 +103,7 @@ struct cscan {
 	int paren;
 	bool after_record; /* the unit declares what follows a record's '}' */
 	bool after_typedef;
-	enum watch_decl_kind after_kind;
+	enum cnames_decl_kind after_kind;
 	int *cls;         /* per unit token: its kind, -1 for none */
 	int *decl;
 	size_t cls_alloc, decl_alloc;
@@ -128,11 +128,11 @@ static bool macro_like(const struct token *t)
 	       (upper_name(t) || (t->len > 2 && t->p[0] == '_' && t->p[1] == '_'));
 }
 
-static void add_id(struct watch_c *c, const struct token *t,
-		   enum watch_id_kind kind, enum watch_decl_kind decl,
+static void add_id(struct cnames *c, const struct token *t,
+		   enum cnames_id_kind kind, enum cnames_decl_kind decl,
 		   bool directive)
 {
-	struct watch_id *id;
+	struct cnames_id *id;
 
 	ALLOC_GROW(c->ids, c->nr + 1, c->alloc);
 	id = &c->ids[c->nr++];
@@ -159,9 +159,9 @@ static void cpush(struct cscan *s, enum cctx_kind kind, long func)
 	s->depth++;
 }
 
-static void mark(struct cscan *s, size_t i, enum watch_decl_kind kind)
+static void mark(struct cscan *s, size_t i, enum cnames_decl_kind kind)
 {
-	s->cls[i] = WATCH_ID_DECL;
+	s->cls[i] = CNAMES_ID_DECL;
 	s->decl[i] = (int)kind;
 }
 
@@ -228,8 +228,8 @@ static void mark_type_name(struct cscan *s, size_t a, size_t b)
 		if (word_class(&t[k]) == WORD_TAG)
 			return; /* struct x: a tag */
 		if (word_class(&t[k]) == WORD_NAME) {
-			if (s->cls[k] == WATCH_ID_USE)
-				s->cls[k] = WATCH_ID_TYPE;
+			if (s->cls[k] == CNAMES_ID_USE)
+				s->cls[k] = CNAMES_ID_TYPE;
 			return;
 		}
 	}
@@ -237,7 +237,7 @@ static void mark_type_name(struct cscan *s, size_t a, size_t b)
 
 /* Mark the declarators of the declaration t[a..b) of the unit. */
 static void mark_declarators(struct cscan *s, size_t a, size_t b,
-			     enum watch_decl_kind kind, bool need_type)
+			     enum cnames_decl_kind kind, bool need_type)
 {
 	const struct token *t = s->unit.v;
 	size_t first = a, idx;
@@ -275,7 +275,7 @@ static void mark_macro_args(struct cscan *s, size_t open, size_t n)
 			continue;
 		if (k == a + 1 && t[a].type == TOK_IDENT &&
 		    word_class(&t[a]) == WORD_NAME)
-			mark(s, a, WATCH_DECL_MACRO_ARG);
+			mark(s, a, CNAMES_DECL_MACRO_ARG);
 		a = k + 1;
 	}
 }
@@ -305,7 +305,7 @@ static void mark_param_group(struct cscan *s, size_t open, size_t n)
 		if (k < close && !tok_punct(&t[k], ','))
 			continue;
 		if (a < k && ctok_find_name(t + a, k - a, true, &idx)) {
-			mark(s, a + idx, WATCH_DECL_LOCAL);
+			mark(s, a + idx, CNAMES_DECL_LOCAL);
 			mark_type_name(s, a, a + idx);
 		} else if (a < k) {
 			mark_type_name(s, a, k); /* unnamed: "btrfs_func_t" */
@@ -353,7 +353,7 @@ static void mark_enum_items(struct cscan *s, size_t a, size_t b)
 		}
 		if (at_start && t[k].type == TOK_IDENT &&
 		    word_class(&t[k]) == WORD_NAME)
-			mark(s, k, WATCH_DECL_ENUM_CONST);
+			mark(s, k, CNAMES_DECL_ENUM_CONST);
 		at_start = false;
 	}
 }
@@ -417,17 +417,18 @@ static size_t top_assign(const struct token *t, size_t a, size_t b)
  * kind; is_typedef from the unit.
  */
 static void mark_declaration(struct cscan *s, size_t a, size_t n,
-			     enum watch_decl_kind kind)
+			     enum cnames_decl_kind kind)
 {
 	const struct token *t = s->unit.v;
 	size_t name;
 
 	if (ctok_has_storage(t + a, n - a, "typedef"))
-		kind = WATCH_DECL_TYPEDEF;
-	if (kind != WATCH_DECL_TYPEDEF &&
+		kind = CNAMES_DECL_TYPEDEF;
+	if (kind != CNAMES_DECL_TYPEDEF &&
 	    ctok_find_function(t + a, n - a, &name)) {
-		mark(s, a + name, kind == WATCH_DECL_MEMBER ? WATCH_DECL_MEMBER
-							    : WATCH_DECL_FUNCTION);
+		mark(s, a + name,
+		     kind == CNAMES_DECL_MEMBER ? CNAMES_DECL_MEMBER
+						: CNAMES_DECL_FUNCTION);
 		mark_type_name(s, a, a + name);
 		mark_params(s, a + name, n);
 		return;
@@ -447,8 +448,8 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 	enum cctx_kind open = CCTX_BLOCK;
 	long func = -1;
 	bool decl_ctx = kind == CCTX_TOP || kind == CCTX_BLOCK;
-	enum watch_decl_kind dk = kind == CCTX_BLOCK ? WATCH_DECL_LOCAL
-						     : WATCH_DECL_VARIABLE;
+	enum cnames_decl_kind dk = kind == CCTX_BLOCK ? CNAMES_DECL_LOCAL
+						      : CNAMES_DECL_VARIABLE;
 
 	ALLOC_GROW(s->cls, n + 1, s->cls_alloc);
 	ALLOC_GROW(s->decl, n + 1, s->decl_alloc);
@@ -460,28 +461,28 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		    builtin_name(t[i].p, t[i].len))
 			continue;
 		if (p && ctok_is_member_op(p))
-			s->cls[i] = WATCH_ID_MEMBER;
+			s->cls[i] = CNAMES_ID_MEMBER;
 		else if (p && ctok_is_tag_keyword(p))
-			s->cls[i] = WATCH_ID_TAG;
+			s->cls[i] = CNAMES_ID_TAG;
 		else if (p && is_word(p, "goto"))
-			s->cls[i] = WATCH_ID_LABEL;
+			s->cls[i] = CNAMES_ID_LABEL;
 		else if (i + 1 < n && tok_punct(&t[i + 1], '('))
-			s->cls[i] = WATCH_ID_CALL;
+			s->cls[i] = CNAMES_ID_CALL;
 		else
-			s->cls[i] = WATCH_ID_USE;
+			s->cls[i] = CNAMES_ID_USE;
 	}
-	if (kind == CCTX_TOP && !(s->flags & WATCH_FRAGMENT))
-		dk = WATCH_DECL_VARIABLE;
+	if (kind == CCTX_TOP && !(s->flags & CNAMES_FRAGMENT))
+		dk = CNAMES_DECL_VARIABLE;
 	else if (kind == CCTX_TOP && n && t[0].col != 1)
-		dk = WATCH_DECL_LOCAL;
+		dk = CNAMES_DECL_LOCAL;
 	/* labels, case and default lead a statement; at the top of a
 	 * fragment a label is one of a function the hunk does not open
 	 * (nothing else at file scope starts "name:") */
 	while (decl_ctx && a < n) {
 		if (a + 1 < n && t[a].type == TOK_IDENT &&
 		    word_class(&t[a]) == WORD_NAME && tok_punct(&t[a + 1], ':') &&
-		    (kind != CCTX_TOP || (s->flags & WATCH_FRAGMENT))) {
-			mark(s, a, WATCH_DECL_LABEL);
+		    (kind != CCTX_TOP || (s->flags & CNAMES_FRAGMENT))) {
+			mark(s, a, CNAMES_DECL_LABEL);
 			a += 2;
 		} else if (is_word(&t[a], "case") || is_word(&t[a], "default")) {
 			while (a < n && !tok_punct(&t[a], ':'))
@@ -494,7 +495,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 	if (s->after_record) {
 		/* struct x { ... } a, *b; */
 		s->after_record = false;
-		mark_declarators(s, a, n, s->after_typedef ? WATCH_DECL_TYPEDEF
+		mark_declarators(s, a, n, s->after_typedef ? CNAMES_DECL_TYPEDEF
 							   : s->after_kind,
 				 false);
 	} else if (kind == CCTX_ENUM) {
@@ -503,10 +504,10 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		/* designators are members already; nothing declares */
 	} else if (term == '{' && (kind == CCTX_TOP || kind == CCTX_BLOCK) &&
 		   a < n && ctok_is_function_head(t + a, n - a, &name) &&
-		   (kind == CCTX_TOP || (s->flags & WATCH_FRAGMENT))) {
-		struct watch_func *f;
+		   (kind == CCTX_TOP || (s->flags & CNAMES_FRAGMENT))) {
+		struct cnames_func *f;
 
-		mark(s, a + name, WATCH_DECL_FUNCTION);
+		mark(s, a + name, CNAMES_DECL_FUNCTION);
 		mark_type_name(s, a, a + name);
 		mark_params(s, a + name, n);
 		ALLOC_GROW(s->out->funcs, s->out->nr_funcs + 1,
@@ -525,7 +526,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		size_t kw = ctok_is_tag_keyword(&t[n - 1]) ? n - 1 : n - 2;
 
 		if (kw + 1 < n)
-			mark(s, kw + 1, WATCH_DECL_TAG);
+			mark(s, kw + 1, CNAMES_DECL_TAG);
 		open = is_word(&t[kw], "enum") ? CCTX_ENUM : CCTX_RECORD;
 		cpush(s, open, -1);
 		ctop(s)->declarators = kw > a || kind == CCTX_RECORD;
@@ -542,7 +543,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		open = CCTX_INIT;
 	} else if (kind == CCTX_RECORD && a < n) {
 		if (looks_declaration(t + a, n - a))
-			mark_declaration(s, a, n, WATCH_DECL_MEMBER);
+			mark_declaration(s, a, n, CNAMES_DECL_MEMBER);
 		else
 			mark_all_macro_args(s, a, n);
 	} else if (decl_ctx && a < n && is_word(&t[a], "for") && a + 1 < n &&
@@ -552,22 +553,23 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		while (semi < close && !tok_punct(&t[semi], ';'))
 			semi++;
 		if (looks_declaration(t + a + 2, semi - (a + 2)))
-			mark_declarators(s, a + 2, semi, WATCH_DECL_LOCAL, true);
+			mark_declarators(s, a + 2, semi, CNAMES_DECL_LOCAL,
+					 true);
 		mark_all_macro_args(s, a, n);
 	} else if (decl_ctx && term == ';' && n - a == 2 &&
 		   ctok_is_tag_keyword(&t[a]) && t[a + 1].type == TOK_IDENT) {
-		mark(s, a + 1, WATCH_DECL_TAG); /* struct x; */
+		mark(s, a + 1, CNAMES_DECL_TAG); /* struct x; */
 	} else if (decl_ctx && a < n && !control_word(&t[a]) &&
 		   looks_declaration(t + a, n - a)) {
 		mark_declaration(s, a, n, dk);
 		mark_all_macro_args(s, a, n);
 	} else if (decl_ctx && a < n && kind == CCTX_TOP &&
-		   (s->flags & WATCH_FRAGMENT) && term != ';' &&
+		   (s->flags & CNAMES_FRAGMENT) && term != ';' &&
 		   looks_enum_items(t, a, n)) {
 		mark_enum_items(s, a, n);
 	} else if (a < n && kind == CCTX_TOP && t[a].type == TOK_IDENT &&
 		   a + 1 < n && tok_punct(&t[a + 1], '(') &&
-		   (!(s->flags & WATCH_FRAGMENT) || t[a].col == 1)) {
+		   (!(s->flags & CNAMES_FRAGMENT) || t[a].col == 1)) {
 		/* a call at file scope is a macro: module_param_named(x...) */
 		mark_macro_args(s, a + 1, n);
 		mark_all_macro_args(s, a, n);
@@ -582,10 +584,10 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 emit:
 	for (size_t i = 0; i < n; i++)
 		if (s->cls[i] >= 0)
-			add_id(s->out, &t[i], (enum watch_id_kind)s->cls[i],
-			       s->cls[i] == WATCH_ID_DECL
-				       ? (enum watch_decl_kind)s->decl[i]
-				       : WATCH_DECL_LOCAL,
+			add_id(s->out, &t[i], (enum cnames_id_kind)s->cls[i],
+			       s->cls[i] == CNAMES_ID_DECL
+				       ? (enum cnames_decl_kind)s->decl[i]
+				       : CNAMES_DECL_LOCAL,
 			       false);
 	(void)brace;
 }
@@ -607,14 +609,14 @@ static void close_context(struct cscan *s, const struct token *brace)
 
 		s->after_record = true;
 		s->after_typedef = c->is_typedef;
-		s->after_kind = outer == CCTX_RECORD ? WATCH_DECL_MEMBER
-				: outer == CCTX_BLOCK ? WATCH_DECL_LOCAL
-						      : WATCH_DECL_VARIABLE;
+		s->after_kind = outer == CCTX_RECORD ? CNAMES_DECL_MEMBER
+				: outer == CCTX_BLOCK ? CNAMES_DECL_LOCAL
+						      : CNAMES_DECL_VARIABLE;
 	}
 	s->depth--;
 }
 
-static void add_paste(struct watch_c *c, bool prefix, const struct token *t)
+static void add_paste(struct cnames *c, bool prefix, const struct token *t)
 {
 	char *p = prefix ? xstrfmt("%.*s*", (int)t->len, t->p)
 			 : xstrfmt("*%.*s", (int)t->len, t->p);
@@ -636,7 +638,7 @@ static void c_define(struct cscan *s, struct lexer *sub)
 	lex(sub, &name);
 	if (name.type != TOK_IDENT)
 		return;
-	add_id(s->out, &name, WATCH_ID_DECL, WATCH_DECL_MACRO, false);
+	add_id(s->out, &name, CNAMES_ID_DECL, CNAMES_DECL_MACRO, false);
 	if (sub->p < sub->end && *sub->p == '(') {
 		lex(sub, &t);
 		for (lex(sub, &t); t.type != TOK_EOF && !tok_punct(&t, ')');
@@ -668,12 +670,14 @@ static void c_define(struct cscan *s, struct lexer *sub)
 		    word_class(b) != WORD_NAME || builtin_name(b->p, b->len))
 			continue;
 		add_id(s->out, b,
-		       i && ctok_is_member_op(&body.v[i - 1]) ? WATCH_ID_MEMBER
-		       : i && ctok_is_tag_keyword(&body.v[i - 1]) ? WATCH_ID_TAG
+		       i && ctok_is_member_op(&body.v[i - 1])
+			       ? CNAMES_ID_MEMBER
+		       : i && ctok_is_tag_keyword(&body.v[i - 1])
+			       ? CNAMES_ID_TAG
 		       : i + 1 < body.nr && tok_punct(&body.v[i + 1], '(')
-			       ? WATCH_ID_CALL
-			       : WATCH_ID_USE,
-		       WATCH_DECL_LOCAL, true);
+			       ? CNAMES_ID_CALL
+			       : CNAMES_ID_USE,
+		       CNAMES_DECL_LOCAL, true);
 	}
 	free(params.v);
 	free(body.v);
@@ -682,7 +686,7 @@ static void c_define(struct cscan *s, struct lexer *sub)
 static void c_include(struct cscan *s, struct lexer *sub)
 {
 	const char *p = sub->p, *end = sub->end, *q;
-	struct watch_include *inc;
+	struct cnames_include *inc;
 	char close;
 
 	while (p < end && (*p == ' ' || *p == '\t'))
@@ -779,8 +783,8 @@ static void c_directive(struct cscan *s, const struct token *dt)
 		c_include(s, &sub);
 }
 
-int watch_scan_c(struct watch_c *out, const char *path, const char *text,
-		 size_t len, unsigned flags, struct err *err)
+int cnames_scan(struct cnames *out, const char *path, const char *text,
+		size_t len, unsigned flags, struct err *err)
 {
 	struct cscan s;
 	struct token t;
@@ -792,7 +796,7 @@ int watch_scan_c(struct watch_c *out, const char *path, const char *text,
 	memset(&s, 0, sizeof(s));
 	s.out = out;
 	s.flags = flags;
-	if (flags & WATCH_FRAGMENT)
+	if (flags & CNAMES_FRAGMENT)
 		start = ctok_fragment_start(text, len);
 	for (size_t i = 0; i < start; i++)
 		line += text[i] == '\n';

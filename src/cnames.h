@@ -17,59 +17,60 @@
  * #if/#ifdef/#include lines are not listed; names in #define bodies are,
  * with directive set (a body is compiled only where the macro is used).
  */
-enum watch_id_kind {
-	WATCH_ID_USE,    /* a value, a type, an argument */
-	WATCH_ID_CALL,   /* followed by '(' */
-	WATCH_ID_MEMBER, /* after '.' or '->', designators included */
-	WATCH_ID_TAG,    /* after struct, union or enum */
-	WATCH_ID_DECL,   /* declared or defined here (see decl) */
-	WATCH_ID_LABEL,  /* a goto target */
-	WATCH_ID_TYPE,   /* a name used as a type: u64 in "u64 x;" */
+enum cnames_id_kind {
+	CNAMES_ID_USE,    /* a value, a type, an argument */
+	CNAMES_ID_CALL,   /* followed by '(' */
+	CNAMES_ID_MEMBER, /* after '.' or '->', designators included */
+	CNAMES_ID_TAG,    /* after struct, union or enum */
+	CNAMES_ID_DECL,   /* declared or defined here (see decl) */
+	CNAMES_ID_LABEL,  /* a goto target */
+	CNAMES_ID_TYPE,   /* a name used as a type: u64 in "u64 x;" */
 };
 
-enum watch_decl_kind {
-	WATCH_DECL_FUNCTION, /* definition or prototype */
-	WATCH_DECL_MACRO,
-	WATCH_DECL_TYPEDEF,
-	WATCH_DECL_TAG,      /* a struct/union/enum with a body */
-	WATCH_DECL_ENUM_CONST,
-	WATCH_DECL_VARIABLE, /* at file scope */
-	WATCH_DECL_LOCAL,    /* in a block, a parameter, a macro parameter */
-	WATCH_DECL_MEMBER,   /* of a struct or union */
-	WATCH_DECL_LABEL,
-	WATCH_DECL_MACRO_ARG, /* a lone name handed to a macro that may
-			       * declare it: LIST_HEAD(list), __field(u64, x) */
+enum cnames_decl_kind {
+	CNAMES_DECL_FUNCTION, /* definition or prototype */
+	CNAMES_DECL_MACRO,
+	CNAMES_DECL_TYPEDEF,
+	CNAMES_DECL_TAG,      /* a struct/union/enum with a body */
+	CNAMES_DECL_ENUM_CONST,
+	CNAMES_DECL_VARIABLE, /* at file scope */
+	CNAMES_DECL_LOCAL,    /* in a block, a parameter, a macro parameter */
+	CNAMES_DECL_MEMBER,   /* of a struct or union */
+	CNAMES_DECL_LABEL,
+	/* a lone name handed to a macro that may declare it: LIST_HEAD(list),
+	 * __field(u64, x) */
+	CNAMES_DECL_MACRO_ARG,
 };
 
-struct watch_id {
+struct cnames_id {
 	const char *name; /* into the text */
 	size_t len;
 	size_t line;      /* 1-based */
-	enum watch_id_kind kind;
-	enum watch_decl_kind decl; /* for WATCH_ID_DECL */
+	enum cnames_id_kind kind;
+	enum cnames_decl_kind decl; /* for CNAMES_ID_DECL */
 	bool directive;   /* in a #define body */
 };
 
 /* A function definition: from its head to its closing brace. */
-struct watch_func {
+struct cnames_func {
 	const char *name; /* into the text */
 	size_t len;
 	size_t first, last; /* 1-based lines */
 };
 
-struct watch_include {
+struct cnames_include {
 	const char *path; /* into the text: "linux/fs.h" */
 	size_t len;
 	size_t line;
 	bool angle;       /* <...> rather than "..." */
 };
 
-struct watch_c {
-	struct watch_id *ids;
+struct cnames {
+	struct cnames_id *ids;
 	size_t nr, alloc;
-	struct watch_func *funcs;
+	struct cnames_func *funcs;
 	size_t nr_funcs, alloc_funcs;
-	struct watch_include *includes;
+	struct cnames_include *includes;
 	size_t nr_includes, alloc_includes;
 	/* names a #define builds by pasting: "trace_" for trace_##name is
 	 * "trace_*", "_enabled" for name##_enabled is "*_enabled" */
@@ -79,10 +80,10 @@ struct watch_c {
 
 /* The text is a piece of a file (the lines of a hunk): it may start in
  * a comment, in a macro body or in a function, and end anywhere. */
-#define WATCH_FRAGMENT 1u
+#define CNAMES_FRAGMENT 1u
 
-void watch_c_init(struct watch_c *c);
-void watch_c_release(struct watch_c *c);
+void cnames_init(struct cnames *c);
+void cnames_release(struct cnames *c);
 /*
  * Every identifier of text with its use, the functions it defines and the
  * headers it includes.  Declarations are recognised the way a careful
@@ -93,10 +94,10 @@ void watch_c_release(struct watch_c *c);
  * (an upper-case name, or one starting with "__") may be declared by it.
  * Fails with ERR_PARSE on a NUL byte only.
  */
-int watch_scan_c(struct watch_c *out, const char *path, const char *text,
-		 size_t len, unsigned flags, struct err *err);
+int cnames_scan(struct cnames *out, const char *path, const char *text,
+		size_t len, unsigned flags, struct err *err);
 /* C keywords, attributes and the compiler's own names (__builtin_*,
  * __func__, NULL, true, false...): nothing a tree has to define. */
-bool watch_is_builtin(const char *name, size_t len);
+bool cnames_is_builtin(const char *name, size_t len);
 
 #endif

@@ -171,7 +171,7 @@ static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
 				    const char *text, size_t len)
 {
 	struct ident_blob *b = xcalloc(1, sizeof(*b));
-	struct watch_c c;
+	struct cnames c;
 	struct err err = ERR_INIT;
 
 	if (id)
@@ -179,19 +179,19 @@ static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
 	watch_set_init(&b->names);
 	watch_set_init(&b->decls);
 	watch_set_init(&b->locals);
-	watch_c_init(&c);
-	if (watch_scan_c(&c, path, text, len, 0, &err) == 0) {
+	cnames_init(&c);
+	if (cnames_scan(&c, path, text, len, 0, &err) == 0) {
 		for (size_t i = 0; i < c.nr; i++) {
 			const char *name = c.ids[i].name;
 			size_t n = c.ids[i].len;
 
 			watch_set_add_n(&b->names, name, n, WATCH_ANY);
-			if (c.ids[i].kind == WATCH_ID_DECL &&
-			    (c.ids[i].decl == WATCH_DECL_LOCAL ||
-			     c.ids[i].decl == WATCH_DECL_LABEL))
+			if (c.ids[i].kind == CNAMES_ID_DECL &&
+			    (c.ids[i].decl == CNAMES_DECL_LOCAL ||
+			     c.ids[i].decl == CNAMES_DECL_LABEL))
 				watch_set_add_n(&b->locals, name, n,
 						WATCH_ANY);
-			else if (c.ids[i].kind == WATCH_ID_DECL)
+			else if (c.ids[i].kind == CNAMES_ID_DECL)
 				watch_set_add_n(&b->decls, name, n,
 						WATCH_ANY);
 		}
@@ -211,7 +211,7 @@ static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
 		}
 	}
 	err_release(&err);
-	watch_c_release(&c);
+	cnames_release(&c);
 	return b;
 }
 

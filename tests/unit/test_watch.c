@@ -995,8 +995,8 @@ static void calls_in_real_6_12_tree_match_grep(void **state)
 /* ---- names of C text ---- */
 
 /* The id for name (the first one at line, when line is not 0). */
-static const struct watch_id *id_of(const struct watch_c *c, const char *name,
-				    size_t line)
+static const struct cnames_id *id_of(const struct cnames *c, const char *name,
+				     size_t line)
 {
 	for (size_t i = 0; i < c->nr; i++)
 		if (c->ids[i].len == strlen(name) &&
@@ -1007,22 +1007,22 @@ static const struct watch_id *id_of(const struct watch_c *c, const char *name,
 	return NULL;
 }
 
-static void scan_c(struct watch_c *c, const char *text, unsigned flags)
+static void scan_c(struct cnames *c, const char *text, unsigned flags)
 {
 	struct err err = ERR_INIT;
 
-	watch_c_init(c);
-	if (watch_scan_c(c, "x.c", text, strlen(text), flags, &err) < 0)
+	cnames_init(c);
+	if (cnames_scan(c, "x.c", text, strlen(text), flags, &err) < 0)
 		fail_msg("%s", err.msg.ptr);
 	err_release(&err);
 }
 
-static void assert_decl(const struct watch_c *c, const char *name,
-			size_t line, enum watch_decl_kind kind)
+static void assert_decl(const struct cnames *c, const char *name,
+			size_t line, enum cnames_decl_kind kind)
 {
-	const struct watch_id *id = id_of(c, name, line);
+	const struct cnames_id *id = id_of(c, name, line);
 
-	assert_int_equal(id->kind, WATCH_ID_DECL);
+	assert_int_equal(id->kind, CNAMES_ID_DECL);
 	assert_int_equal(id->decl, kind);
 }
 
@@ -1043,33 +1043,33 @@ static void names_tell_declarations_from_uses(void **state)
 		"\treturn kfree(device), 0;\n"                  /* 12 */
 		"}\n"
 		"int proto(int x);\n";                          /* 14 */
-	struct watch_c c;
+	struct cnames c;
 
 	scan_c(&c, text, 0);
-	assert_decl(&c, "global_foo", 1, WATCH_DECL_VARIABLE);
-	assert_int_equal(id_of(&c, "a", 1)->kind, WATCH_ID_MEMBER);
-	assert_int_equal(id_of(&c, "foo", 1)->kind, WATCH_ID_TAG);
-	assert_decl(&c, "helper", 2, WATCH_DECL_FUNCTION);
-	assert_decl(&c, "f", 2, WATCH_DECL_LOCAL);
-	assert_decl(&c, "n", 2, WATCH_DECL_LOCAL);
-	assert_decl(&c, "device", 4, WATCH_DECL_LOCAL);
-	assert_int_equal(id_of(&c, "c", 4)->kind, WATCH_ID_MEMBER);
-	assert_int_equal(id_of(&c, "u64", 5)->kind, WATCH_ID_TYPE);
-	assert_decl(&c, "bytes", 5, WATCH_DECL_LOCAL);
-	assert_decl(&c, "j", 6, WATCH_DECL_LOCAL);
-	assert_int_equal(id_of(&c, "out", 9)->kind, WATCH_ID_LABEL);
-	assert_int_equal(id_of(&c, "bdev_file", 10)->kind, WATCH_ID_MEMBER);
-	assert_decl(&c, "out", 11, WATCH_DECL_LABEL);
-	assert_int_equal(id_of(&c, "kfree", 12)->kind, WATCH_ID_CALL);
-	assert_decl(&c, "proto", 14, WATCH_DECL_FUNCTION);
-	assert_decl(&c, "x", 14, WATCH_DECL_LOCAL);
+	assert_decl(&c, "global_foo", 1, CNAMES_DECL_VARIABLE);
+	assert_int_equal(id_of(&c, "a", 1)->kind, CNAMES_ID_MEMBER);
+	assert_int_equal(id_of(&c, "foo", 1)->kind, CNAMES_ID_TAG);
+	assert_decl(&c, "helper", 2, CNAMES_DECL_FUNCTION);
+	assert_decl(&c, "f", 2, CNAMES_DECL_LOCAL);
+	assert_decl(&c, "n", 2, CNAMES_DECL_LOCAL);
+	assert_decl(&c, "device", 4, CNAMES_DECL_LOCAL);
+	assert_int_equal(id_of(&c, "c", 4)->kind, CNAMES_ID_MEMBER);
+	assert_int_equal(id_of(&c, "u64", 5)->kind, CNAMES_ID_TYPE);
+	assert_decl(&c, "bytes", 5, CNAMES_DECL_LOCAL);
+	assert_decl(&c, "j", 6, CNAMES_DECL_LOCAL);
+	assert_int_equal(id_of(&c, "out", 9)->kind, CNAMES_ID_LABEL);
+	assert_int_equal(id_of(&c, "bdev_file", 10)->kind, CNAMES_ID_MEMBER);
+	assert_decl(&c, "out", 11, CNAMES_DECL_LABEL);
+	assert_int_equal(id_of(&c, "kfree", 12)->kind, CNAMES_ID_CALL);
+	assert_decl(&c, "proto", 14, CNAMES_DECL_FUNCTION);
+	assert_decl(&c, "x", 14, CNAMES_DECL_LOCAL);
 	/* NULL and the keywords are not names */
 	for (size_t i = 0; i < c.nr; i++)
 		assert_false(c.ids[i].len == 4 && !memcmp(c.ids[i].name, "NULL", 4));
 	assert_int_equal(c.nr_funcs, 1);
 	assert_int_equal(c.funcs[0].first, 2);
 	assert_int_equal(c.funcs[0].last, 13);
-	watch_c_release(&c);
+	cnames_release(&c);
 }
 
 static void names_of_records_enums_typedefs_and_macros(void **state)
@@ -1089,32 +1089,32 @@ static void names_of_records_enums_typedefs_and_macros(void **state)
 		"typedef void (*btrfs_func_t)(struct btrfs_work *arg);\n" /* 12 */
 		"typedef struct { int z; } zt;\n"                       /* 13 */
 		"struct workqueue_struct;\n";                           /* 14 */
-	struct watch_c c;
+	struct cnames c;
 
 	scan_c(&c, text, 0);
 	assert_int_equal(c.nr_includes, 2);
 	assert_true(c.includes[0].angle);
 	assert_int_equal(c.includes[0].len, strlen("linux/fs.h"));
 	assert_false(c.includes[1].angle);
-	assert_decl(&c, "BTRFS_WORK_HELPER", 3, WATCH_DECL_MACRO);
+	assert_decl(&c, "BTRFS_WORK_HELPER", 3, CNAMES_DECL_MACRO);
 	assert_true(id_of(&c, "work_struct", 4)->directive);
 	assert_int_equal(c.nr_pastes, 1);
 	assert_string_equal(c.pastes[0], "btrfs_*");
-	assert_decl(&c, "foo", 5, WATCH_DECL_TAG);
-	assert_decl(&c, "a", 6, WATCH_DECL_MEMBER);
-	assert_decl(&c, "b", 6, WATCH_DECL_MEMBER);
-	assert_decl(&c, "flag", 7, WATCH_DECL_MEMBER);
-	assert_decl(&c, "bits", 8, WATCH_DECL_MACRO_ARG);
-	assert_decl(&c, "x", 9, WATCH_DECL_MEMBER);
-	assert_decl(&c, "u", 9, WATCH_DECL_MEMBER);
-	assert_decl(&c, "E_A", 11, WATCH_DECL_ENUM_CONST);
-	assert_decl(&c, "E_B", 11, WATCH_DECL_ENUM_CONST);
-	assert_decl(&c, "btrfs_func_t", 12, WATCH_DECL_TYPEDEF);
-	assert_decl(&c, "arg", 12, WATCH_DECL_LOCAL);
-	assert_decl(&c, "z", 13, WATCH_DECL_MEMBER);
-	assert_decl(&c, "zt", 13, WATCH_DECL_TYPEDEF);
-	assert_decl(&c, "workqueue_struct", 14, WATCH_DECL_TAG);
-	watch_c_release(&c);
+	assert_decl(&c, "foo", 5, CNAMES_DECL_TAG);
+	assert_decl(&c, "a", 6, CNAMES_DECL_MEMBER);
+	assert_decl(&c, "b", 6, CNAMES_DECL_MEMBER);
+	assert_decl(&c, "flag", 7, CNAMES_DECL_MEMBER);
+	assert_decl(&c, "bits", 8, CNAMES_DECL_MACRO_ARG);
+	assert_decl(&c, "x", 9, CNAMES_DECL_MEMBER);
+	assert_decl(&c, "u", 9, CNAMES_DECL_MEMBER);
+	assert_decl(&c, "E_A", 11, CNAMES_DECL_ENUM_CONST);
+	assert_decl(&c, "E_B", 11, CNAMES_DECL_ENUM_CONST);
+	assert_decl(&c, "btrfs_func_t", 12, CNAMES_DECL_TYPEDEF);
+	assert_decl(&c, "arg", 12, CNAMES_DECL_LOCAL);
+	assert_decl(&c, "z", 13, CNAMES_DECL_MEMBER);
+	assert_decl(&c, "zt", 13, CNAMES_DECL_TYPEDEF);
+	assert_decl(&c, "workqueue_struct", 14, CNAMES_DECL_TAG);
+	cnames_release(&c);
 }
 
 /* Hunk lines start anywhere: in a comment, in a macro body. */
@@ -1128,15 +1128,15 @@ static void fragment_skips_the_comment_and_macro_it_starts_in(void **state)
 		"\tdevice->bdev_file = NULL;\n"  /* 5 */
 		"\tBTRFS_FS_NEW_A,\n"             /* 6 */
 		"\tBTRFS_FS_NEW_B = 4,\n";
-	struct watch_c c;
+	struct cnames c;
 
-	scan_c(&c, text, WATCH_FRAGMENT);
-	assert_int_equal(id_of(&c, "device", 5)->kind, WATCH_ID_USE);
-	assert_int_equal(id_of(&c, "bdev_file", 5)->kind, WATCH_ID_MEMBER);
-	assert_decl(&c, "BTRFS_FS_NEW_A", 6, WATCH_DECL_ENUM_CONST);
+	scan_c(&c, text, CNAMES_FRAGMENT);
+	assert_int_equal(id_of(&c, "device", 5)->kind, CNAMES_ID_USE);
+	assert_int_equal(id_of(&c, "bdev_file", 5)->kind, CNAMES_ID_MEMBER);
+	assert_decl(&c, "BTRFS_FS_NEW_A", 6, CNAMES_DECL_ENUM_CONST);
 	for (size_t i = 0; i < c.nr; i++)
 		assert_true(c.ids[i].line >= 5);
-	watch_c_release(&c);
+	cnames_release(&c);
 }
 
 /*
@@ -1157,19 +1157,19 @@ static void fragment_labels_are_declarations(void **state)
 		"\tswitch (x) {\n"
 		"\tcase FOO: y = 1; break;\n"  /* 9 */
 		"\t}\n";
-	struct watch_c c;
+	struct cnames c;
 
-	scan_c(&c, text, WATCH_FRAGMENT);
-	assert_decl(&c, "out_free_keys", 4, WATCH_DECL_LABEL);
-	assert_decl(&c, "put_chain", 6, WATCH_DECL_LABEL);
-	assert_int_equal(id_of(&c, "kfree", 5)->kind, WATCH_ID_CALL);
-	assert_int_equal(id_of(&c, "a", 7)->kind, WATCH_ID_USE);
-	assert_int_equal(id_of(&c, "FOO", 9)->kind, WATCH_ID_USE);
-	watch_c_release(&c);
+	scan_c(&c, text, CNAMES_FRAGMENT);
+	assert_decl(&c, "out_free_keys", 4, CNAMES_DECL_LABEL);
+	assert_decl(&c, "put_chain", 6, CNAMES_DECL_LABEL);
+	assert_int_equal(id_of(&c, "kfree", 5)->kind, CNAMES_ID_CALL);
+	assert_int_equal(id_of(&c, "a", 7)->kind, CNAMES_ID_USE);
+	assert_int_equal(id_of(&c, "FOO", 9)->kind, CNAMES_ID_USE);
+	cnames_release(&c);
 	/* a whole file has no labels at file scope */
 	scan_c(&c, "int x;\nfoo:\n", 0);
-	assert_int_equal(id_of(&c, "foo", 2)->kind, WATCH_ID_USE);
-	watch_c_release(&c);
+	assert_int_equal(id_of(&c, "foo", 2)->kind, CNAMES_ID_USE);
+	cnames_release(&c);
 }
 
 /*
@@ -1200,27 +1200,27 @@ static void macro_lines_in_a_branch_declare(void **state)
 		"{\n"
 		"\treturn 0;\n"
 		"}\n";
-	struct watch_c c;
+	struct cnames c;
 
-	scan_c(&c, text, WATCH_FRAGMENT);
-	assert_decl(&c, "TTWU_QUEUE", 3, WATCH_DECL_MACRO_ARG);
-	assert_decl(&c, "PREEMPT_LAZY", 5, WATCH_DECL_MACRO_ARG);
-	assert_decl(&c, "TTWU_QUEUE", 8, WATCH_DECL_MACRO_ARG);
-	watch_c_release(&c);
+	scan_c(&c, text, CNAMES_FRAGMENT);
+	assert_decl(&c, "TTWU_QUEUE", 3, CNAMES_DECL_MACRO_ARG);
+	assert_decl(&c, "PREEMPT_LAZY", 5, CNAMES_DECL_MACRO_ARG);
+	assert_decl(&c, "TTWU_QUEUE", 8, CNAMES_DECL_MACRO_ARG);
+	cnames_release(&c);
 	scan_c(&c, heads, 0);
 	assert_int_equal(c.nr_funcs, 1);
-	assert_decl(&c, "f", 4, WATCH_DECL_FUNCTION);
-	watch_c_release(&c);
+	assert_decl(&c, "f", 4, CNAMES_DECL_FUNCTION);
+	cnames_release(&c);
 }
 
 static void builtins_need_no_definition(void **state)
 {
-	assert_true(watch_is_builtin("NULL", 4));
-	assert_true(watch_is_builtin("__builtin_expect", 16));
-	assert_true(watch_is_builtin("sizeof", 6));
-	assert_true(watch_is_builtin("__func__", 8));
-	assert_false(watch_is_builtin("kfree", 5));
-	assert_false(watch_is_builtin("bdev_file", 9));
+	assert_true(cnames_is_builtin("NULL", 4));
+	assert_true(cnames_is_builtin("__builtin_expect", 16));
+	assert_true(cnames_is_builtin("sizeof", 6));
+	assert_true(cnames_is_builtin("__func__", 8));
+	assert_false(cnames_is_builtin("kfree", 5));
+	assert_false(cnames_is_builtin("bdev_file", 9));
 }
 
 int main(void)
