@@ -81,13 +81,12 @@ static void names_release(struct names *n)
 /* The hashes of a set built unsorted (a watch_set), into n. */
 static void names_from_set(struct names *n, const struct watch_set *set)
 {
-	uint64_t *v = xcalloc(set->nr + 1, sizeof(*v));
-	size_t k = 0, u = 0;
+	uint64_t *v = xcalloc(watch_set_count(set) + 1, sizeof(*v));
+	const struct watch_set_entry *e;
+	size_t k = 0, u = 0, pos = 0;
 
-	for (size_t i = 0; i < set->cap; i++)
-		if (set->slots[i].name)
-			v[k++] = name_hash(set->slots[i].name,
-					   strlen(set->slots[i].name));
+	while ((e = watch_set_next(set, &pos)))
+		v[k++] = name_hash(e->name, strlen(e->name));
 	qsort(v, k, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < k; i++)
 		if (!u || v[u - 1] != v[i])
@@ -335,8 +334,10 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 					     err)) < 0)
 			break;
 		for (size_t i = 0; i < nr && !error; i++) {
+			const struct watch_set_entry *e;
 			struct ident_blob *b;
 			struct buf text = BUF_INIT;
+			size_t pos;
 
 			if (d == 1 && !strstr(blobs[i].path, "/include/"))
 				continue;
@@ -346,11 +347,9 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 				break;
 			b = blob_scan(&blobs[i].id, blobs[i].path, text.ptr,
 				      text.len);
-			for (size_t s = 0; s < b->decls.cap; s++)
-				if (b->decls.slots[s].name)
-					watch_set_add(&all,
-						      b->decls.slots[s].name,
-						      WATCH_ANY);
+			pos = 0;
+			while ((e = watch_set_next(&b->decls, &pos)))
+				watch_set_add(&all, e->name, WATCH_ANY);
 			add_pastes(x, b);
 			blob_free(b);
 			buf_release(&text);
@@ -1253,12 +1252,11 @@ static bool declared(struct ident_view *v, const char *name, size_t len)
 static void measure_coverage(struct ident_view *v)
 {
 	const struct watch_set *names = &file_names(v)->names;
-	size_t used = 0, found = 0;
+	const struct watch_set_entry *e;
+	size_t used = 0, found = 0, pos = 0;
 
-	for (size_t i = 0; i < names->cap; i++) {
-		const struct watch_set_entry *e = &names->slots[i];
-
-		if (!e->name || watch_set_find(&v->file->decls, e->name, e->len) ||
+	while ((e = watch_set_next(names, &pos))) {
+		if (watch_set_find(&v->file->decls, e->name, e->len) ||
 		    watch_set_find(&v->file->locals, e->name, e->len))
 			continue;
 		used++;

@@ -1034,6 +1034,23 @@ static inline bool set_may_have(const struct watch_set *set, size_t len)
 	return set->lens & ((uint64_t)1 << (len < 64 ? len : 63));
 }
 
+size_t watch_set_count(const struct watch_set *set)
+{
+	return set->nr;
+}
+
+const struct watch_set_entry *watch_set_next(const struct watch_set *set,
+					     size_t *pos)
+{
+	while (*pos < set->cap) {
+		const struct watch_set_entry *e = &set->slots[(*pos)++];
+
+		if (e->name)
+			return e;
+	}
+	return NULL;
+}
+
 /* Lookup of prefix + name without building the string. */
 static const struct watch_set_entry *set_find2(const struct watch_set *set,
 					       const char *a, size_t alen,

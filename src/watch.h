@@ -133,6 +133,7 @@ struct watch_set_entry {
 	enum watch_kind kind;
 };
 
+/* Its fields are the set's own: read it with the functions below. */
 struct watch_set {
 	struct watch_set_entry *slots; /* open addressing, power of two */
 	size_t cap;
@@ -153,6 +154,14 @@ void watch_set_add_exports(struct watch_set *set,
 /* The entry for the len bytes at name, or NULL. */
 const struct watch_set_entry *watch_set_find(const struct watch_set *set,
 					     const char *name, size_t len);
+/* How many names the set holds. */
+size_t watch_set_count(const struct watch_set *set);
+/*
+ * Walk the entries, in no particular order: *pos starts at 0; NULL after
+ * the last.  The set must not change during the walk.
+ */
+const struct watch_set_entry *watch_set_next(const struct watch_set *set,
+					     size_t *pos);
 
 enum watch_ref_kind {
 	WATCH_REF_CALL, /* the name followed by '(': a call or macro use */

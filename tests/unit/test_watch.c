@@ -767,6 +767,40 @@ static void set_keeps_first_kind_and_finds_tags(void **state)
 	watch_set_release(&set);
 }
 
+/* Walking a set gives every name once, grown or not, and nothing else. */
+static void set_walk_gives_each_name_once(void **state)
+{
+	struct watch_set set;
+	const struct watch_set_entry *e;
+	bool seen[300] = { false };
+	size_t pos = 0, n = 0;
+
+	watch_set_init(&set);
+	assert_null(watch_set_next(&set, &pos));
+	for (int i = 0; i < 300; i++) {
+		char *name = xstrfmt("w_%d", i);
+
+		watch_set_add(&set, name, WATCH_ANY);
+		watch_set_add(&set, name, WATCH_MACRO);
+		free(name);
+	}
+	assert_int_equal(watch_set_count(&set), 300);
+	pos = 0;
+	while ((e = watch_set_next(&set, &pos))) {
+		int i = atoi(e->name + 2);
+
+		assert_true(starts_with(e->name, "w_"));
+		assert_int_equal(e->len, strlen(e->name));
+		assert_int_equal(e->kind, WATCH_ANY);
+		assert_false(seen[i]);
+		seen[i] = true;
+		n++;
+	}
+	assert_int_equal(n, 300);
+	assert_null(watch_set_next(&set, &pos));
+	watch_set_release(&set);
+}
+
 /* ---- real trees ---- */
 
 struct lines {
@@ -1252,6 +1286,7 @@ int main(void)
 		cmocka_unit_test(refs_of_helper_macro_uses),
 		cmocka_unit_test(refs_reject_nul_bytes),
 		cmocka_unit_test(set_keeps_first_kind_and_finds_tags),
+		cmocka_unit_test(set_walk_gives_each_name_once),
 		cmocka_unit_test(names_tell_declarations_from_uses),
 		cmocka_unit_test(names_of_records_enums_typedefs_and_macros),
 		cmocka_unit_test(fragment_skips_the_comment_and_macro_it_starts_in),
