@@ -213,6 +213,55 @@ static json_t *joid(const struct tree_oid *oid)
 	return json_string(hex);
 }
 
+static json_t *jcount(size_t n)
+{
+	return json_integer((json_int_t)n);
+}
+
+/* An array of the strings v[0..n). */
+static json_t *str_array(char *const *v, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, report_json_str(v[i]));
+	return arr;
+}
+
+/* A change of the API: its name, kind, change and both signatures. */
+static json_t *change_json(const char *name, enum watch_kind kind,
+			   enum watch_change change, const char *old_sig,
+			   const char *new_sig)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", report_json_str(name));
+	json_object_set_new(o, "kind", jid(watch_kind_name(kind)));
+	json_object_set_new(o, "change",
+			    json_string(watch_change_name(change)));
+	json_object_set_new(o, "old", report_json_str(old_sig));
+	json_object_set_new(o, "new", report_json_str(new_sig));
+	return o;
+}
+
+/* The document, indented, its keys in order, and a newline. */
+static int write_json_doc(FILE *out, json_t *doc, const char *what,
+			  struct err *err)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					     JSON_REAL_PRECISION(9));
+	int error;
+
+	json_decref(doc);
+	if (!text)
+		BUG("jansson cannot serialise the %s", what);
+	error = write_out(out, text, strlen(text), "JSON", err);
+	free(text);
+	if (!error)
+		error = write_out(out, "\n", 1, "JSON", err);
+	return error;
+}
+
 
 static json_t *file_json(const struct carry_file *cf)
 {
@@ -276,6 +325,15 @@ static json_t *site_json(const struct audit_site *s)
 	return o;
 }
 
+static json_t *sites_json(const struct audit_site *v, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, site_json(&v[i]));
+	return arr;
+}
+
 /* The series' own API change and what the target has of it. */
 static json_t *intents_json(const struct audit_result *a)
 {
@@ -283,14 +341,9 @@ static json_t *intents_json(const struct audit_result *a)
 
 	for (size_t i = 0; i < a->nr_intents; i++) {
 		const struct audit_intent *t = &a->intents[i];
-		json_t *o = json_object();
+		json_t *o = change_json(t->name, t->kind, t->change,
+					t->old_sig, t->new_sig);
 
-		json_object_set_new(o, "name", report_json_str(t->name));
-		json_object_set_new(o, "kind", jid(watch_kind_name(t->kind)));
-		json_object_set_new(o, "change",
-				    json_string(watch_change_name(t->change)));
-		json_object_set_new(o, "old", report_json_str(t->old_sig));
-		json_object_set_new(o, "new", report_json_str(t->new_sig));
 		json_object_set_new(o, "patch",
 				    json_integer((json_int_t)t->patch));
 		json_object_set_new(o, "target",
@@ -345,32 +398,20 @@ static json_t *callers_json(const struct audit_result *a)
 
 static json_t *audit_json(const struct audit_result *a)
 {
-	json_t *o = json_object(), *watched = json_array(),
-	       *changes = json_array(), *unconv = json_array(),
-	       *absent = json_array();
+	json_t *o = json_object(), *changes = json_array();
 
-	for (size_t i = 0; i < a->nr_watched; i++)
-		json_array_append_new(watched, report_json_str(a->watched[i]));
-	json_object_set_new(o, "watched", watched);
+	json_object_set_new(o, "watched", str_array(a->watched, a->nr_watched));
 	for (size_t i = 0; i < a->nr_changes; i++) {
 		const struct audit_change *c = &a->changes[i];
-		json_t *co = json_object();
 
-		json_object_set_new(co, "name", report_json_str(c->name));
-		json_object_set_new(co, "kind", jid(watch_kind_name(c->kind)));
-		json_object_set_new(co, "change",
-				    json_string(watch_change_name(c->change)));
-		json_object_set_new(co, "old", report_json_str(c->old_sig));
-		json_object_set_new(co, "new", report_json_str(c->new_sig));
-		json_array_append_new(changes, co);
+		json_array_append_new(changes,
+				      change_json(c->name, c->kind, c->change,
+						  c->old_sig, c->new_sig));
 	}
 	json_object_set_new(o, "changes", changes);
-	for (size_t i = 0; i < a->nr_unconverted; i++)
-		json_array_append_new(unconv, site_json(&a->unconverted[i]));
-	json_object_set_new(o, "unconverted", unconv);
-	for (size_t i = 0; i < a->nr_absent; i++)
-		json_array_append_new(absent, site_json(&a->absent[i]));
-	json_object_set_new(o, "absent", absent);
+	json_object_set_new(o, "unconverted",
+			    sites_json(a->unconverted, a->nr_unconverted));
+	json_object_set_new(o, "absent", sites_json(a->absent, a->nr_absent));
 	json_object_set_new(o, "files_scanned",
 			    json_integer((json_int_t)a->nr_files_scanned));
 	json_object_set_new(o, "intended", intents_json(a));
@@ -378,11 +419,6 @@ static json_t *audit_json(const struct audit_result *a)
 	json_object_set_new(o, "target_api", target_api_json(a));
 	json_object_set_new(o, "callers", callers_json(a));
 	return o;
-}
-
-static json_t *jcount(size_t n)
-{
-	return json_integer((json_int_t)n);
 }
 
 static json_t *diag_json(const struct diag *d, const struct blame_attribution *a)
@@ -434,8 +470,7 @@ static json_t *diag_json(const struct diag *d, const struct blame_attribution *a
 
 json_t *report_build_json(const struct build_result *b)
 {
-	json_t *o = json_object(), *tg = json_array(), *fo = json_array(),
-	       *bo = json_array(), *steps = json_array(),
+	json_t *o = json_object(), *steps = json_array(),
 	       *diags = json_array(), *secs = json_object();
 	bool base_broken = b->nr_broken_objects && !b->errors &&
 			   !b->nr_failed_objects;
@@ -452,20 +487,16 @@ json_t *report_build_json(const struct build_result *b)
 	json_object_set_new(o, "profile", report_json_str(b->profile));
 	json_object_set_new(o, "kbuild_rule", report_json_str(b->kbuild_rule));
 	json_object_set_new(o, "target_var", report_json_str(b->target_var));
-	for (size_t i = 0; i < b->nr_targets; i++)
-		json_array_append_new(tg, report_json_str(b->targets[i]));
-	json_object_set_new(o, "targets", tg);
+	json_object_set_new(o, "targets", str_array(b->targets, b->nr_targets));
 	json_object_set_new(o, "errors", jcount(b->errors));
 	json_object_set_new(o, "warnings", jcount(b->warnings));
 	json_object_set_new(o, "base_errors", jcount(b->base_errors));
 	json_object_set_new(o, "base_warnings", jcount(b->base_warnings));
 	json_object_set_new(o, "kept", jcount(b->kept));
-	for (size_t i = 0; i < b->nr_failed_objects; i++)
-		json_array_append_new(fo, report_json_str(b->failed_objects[i]));
-	json_object_set_new(o, "failed_objects", fo);
-	for (size_t i = 0; i < b->nr_broken_objects; i++)
-		json_array_append_new(bo, report_json_str(b->broken_objects[i]));
-	json_object_set_new(o, "broken_objects", bo);
+	json_object_set_new(o, "failed_objects",
+			    str_array(b->failed_objects, b->nr_failed_objects));
+	json_object_set_new(o, "broken_objects",
+			    str_array(b->broken_objects, b->nr_broken_objects));
 	json_object_set_new(o, "first_breaking",
 			    b->first_breaking ? jcount(b->first_breaking)
 					      : json_null());
@@ -498,8 +529,6 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 			  struct err *err)
 {
 	json_t *doc = json_object(), *builds = json_array(), *so;
-	char *text;
-	int error = 0;
 
 	json_object_set_new(doc, "schema", json_string(REPORT_BUILD_SCHEMA));
 	json_object_set_new(doc, "seconds",
@@ -551,16 +580,7 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 			json_array_append_new(builds, o);
 		}
 	json_object_set_new(doc, "builds", builds);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				       JSON_REAL_PRECISION(9));
-	json_decref(doc);
-	if (!text)
-		BUG("jansson cannot serialise the build report");
-	error = write_out(out, text, strlen(text), "JSON", err);
-	free(text);
-	if (!error)
-		error = write_out(out, "\n", 1, "JSON", err);
-	return error;
+	return write_json_doc(out, doc, "build report", err);
 }
 
 static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
@@ -611,9 +631,7 @@ int report_check_json(FILE *out, const struct check_report *r,
 		      struct err *err)
 {
 	json_t *doc = json_object(), *series = json_array(),
-	       *targets = json_array(), *cells = json_array();
-	char *text;
-	int error;
+	       *cells = json_array();
 
 	json_object_set_new(doc, "schema", json_string(REPORT_CHECK_SCHEMA));
 	/* NaN would make jansson drop the field */
@@ -643,24 +661,13 @@ int report_check_json(FILE *out, const struct check_report *r,
 		json_object_set_new(doc, "shard", sh);
 	} else
 		json_object_set_new(doc, "shard", json_null());
-	for (size_t t = 0; t < r->nr_targets; t++)
-		json_array_append_new(targets, report_json_str(r->targets[t]));
-	json_object_set_new(doc, "targets", targets);
+	json_object_set_new(doc, "targets",
+			    str_array(r->targets, r->nr_targets));
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++)
 			json_array_append_new(cells, cell_json(r, s, t));
 	json_object_set_new(doc, "cells", cells);
-
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				       JSON_REAL_PRECISION(9));
-	json_decref(doc);
-	if (!text)
-		BUG("jansson cannot serialise the check report");
-	error = write_out(out, text, strlen(text), "JSON", err);
-	free(text);
-	if (!error)
-		error = write_out(out, "\n", 1, "JSON", err);
-	return error;
+	return write_json_doc(out, doc, "check report", err);
 }
 
 /* ---- JUnit XML -------------------------------------------------------- */
