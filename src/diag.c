@@ -157,7 +157,8 @@ static bool all_digits(const char *p, size_t n)
 }
 
 /*
- * "path:line[:col]" ending at end (exclusive): the parts, or false.
+ * "path:line[:col]" ending at end (exclusive): the parts, or false (and
+ * nothing to free) when it is none or the path is empty.
  */
 static bool split_location(const char *s, size_t n, char **path,
 			   unsigned long *line, unsigned long *col)
@@ -186,7 +187,12 @@ static bool split_location(const char *s, size_t n, char **path,
 		*col = 0;
 		*path = xstrndup(s, (size_t)(c1 - s));
 	}
-	return **path != '\0';
+	if (!**path) {
+		free(*path);
+		*path = NULL;
+		return false;
+	}
+	return true;
 }
 
 static const struct {
