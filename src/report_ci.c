@@ -1066,6 +1066,24 @@ static void add_class_part(struct buf *b, const char *s)
 
 /* One testcase for the build of a cell: the compiler output of the new
  * diagnostics, each with what it is pinned on, in the failure. */
+/* A build's new diagnostics and failing objects, a line each after
+ * indent, as every text report lists them. */
+static void build_findings(struct buf *text, const struct build_result *b,
+			   const char *indent)
+{
+	for (size_t i = 0; i < b->diags.nr; i++) {
+		buf_adds(text, indent);
+		report_build_diag_line(text, &b->diags.items[i],
+				       b->attr ? &b->attr[i] : NULL);
+		buf_addc(text, '\n');
+	}
+	for (size_t i = 0; i < b->nr_failed_objects; i++)
+		buf_addf(text, "%sfailed: %s\n", indent, b->failed_objects[i]);
+	for (size_t i = 0; i < b->nr_broken_objects; i++)
+		buf_addf(text, "%sfails in the base tree too: %s\n", indent,
+			 b->broken_objects[i]);
+}
+
 static void junit_build(struct junit_suite *js, const struct build_result *b)
 {
 	struct buf msg = BUF_INIT, text = BUF_INIT;
@@ -1082,16 +1100,7 @@ static void junit_build(struct junit_suite *js, const struct build_result *b)
 		jc.message = "nothing to build";
 	} else {
 		report_build_summary(&msg, b);
-		for (size_t i = 0; i < b->diags.nr; i++) {
-			report_build_diag_line(&text, &b->diags.items[i],
-					       b->attr ? &b->attr[i] : NULL);
-			buf_addc(&text, '\n');
-		}
-		for (size_t i = 0; i < b->nr_failed_objects; i++)
-			buf_addf(&text, "failed: %s\n", b->failed_objects[i]);
-		for (size_t i = 0; i < b->nr_broken_objects; i++)
-			buf_addf(&text, "fails in the base tree too: %s\n",
-				 b->broken_objects[i]);
+		build_findings(&text, b, "");
 		if (b->log.len) {
 			buf_adds(&text, "\ncompiler output:\n");
 			buf_add(&text, b->log.ptr, b->log.len);
@@ -1566,16 +1575,7 @@ static void md_build(struct buf *b, const struct build_result *br)
 		buf_addc(b, ')');
 	}
 	buf_adds(b, "\n\n");
-	for (size_t i = 0; i < br->diags.nr; i++) {
-		report_build_diag_line(&text, &br->diags.items[i],
-				       br->attr ? &br->attr[i] : NULL);
-		buf_addc(&text, '\n');
-	}
-	for (size_t i = 0; i < br->nr_failed_objects; i++)
-		buf_addf(&text, "failed: %s\n", br->failed_objects[i]);
-	for (size_t i = 0; i < br->nr_broken_objects; i++)
-		buf_addf(&text, "fails in the base tree too: %s\n",
-			 br->broken_objects[i]);
+	build_findings(&text, br, "");
 	md_fenced(b, "", text.ptr, text.len);
 	if (br->log.len) {
 		buf_adds(b, "<details><summary>compiler output</summary>\n\n");
@@ -1912,6 +1912,55 @@ static void email_body(struct buf *b, const struct check_report *r,
 		buf_add(b, cp->item->text.ptr, cp->item->text.len);
 }
 
+/*
+ * A report mail's first lines: its mbox separator, From: kcarry (or
+ * --from), To: --to or the author of cp (when there is one), the
+ * subject and the date.
+ */
+static void email_head(struct buf *b, const struct email_ctx *ec,
+		       const struct carry_patch *cp, const char *subject)
+{
+	struct buf to = BUF_INIT;
+
+	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
+	add_header(b, "From", ec->opts && ec->opts->from
+				      ? ec->opts->from
+				      : "kcarry <kcarry@localhost>");
+	if (ec->opts && ec->opts->to)
+		buf_adds(&to, ec->opts->to);
+	else if (cp && cp->item && cp->item->patch.author_email)
+		author_address(&to, &cp->item->patch);
+	if (to.len)
+		add_header(b, "To", to.ptr);
+	add_header(b, "Subject", subject);
+	buf_adds(b, "Date: ");
+	add_rfc2822_date(b, ec->date);
+	buf_addc(b, '\n');
+	buf_release(&to);
+}
+
+/*
+ * The rest of the header: Message-ID <kcarry.KIND NAME.VERSION.TARGET
+ * [.NNNN]@localhost> (nr 0: no number) and the MIME lines.
+ */
+static void email_msgid(struct buf *b, const char *kind,
+			const struct check_series *cs, const char *target,
+			size_t nr)
+{
+	buf_addf(b, "Message-ID: <kcarry.%s", kind);
+	add_msgid_part(b, cs->name);
+	buf_addc(b, '.');
+	add_msgid_part(b, cs->v.version);
+	buf_addc(b, '.');
+	add_msgid_part(b, target);
+	if (nr)
+		buf_addf(b, ".%04zu", nr);
+	buf_adds(b, "@localhost>\n");
+	buf_adds(b, "MIME-Version: 1.0\n"
+		    "Content-Type: text/plain; charset=UTF-8\n"
+		    "Content-Transfer-Encoding: 8bit\n\n");
+}
+
 /* The patch a failed build is pinned on first: the first breaking patch
  * (--each), else the earliest patch a new error is pinned on. */
 static size_t build_culprit(const struct build_result *br)
@@ -1941,36 +1990,14 @@ static void email_build(struct buf *b, const struct email_ctx *ec, size_t s,
 					       : NULL;
 	struct buf v = BUF_INIT, body = BUF_INIT;
 
-	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
-	add_header(b, "From", ec->opts && ec->opts->from
-				      ? ec->opts->from
-				      : "kcarry <kcarry@localhost>");
-	if (ec->opts && ec->opts->to)
-		buf_adds(&v, ec->opts->to);
-	else if (cp && cp->item && cp->item->patch.author_email)
-		author_address(&v, &cp->item->patch);
-	if (v.len)
-		add_header(b, "To", v.ptr);
-	buf_reset(&v);
 	if (cp)
 		buf_addf(&v, "FAILED: patch \"%s\" failed to build on %s tree",
 			 patch_subject(cp), r->targets[t]);
 	else
 		buf_addf(&v, "FAILED: %s@%s failed to build on %s tree",
 			 cs->name, cs->v.version, r->targets[t]);
-	add_header(b, "Subject", v.ptr);
-	buf_adds(b, "Date: ");
-	add_rfc2822_date(b, ec->date);
-	buf_adds(b, "\nMessage-ID: <kcarry.build.");
-	add_msgid_part(b, cs->name);
-	buf_addc(b, '.');
-	add_msgid_part(b, cs->v.version);
-	buf_addc(b, '.');
-	add_msgid_part(b, r->targets[t]);
-	buf_adds(b, "@localhost>\n");
-	buf_adds(b, "MIME-Version: 1.0\n"
-		    "Content-Type: text/plain; charset=UTF-8\n"
-		    "Content-Transfer-Encoding: 8bit\n\n");
+	email_head(b, ec, cp, v.ptr);
+	email_msgid(b, "build.", cs, r->targets[t], 0);
 	buf_addf(&body, "The series %s@%s applies to the %s tree but does not "
 			"build there.\n",
 		 cs->name, cs->v.version, r->targets[t]);
@@ -1985,17 +2012,7 @@ static void email_build(struct buf *b, const struct email_ctx *ec, size_t s,
 		 r->targets[t]);
 	if (br->error)
 		buf_addf(&body, "  %s\n", br->error);
-	for (size_t k = 0; k < br->diags.nr; k++) {
-		buf_adds(&body, "  ");
-		report_build_diag_line(&body, &br->diags.items[k],
-				       br->attr ? &br->attr[k] : NULL);
-		buf_addc(&body, '\n');
-	}
-	for (size_t k = 0; k < br->nr_failed_objects; k++)
-		buf_addf(&body, "  failed: %s\n", br->failed_objects[k]);
-	for (size_t k = 0; k < br->nr_broken_objects; k++)
-		buf_addf(&body, "  fails in the base tree too: %s\n",
-			 br->broken_objects[k]);
+	build_findings(&body, br, "  ");
 	if (br->log.len) {
 		buf_adds(&body, "\n------------------ compiler output "
 				"------------------\n");
@@ -2020,32 +2037,10 @@ static void email_one(struct buf *b, const struct email_ctx *ec, size_t s,
 	const struct carry_patch *cp = &check_cell(r, s, t)->carry.patches[i];
 	struct buf v = BUF_INIT, body = BUF_INIT;
 
-	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
-	add_header(b, "From", ec->opts && ec->opts->from
-				      ? ec->opts->from
-				      : "kcarry <kcarry@localhost>");
-	if (ec->opts && ec->opts->to)
-		buf_adds(&v, ec->opts->to);
-	else if (cp->item && cp->item->patch.author_email)
-		author_address(&v, &cp->item->patch);
-	if (v.len)
-		add_header(b, "To", v.ptr);
-	buf_reset(&v);
 	buf_addf(&v, "FAILED: patch \"%s\" failed to apply to %s tree",
 		 patch_subject(cp), r->targets[t]);
-	add_header(b, "Subject", v.ptr);
-	buf_adds(b, "Date: ");
-	add_rfc2822_date(b, ec->date);
-	buf_adds(b, "\nMessage-ID: <kcarry.");
-	add_msgid_part(b, cs->name);
-	buf_addc(b, '.');
-	add_msgid_part(b, cs->v.version);
-	buf_addc(b, '.');
-	add_msgid_part(b, r->targets[t]);
-	buf_addf(b, ".%04zu@localhost>\n", i + 1);
-	buf_adds(b, "MIME-Version: 1.0\n"
-		    "Content-Type: text/plain; charset=UTF-8\n"
-		    "Content-Transfer-Encoding: 8bit\n\n");
+	email_head(b, ec, cp, v.ptr);
+	email_msgid(b, "", cs, r->targets[t], i + 1);
 	email_body(&body, r, s, t, i);
 	add_mboxrd(b, body.ptr, body.len);
 	buf_addc(b, '\n');
