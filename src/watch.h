@@ -2,7 +2,9 @@
  * watch: the API that watched files (fs/btrfs/async-thread.[ch] by default)
  * export, how it differs between two versions, and where a source file uses
  * it.  Works on C source text in memory at the lexer level: no preprocessor,
- * no type checking.  Reading files from trees is the caller's job.
+ * no type checking.  Reading files from trees is the caller's job; every
+ * name a text uses and declares is cnames.c's, the token-level pieces
+ * both scanners share are ctok.c's.
  *
  * What the scanner does with the preprocessor:
  *  - comments, string and character literals are skipped; backslash-newline
