@@ -16,22 +16,19 @@
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static bool is_wsp(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static struct span span_of(const char *p, size_t n)
 {
 	return (struct span){ p, n };
 }
 
+static bool is_wsp(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
 static bool span_blank(struct span s)
 {
-	for (size_t i = 0; i < s.len; i++)
-		if (!isspace((unsigned char)s.ptr[i]))
-			return false;
-	return true;
+	return !span_trim(s).len;
 }
 
 static struct span span_rtrim(struct span s)
@@ -43,8 +40,7 @@ static struct span span_rtrim(struct span s)
 
 static bool span_eq_ci(struct span s, const char *lit)
 {
-	size_t n = strlen(lit);
-	return s.len == n && !strncasecmp(s.ptr, lit, n);
+	return s.len == strlen(lit) && span_starts_with_ci(s, lit);
 }
 
 static void ensure_final_lf(struct buf *b)
