@@ -1,6 +1,8 @@
 /*
  * thread: see thread.h.  Everything here reads messages mail.c has
- * parsed; nothing here reads a container or decodes a message.
+ * parsed, and has mail.c parse a message another one embeds (a stable
+ * report's commit, a format-patch attachment); nothing here reads a
+ * container or decodes a message itself.
  */
 #include "thread.h"
 
