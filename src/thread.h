@@ -5,7 +5,9 @@
  * References, the series posted in them (cover letter, patches in order,
  * versions), the trailers given in replies and the base-commit.  Reading
  * and decoding a message is mail.c's job; parsing the diff inside a
- * patch is patch.c's.
+ * patch is patch.c's.  Its names are those it had as part of mail.h
+ * (subject_parse, mail_find_series, mail_author): its callers did not
+ * change.
  */
 #ifndef KCARRY_THREAD_H
 #define KCARRY_THREAD_H
