@@ -1,5 +1,6 @@
 #include "cause.h"
 
+#include "cnames.h"
 #include "series.h"
 
 #include <ctype.h>
@@ -278,7 +279,7 @@ void cause_similar_function(char **name, unsigned *percent, struct span text,
 			    const char *path, const struct patch_hunk *h,
 			    const char *func)
 {
-	struct watch_c c;
+	struct cnames c;
 	struct err err = ERR_INIT;
 	struct span *lines = NULL, *want = NULL;
 	size_t nr_lines = 0, alloc = 0, nr_want = 0, alloc_want = 0;
@@ -287,9 +288,9 @@ void cause_similar_function(char **name, unsigned *percent, struct span text,
 
 	*name = NULL;
 	*percent = 0;
-	watch_c_init(&c);
-	if (watch_scan_c(&c, path, text.ptr ? text.ptr : "", text.len, 0,
-			 &err) < 0)
+	cnames_init(&c);
+	if (cnames_scan(&c, path, text.ptr ? text.ptr : "", text.len, 0,
+			&err) < 0)
 		goto out;
 	for (size_t i = 0; i < c.nr_funcs; i++)
 		if (c.funcs[i].len == fl && !memcmp(c.funcs[i].name, func, fl))
@@ -317,7 +318,7 @@ void cause_similar_function(char **name, unsigned *percent, struct span text,
 		i = nl ? end + 1 : text.len;
 	}
 	for (size_t f = 0; f < c.nr_funcs; f++) {
-		const struct watch_func *wf = &c.funcs[f];
+		const struct cnames_func *wf = &c.funcs[f];
 		size_t found = 0;
 
 		if (!wf->last || wf->last > nr_lines)
@@ -346,28 +347,28 @@ out:
 	free(lines);
 	free(want);
 	err_release(&err);
-	watch_c_release(&c);
+	cnames_release(&c);
 }
 
 bool cause_defines_function(struct span text, const char *path,
 			    const char *func)
 {
-	struct watch_c c;
+	struct cnames c;
 	struct err err = ERR_INIT;
 	size_t fl = strlen(func);
 	bool yes = false;
 
-	watch_c_init(&c);
+	cnames_init(&c);
 	/* a definition, or in a header its prototype */
-	if (watch_scan_c(&c, path, text.ptr ? text.ptr : "", text.len, 0,
-			 &err) == 0)
+	if (cnames_scan(&c, path, text.ptr ? text.ptr : "", text.len, 0,
+			&err) == 0)
 		for (size_t i = 0; i < c.nr && !yes; i++)
-			yes = c.ids[i].kind == WATCH_ID_DECL &&
-			      c.ids[i].decl == WATCH_DECL_FUNCTION &&
+			yes = c.ids[i].kind == CNAMES_ID_DECL &&
+			      c.ids[i].decl == CNAMES_DECL_FUNCTION &&
 			      c.ids[i].len == fl &&
 			      !memcmp(c.ids[i].name, func, fl);
 	err_release(&err);
-	watch_c_release(&c);
+	cnames_release(&c);
 	return yes;
 }
 
@@ -400,9 +401,9 @@ size_t cause_defs_find(const struct cause_defs *d, const char *name,
  * but a label (a local of one hunk is used by the next; a member added to
  * a struct reads like a local in a hunk that does not show the struct).
  */
-static bool declares(const struct watch_id *id)
+static bool declares(const struct cnames_id *id)
 {
-	return id->kind == WATCH_ID_DECL && id->decl != WATCH_DECL_LABEL;
+	return id->kind == CNAMES_ID_DECL && id->decl != CNAMES_DECL_LABEL;
 }
 
 /* The first line of h that is not blank starts with a blank. */
@@ -494,15 +495,15 @@ static void each_decl(const struct patch *p, char kind,
 		if (!ends_with(path, ".c") && !ends_with(path, ".h"))
 			continue;
 		for (size_t k = 0; k < pf->nr_hunks; k++) {
-			struct watch_c c;
+			struct cnames c;
 			char *kinds;
 			size_t nr;
 			bool whole = kind == '+' ? !pf->old_path : !pf->new_path;
 
 			side_text(&text, &kinds, &nr, &pf->hunks[k], side);
-			watch_c_init(&c);
-			if (watch_scan_c(&c, path, text.ptr, text.len,
-					 whole ? 0 : WATCH_FRAGMENT, &err) == 0)
+			cnames_init(&c);
+			if (cnames_scan(&c, path, text.ptr, text.len,
+					whole ? 0 : CNAMES_FRAGMENT, &err) == 0)
 				for (size_t i = 0; i < c.nr; i++) {
 					char *name;
 
@@ -520,7 +521,7 @@ static void each_decl(const struct patch *p, char kind,
 			for (size_t i = 0; i < c.nr_pastes; i++)
 				fn(ctx, c.pastes[i]);
 			err_release(&err);
-			watch_c_release(&c);
+			cnames_release(&c);
 			free(kinds);
 		}
 	}
@@ -752,7 +753,7 @@ static int series_pastes_onto(bool *found, const struct cause_check *chk,
 }
 
 /* A name alone between '(' or ',' and ')' or ',': a macro's argument. */
-static bool lone_argument(const char *text, const struct watch_id *id)
+static bool lone_argument(const char *text, const struct cnames_id *id)
 {
 	const char *p = id->name, *e = id->name + id->len;
 
@@ -771,11 +772,11 @@ static bool lone_argument(const char *text, const struct watch_id *id)
  * sk_dynamic_preempt_lazy): it names nothing by itself.
  */
 static int pasted_argument(bool *found, const struct cause_check *chk,
-			   const char *text, const struct watch_id *id,
+			   const char *text, const struct cnames_id *id,
 			   struct err *err)
 {
 	*found = false;
-	if (id->kind != WATCH_ID_USE || !lone_argument(text, id))
+	if (id->kind != CNAMES_ID_USE || !lone_argument(text, id))
 		return 0;
 	if (ident_view_pastes_onto(chk->view, id->name, id->len)) {
 		*found = true;
@@ -787,7 +788,7 @@ static int pasted_argument(bool *found, const struct cause_check *chk,
 /* A scanned text whose names check_ids checks. */
 struct id_scope {
 	const char *text;
-	const struct watch_c *c; /* the names of text */
+	const struct cnames *c; /* the names of text */
 	const char *kind_of;     /* each line's kind; NULL: any line counts */
 	size_t nr_kinds;
 	const char *kinds; /* the kinds of line whose names count */
@@ -802,7 +803,7 @@ static int check_ids(struct cause_name **names, size_t *nr,
 {
 	const char *text = sc->text, *kind_of = sc->kind_of;
 	const char *kinds = sc->kinds;
-	const struct watch_c *c = sc->c;
+	const struct cnames *c = sc->c;
 	size_t nr_kinds = sc->nr_kinds;
 	bool meets = sc->meets;
 	struct watch_set local, members;
@@ -814,35 +815,36 @@ static int check_ids(struct cause_name **names, size_t *nr,
 	/* every name the text declares counts, whatever the line; a member
 	 * only as a member (a local wq is no device->wq) */
 	for (size_t i = 0; i < c->nr; i++)
-		if (c->ids[i].kind == WATCH_ID_DECL) {
+		if (c->ids[i].kind == CNAMES_ID_DECL) {
 			const char *n = c->ids[i].name;
 			size_t len = c->ids[i].len;
-			enum watch_decl_kind d = c->ids[i].decl;
+			enum cnames_decl_kind d = c->ids[i].decl;
 
 			watch_set_add_n(&local, n, len, WATCH_ANY);
-			if (d == WATCH_DECL_MEMBER || d == WATCH_DECL_MACRO_ARG ||
-			    d == WATCH_DECL_MACRO)
+			if (d == CNAMES_DECL_MEMBER ||
+			    d == CNAMES_DECL_MACRO_ARG ||
+			    d == CNAMES_DECL_MACRO)
 				watch_set_add_n(&members, n, len, WATCH_ANY);
 		}
 	for (size_t i = 0; i < c->nr && !error; i++) {
-		const struct watch_id *id = &c->ids[i];
+		const struct cnames_id *id = &c->ids[i];
 		struct cause_name *cn;
 		bool found = false;
 
-		if (id->kind == WATCH_ID_DECL || id->kind == WATCH_ID_LABEL ||
+		if (id->kind == CNAMES_ID_DECL || id->kind == CNAMES_ID_LABEL ||
 		    id->directive)
 			continue;
 		/* in a hunk that does not apply, a plain lower-case name is
 		 * most likely a local declared above the hunk, in the
 		 * function the target does not have as it is */
-		if (meets && id->kind == WATCH_ID_USE &&
+		if (meets && id->kind == CNAMES_ID_USE &&
 		    !upper(id->name, id->len))
 			continue;
 		if (kind_of && (id->line > nr_kinds ||
 				!strchr(kinds, kind_of[id->line - 1])))
 			continue;
-		if (watch_set_find(id->kind == WATCH_ID_MEMBER ? &members
-							       : &local,
+		if (watch_set_find(id->kind == CNAMES_ID_MEMBER ? &members
+								: &local,
 				   id->name, id->len) ||
 		    series_has(chk, id->name, id->len) ||
 		    listed(*names, *nr, id->name, id->len))
@@ -866,18 +868,18 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		memset(cn, 0, sizeof(*cn));
 		cn->name = xstrndup(id->name, id->len);
 		switch (id->kind) {
-		case WATCH_ID_MEMBER:
+		case CNAMES_ID_MEMBER:
 			cn->use = USE_MEMBER;
 			break;
-		case WATCH_ID_CALL:
+		case CNAMES_ID_CALL:
 			cn->use = upper(id->name, id->len) ? USE_MACRO
 							   : USE_FUNCTION;
 			break;
-		case WATCH_ID_TAG:
+		case CNAMES_ID_TAG:
 			cn->use = USE_TYPE;
 			cn->tag = tag_of(text, id->name);
 			break;
-		case WATCH_ID_TYPE:
+		case CNAMES_ID_TYPE:
 			cn->use = USE_TYPE;
 			break;
 		default:
@@ -907,7 +909,7 @@ static int check_ids(struct cause_name **names, size_t *nr,
 
 /* A quoted include of a file the patch itself writes beside the file. */
 static bool patch_adds(const struct cause_check *chk,
-		       const struct watch_include *inc)
+		       const struct cnames_include *inc)
 {
 	const char *path = chk->view->path, *slash = strrchr(path, '/');
 	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
@@ -924,13 +926,13 @@ static bool patch_adds(const struct cause_check *chk,
 
 /* The #include lines a hunk adds: the view reads them too. */
 static int added_includes(const struct cause_check *chk,
-			  const struct watch_c *c, const char *kind_of,
+			  const struct cnames *c, const char *kind_of,
 			  size_t nr_kinds, struct err *err)
 {
 	int error = 0;
 
 	for (size_t i = 0; i < c->nr_includes && !error; i++) {
-		const struct watch_include *inc = &c->includes[i];
+		const struct cnames_include *inc = &c->includes[i];
 		char *p;
 
 		if (inc->line > nr_kinds || kind_of[inc->line - 1] != '+' ||
@@ -957,7 +959,7 @@ int cause_missing_names(struct cause_name **names, size_t *nr,
 	/* the old side for its context and removed lines, the new side for
 	 * its added lines (and its context when the old side is not read) */
 	for (size_t s = 0; s < 2 && !error; s++) {
-		struct watch_c c;
+		struct cnames c;
 		struct buf want = BUF_INIT;
 		char *kind_of;
 		size_t n;
@@ -971,9 +973,9 @@ int cause_missing_names(struct cause_name **names, size_t *nr,
 			continue;
 		}
 		side_text(&text, &kind_of, &n, h, sides[s]);
-		watch_c_init(&c);
-		if (watch_scan_c(&c, chk->view->path, text.ptr, text.len,
-				 WATCH_FRAGMENT, err) == 0) {
+		cnames_init(&c);
+		if (cnames_scan(&c, chk->view->path, text.ptr, text.len,
+				CNAMES_FRAGMENT, err) == 0) {
 			struct id_scope sc = {
 				.text = text.ptr, .c = &c, .kind_of = kind_of,
 				.nr_kinds = n, .kinds = want.ptr,
@@ -986,7 +988,7 @@ int cause_missing_names(struct cause_name **names, size_t *nr,
 		} else {
 			err_release(err);
 		}
-		watch_c_release(&c);
+		cnames_release(&c);
 		free(kind_of);
 		buf_release(&want);
 	}
@@ -998,15 +1000,15 @@ int cause_missing_in_text(struct cause_name **names, size_t *nr,
 			  const struct cause_check *chk, const char *path,
 			  struct span text, struct err *err)
 {
-	struct watch_c c;
+	struct cnames c;
 	struct buf t = BUF_INIT;
 	int error = 0;
 
 	if (!chk->view)
 		return 0;
 	buf_addspan(&t, text);
-	watch_c_init(&c);
-	if (watch_scan_c(&c, path, t.ptr, t.len, 0, err) == 0) {
+	cnames_init(&c);
+	if (cnames_scan(&c, path, t.ptr, t.len, 0, err) == 0) {
 		for (size_t i = 0; i < c.nr_includes && !error; i++) {
 			char *p;
 
@@ -1026,7 +1028,7 @@ int cause_missing_in_text(struct cause_name **names, size_t *nr,
 	} else {
 		err_release(err);
 	}
-	watch_c_release(&c);
+	cnames_release(&c);
 	buf_release(&t);
 	return error;
 }

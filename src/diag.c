@@ -157,7 +157,8 @@ static bool all_digits(const char *p, size_t n)
 }
 
 /*
- * "path:line[:col]" ending at end (exclusive): the parts, or false.
+ * "path:line[:col]" ending at end (exclusive): the parts, or false (and
+ * nothing to free) when it is none or the path is empty.
  */
 static bool split_location(const char *s, size_t n, char **path,
 			   unsigned long *line, unsigned long *col)
@@ -186,7 +187,12 @@ static bool split_location(const char *s, size_t n, char **path,
 		*col = 0;
 		*path = xstrndup(s, (size_t)(c1 - s));
 	}
-	return **path != '\0';
+	if (!**path) {
+		free(*path);
+		*path = NULL;
+		return false;
+	}
+	return true;
 }
 
 static const struct {
@@ -199,10 +205,16 @@ static const struct {
 	{ ": note: ", DIAG_NOTE },
 };
 
+/* The parts of a diagnostic line; path and msg are the reader's to free. */
+struct diag_line {
+	char *path;
+	unsigned long line, col;
+	enum diag_severity sev;
+	char *msg;
+};
+
 /* A diagnostic line: fills the parts and returns true. */
-static bool parse_diag_line(const char *s, size_t n, char **path,
-			    unsigned long *line, unsigned long *col,
-			    enum diag_severity *sev, char **msg)
+static bool parse_diag_line(const char *s, size_t n, struct diag_line *dl)
 {
 	const char *best = NULL;
 	size_t best_k = 0;
@@ -215,12 +227,13 @@ static bool parse_diag_line(const char *s, size_t n, char **path,
 			best_k = k;
 		}
 	}
-	if (!best || !split_location(s, (size_t)(best - s), path, line, col))
+	if (!best || !split_location(s, (size_t)(best - s), &dl->path,
+				     &dl->line, &dl->col))
 		return false;
-	*sev = severities[best_k].sev;
+	dl->sev = severities[best_k].sev;
 	{
 		const char *m = best + strlen(severities[best_k].tag);
-		*msg = xstrndup(m, n - (size_t)(m - s));
+		dl->msg = xstrndup(m, n - (size_t)(m - s));
 	}
 	return true;
 }
@@ -230,12 +243,12 @@ static void buf_addbuf_pending(struct buf *dst, const struct buf *pending)
 	buf_add(dst, pending->ptr, pending->len);
 }
 
+/* Whether d is what the line dl says at path (dl's, normalised). */
 static bool same_diag(const struct diag *d, const char *path,
-		      unsigned long line, unsigned long col,
-		      enum diag_severity sev, const char *msg)
+		      const struct diag_line *dl)
 {
-	return d->line == line && d->col == col && d->sev == sev &&
-	       !strcmp(d->path, path) && !strcmp(d->message, msg);
+	return d->line == dl->line && d->col == dl->col && d->sev == dl->sev &&
+	       !strcmp(d->path, path) && !strcmp(d->message, dl->msg);
 }
 
 static void add_failed(struct diag_list *l, const char *target, size_t n)
@@ -335,11 +348,68 @@ static void add_note(struct diag *d, const char *path, unsigned long line,
 	d->nr_notes++;
 }
 
+/* The diagnostic line s read as dl: a new diagnostic, a repeated one, or
+ * a note of the current one.  Frees dl's strings. */
+static void take_diag(struct pstate *st, const char *s, size_t n,
+		      struct diag_line *dl)
+{
+	char *np = diag_normalize_path(dl->path, st->o);
+
+	free(dl->path);
+	if (dl->sev == DIAG_NOTE) {
+		if (st->cur && !st->cur_dup) {
+			add_note(st->cur, np, dl->line, dl->msg);
+			buf_addbuf_pending(&st->cur->text, &st->pending);
+			buf_add(&st->cur->text, s, n);
+			buf_addc(&st->cur->text, '\n');
+		}
+	} else {
+		struct diag *d = NULL;
+		for (size_t i = 0; i < st->l->nr && !d; i++)
+			if (same_diag(&st->l->items[i], np, dl))
+				d = &st->l->items[i];
+		if (d) {
+			st->cur = d;
+			st->cur_dup = true;
+		} else {
+			ALLOC_GROW(st->l->items, st->l->nr + 1, st->l->alloc);
+			d = &st->l->items[st->l->nr++];
+			memset(d, 0, sizeof(*d));
+			buf_init(&d->text, 0);
+			d->path = xstrdup(np);
+			d->line = dl->line;
+			d->col = dl->col;
+			d->sev = dl->sev;
+			d->message = xstrdup(dl->msg);
+			d->function = st->function ? xstrdup(st->function)
+						   : NULL;
+			if (ends_with(np, ".c") || ends_with(np, ".S"))
+				d->unit = xstrdup(np);
+			else if (st->chain_top)
+				d->unit = xstrdup(st->chain_top);
+			else if (st->unit)
+				d->unit = xstrdup(st->unit);
+			else
+				d->unit = xstrdup(np);
+			buf_addbuf_pending(&d->text, &st->pending);
+			buf_add(&d->text, s, n);
+			buf_addc(&d->text, '\n');
+			st->cur = d;
+			st->cur_dup = false;
+		}
+		if (d->unit &&
+		    (ends_with(d->unit, ".c") || ends_with(d->unit, ".S")))
+			set_str(&st->unit, xstrdup(d->unit));
+	}
+	free(np);
+	free(dl->msg);
+	buf_reset(&st->pending);
+	set_str(&st->chain_top, NULL);
+}
+
 static void take_line(struct pstate *st, const char *s, size_t n)
 {
-	char *path = NULL, *msg = NULL;
-	unsigned long line, col;
-	enum diag_severity sev;
+	struct diag_line dl;
 
 	if (parse_make_line(st, s, n) || parse_cc_line(st, s, n)) {
 		buf_reset(&st->pending);
@@ -405,61 +475,8 @@ static void take_line(struct pstate *st, const char *s, size_t n)
 		st->cur = NULL;
 		return;
 	}
-	if (parse_diag_line(s, n, &path, &line, &col, &sev, &msg)) {
-		char *np = diag_normalize_path(path, st->o);
-		free(path);
-		if (sev == DIAG_NOTE) {
-			if (st->cur && !st->cur_dup) {
-				add_note(st->cur, np, line, msg);
-				buf_addbuf_pending(&st->cur->text, &st->pending);
-				buf_add(&st->cur->text, s, n);
-				buf_addc(&st->cur->text, '\n');
-			}
-		} else {
-			struct diag *d = NULL;
-			for (size_t i = 0; i < st->l->nr && !d; i++)
-				if (same_diag(&st->l->items[i], np, line, col,
-					      sev, msg))
-					d = &st->l->items[i];
-			if (d) {
-				st->cur = d;
-				st->cur_dup = true;
-			} else {
-				ALLOC_GROW(st->l->items, st->l->nr + 1,
-					   st->l->alloc);
-				d = &st->l->items[st->l->nr++];
-				memset(d, 0, sizeof(*d));
-				buf_init(&d->text, 0);
-				d->path = xstrdup(np);
-				d->line = line;
-				d->col = col;
-				d->sev = sev;
-				d->message = xstrdup(msg);
-				d->function = st->function
-						      ? xstrdup(st->function)
-						      : NULL;
-				if (ends_with(np, ".c") || ends_with(np, ".S"))
-					d->unit = xstrdup(np);
-				else if (st->chain_top)
-					d->unit = xstrdup(st->chain_top);
-				else if (st->unit)
-					d->unit = xstrdup(st->unit);
-				else
-					d->unit = xstrdup(np);
-				buf_addbuf_pending(&d->text, &st->pending);
-				buf_add(&d->text, s, n);
-				buf_addc(&d->text, '\n');
-				st->cur = d;
-				st->cur_dup = false;
-			}
-			if (d->unit && (ends_with(d->unit, ".c") ||
-					ends_with(d->unit, ".S")))
-				set_str(&st->unit, xstrdup(d->unit));
-		}
-		free(np);
-		free(msg);
-		buf_reset(&st->pending);
-		set_str(&st->chain_top, NULL);
+	if (parse_diag_line(s, n, &dl)) {
+		take_diag(st, s, n, &dl);
 		return;
 	}
 	/* source excerpts and carets under a diagnostic */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cnames.h"
 #include "fs.h"
 
 /* Quoted includes are followed this deep (a header that includes one). */
@@ -80,13 +81,12 @@ static void names_release(struct names *n)
 /* The hashes of a set built unsorted (a watch_set), into n. */
 static void names_from_set(struct names *n, const struct watch_set *set)
 {
-	uint64_t *v = xcalloc(set->nr + 1, sizeof(*v));
-	size_t k = 0, u = 0;
+	uint64_t *v = xcalloc(watch_set_count(set) + 1, sizeof(*v));
+	const struct watch_set_entry *e;
+	size_t k = 0, u = 0, pos = 0;
 
-	for (size_t i = 0; i < set->cap; i++)
-		if (set->slots[i].name)
-			v[k++] = name_hash(set->slots[i].name,
-					   strlen(set->slots[i].name));
+	while ((e = watch_set_next(set, &pos)))
+		v[k++] = name_hash(e->name, strlen(e->name));
 	qsort(v, k, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < k; i++)
 		if (!u || v[u - 1] != v[i])
@@ -170,7 +170,7 @@ static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
 				    const char *text, size_t len)
 {
 	struct ident_blob *b = xcalloc(1, sizeof(*b));
-	struct watch_c c;
+	struct cnames c;
 	struct err err = ERR_INIT;
 
 	if (id)
@@ -178,19 +178,19 @@ static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
 	watch_set_init(&b->names);
 	watch_set_init(&b->decls);
 	watch_set_init(&b->locals);
-	watch_c_init(&c);
-	if (watch_scan_c(&c, path, text, len, 0, &err) == 0) {
+	cnames_init(&c);
+	if (cnames_scan(&c, path, text, len, 0, &err) == 0) {
 		for (size_t i = 0; i < c.nr; i++) {
 			const char *name = c.ids[i].name;
 			size_t n = c.ids[i].len;
 
 			watch_set_add_n(&b->names, name, n, WATCH_ANY);
-			if (c.ids[i].kind == WATCH_ID_DECL &&
-			    (c.ids[i].decl == WATCH_DECL_LOCAL ||
-			     c.ids[i].decl == WATCH_DECL_LABEL))
+			if (c.ids[i].kind == CNAMES_ID_DECL &&
+			    (c.ids[i].decl == CNAMES_DECL_LOCAL ||
+			     c.ids[i].decl == CNAMES_DECL_LABEL))
 				watch_set_add_n(&b->locals, name, n,
 						WATCH_ANY);
-			else if (c.ids[i].kind == WATCH_ID_DECL)
+			else if (c.ids[i].kind == CNAMES_ID_DECL)
 				watch_set_add_n(&b->decls, name, n,
 						WATCH_ANY);
 		}
@@ -210,7 +210,7 @@ static struct ident_blob *blob_scan(const struct tree_oid *id, const char *path,
 		}
 	}
 	err_release(&err);
-	watch_c_release(&c);
+	cnames_release(&c);
 	return b;
 }
 
@@ -334,8 +334,10 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 					     err)) < 0)
 			break;
 		for (size_t i = 0; i < nr && !error; i++) {
+			const struct watch_set_entry *e;
 			struct ident_blob *b;
 			struct buf text = BUF_INIT;
+			size_t pos;
 
 			if (d == 1 && !strstr(blobs[i].path, "/include/"))
 				continue;
@@ -345,11 +347,9 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 				break;
 			b = blob_scan(&blobs[i].id, blobs[i].path, text.ptr,
 				      text.len);
-			for (size_t s = 0; s < b->decls.cap; s++)
-				if (b->decls.slots[s].name)
-					watch_set_add(&all,
-						      b->decls.slots[s].name,
-						      WATCH_ANY);
+			pos = 0;
+			while ((e = watch_set_next(&b->decls, &pos)))
+				watch_set_add(&all, e->name, WATCH_ANY);
 			add_pastes(x, b);
 			blob_free(b);
 			buf_release(&text);
@@ -1252,12 +1252,11 @@ static bool declared(struct ident_view *v, const char *name, size_t len)
 static void measure_coverage(struct ident_view *v)
 {
 	const struct watch_set *names = &file_names(v)->names;
-	size_t used = 0, found = 0;
+	const struct watch_set_entry *e;
+	size_t used = 0, found = 0, pos = 0;
 
-	for (size_t i = 0; i < names->cap; i++) {
-		const struct watch_set_entry *e = &names->slots[i];
-
-		if (!e->name || watch_set_find(&v->file->decls, e->name, e->len) ||
+	while ((e = watch_set_next(names, &pos))) {
+		if (watch_set_find(&v->file->decls, e->name, e->len) ||
 		    watch_set_find(&v->file->locals, e->name, e->len))
 			continue;
 		used++;

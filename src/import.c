@@ -9,6 +9,7 @@
 #include "debsrc.h"
 #include "fs.h"
 #include "mail.h"
+#include "thread.h"
 #include "tree.h"
 
 #define MAX_PATCH_FILE (64UL * 1024 * 1024)
@@ -252,27 +253,35 @@ out:
 	return error;
 }
 
-/* Quilt series text: "NAME [-pN]" lines; reads patches through get. */
 typedef int (*get_file_fn)(void *ctx, const char *name, struct buf *out,
 			   struct err *err);
 
-static int import_series_text(struct import_candidate *c, struct span series,
-			      const char *series_name, get_file_fn get,
-			      void *ctx, const struct import_opts *opts,
-			      struct err *err)
+/* A quilt series file and where the patches it lists are read from. */
+struct quilt_source {
+	struct span series; /* its text: "NAME [-pN]" lines */
+	const char *name;   /* it, in errors */
+	get_file_fn get;    /* reads one patch */
+	void *ctx;          /* for get */
+};
+
+/* The patches of a quilt series, read through src->get. */
+static int import_series_text(struct import_candidate *c,
+			      const struct quilt_source *src,
+			      const struct import_opts *opts, struct err *err)
 {
+	const char *series_name = src->name;
 	struct series_quilt q;
 	struct buf text = BUF_INIT;
 	int error;
 
-	if ((error = series_quilt_parse(&q, series, series_name,
+	if ((error = series_quilt_parse(&q, src->series, series_name,
 					opts->strip_set ? opts->strip : 1,
 					err)) < 0)
 		return error;
 	for (size_t i = 0; i < q.nr && !error; i++) {
 		const struct series_quilt_entry *e = &q.items[i];
 
-		if ((error = get(ctx, e->file, &text, err)) < 0) {
+		if ((error = src->get(src->ctx, e->file, &text, err)) < 0) {
 			err_prefix(err, "%s:%zu", series_name, e->lineno);
 			break;
 		}
@@ -328,10 +337,12 @@ static int import_quilt(struct import_set *out, const char *dir,
 	int error;
 
 	if ((error = fs_read_file(&series, series_path, MAX_PATCH_FILE, err)) ==
-	    0)
-		error = import_series_text(c, (struct span){ series.ptr, series.len },
-					   series_path, get_from_dir, &ctx,
-					   opts, err);
+	    0) {
+		struct quilt_source src = { { series.ptr, series.len },
+					    series_path, get_from_dir, &ctx };
+
+		error = import_series_text(c, &src, opts, err);
+	}
 	buf_release(&series);
 	free(series_path);
 	free(abs);
@@ -414,10 +425,11 @@ static int import_apt(struct import_set *out, const char *source,
 		struct import_candidate *c = new_candidate(out, "apt", source);
 		struct tar_ctx ctx = { &t, f->name };
 		char *label = xstrfmt("%s:%sseries", f->name, prefix);
+		struct quilt_source src = { { t.data[si].ptr, t.data[si].len },
+					    label, get_from_tar, &ctx };
+
 		c->version = xstrdup(eq + 1);
-		error = import_series_text(
-			c, (struct span){ t.data[si].ptr, t.data[si].len },
-			label, get_from_tar, &ctx, opts, err);
+		error = import_series_text(c, &src, opts, err);
 		free(label);
 	}
 out:

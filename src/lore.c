@@ -12,6 +12,7 @@
 #include "fs.h"
 #include "series.h"
 #include "settings.h"
+#include "thread.h"
 
 void lore_ref_release(struct lore_ref *r)
 {

@@ -1,10 +1,9 @@
 /*
  * mail: RFC 822/MIME messages and the containers they come in (mbox in
  * mboxo and mboxrd quoting, Maildir, single message files, git format-patch
- * output), decoded to UTF-8 text; subject tags; threads assembled by
- * Message-ID/In-Reply-To/References; and the patches a thread carries
- * (cover letter, patch messages, trailers given in replies, base-commit).
- * Parsing the diff inside a patch is patch.c's job.
+ * output), decoded to UTF-8 text.  What a set of messages says as patch
+ * mail (subject tags, threads, series, trailers in replies) is thread.c's
+ * job; parsing the diff inside a patch is patch.c's.
  */
 #ifndef KCARRY_MAIL_H
 #define KCARRY_MAIL_H
@@ -99,88 +98,6 @@ bool mail_is_mbox(const char *data, size_t len);
 int mail_read_mbox(struct mail_list *l, const char *data, size_t len,
 		   const char *source, struct err *err);
 
-/* What a subject line says: "[RFC PATCH v3 07/17] btrfs: foo". */
-struct subject_info {
-	bool is_reply;  /* Re:, Fwd:, AW:, Sv:, 回复:, ... before the tags */
-	bool has_patch_tag;
-	bool rfc;
-	bool resend;
-	unsigned version; /* 1 when the tag has no vN */
-	unsigned index;   /* 7 in 07/17; 0 for a cover letter or no number */
-	unsigned total;   /* 17; 0 when not numbered */
-	char *title;      /* "btrfs: foo": tags and reply prefixes removed */
-};
-
-void subject_parse(struct subject_info *si, const char *subject);
-void subject_info_release(struct subject_info *si);
-
-/* One patch found in a set of messages. */
-struct mail_patch {
-	const struct mail *msg; /* the message it came from (borrowed) */
-	struct subject_info subj;
-	/*
-	 * A self-contained patch file in git format-patch form, UTF-8:
-	 * "From: Name <email>\nDate: ...\nSubject: [PATCH] title\n
-	 *  Message-ID: <...>\n\n" + commit message (with in-body From:/
-	 * Subject:/Date: applied, trailers collected from replies appended
-	 * after the message's own trailers) + "---" + diff.  For a stable
-	 * "FAILED: ... failed to apply" report, the embedded upstream
-	 * commit's own header, message and diff.  patch_parse reads this.
-	 */
-	struct buf text;
-	char **extra_trailers; /* trailers collected from replies */
-	size_t nr_extra_trailers;
-	/* What text says, for callers that list patches: the author after
-	 * in-body From: (NULL when unknown), the date as written (or NULL)
-	 * and the upstream sha of a "From <sha>" line (or NULL). */
-	char *author_name;
-	char *author_email;
-	char *date;
-	char *commit_id;
-};
-
-/* One posted version of a series: cover letter and patches in order. */
-struct mail_series {
-	unsigned version;
-	unsigned total;             /* N of the 0/N or n/N tags, or nr_patches */
-	const struct mail *cover;   /* NULL when there is none */
-	char *cover_title;          /* subject title of the cover, or NULL */
-	char *base_commit;          /* "base-commit:" from the cover, or NULL */
-	struct mail_patch *patches; /* ordered by index */
-	size_t nr_patches;
-	char **msgids; /* message-ids of the cover and patches */
-	size_t nr_msgids;
-	/* Trailer lines of replies not taken, as b4 does not take them:
-	 * not the plain address of the reply's sender ("TRAILER (reply
-	 * from ADDRESS)"). */
-	char **skipped_trailers;
-	size_t nr_skipped_trailers;
-};
-
-struct mail_series_list {
-	struct mail_series *items; /* ordered by version, oldest first */
-	size_t nr, alloc;
-};
-
-/*
- * Find the series in a set of messages: assemble threads, tell patches
- * from review mail (a reply that quotes a patch is not a patch), group
- * patches by version, collect trailers from replies onto the patch they
- * answer (trailers given to the cover letter go to every patch, as b4
- * does).  Messages that carry no patch are ignored.  Fails with
- * ERR_NOTFOUND when there is no patch at all.
- */
-int mail_find_series(struct mail_series_list *out, const struct mail_list *l,
-		     struct err *err);
-void mail_series_list_release(struct mail_series_list *l);
-
-/*
- * The author of a message: the in-body "From:" when its body opens with
- * one (a patch sent on someone's behalf), else its From: header.  New
- * strings, NULL when absent.
- */
-void mail_author(const struct mail *m, char **name, char **email);
-
 /* RFC 2047 decode a header value into out (UTF-8). */
 void mail_decode_header(struct buf *out, const char *value, size_t len);
 /* Convert text in charset to UTF-8 (invalid bytes become U+FFFD). */
@@ -204,5 +121,28 @@ void mail_parse_address(const char *value, char **name, char **email);
  * false (leaving both untouched) when it is not a date.
  */
 bool mail_parse_date(const char *value, long long *epoch, int *tz);
+
+/*
+ * Pieces of message reading that the readers of patch mail share (the
+ * series finder, subjects, trailers).
+ */
+/* Append s with every run of whitespace folded to one space, trimmed. */
+void mail_add_folded(struct buf *out, const char *s, size_t n);
+/* The same, as a new string. */
+char *mail_folded_dup(const char *s, size_t n);
+/* "Name: value" (also the obsolete "Name : value"): the name's length in
+ * *name_len, where the colon is in *colon; false when l is no header. */
+bool mail_header_line(struct span l, size_t *name_len, size_t *colon);
+/* Whether a diff ("diff --git ", or "--- " then "+++ " then "@@ ")
+ * starts at the line at p. */
+bool mail_diff_starts(const char *p, const char *end);
+/*
+ * Whether s holds an unquoted diff, and where it starts in *off (when off
+ * is not NULL); quoted lines start with '>' and never match.
+ */
+bool mail_find_diff(const char *s, size_t n, size_t *off);
+/* "From <40 hex> ...", git format-patch's first line: its sha, lower case,
+ * in sha. */
+bool mail_commit_line(struct span l, char sha[41]);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cursor.h"
 #include "mail.h"
+#include "thread.h"
 
 #ifdef KCARRY_VERSION
 #define SIGNATURE "kcarry " KCARRY_VERSION

@@ -216,6 +216,55 @@ static json_t *joid(const struct tree_oid *oid)
 	return json_string(hex);
 }
 
+static json_t *jcount(size_t n)
+{
+	return json_integer((json_int_t)n);
+}
+
+/* An array of the strings v[0..n). */
+static json_t *str_array(char *const *v, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, report_json_str(v[i]));
+	return arr;
+}
+
+/* A change of the API: its name, kind, change and both signatures. */
+static json_t *change_json(const char *name, enum watch_kind kind,
+			   enum watch_change change, const char *old_sig,
+			   const char *new_sig)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", report_json_str(name));
+	json_object_set_new(o, "kind", jid(watch_kind_name(kind)));
+	json_object_set_new(o, "change",
+			    json_string(watch_change_name(change)));
+	json_object_set_new(o, "old", report_json_str(old_sig));
+	json_object_set_new(o, "new", report_json_str(new_sig));
+	return o;
+}
+
+/* The document, indented, its keys in order, and a newline. */
+static int write_json_doc(FILE *out, json_t *doc, const char *what,
+			  struct err *err)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					     JSON_REAL_PRECISION(9));
+	int error;
+
+	json_decref(doc);
+	if (!text)
+		BUG("jansson cannot serialise the %s", what);
+	error = write_out(out, text, strlen(text), "JSON", err);
+	free(text);
+	if (!error)
+		error = write_out(out, "\n", 1, "JSON", err);
+	return error;
+}
+
 
 static json_t *file_json(const struct carry_file *cf)
 {
@@ -283,6 +332,15 @@ static json_t *site_json(const struct audit_site *s)
 	return o;
 }
 
+static json_t *sites_json(const struct audit_site *v, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, site_json(&v[i]));
+	return arr;
+}
+
 /* The series' own API change and what the target has of it. */
 static json_t *intents_json(const struct audit_result *a)
 {
@@ -290,14 +348,9 @@ static json_t *intents_json(const struct audit_result *a)
 
 	for (size_t i = 0; i < a->nr_intents; i++) {
 		const struct audit_intent *t = &a->intents[i];
-		json_t *o = json_object();
+		json_t *o = change_json(t->name, t->kind, t->change,
+					t->old_sig, t->new_sig);
 
-		json_object_set_new(o, "name", report_json_str(t->name));
-		json_object_set_new(o, "kind", jid(watch_kind_name(t->kind)));
-		json_object_set_new(o, "change",
-				    json_string(watch_change_name(t->change)));
-		json_object_set_new(o, "old", report_json_str(t->old_sig));
-		json_object_set_new(o, "new", report_json_str(t->new_sig));
 		json_object_set_new(o, "patch",
 				    json_integer((json_int_t)t->patch));
 		json_object_set_new(o, "target",
@@ -352,32 +405,20 @@ static json_t *callers_json(const struct audit_result *a)
 
 static json_t *audit_json(const struct audit_result *a)
 {
-	json_t *o = json_object(), *watched = json_array(),
-	       *changes = json_array(), *unconv = json_array(),
-	       *absent = json_array();
+	json_t *o = json_object(), *changes = json_array();
 
-	for (size_t i = 0; i < a->nr_watched; i++)
-		json_array_append_new(watched, report_json_str(a->watched[i]));
-	json_object_set_new(o, "watched", watched);
+	json_object_set_new(o, "watched", str_array(a->watched, a->nr_watched));
 	for (size_t i = 0; i < a->nr_changes; i++) {
 		const struct audit_change *c = &a->changes[i];
-		json_t *co = json_object();
 
-		json_object_set_new(co, "name", report_json_str(c->name));
-		json_object_set_new(co, "kind", jid(watch_kind_name(c->kind)));
-		json_object_set_new(co, "change",
-				    json_string(watch_change_name(c->change)));
-		json_object_set_new(co, "old", report_json_str(c->old_sig));
-		json_object_set_new(co, "new", report_json_str(c->new_sig));
-		json_array_append_new(changes, co);
+		json_array_append_new(changes,
+				      change_json(c->name, c->kind, c->change,
+						  c->old_sig, c->new_sig));
 	}
 	json_object_set_new(o, "changes", changes);
-	for (size_t i = 0; i < a->nr_unconverted; i++)
-		json_array_append_new(unconv, site_json(&a->unconverted[i]));
-	json_object_set_new(o, "unconverted", unconv);
-	for (size_t i = 0; i < a->nr_absent; i++)
-		json_array_append_new(absent, site_json(&a->absent[i]));
-	json_object_set_new(o, "absent", absent);
+	json_object_set_new(o, "unconverted",
+			    sites_json(a->unconverted, a->nr_unconverted));
+	json_object_set_new(o, "absent", sites_json(a->absent, a->nr_absent));
 	json_object_set_new(o, "files_scanned",
 			    json_integer((json_int_t)a->nr_files_scanned));
 	json_object_set_new(o, "intended", intents_json(a));
@@ -385,11 +426,6 @@ static json_t *audit_json(const struct audit_result *a)
 	json_object_set_new(o, "target_api", target_api_json(a));
 	json_object_set_new(o, "callers", callers_json(a));
 	return o;
-}
-
-static json_t *jcount(size_t n)
-{
-	return json_integer((json_int_t)n);
 }
 
 static json_t *diag_json(const struct diag *d, const struct blame_attribution *a)
@@ -441,8 +477,7 @@ static json_t *diag_json(const struct diag *d, const struct blame_attribution *a
 
 json_t *report_build_json(const struct build_result *b)
 {
-	json_t *o = json_object(), *tg = json_array(), *fo = json_array(),
-	       *bo = json_array(), *steps = json_array(),
+	json_t *o = json_object(), *steps = json_array(),
 	       *diags = json_array(), *secs = json_object();
 	bool base_broken = b->nr_broken_objects && !b->errors &&
 			   !b->nr_failed_objects;
@@ -459,20 +494,16 @@ json_t *report_build_json(const struct build_result *b)
 	json_object_set_new(o, "profile", report_json_str(b->profile));
 	json_object_set_new(o, "kbuild_rule", report_json_str(b->kbuild_rule));
 	json_object_set_new(o, "target_var", report_json_str(b->target_var));
-	for (size_t i = 0; i < b->nr_targets; i++)
-		json_array_append_new(tg, report_json_str(b->targets[i]));
-	json_object_set_new(o, "targets", tg);
+	json_object_set_new(o, "targets", str_array(b->targets, b->nr_targets));
 	json_object_set_new(o, "errors", jcount(b->errors));
 	json_object_set_new(o, "warnings", jcount(b->warnings));
 	json_object_set_new(o, "base_errors", jcount(b->base_errors));
 	json_object_set_new(o, "base_warnings", jcount(b->base_warnings));
 	json_object_set_new(o, "kept", jcount(b->kept));
-	for (size_t i = 0; i < b->nr_failed_objects; i++)
-		json_array_append_new(fo, report_json_str(b->failed_objects[i]));
-	json_object_set_new(o, "failed_objects", fo);
-	for (size_t i = 0; i < b->nr_broken_objects; i++)
-		json_array_append_new(bo, report_json_str(b->broken_objects[i]));
-	json_object_set_new(o, "broken_objects", bo);
+	json_object_set_new(o, "failed_objects",
+			    str_array(b->failed_objects, b->nr_failed_objects));
+	json_object_set_new(o, "broken_objects",
+			    str_array(b->broken_objects, b->nr_broken_objects));
 	json_object_set_new(o, "first_breaking",
 			    b->first_breaking ? jcount(b->first_breaking)
 					      : json_null());
@@ -550,8 +581,6 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 			  struct err *err)
 {
 	json_t *doc = json_object(), *builds = json_array(), *so;
-	char *text;
-	int error = 0;
 
 	json_object_set_new(doc, "schema", json_string(REPORT_BUILD_SCHEMA));
 	json_object_set_new(doc, "seconds",
@@ -605,16 +634,7 @@ int report_build_doc_json(FILE *out, const struct check_report *r,
 			json_array_append_new(builds, o);
 		}
 	json_object_set_new(doc, "builds", builds);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				       JSON_REAL_PRECISION(9));
-	json_decref(doc);
-	if (!text)
-		BUG("jansson cannot serialise the build report");
-	error = write_out(out, text, strlen(text), "JSON", err);
-	free(text);
-	if (!error)
-		error = write_out(out, "\n", 1, "JSON", err);
-	return error;
+	return write_json_doc(out, doc, "build report", err);
 }
 
 static json_t *cell_json(const struct check_report *r, size_t s, size_t t)
@@ -665,9 +685,7 @@ int report_check_json(FILE *out, const struct check_report *r,
 		      struct err *err)
 {
 	json_t *doc = json_object(), *series = json_array(),
-	       *targets = json_array(), *cells = json_array();
-	char *text;
-	int error;
+	       *cells = json_array();
 
 	json_object_set_new(doc, "schema", json_string(REPORT_CHECK_SCHEMA));
 	/* NaN would make jansson drop the field */
@@ -697,24 +715,13 @@ int report_check_json(FILE *out, const struct check_report *r,
 		json_object_set_new(doc, "shard", sh);
 	} else
 		json_object_set_new(doc, "shard", json_null());
-	for (size_t t = 0; t < r->nr_targets; t++)
-		json_array_append_new(targets, report_json_str(r->targets[t]));
-	json_object_set_new(doc, "targets", targets);
+	json_object_set_new(doc, "targets",
+			    str_array(r->targets, r->nr_targets));
 	for (size_t s = 0; s < r->nr_series; s++)
 		for (size_t t = 0; t < r->nr_targets; t++)
 			json_array_append_new(cells, cell_json(r, s, t));
 	json_object_set_new(doc, "cells", cells);
-
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				       JSON_REAL_PRECISION(9));
-	json_decref(doc);
-	if (!text)
-		BUG("jansson cannot serialise the check report");
-	error = write_out(out, text, strlen(text), "JSON", err);
-	free(text);
-	if (!error)
-		error = write_out(out, "\n", 1, "JSON", err);
-	return error;
+	return write_json_doc(out, doc, "check report", err);
 }
 
 /* ---- JUnit XML -------------------------------------------------------- */
@@ -1117,6 +1124,24 @@ static void add_class_part(struct buf *b, const char *s)
 
 /* One testcase for the build of a cell: the compiler output of the new
  * diagnostics, each with what it is pinned on, in the failure. */
+/* A build's new diagnostics and failing objects, a line each after
+ * indent, as every text report lists them. */
+static void build_findings(struct buf *text, const struct build_result *b,
+			   const char *indent)
+{
+	for (size_t i = 0; i < b->diags.nr; i++) {
+		buf_adds(text, indent);
+		report_build_diag_line(text, &b->diags.items[i],
+				       b->attr ? &b->attr[i] : NULL);
+		buf_addc(text, '\n');
+	}
+	for (size_t i = 0; i < b->nr_failed_objects; i++)
+		buf_addf(text, "%sfailed: %s\n", indent, b->failed_objects[i]);
+	for (size_t i = 0; i < b->nr_broken_objects; i++)
+		buf_addf(text, "%sfails in the base tree too: %s\n", indent,
+			 b->broken_objects[i]);
+}
+
 static void junit_build(struct junit_suite *js, const struct build_result *b)
 {
 	struct buf msg = BUF_INIT, text = BUF_INIT;
@@ -1133,16 +1158,7 @@ static void junit_build(struct junit_suite *js, const struct build_result *b)
 		jc.message = "nothing to build";
 	} else {
 		report_build_summary(&msg, b);
-		for (size_t i = 0; i < b->diags.nr; i++) {
-			report_build_diag_line(&text, &b->diags.items[i],
-					       b->attr ? &b->attr[i] : NULL);
-			buf_addc(&text, '\n');
-		}
-		for (size_t i = 0; i < b->nr_failed_objects; i++)
-			buf_addf(&text, "failed: %s\n", b->failed_objects[i]);
-		for (size_t i = 0; i < b->nr_broken_objects; i++)
-			buf_addf(&text, "fails in the base tree too: %s\n",
-				 b->broken_objects[i]);
+		build_findings(&text, b, "");
 		if (b->log.len) {
 			buf_adds(&text, "\ncompiler output:\n");
 			buf_add(&text, b->log.ptr, b->log.len);
@@ -1617,16 +1633,7 @@ static void md_build(struct buf *b, const struct build_result *br)
 		buf_addc(b, ')');
 	}
 	buf_adds(b, "\n\n");
-	for (size_t i = 0; i < br->diags.nr; i++) {
-		report_build_diag_line(&text, &br->diags.items[i],
-				       br->attr ? &br->attr[i] : NULL);
-		buf_addc(&text, '\n');
-	}
-	for (size_t i = 0; i < br->nr_failed_objects; i++)
-		buf_addf(&text, "failed: %s\n", br->failed_objects[i]);
-	for (size_t i = 0; i < br->nr_broken_objects; i++)
-		buf_addf(&text, "fails in the base tree too: %s\n",
-			 br->broken_objects[i]);
+	build_findings(&text, br, "");
 	md_fenced(b, "", text.ptr, text.len);
 	if (br->log.len) {
 		buf_adds(b, "<details><summary>compiler output</summary>\n\n");
@@ -1963,6 +1970,55 @@ static void email_body(struct buf *b, const struct check_report *r,
 		buf_add(b, cp->item->text.ptr, cp->item->text.len);
 }
 
+/*
+ * A report mail's first lines: its mbox separator, From: kcarry (or
+ * --from), To: --to or the author of cp (when there is one), the
+ * subject and the date.
+ */
+static void email_head(struct buf *b, const struct email_ctx *ec,
+		       const struct carry_patch *cp, const char *subject)
+{
+	struct buf to = BUF_INIT;
+
+	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
+	add_header(b, "From", ec->opts && ec->opts->from
+				      ? ec->opts->from
+				      : "kcarry <kcarry@localhost>");
+	if (ec->opts && ec->opts->to)
+		buf_adds(&to, ec->opts->to);
+	else if (cp && cp->item && cp->item->patch.author_email)
+		author_address(&to, &cp->item->patch);
+	if (to.len)
+		add_header(b, "To", to.ptr);
+	add_header(b, "Subject", subject);
+	buf_adds(b, "Date: ");
+	add_rfc2822_date(b, ec->date);
+	buf_addc(b, '\n');
+	buf_release(&to);
+}
+
+/*
+ * The rest of the header: Message-ID <kcarry.KIND NAME.VERSION.TARGET
+ * [.NNNN]@localhost> (nr 0: no number) and the MIME lines.
+ */
+static void email_msgid(struct buf *b, const char *kind,
+			const struct check_series *cs, const char *target,
+			size_t nr)
+{
+	buf_addf(b, "Message-ID: <kcarry.%s", kind);
+	add_msgid_part(b, cs->name);
+	buf_addc(b, '.');
+	add_msgid_part(b, cs->v.version);
+	buf_addc(b, '.');
+	add_msgid_part(b, target);
+	if (nr)
+		buf_addf(b, ".%04zu", nr);
+	buf_adds(b, "@localhost>\n");
+	buf_adds(b, "MIME-Version: 1.0\n"
+		    "Content-Type: text/plain; charset=UTF-8\n"
+		    "Content-Transfer-Encoding: 8bit\n\n");
+}
+
 /* The patch a failed build is pinned on first: the first breaking patch
  * (--each), else the earliest patch a new error is pinned on. */
 static size_t build_culprit(const struct build_result *br)
@@ -1992,36 +2048,14 @@ static void email_build(struct buf *b, const struct email_ctx *ec, size_t s,
 					       : NULL;
 	struct buf v = BUF_INIT, body = BUF_INIT;
 
-	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
-	add_header(b, "From", ec->opts && ec->opts->from
-				      ? ec->opts->from
-				      : "kcarry <kcarry@localhost>");
-	if (ec->opts && ec->opts->to)
-		buf_adds(&v, ec->opts->to);
-	else if (cp && cp->item && cp->item->patch.author_email)
-		author_address(&v, &cp->item->patch);
-	if (v.len)
-		add_header(b, "To", v.ptr);
-	buf_reset(&v);
 	if (cp)
 		buf_addf(&v, "FAILED: patch \"%s\" failed to build on %s tree",
 			 patch_subject(cp), r->targets[t]);
 	else
 		buf_addf(&v, "FAILED: %s@%s failed to build on %s tree",
 			 cs->name, cs->v.version, r->targets[t]);
-	add_header(b, "Subject", v.ptr);
-	buf_adds(b, "Date: ");
-	add_rfc2822_date(b, ec->date);
-	buf_adds(b, "\nMessage-ID: <kcarry.build.");
-	add_msgid_part(b, cs->name);
-	buf_addc(b, '.');
-	add_msgid_part(b, cs->v.version);
-	buf_addc(b, '.');
-	add_msgid_part(b, r->targets[t]);
-	buf_adds(b, "@localhost>\n");
-	buf_adds(b, "MIME-Version: 1.0\n"
-		    "Content-Type: text/plain; charset=UTF-8\n"
-		    "Content-Transfer-Encoding: 8bit\n\n");
+	email_head(b, ec, cp, v.ptr);
+	email_msgid(b, "build.", cs, r->targets[t], 0);
 	buf_addf(&body, "The series %s@%s applies to the %s tree but does not "
 			"build there.\n",
 		 cs->name, cs->v.version, r->targets[t]);
@@ -2036,17 +2070,7 @@ static void email_build(struct buf *b, const struct email_ctx *ec, size_t s,
 		 r->targets[t]);
 	if (br->error)
 		buf_addf(&body, "  %s\n", br->error);
-	for (size_t k = 0; k < br->diags.nr; k++) {
-		buf_adds(&body, "  ");
-		report_build_diag_line(&body, &br->diags.items[k],
-				       br->attr ? &br->attr[k] : NULL);
-		buf_addc(&body, '\n');
-	}
-	for (size_t k = 0; k < br->nr_failed_objects; k++)
-		buf_addf(&body, "  failed: %s\n", br->failed_objects[k]);
-	for (size_t k = 0; k < br->nr_broken_objects; k++)
-		buf_addf(&body, "  fails in the base tree too: %s\n",
-			 br->broken_objects[k]);
+	build_findings(&body, br, "  ");
 	if (br->log.len) {
 		buf_adds(&body, "\n------------------ compiler output "
 				"------------------\n");
@@ -2071,32 +2095,10 @@ static void email_one(struct buf *b, const struct email_ctx *ec, size_t s,
 	const struct carry_patch *cp = &check_cell(r, s, t)->carry.patches[i];
 	struct buf v = BUF_INIT, body = BUF_INIT;
 
-	buf_adds(b, "From kcarry Thu Jan  1 00:00:00 1970\n");
-	add_header(b, "From", ec->opts && ec->opts->from
-				      ? ec->opts->from
-				      : "kcarry <kcarry@localhost>");
-	if (ec->opts && ec->opts->to)
-		buf_adds(&v, ec->opts->to);
-	else if (cp->item && cp->item->patch.author_email)
-		author_address(&v, &cp->item->patch);
-	if (v.len)
-		add_header(b, "To", v.ptr);
-	buf_reset(&v);
 	buf_addf(&v, "FAILED: patch \"%s\" failed to apply to %s tree",
 		 patch_subject(cp), r->targets[t]);
-	add_header(b, "Subject", v.ptr);
-	buf_adds(b, "Date: ");
-	add_rfc2822_date(b, ec->date);
-	buf_adds(b, "\nMessage-ID: <kcarry.");
-	add_msgid_part(b, cs->name);
-	buf_addc(b, '.');
-	add_msgid_part(b, cs->v.version);
-	buf_addc(b, '.');
-	add_msgid_part(b, r->targets[t]);
-	buf_addf(b, ".%04zu@localhost>\n", i + 1);
-	buf_adds(b, "MIME-Version: 1.0\n"
-		    "Content-Type: text/plain; charset=UTF-8\n"
-		    "Content-Transfer-Encoding: 8bit\n\n");
+	email_head(b, ec, cp, v.ptr);
+	email_msgid(b, "", cs, r->targets[t], i + 1);
 	email_body(&body, r, s, t, i);
 	add_mboxrd(b, body.ptr, body.len);
 	buf_addc(b, '\n');

@@ -575,12 +575,14 @@ int target_prepare(struct tree_repo **repo, struct tree_oid *base,
 			if ((error = settings_load(&set, t->root, err)) == 0 &&
 			    (error = local_tarball(&tarball, t, &set, progress,
 						   err)) == 0) {
+				struct tree_tarball_import in = {
+					tarball, BASE_REF, msg, &set.tarball,
+					NULL
+				};
+
 				say(progress, t, "importing the tarball (once; "
 						 "later runs reuse it)");
-				error = tree_import_tarball(base, r, tarball,
-							    BASE_REF, msg,
-							    &set.tarball, NULL,
-							    err);
+				error = tree_import_tarball(base, r, &in, err);
 			}
 			settings_release(&set);
 			free(msg);

@@ -1734,15 +1734,14 @@ int tree_check_tarball(const char *path, struct err *err)
 }
 
 int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
-			const char *tarball, const char *refname,
-			const char *message,
-			const struct tree_tarball_limits *limits,
-			const struct tree_import_progress *progress,
-			struct err *err)
+			const struct tree_tarball_import *in, struct err *err)
 {
 	static const struct tree_tarball_limits defaults = {
 		TREE_TARBALL_MAX_BYTES, TREE_TARBALL_MAX_ENTRIES
 	};
+	const char *tarball = in->tarball;
+	const struct tree_tarball_limits *limits = in->limits;
+	const struct tree_import_progress *progress = in->progress;
 	unsigned long nr_entries = 0;
 	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
@@ -1889,10 +1888,11 @@ int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
 	{
 		struct tree_person who = { "kcarry", "kcarry@localhost", 0, 0 };
 		if ((error = tree_commit(commit, r, &troot, NULL, &who, &who,
-					 message, err)) < 0)
+					 in->message, err)) < 0)
 			goto out;
 	}
-	error = tree_set_ref(r, refname, commit, "kcarry: import tarball", err);
+	error = tree_set_ref(r, in->refname, commit, "kcarry: import tarball",
+			     err);
 out:
 	for (size_t i = 0; i < nr; i++)
 		free(entries[i].path);

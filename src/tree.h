@@ -262,19 +262,24 @@ struct tree_tarball_limits {
 #define TREE_TARBALL_MAX_BYTES (3ULL << 30)
 #define TREE_TARBALL_MAX_ENTRIES 500000UL
 
+/* What tree_import_tarball imports, and how. */
+struct tree_tarball_import {
+	const char *tarball; /* its path */
+	const char *refname; /* set on the commit */
+	const char *message; /* the commit's */
+	const struct tree_tarball_limits *limits;     /* NULL: the defaults */
+	const struct tree_import_progress *progress; /* or NULL */
+};
+
 /*
  * Import a tarball (any compression libarchive reads) as one commit:
  * the first path component is dropped (linux-6.1.170/...), every regular
  * file and symlink becomes a blob, read straight from the stream.  The
- * commit is set on refname.  Beyond a limit (NULL: the defaults) the
- * import fails with ERR_PARSE before reading further.
+ * commit is set on in->refname.  Beyond a limit the import fails with
+ * ERR_PARSE before reading further.
  */
 int tree_import_tarball(struct tree_oid *commit, struct tree_repo *r,
-			const char *tarball, const char *refname,
-			const char *message,
-			const struct tree_tarball_limits *limits,
-			const struct tree_import_progress *progress,
-			struct err *err);
+			const struct tree_tarball_import *in, struct err *err);
 /*
  * Whether path is a tar archive libarchive can read (any compression):
  * its first header parses.  Used on a download before it is cached.

@@ -3,135 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctok.h"
 #include "lex.h"
-
-/*
- * What conditional bookkeeping puts back: depths and, for the reference
- * scanner, the function it is in and its view of the current file-scope
- * declaration.
- */
-struct depths {
-	int brace, paren;
-	struct span func;      /* the function whose body we are in */
-	bool typed;            /* a type was seen: "name(" declares */
-	bool have_cand;        /* a function declarator was seen */
-	bool cand_typed;       /* ...after a type, not a macro call */
-	struct span cand;
-	bool saw_eq;           /* in an initializer */
-	size_t decl_toks;      /* tokens in the declaration so far */
-};
-
-/*
- * Conditional compilation.  Every branch is live except those a literal
- * '#if 0' or '#if 1' rules out.  The scanning state (depths, declaration
- * being read) is put back at #else/#elif to its value at #if, and at #endif
- * set to what the first branch left, so that branches which each open a
- * function body (a prototype per configuration) do not unbalance the file.
- */
-enum cond_kind {
-	COND_ANY, /* scan all branches */
-	COND_IF0, /* dead until #else/#elif */
-	COND_IF1, /* live until #else/#elif, then dead */
-	COND_TAKEN, /* the live #else of an '#if 0' */
-};
-
-struct cond {
-	enum cond_kind kind;
-	bool outer_dead;
-	bool seen_else;
-	struct depths at_if, first;
-};
-
-struct conds {
-	struct cond *v;
-	size_t nr, alloc;
-	bool dead;
-};
-
-enum cond_op { COND_OP_IF, COND_OP_ELIF, COND_OP_ELSE, COND_OP_ENDIF };
-
-static bool expr_is_literal(struct lexer *sub, const char *lit)
-{
-	struct token t, u;
-
-	lex(sub, &t);
-	lex(sub, &u);
-	return t.type == TOK_NUMBER && tok_is(&t, lit, strlen(lit)) &&
-	       u.type == TOK_EOF;
-}
-
-/*
- * Apply one conditional directive; sub is positioned after its name (for
- * #if, to tell '#if 0' apart).
- */
-static void cond_apply(struct conds *cs, enum cond_op op, struct lexer *sub,
-		       struct depths *d)
-{
-	struct cond *c;
-
-	if (op == COND_OP_IF) {
-		struct cond n = { COND_ANY, cs->dead, false, *d, *d };
-		struct lexer probe = *sub;
-
-		if (expr_is_literal(&probe, "0"))
-			n.kind = COND_IF0;
-		else if (expr_is_literal(sub, "1"))
-			n.kind = COND_IF1;
-		ALLOC_GROW(cs->v, cs->nr + 1, cs->alloc);
-		cs->v[cs->nr++] = n;
-		cs->dead = n.outer_dead || n.kind == COND_IF0;
-		return;
-	}
-	if (!cs->nr)
-		return; /* stray: ignore */
-	c = &cs->v[cs->nr - 1];
-	if (op == COND_OP_ENDIF) {
-		if (c->kind == COND_ANY && c->seen_else)
-			*d = c->first;
-		cs->dead = c->outer_dead;
-		cs->nr--;
-		return;
-	}
-	switch (c->kind) {
-	case COND_ANY:
-		if (!c->seen_else) {
-			c->seen_else = true;
-			c->first = *d;
-		}
-		*d = c->at_if;
-		break;
-	case COND_IF0:
-		/* the first branch that may be compiled starts here */
-		c->kind = op == COND_OP_ELIF ? COND_ANY : COND_TAKEN;
-		c->at_if = *d;
-		break;
-	case COND_IF1:
-	case COND_TAKEN:
-		c->kind = COND_IF1; /* everything after is dead */
-		cs->dead = true;
-		return;
-	}
-	cs->dead = c->outer_dead;
-}
-
-/* The conditional op a directive name means, or -1. */
-static int cond_op(const struct token *name, bool *is_if)
-{
-	*is_if = false;
-	if (TOK_IS(name, "if") || TOK_IS(name, "ifdef") ||
-	    TOK_IS(name, "ifndef")) {
-		*is_if = true;
-		return COND_OP_IF;
-	}
-	if (TOK_IS(name, "elif") || TOK_IS(name, "elifdef") ||
-	    TOK_IS(name, "elifndef"))
-		return COND_OP_ELIF;
-	if (TOK_IS(name, "else"))
-		return COND_OP_ELSE;
-	if (TOK_IS(name, "endif"))
-		return COND_OP_ENDIF;
-	return -1;
-}
 
 /* Small owned strings that tokens and refs point at. */
 struct pool {
@@ -139,38 +12,8 @@ struct pool {
 	size_t nr, alloc;
 };
 
-static char *pool_add(char ***v, size_t *nr, size_t *alloc, char *s)
-{
-	ALLOC_GROW(*v, *nr + 1, *alloc);
-	(*v)[(*nr)++] = s;
-	return s;
-}
-
-static void pool_free(char **v, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		free(v[i]);
-	free(v);
-}
-
-static bool has_nul(const char *text, size_t len)
-{
-	return memchr(text, '\0', len) != NULL;
-}
-
 /* ------------------------------------------------------------------ */
 /* Exports */
-
-struct tokv {
-	struct token *v;
-	size_t nr, alloc;
-};
-
-static void tokv_push(struct tokv *tv, const struct token *t)
-{
-	ALLOC_GROW(tv->v, tv->nr + 1, tv->alloc);
-	tv->v[tv->nr++] = *t;
-}
 
 struct macro {
 	struct span name;
@@ -178,7 +21,7 @@ struct macro {
 	bool variadic;
 	struct span *params;
 	size_t nparams, params_alloc;
-	struct tokv body;
+	struct ctok_list body;
 };
 
 struct file_ctx {
@@ -281,118 +124,6 @@ static const struct macro *find_macro(const struct exports_ctx *x,
 	return NULL;
 }
 
-/* Index of the token closing the group opened at t[i], or n. */
-static size_t match_group(const struct token *t, size_t i, size_t n)
-{
-	int depth = 0;
-
-	for (; i < n; i++) {
-		if (t[i].type != TOK_PUNCT || t[i].len != 1)
-			continue;
-		switch (*t[i].p) {
-		case '(':
-		case '[':
-		case '{':
-			depth++;
-			break;
-		case ')':
-		case ']':
-		case '}':
-			if (--depth == 0)
-				return i;
-			break;
-		}
-	}
-	return n;
-}
-
-static bool is_open(const struct token *t)
-{
-	return tok_punct(t, '(') || tok_punct(t, '[') || tok_punct(t, '{');
-}
-
-/* Past an attribute word at t[i] and its argument list. */
-static size_t skip_attr(const struct token *t, size_t i, size_t n)
-{
-	if (i + 1 < n && tok_punct(&t[i + 1], '('))
-		return match_group(t, i + 1, n) + 1;
-	return i + 1;
-}
-
-/*
- * The declarator name in a declaration or parameter t[0..n): inside a
- * "(*name)" group if there is one, else the last plain identifier before
- * '=', ':' or the end.  With need_type, a lone identifier is a type
- * ("btrfs_func_t" in a prototype), not a name.
- */
-static bool find_name(const struct token *t, size_t n, bool need_type,
-		      size_t *idx)
-{
-	bool seen_type = false, cand_typed = false, have = false;
-	size_t cand = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (tok_punct(&t[i], '(') && i + 1 < n &&
-		    (tok_punct(&t[i + 1], '*') || tok_punct(&t[i + 1], '^'))) {
-			size_t m = match_group(t, i, n), j = i + 1, k;
-
-			while (j < m && (tok_punct(&t[j], '*') ||
-					 word_class(&t[j]) == WORD_QUAL ||
-					 word_class(&t[j]) == WORD_ATTR))
-				j++;
-			if (find_name(t + j, m - j, false, &k)) {
-				*idx = j + k;
-				return true;
-			}
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct token *tk = &t[i];
-
-		if (tok_punct(tk, '=') || tok_punct(tk, ':'))
-			break;
-		if (is_open(tk)) {
-			i = match_group(t, i, n);
-			continue;
-		}
-		if (tk->type != TOK_IDENT)
-			continue;
-		switch (word_class(tk)) {
-		case WORD_NAME:
-			if (have)
-				seen_type = true;
-			cand = i;
-			cand_typed = seen_type;
-			have = true;
-			break;
-		case WORD_ATTR:
-			i = skip_attr(t, i, n) - 1;
-			break;
-		case WORD_TYPE:
-			seen_type = true;
-			have = false;
-			break;
-		case WORD_TAG:
-			seen_type = true;
-			have = false;
-			if (i + 1 < n && t[i + 1].type == TOK_IDENT)
-				i++;
-			break;
-		case WORD_TYPEOF:
-			seen_type = true;
-			have = false;
-			i = skip_attr(t, i, n) - 1;
-			break;
-		default:
-			break;
-		}
-	}
-	if (!have || (need_type && !cand_typed))
-		return false;
-	*idx = cand;
-	return true;
-}
-
 /* Output of normalised token text, with canonical spacing. */
 struct emit {
 	struct buf *out;
@@ -443,13 +174,13 @@ static void emit_range(struct emit *e, const struct token *t, size_t a,
 			continue;
 		wc = word_class(&t[k]);
 		if (wc == WORD_ATTR) {
-			k = skip_attr(t, k, b) - 1;
+			k = ctok_skip_attr(t, k, b) - 1;
 			continue;
 		}
 		if (wc == WORD_STORAGE)
 			continue;
-		if (is_open(&t[k])) {
-			size_t m = match_group(t, k, b);
+		if (ctok_is_open(&t[k])) {
+			size_t m = ctok_match_group(t, k, b);
 			bool params = tok_punct(&t[k], '(') && k > a &&
 				      (tok_punct(&t[k - 1], ')') ||
 				       k - 1 == drop);
@@ -476,8 +207,8 @@ static void emit_params(struct emit *e, const struct token *t, size_t a,
 	for (size_t k = a; k <= b; k++) {
 		size_t idx;
 
-		if (k < b && is_open(&t[k])) {
-			k = match_group(t, k, b);
+		if (k < b && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, b);
 			continue;
 		}
 		if (k < b && !tok_punct(&t[k], ','))
@@ -485,7 +216,7 @@ static void emit_params(struct emit *e, const struct token *t, size_t a,
 		if (s < k) {
 			if (s > a)
 				emit_tok(e, ",", 1);
-			if (find_name(t + s, k - s, true, &idx))
+			if (ctok_find_name(t + s, k - s, true, &idx))
 				emit_range(e, t, s, k, s + idx);
 			else
 				emit_range(e, t, s, k, SIZE_MAX);
@@ -517,79 +248,6 @@ static char *function_signature(const struct token *t, size_t name,
 	return buf_detach(&out, NULL);
 }
 
-/*
- * The function declarator in a declaration: the first identifier followed
- * by '(' that is not an attribute and comes after some type.
- */
-static bool find_function(const struct token *t, size_t n, size_t *name)
-{
-	bool typed = false;
-
-	for (size_t i = 0; i < n; i++) {
-		enum word_class wc;
-
-		if (is_open(&t[i])) {
-			i = match_group(t, i, n);
-			continue;
-		}
-		if (tok_punct(&t[i], '=') || tok_punct(&t[i], ','))
-			return false;
-		if (t[i].type != TOK_IDENT)
-			continue;
-		wc = word_class(&t[i]);
-		if (wc == WORD_ATTR || wc == WORD_TYPEOF) {
-			typed |= wc == WORD_TYPEOF;
-			i = skip_attr(t, i, n) - 1;
-			continue;
-		}
-		if (wc == WORD_TAG) {
-			typed = true;
-			if (i + 1 < n && t[i + 1].type == TOK_IDENT)
-				i++;
-			continue;
-		}
-		if (wc == WORD_NAME && typed && i + 1 < n &&
-		    tok_punct(&t[i + 1], '(')) {
-			*name = i;
-			return true;
-		}
-		if (wc == WORD_NAME || wc == WORD_TYPE)
-			typed = true;
-		if (wc == WORD_OTHER)
-			return false;
-	}
-	return false;
-}
-
-/* Whether t[0..n) before a '{' is a function definition's head. */
-static bool is_function_head(const struct token *t, size_t n, size_t *name)
-{
-	size_t m;
-
-	if (!find_function(t, n, name))
-		return false;
-	m = match_group(t, *name + 1, n);
-	for (size_t i = m + 1; i < n; i++) {
-		if (word_class(&t[i]) != WORD_ATTR)
-			return false;
-		i = skip_attr(t, i, n) - 1;
-	}
-	return m < n;
-}
-
-static bool has_storage(const struct token *t, size_t n, const char *word)
-{
-	size_t len = strlen(word);
-
-	for (size_t i = 0; i < n; i++) {
-		if (is_open(&t[i]))
-			i = match_group(t, i, n);
-		else if (t[i].type == TOK_IDENT && tok_is(&t[i], word, len))
-			return true;
-	}
-	return false;
-}
-
 static char *tok_dup(const struct token *t)
 {
 	return xstrndup(t->p, t->len);
@@ -599,10 +257,10 @@ static void export_function(struct exports_ctx *x, const struct file_ctx *f,
 			    const struct token *t, size_t n, size_t name,
 			    bool definition)
 {
-	size_t rparen = match_group(t, name + 1, n);
+	size_t rparen = ctok_match_group(t, name + 1, n);
 
 	if (!f->header &&
-	    (!definition || has_storage(t, name, "static")))
+	    (!definition || ctok_has_storage(t, name, "static")))
 		return;
 	export(x, f, tok_dup(&t[name]), WATCH_FUNCTION, t[name].line,
 	       function_signature(t, name, name + 1, rparen));
@@ -614,8 +272,8 @@ static void export_enum_consts(struct exports_ctx *x, const struct file_ctx *f,
 	bool at_start = true;
 
 	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k])) {
-			k = match_group(t, k, b);
+		if (ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, b);
 			continue;
 		}
 		if (tok_punct(&t[k], ',')) {
@@ -648,12 +306,12 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 		size_t n;
 	} args[32];
 	size_t nargs = 0, s = 2;
-	struct tokv out = { NULL, 0, 0 };
+	struct ctok_list out = { NULL, 0, 0 };
 	bool paste = false;
 
 	for (size_t k = 2; k <= rparen; k++) {
-		if (k < rparen && is_open(&t[k])) {
-			k = match_group(t, k, rparen);
+		if (k < rparen && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, rparen);
 			continue;
 		}
 		if (k < rparen && !tok_punct(&t[k], ','))
@@ -680,7 +338,7 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 		if (tok_punct(bt, '#') && b + 1 < m->body.nr) {
 			static const struct token str = { TOK_STRING, "\"\"", 2,
 							  0, 0 };
-			tokv_push(&out, &str);
+			ctok_list_push(&out, &str);
 			b++;
 			paste = false;
 			continue;
@@ -704,7 +362,7 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 						       (int)last->len, last->p,
 						       (int)src->len, src->p);
 
-				pool_add(&x->pool.v, &x->pool.nr,
+				ctok_pool_add(&x->pool.v, &x->pool.nr,
 					 &x->pool.alloc, joined);
 				last->p = joined;
 				last->len = strlen(joined);
@@ -713,7 +371,7 @@ static void expand(struct exports_ctx *x, const struct file_ctx *f,
 					last->type = TOK_IDENT;
 				continue;
 			}
-			tokv_push(&out, &src[k]);
+			ctok_list_push(&out, &src[k]);
 		}
 		paste = false;
 	}
@@ -740,15 +398,15 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 	if (t[0].type == TOK_IDENT && n >= 3 && tok_punct(&t[1], '(') &&
 	    (m = find_macro(x, &t[0])) && m->funclike &&
 	    x->expand_depth < 4) {
-		size_t r = match_group(t, 1, n);
+		size_t r = ctok_match_group(t, 1, n);
 
 		if (r < n)
 			expand(x, f, m, t, r);
 		return;
 	}
-	is_typedef = has_storage(t, n, "typedef");
-	is_static = has_storage(t, n, "static");
-	is_extern = has_storage(t, n, "extern");
+	is_typedef = ctok_has_storage(t, n, "typedef");
+	is_static = ctok_has_storage(t, n, "static");
+	is_extern = ctok_has_storage(t, n, "extern");
 
 	/* struct/union/enum with a body, or a forward declaration */
 	for (size_t i = 0; i < n; i++) {
@@ -769,7 +427,7 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 			}
 			break;
 		}
-		close = match_group(t, open, n);
+		close = ctok_match_group(t, open, n);
 		if (open == i + 2)
 			tag = tag_name(&t[i], &t[i + 1]);
 		if (tag && f->header) {
@@ -789,7 +447,7 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 		break;
 	}
 
-	if (!spec_end && find_function(t, n, &name)) {
+	if (!spec_end && ctok_find_function(t, n, &name)) {
 		export_function(x, f, t, n, name, false);
 		return;
 	}
@@ -801,20 +459,21 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 		size_t idx;
 		bool need_type = first == 0 && !spec_end;
 
-		if (k < n && is_open(&t[k])) {
-			k = match_group(t, k, n);
+		if (k < n && ctok_is_open(&t[k])) {
+			k = ctok_match_group(t, k, n);
 			continue;
 		}
 		if (k < n && !tok_punct(&t[k], ','))
 			continue;
 		end = first;
 		while (end < k && !tok_punct(&t[end], '='))
-			end = is_open(&t[end]) ? match_group(t, end, k) + 1 :
-						 end + 1;
+			end = ctok_is_open(&t[end])
+				      ? ctok_match_group(t, end, k) + 1
+				      : end + 1;
 		if (end > k)
 			end = k;
-		if (end > first && find_name(t + first, end - first, need_type,
-					     &idx)) {
+		if (end > first && ctok_find_name(t + first, end - first,
+						  need_type, &idx)) {
 			size_t at = first + idx;
 			enum watch_kind kind = is_typedef ? WATCH_TYPE :
 							    WATCH_VARIABLE;
@@ -827,8 +486,9 @@ static void parse_decl(struct exports_ctx *x, const struct file_ctx *f,
 					if (tok_punct(&t[head], '*') ||
 					    tok_punct(&t[head], '('))
 						break;
-					if (is_open(&t[head]))
-						head = match_group(t, head, at);
+					if (ctok_is_open(&t[head]))
+						head = ctok_match_group(t, head,
+									at);
 				}
 			} else {
 				struct buf b = BUF_INIT;
@@ -862,7 +522,8 @@ static bool ends_macro_call(const struct token *t, size_t n, size_t total)
 {
 	return n >= 3 && n < total && t[0].type == TOK_IDENT &&
 	       word_class(&t[0]) == WORD_NAME && tok_punct(&t[1], '(') &&
-	       match_group(t, 1, n) == n - 1 && t[n].line > t[n - 1].line &&
+	       ctok_match_group(t, 1, n) == n - 1 &&
+	       t[n].line > t[n - 1].line &&
 	       t[n].type == TOK_IDENT && word_class(&t[n]) != WORD_ATTR;
 }
 
@@ -888,9 +549,10 @@ static void parse_decls(struct exports_ctx *x, const struct file_ctx *f,
 				    ends_macro_call(t + i, j - i + 1, n - i))
 					break;
 			} else if (*tk->p == '{' && !depth) {
-				size_t close = match_group(t, j, n);
+				size_t close = ctok_match_group(t, j, n);
 
-				if (is_function_head(t + i, j - i, &name)) {
+				if (ctok_is_function_head(t + i, j - i,
+							  &name)) {
 					export_function(x, f, t + i, j - i,
 							name, true);
 					i = close + 1;
@@ -956,7 +618,7 @@ static void read_define(struct exports_ctx *x, const struct file_ctx *f,
 		sig = buf_detach(&b, NULL);
 	}
 	for (lex(sub, &t); t.type != TOK_EOF; lex(sub, &t))
-		tokv_push(&m.body, &t);
+		ctok_list_push(&m.body, &t);
 	if (f->header && !(guard && !m.funclike && !m.body.nr &&
 			   tok_is(guard, name.p, name.len)))
 		export(x, f, tok_dup(&name), WATCH_MACRO, name.line, sig);
@@ -986,11 +648,9 @@ static int find_conflict_marker(const struct watch_source *s, size_t *line)
 	return 0;
 }
 
-static size_t fragment_start(const char *text, size_t len);
-
 /* One declaration of a fragment: braces it leaves open are closed. */
 static void parse_chunk(struct exports_ctx *x, const struct file_ctx *f,
-			struct tokv *tv)
+			struct ctok_list *tv)
 {
 	static const struct token close = { TOK_PUNCT, "}", 1, 0, 0, 0 };
 	size_t from = x->nfound, cfrom = x->nctags;
@@ -1006,7 +666,7 @@ static void parse_chunk(struct exports_ctx *x, const struct file_ctx *f,
 		return;
 	}
 	for (int i = 0; i < depth; i++)
-		tokv_push(tv, &close);
+		ctok_list_push(tv, &close);
 	parse_decls(x, f, tv->v, tv->nr);
 	for (size_t k = from; depth && k < x->nfound; k++)
 		if (x->found[k].kind == WATCH_TYPE)
@@ -1022,23 +682,23 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 	struct file_ctx f = { s->path, ends_with(s->path, ".h") };
 	struct lexer lx;
 	struct token t, guard = { TOK_EOF, NULL, 0, 0, 0 };
-	struct tokv tv = { NULL, 0, 0 };
-	struct conds cs = { NULL, 0, 0, false };
-	struct depths d;
+	struct ctok_list tv = { NULL, 0, 0 };
+	struct ctok_conds cs = { NULL, 0, 0, false };
+	struct ctok_depths d;
 	size_t line;
 	bool guard_next = false, started = false;
 	int error = 0;
 
 	memset(&d, 0, sizeof(d));
 
-	if (has_nul(s->text, s->len))
+	if (ctok_has_nul(s->text, s->len))
 		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
 			       s->path);
 	if (find_conflict_marker(s, &line) < 0)
 		return err_set(err, ERR_PARSE, "%s:%zu: conflict marker",
 			       s->path, line);
 	if (s->fragment) {
-		size_t start = fragment_start(s->text, s->len), l = 1;
+		size_t start = ctok_fragment_start(s->text, s->len), l = 1;
 
 		for (size_t i = 0; i < start; i++)
 			l += s->text[i] == '\n';
@@ -1056,18 +716,18 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 
 			directive_lexer(&sub, &t, lx.line_start);
 			lex(&sub, &name);
-			op = cond_op(&name, &is_if);
+			op = ctok_cond_op(&name, &is_if);
 			if (op >= 0) {
 				/*
 				 * Tokens go to one flat list: the branches
 				 * after one that leaves braces unbalanced are
 				 * dropped rather than rewound.
 				 */
-				struct cond *top = cs.nr ? &cs.v[cs.nr - 1] :
-							   NULL;
+				struct ctok_cond *top =
+					cs.nr ? &cs.v[cs.nr - 1] : NULL;
 				bool unbalanced = top && !is_if &&
-						  op != COND_OP_ENDIF &&
-						  top->kind == COND_ANY &&
+						  op != CTOK_OP_ENDIF &&
+						  top->kind == CTOK_COND_ANY &&
 						  d.brace != top->at_if.brace;
 
 				if (TOK_IS(&name, "ifndef") && !tv.nr &&
@@ -1078,11 +738,12 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 					guard_next = true;
 				}
 				if (unbalanced) {
-					top->kind = COND_IF1;
+					top->kind = CTOK_COND_IF1;
 					cs.dead = true;
 					continue;
 				}
-				cond_apply(&cs, (enum cond_op)op, &sub, &d);
+				ctok_cond_apply(&cs, (enum ctok_op)op, &sub,
+						&d);
 				continue;
 			}
 			if (!cs.dead && TOK_IS(&name, "define"))
@@ -1101,14 +762,14 @@ static int scan_exports(struct exports_ctx *x, const struct watch_source *s,
 				started = true;
 			}
 			if (started)
-				tokv_push(&tv, &t);
+				ctok_list_push(&tv, &t);
 			continue;
 		}
 		if (tok_punct(&t, '{'))
 			d.brace++;
 		else if (tok_punct(&t, '}'))
 			d.brace--;
-		tokv_push(&tv, &t);
+		ctok_list_push(&tv, &t);
 	}
 	if (s->fragment)
 		parse_chunk(x, &f, &tv);
@@ -1172,8 +833,8 @@ int watch_exports(struct watch_exports *ex, const struct watch_source *files,
 	}
 	free_symbols(x.ctags, x.nctags);
 	free_symbols(x.found, x.nfound);
-	pool_free(x.fwd, x.nfwd);
-	pool_free(x.pool.v, x.pool.nr);
+	ctok_pool_free(x.fwd, x.nfwd);
+	ctok_pool_free(x.pool.v, x.pool.nr);
 	for (size_t i = 0; i < x.nmacros; i++) {
 		free(x.macros[i].params);
 		free(x.macros[i].body.v);
@@ -1373,6 +1034,23 @@ static inline bool set_may_have(const struct watch_set *set, size_t len)
 	return set->lens & ((uint64_t)1 << (len < 64 ? len : 63));
 }
 
+size_t watch_set_count(const struct watch_set *set)
+{
+	return set->nr;
+}
+
+const struct watch_set_entry *watch_set_next(const struct watch_set *set,
+					     size_t *pos)
+{
+	while (*pos < set->cap) {
+		const struct watch_set_entry *e = &set->slots[(*pos)++];
+
+		if (e->name)
+			return e;
+	}
+	return NULL;
+}
+
 /* Lookup of prefix + name without building the string. */
 static const struct watch_set_entry *set_find2(const struct watch_set *set,
 					       const char *a, size_t alen,
@@ -1410,7 +1088,7 @@ void watch_refs_init(struct watch_refs *refs)
 void watch_refs_release(struct watch_refs *refs)
 {
 	free(refs->v);
-	pool_free(refs->pool, refs->pool_nr);
+	ctok_pool_free(refs->pool, refs->pool_nr);
 	watch_refs_init(refs);
 }
 
@@ -1445,8 +1123,8 @@ struct scan {
 	const char *path_str;   /* interned on the first ref */
 	struct lexer lx;
 	struct tokq q;
-	struct conds cs;
-	struct depths d;
+	struct ctok_conds cs;
+	struct ctok_depths d;
 	const char *func_str;   /* d.func interned, when func_key matches */
 	const char *func_key;
 	size_t decl_ref;        /* first ref of the current declaration */
@@ -1456,7 +1134,7 @@ struct scan {
 
 static const char *intern(struct watch_refs *out, const char *p, size_t len)
 {
-	return pool_add(&out->pool, &out->pool_nr, &out->pool_alloc,
+	return ctok_pool_add(&out->pool, &out->pool_nr, &out->pool_alloc,
 			xstrndup(p, len));
 }
 
@@ -1490,24 +1168,12 @@ static void add_ref(struct scan *s, const struct watch_set_entry *e,
 	r->kind = kind;
 }
 
-static bool is_member_op(const struct token *t)
-{
-	return t->type == TOK_PUNCT &&
-	       ((t->len == 1 && *t->p == '.') || TOK_IS(t, "->"));
-}
-
-static bool is_tag_keyword(const struct token *t)
-{
-	return t->type == TOK_IDENT && t->len >= 4 && t->len <= 6 &&
-	       (TOK_IS(t, "struct") || TOK_IS(t, "union") || TOK_IS(t, "enum"));
-}
-
 /* The set entry t names; prev tells the tag name space apart. */
 static const struct watch_set_entry *lookup(const struct scan *s,
 					    const struct token *prev,
 					    const struct token *t)
 {
-	if (is_tag_keyword(prev)) {
+	if (ctok_is_tag_keyword(prev)) {
 		char kw[8];
 
 		memcpy(kw, prev->p, prev->len);
@@ -1535,13 +1201,13 @@ static void scan_directive(struct scan *s, const struct token *dt)
 
 	directive_lexer(&sub, dt, s->lx.line_start);
 	lex(&sub, &name);
-	op = cond_op(&name, &is_if);
+	op = ctok_cond_op(&name, &is_if);
 	if (op >= 0) {
 		bool was_dead = s->cs.dead;
 		struct lexer probe = sub;
 
-		cond_apply(&s->cs, (enum cond_op)op, &probe, &s->d);
-		if (op == COND_OP_ELSE || op == COND_OP_ENDIF || s->cs.dead ||
+		ctok_cond_apply(&s->cs, (enum ctok_op)op, &probe, &s->d);
+		if (op == CTOK_OP_ELSE || op == CTOK_OP_ENDIF || s->cs.dead ||
 		    (was_dead && is_if))
 			return;
 	} else if (s->cs.dead) {
@@ -1566,7 +1232,7 @@ static void scan_directive(struct scan *s, const struct token *dt)
 		lex(&sub, &next);
 		/* skip members, defined(), #param and the parts of a##b */
 		if (t.type == TOK_IDENT && set_may_have(s->set, t.len) &&
-		    !is_member_op(&prev) && !TOK_IS(&t, "defined") &&
+		    !ctok_is_member_op(&prev) && !TOK_IS(&t, "defined") &&
 		    !(prev.type == TOK_PUNCT && *prev.p == '#') &&
 		    !(next.type == TOK_PUNCT && TOK_IS(&next, "##")) &&
 		    (e = lookup(s, &prev, &t))) {
@@ -1604,7 +1270,7 @@ static enum watch_ref_kind classify(const struct scan *s,
 	const struct token *p = &s->prev, *t = &s->cur, *n = &s->next;
 	bool call = tok_punct(n, '(');
 
-	if (is_tag_keyword(p)) {
+	if (ctok_is_tag_keyword(p)) {
 		if (tok_punct(n, '{'))
 			return WATCH_REF_DECL;
 		if (tok_punct(n, ';') && at_file_scope(s) &&
@@ -1767,7 +1433,7 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 	struct scan s;
 	struct token t;
 
-	if (has_nul(text, len))
+	if (ctok_has_nul(text, len))
 		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
 			       path);
 	memset(&s, 0, sizeof(s));
@@ -1797,7 +1463,7 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 			const struct watch_set_entry *e;
 
 			if (set_may_have(set, t.len) &&
-			    !is_member_op(&s.prev) &&
+			    !ctok_is_member_op(&s.prev) &&
 			    (e = lookup(&s, &s.prev, &t)))
 				add_ref(&s, e, &t, classify(&s, e), NULL);
 			if (at_file_scope(&s))
@@ -1809,916 +1475,6 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 		s.prev = s.cur;
 	}
 	free(s.q.v);
-	free(s.cs.v);
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Names of C text */
-
-#define BUILTIN(s) { s, sizeof(s) - 1 }
-static const struct {
-	const char *s;
-	size_t len;
-} builtins[] = {
-	BUILTIN("NULL"), BUILTIN("_Alignof"), BUILTIN("_Generic"),
-	BUILTIN("__COUNTER__"), BUILTIN("__DATE__"), BUILTIN("__FILE__"),
-	BUILTIN("__FUNCTION__"), BUILTIN("__LINE__"),
-	BUILTIN("__PRETTY_FUNCTION__"), BUILTIN("__TIME__"),
-	BUILTIN("__VA_ARGS__"), BUILTIN("__VA_OPT__"), BUILTIN("__alignof__"),
-	BUILTIN("__builtin_va_list"), BUILTIN("__extension__"),
-	BUILTIN("__func__"), BUILTIN("__has_attribute"),
-	BUILTIN("__has_builtin"), BUILTIN("__has_include"),
-	BUILTIN("__int128"), BUILTIN("__label__"), BUILTIN("__real__"),
-	BUILTIN("__imag__"), BUILTIN("alignof"), BUILTIN("bool"),
-	BUILTIN("defined"), BUILTIN("false"), BUILTIN("goto"),
-	BUILTIN("offsetof"), BUILTIN("true"),
-};
-#undef BUILTIN
-
-/* A name of the compiler's that is no keyword (word_lookup said so). */
-static bool builtin_name(const char *name, size_t len)
-{
-	if (!strchr("N_abdfgot", *name))
-		return false;
-	if ((len > 10 && !memcmp(name, "__builtin_", 10)) ||
-	    (len > 9 && !memcmp(name, "__atomic_", 9)) ||
-	    (len > 7 && !memcmp(name, "__sync_", 7)))
-		return true;
-	for (size_t i = 0; i < sizeof(builtins) / sizeof(*builtins); i++)
-		if (builtins[i].len == len && !memcmp(builtins[i].s, name, len))
-			return true;
-	return false;
-}
-
-bool watch_is_builtin(const char *name, size_t len)
-{
-	return word_lookup(name, len) != WORD_NAME || builtin_name(name, len);
-}
-
-void watch_c_init(struct watch_c *c)
-{
-	memset(c, 0, sizeof(*c));
-}
-
-void watch_c_release(struct watch_c *c)
-{
-	free(c->ids);
-	free(c->funcs);
-	free(c->includes);
-	pool_free(c->pastes, c->nr_pastes);
-	watch_c_init(c);
-}
-
-enum cctx_kind {
-	CCTX_TOP,    /* file scope, or the unknown start of a fragment */
-	CCTX_BLOCK,  /* a function body or a compound statement */
-	CCTX_RECORD, /* a struct or union body */
-	CCTX_ENUM,
-	CCTX_INIT,   /* initializer braces */
-};
-
-struct cctx {
-	enum cctx_kind kind;
-	long func;        /* index in funcs of the definition it is the body of */
-	bool declarators; /* after its '}', the names up to ';' are declared */
-	bool is_typedef;
-};
-
-/* The scanning state conditional branches put back. */
-struct cstate {
-	size_t depth;
-	int paren;
-	size_t unit;
-};
-
-struct cscan {
-	struct watch_c *out;
-	unsigned flags;
-	struct lexer lx;
-	struct conds cs;
-	struct cstate *saved; /* per open #if: at the #if, then the first
-			       * branch's end */
-	bool *seen_else;
-	size_t nr_saved, alloc_saved, alloc_seen;
-	struct tokv unit;
-	struct cctx *stack; /* stack[0] is the top */
-	size_t depth, alloc;
-	int paren;
-	bool after_record; /* the unit declares what follows a record's '}' */
-	bool after_typedef;
-	enum watch_decl_kind after_kind;
-	int *cls;         /* per unit token: its kind, -1 for none */
-	int *decl;
-	size_t cls_alloc, decl_alloc;
-};
-
-static bool upper_name(const struct token *t)
-{
-	bool letter = false;
-
-	for (size_t i = 0; i < t->len; i++) {
-		if (t->p[i] >= 'a' && t->p[i] <= 'z')
-			return false;
-		letter |= t->p[i] >= 'A' && t->p[i] <= 'Z';
-	}
-	return letter;
-}
-
-/* A callee that is a macro by the kernel's naming: FOO() or __foo(). */
-static bool macro_like(const struct token *t)
-{
-	return t->type == TOK_IDENT &&
-	       (upper_name(t) || (t->len > 2 && t->p[0] == '_' && t->p[1] == '_'));
-}
-
-static void add_id(struct watch_c *c, const struct token *t,
-		   enum watch_id_kind kind, enum watch_decl_kind decl,
-		   bool directive)
-{
-	struct watch_id *id;
-
-	ALLOC_GROW(c->ids, c->nr + 1, c->alloc);
-	id = &c->ids[c->nr++];
-	id->name = t->p;
-	id->len = t->len;
-	id->line = t->line;
-	id->kind = kind;
-	id->decl = decl;
-	id->directive = directive;
-}
-
-static struct cctx *ctop(struct cscan *s)
-{
-	return &s->stack[s->depth - 1];
-}
-
-static void cpush(struct cscan *s, enum cctx_kind kind, long func)
-{
-	ALLOC_GROW(s->stack, s->depth + 1, s->alloc);
-	s->stack[s->depth].kind = kind;
-	s->stack[s->depth].func = func;
-	s->stack[s->depth].declarators = false;
-	s->stack[s->depth].is_typedef = false;
-	s->depth++;
-}
-
-static void mark(struct cscan *s, size_t i, enum watch_decl_kind kind)
-{
-	s->cls[i] = WATCH_ID_DECL;
-	s->decl[i] = (int)kind;
-}
-
-/* Does t[0..n) start a declaration: a type, then a declarator? */
-static bool looks_declaration(const struct token *t, size_t n)
-{
-	size_t i = 0, j;
-
-	for (; i < n; i++) {
-		enum word_class wc;
-
-		if (t[i].type != TOK_IDENT)
-			return false;
-		wc = word_class(&t[i]);
-		if (wc == WORD_STORAGE || wc == WORD_QUAL)
-			continue;
-		if (wc == WORD_ATTR) {
-			i = skip_attr(t, i, n) - 1;
-			continue;
-		}
-		if (wc == WORD_TYPE || wc == WORD_TAG || wc == WORD_TYPEOF)
-			return true;
-		if (wc != WORD_NAME)
-			return false;
-		break;
-	}
-	if (i >= n)
-		return false;
-	/* a name: it is a type when a declarator follows */
-	for (j = i + 1; j < n && t[j].type == TOK_IDENT &&
-			(word_class(&t[j]) == WORD_QUAL ||
-			 word_class(&t[j]) == WORD_ATTR);)
-		j = word_class(&t[j]) == WORD_ATTR ? skip_attr(t, j, n) : j + 1;
-	if (j < n && t[j].type == TOK_IDENT && word_class(&t[j]) == WORD_NAME)
-		return true;
-	if (j < n && tok_punct(&t[j], '*')) {
-		while (j < n && (tok_punct(&t[j], '*') ||
-				 (t[j].type == TOK_IDENT &&
-				  (word_class(&t[j]) == WORD_QUAL ||
-				   word_class(&t[j]) == WORD_ATTR))))
-			j++;
-		return j < n && t[j].type == TOK_IDENT &&
-		       word_class(&t[j]) == WORD_NAME &&
-		       (j + 1 == n || tok_punct(&t[j + 1], ';') ||
-			tok_punct(&t[j + 1], ',') || tok_punct(&t[j + 1], '=') ||
-			tok_punct(&t[j + 1], '[') || tok_punct(&t[j + 1], ')') ||
-			tok_punct(&t[j + 1], ':'));
-	}
-	return j + 1 < n && tok_punct(&t[j], '(') && tok_punct(&t[j + 1], '*');
-}
-
-/* The first plain name of t[a..b) that is not declared: its type. */
-static void mark_type_name(struct cscan *s, size_t a, size_t b)
-{
-	const struct token *t = s->unit.v;
-
-	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k]) || tok_punct(&t[k], '=') ||
-		    tok_punct(&t[k], '*'))
-			return;
-		if (t[k].type != TOK_IDENT)
-			continue;
-		if (word_class(&t[k]) == WORD_TAG)
-			return; /* struct x: a tag */
-		if (word_class(&t[k]) == WORD_NAME) {
-			if (s->cls[k] == WATCH_ID_USE)
-				s->cls[k] = WATCH_ID_TYPE;
-			return;
-		}
-	}
-}
-
-/* Mark the declarators of the declaration t[a..b) of the unit. */
-static void mark_declarators(struct cscan *s, size_t a, size_t b,
-			     enum watch_decl_kind kind, bool need_type)
-{
-	const struct token *t = s->unit.v;
-	size_t first = a, idx;
-
-	for (size_t k = a; k <= b; k++) {
-		if (k < b && is_open(&t[k])) {
-			k = match_group(t, k, b);
-			continue;
-		}
-		if (k < b && !tok_punct(&t[k], ','))
-			continue;
-		if (first < k &&
-		    find_name(t + first, k - first, need_type && first == a,
-			      &idx)) {
-			mark(s, first + idx, kind);
-			if (first == a && need_type)
-				mark_type_name(s, a, first + idx);
-		}
-		first = k + 1;
-	}
-}
-
-/* Lone names in the argument list of a call at t[open] (its '('). */
-static void mark_macro_args(struct cscan *s, size_t open, size_t n)
-{
-	const struct token *t = s->unit.v;
-	size_t close = match_group(t, open, n), a = open + 1;
-
-	for (size_t k = open + 1; k <= close && k < n; k++) {
-		if (k < close && is_open(&t[k])) {
-			k = match_group(t, k, close);
-			continue;
-		}
-		if (k < close && !tok_punct(&t[k], ','))
-			continue;
-		if (k == a + 1 && t[a].type == TOK_IDENT &&
-		    word_class(&t[a]) == WORD_NAME)
-			mark(s, a, WATCH_DECL_MACRO_ARG);
-		a = k + 1;
-	}
-}
-
-/* Macro calls anywhere in t[a..b) hand their lone names over. */
-static void mark_all_macro_args(struct cscan *s, size_t a, size_t b)
-{
-	const struct token *t = s->unit.v;
-
-	for (size_t k = a; k + 1 < b; k++)
-		if (macro_like(&t[k]) && tok_punct(&t[k + 1], '(') &&
-		    word_class(&t[k]) == WORD_NAME)
-			mark_macro_args(s, k + 1, b);
-}
-
-/* The parameters in the group t[open] opens: locals. */
-static void mark_param_group(struct cscan *s, size_t open, size_t n)
-{
-	const struct token *t = s->unit.v;
-	size_t close = match_group(t, open, n), a = open + 1, idx;
-
-	for (size_t k = open + 1; k <= close && k < n; k++) {
-		if (k < close && is_open(&t[k])) {
-			k = match_group(t, k, close);
-			continue;
-		}
-		if (k < close && !tok_punct(&t[k], ','))
-			continue;
-		if (a < k && find_name(t + a, k - a, true, &idx)) {
-			mark(s, a + idx, WATCH_DECL_LOCAL);
-			mark_type_name(s, a, a + idx);
-		} else if (a < k) {
-			mark_type_name(s, a, k); /* unnamed: "btrfs_func_t" */
-		}
-		a = k + 1;
-	}
-}
-
-/* The parameters of the definition whose name is at t[name]. */
-static void mark_params(struct cscan *s, size_t name, size_t n)
-{
-	mark_param_group(s, name + 1, n);
-}
-
-/* Parameter lists of function declarators in t[a..b): "(*f)(int x)". */
-static void mark_declarator_params(struct cscan *s, size_t a, size_t b)
-{
-	const struct token *t = s->unit.v;
-
-	for (size_t k = a + 1; k < b; k++) {
-		if (tok_punct(&t[k], '=') )
-			return;
-		if (tok_punct(&t[k], '(') && tok_punct(&t[k - 1], ')'))
-			mark_param_group(s, k, b);
-		if (is_open(&t[k]))
-			k = match_group(t, k, b);
-	}
-}
-
-/* Enum items in t[a..b): NAME [= value], separated by commas. */
-static void mark_enum_items(struct cscan *s, size_t a, size_t b)
-{
-	const struct token *t = s->unit.v;
-	bool at_start = true;
-
-	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k])) {
-			k = match_group(t, k, b);
-			at_start = false;
-			continue;
-		}
-		if (tok_punct(&t[k], ',')) {
-			at_start = true;
-			continue;
-		}
-		if (at_start && t[k].type == TOK_IDENT &&
-		    word_class(&t[k]) == WORD_NAME)
-			mark(s, k, WATCH_DECL_ENUM_CONST);
-		at_start = false;
-	}
-}
-
-/* A fragment's run of "A, B = 2, C" with upper-case names: enum items. */
-static bool looks_enum_items(const struct token *t, size_t a, size_t b)
-{
-	bool at_start = true, any = false;
-
-	for (size_t k = a; k < b; k++) {
-		if (tok_punct(&t[k], ',')) {
-			at_start = true;
-			continue;
-		}
-		if (at_start) {
-			if (!upper_name(&t[k]) || (k + 1 < b &&
-						   !tok_punct(&t[k + 1], ',') &&
-						   !tok_punct(&t[k + 1], '=')))
-				return false;
-			any = true;
-			at_start = false;
-			continue;
-		}
-		if (is_open(&t[k]))
-			k = match_group(t, k, b);
-	}
-	return any;
-}
-
-static bool is_word(const struct token *t, const char *w)
-{
-	return t->type == TOK_IDENT && tok_is(t, w, strlen(w));
-}
-
-static bool control_word(const struct token *t)
-{
-	static const char *const w[] = { "if", "else", "for", "while", "do",
-					 "switch", "return", "goto", "break",
-					 "continue", "case", "default" };
-
-	for (size_t i = 0; i < sizeof(w) / sizeof(*w); i++)
-		if (is_word(t, w[i]))
-			return true;
-	return false;
-}
-
-/* The first '=' at depth 0 of t[a..b), or b. */
-static size_t top_assign(const struct token *t, size_t a, size_t b)
-{
-	for (size_t k = a; k < b; k++) {
-		if (is_open(&t[k]))
-			k = match_group(t, k, b);
-		else if (tok_punct(&t[k], '='))
-			return k;
-	}
-	return b;
-}
-
-/*
- * A declaration (or a prototype) t[a..n) in a context where it declares
- * kind; is_typedef from the unit.
- */
-static void mark_declaration(struct cscan *s, size_t a, size_t n,
-			     enum watch_decl_kind kind)
-{
-	const struct token *t = s->unit.v;
-	size_t name;
-
-	if (has_storage(t + a, n - a, "typedef"))
-		kind = WATCH_DECL_TYPEDEF;
-	if (kind != WATCH_DECL_TYPEDEF && find_function(t + a, n - a, &name)) {
-		mark(s, a + name, kind == WATCH_DECL_MEMBER ? WATCH_DECL_MEMBER
-							    : WATCH_DECL_FUNCTION);
-		mark_type_name(s, a, a + name);
-		mark_params(s, a + name, n);
-		return;
-	}
-	mark_declarators(s, a, n, kind, true);
-	mark_declarator_params(s, a, n);
-}
-
-/* Classify the tokens of the unit that ends with term ('{', ';', '}' or
- * 0 at the end of the text), then open a context for '{'. */
-static void end_unit(struct cscan *s, char term, const struct token *brace)
-{
-	const struct token *t = s->unit.v;
-	size_t n = s->unit.nr, a = 0, name;
-	struct cctx *c = ctop(s);
-	enum cctx_kind kind = c->kind;
-	enum cctx_kind open = CCTX_BLOCK;
-	long func = -1;
-	bool decl_ctx = kind == CCTX_TOP || kind == CCTX_BLOCK;
-	enum watch_decl_kind dk = kind == CCTX_BLOCK ? WATCH_DECL_LOCAL
-						     : WATCH_DECL_VARIABLE;
-
-	ALLOC_GROW(s->cls, n + 1, s->cls_alloc);
-	ALLOC_GROW(s->decl, n + 1, s->decl_alloc);
-	for (size_t i = 0; i < n; i++) {
-		const struct token *p = i ? &t[i - 1] : NULL;
-
-		s->cls[i] = -1;
-		if (t[i].type != TOK_IDENT || word_class(&t[i]) != WORD_NAME ||
-		    builtin_name(t[i].p, t[i].len))
-			continue;
-		if (p && is_member_op(p))
-			s->cls[i] = WATCH_ID_MEMBER;
-		else if (p && is_tag_keyword(p))
-			s->cls[i] = WATCH_ID_TAG;
-		else if (p && is_word(p, "goto"))
-			s->cls[i] = WATCH_ID_LABEL;
-		else if (i + 1 < n && tok_punct(&t[i + 1], '('))
-			s->cls[i] = WATCH_ID_CALL;
-		else
-			s->cls[i] = WATCH_ID_USE;
-	}
-	if (kind == CCTX_TOP && !(s->flags & WATCH_FRAGMENT))
-		dk = WATCH_DECL_VARIABLE;
-	else if (kind == CCTX_TOP && n && t[0].col != 1)
-		dk = WATCH_DECL_LOCAL;
-	/* labels, case and default lead a statement; at the top of a
-	 * fragment a label is one of a function the hunk does not open
-	 * (nothing else at file scope starts "name:") */
-	while (decl_ctx && a < n) {
-		if (a + 1 < n && t[a].type == TOK_IDENT &&
-		    word_class(&t[a]) == WORD_NAME && tok_punct(&t[a + 1], ':') &&
-		    (kind != CCTX_TOP || (s->flags & WATCH_FRAGMENT))) {
-			mark(s, a, WATCH_DECL_LABEL);
-			a += 2;
-		} else if (is_word(&t[a], "case") || is_word(&t[a], "default")) {
-			while (a < n && !tok_punct(&t[a], ':'))
-				a++;
-			a++;
-		} else {
-			break;
-		}
-	}
-	if (s->after_record) {
-		/* struct x { ... } a, *b; */
-		s->after_record = false;
-		mark_declarators(s, a, n, s->after_typedef ? WATCH_DECL_TYPEDEF
-							   : s->after_kind,
-				 false);
-	} else if (kind == CCTX_ENUM) {
-		mark_enum_items(s, a, n);
-	} else if (kind == CCTX_INIT) {
-		/* designators are members already; nothing declares */
-	} else if (term == '{' && (kind == CCTX_TOP || kind == CCTX_BLOCK) &&
-		   a < n && is_function_head(t + a, n - a, &name) &&
-		   (kind == CCTX_TOP || (s->flags & WATCH_FRAGMENT))) {
-		struct watch_func *f;
-
-		mark(s, a + name, WATCH_DECL_FUNCTION);
-		mark_type_name(s, a, a + name);
-		mark_params(s, a + name, n);
-		ALLOC_GROW(s->out->funcs, s->out->nr_funcs + 1,
-			   s->out->alloc_funcs);
-		f = &s->out->funcs[s->out->nr_funcs];
-		f->name = t[a + name].p;
-		f->len = t[a + name].len;
-		f->first = t[a].line;
-		f->last = 0;
-		func = (long)s->out->nr_funcs++;
-	} else if (term == '{' && a < n &&
-		   ((n - a >= 1 && is_tag_keyword(&t[n - 1])) ||
-		    (n - a >= 2 && is_tag_keyword(&t[n - 2]) &&
-		     t[n - 1].type == TOK_IDENT))) {
-		/* struct x {, typedef union {, enum {: the tag, then a body */
-		size_t kw = is_tag_keyword(&t[n - 1]) ? n - 1 : n - 2;
-
-		if (kw + 1 < n)
-			mark(s, kw + 1, WATCH_DECL_TAG);
-		open = is_word(&t[kw], "enum") ? CCTX_ENUM : CCTX_RECORD;
-		cpush(s, open, -1);
-		ctop(s)->declarators = kw > a || kind == CCTX_RECORD;
-		ctop(s)->is_typedef = has_storage(t + a, kw - a, "typedef");
-		s->unit.nr = 0;
-		goto emit;
-	} else if (term == '{' && top_assign(t, a, n) < n) {
-		/* an initializer: what comes before '=' declares */
-		size_t eq = top_assign(t, a, n);
-
-		if (decl_ctx && looks_declaration(t + a, eq - a))
-			mark_declarators(s, a, eq, dk, true);
-		open = CCTX_INIT;
-	} else if (kind == CCTX_RECORD && a < n) {
-		if (looks_declaration(t + a, n - a))
-			mark_declaration(s, a, n, WATCH_DECL_MEMBER);
-		else
-			mark_all_macro_args(s, a, n);
-	} else if (decl_ctx && a < n && is_word(&t[a], "for") && a + 1 < n &&
-		   tok_punct(&t[a + 1], '(')) {
-		size_t close = match_group(t, a + 1, n), semi = a + 2;
-
-		while (semi < close && !tok_punct(&t[semi], ';'))
-			semi++;
-		if (looks_declaration(t + a + 2, semi - (a + 2)))
-			mark_declarators(s, a + 2, semi, WATCH_DECL_LOCAL, true);
-		mark_all_macro_args(s, a, n);
-	} else if (decl_ctx && term == ';' && n - a == 2 &&
-		   is_tag_keyword(&t[a]) && t[a + 1].type == TOK_IDENT) {
-		mark(s, a + 1, WATCH_DECL_TAG); /* struct x; */
-	} else if (decl_ctx && a < n && !control_word(&t[a]) &&
-		   looks_declaration(t + a, n - a)) {
-		mark_declaration(s, a, n, dk);
-		mark_all_macro_args(s, a, n);
-	} else if (decl_ctx && a < n && kind == CCTX_TOP &&
-		   (s->flags & WATCH_FRAGMENT) && term != ';' &&
-		   looks_enum_items(t, a, n)) {
-		mark_enum_items(s, a, n);
-	} else if (a < n && kind == CCTX_TOP && t[a].type == TOK_IDENT &&
-		   a + 1 < n && tok_punct(&t[a + 1], '(') &&
-		   (!(s->flags & WATCH_FRAGMENT) || t[a].col == 1)) {
-		/* a call at file scope is a macro: module_param_named(x...) */
-		mark_macro_args(s, a + 1, n);
-		mark_all_macro_args(s, a, n);
-	} else if (a < n) {
-		mark_all_macro_args(s, a, n);
-	}
-	s->unit.nr = 0;
-	if (term == '{') {
-		cpush(s, open, func);
-		goto emit;
-	}
-emit:
-	for (size_t i = 0; i < n; i++)
-		if (s->cls[i] >= 0)
-			add_id(s->out, &t[i], (enum watch_id_kind)s->cls[i],
-			       s->cls[i] == WATCH_ID_DECL
-				       ? (enum watch_decl_kind)s->decl[i]
-				       : WATCH_DECL_LOCAL,
-			       false);
-	(void)brace;
-}
-
-static void close_context(struct cscan *s, const struct token *brace)
-{
-	struct cctx *c;
-
-	if (s->depth <= 1) {
-		/* a fragment that starts inside something */
-		s->unit.nr = 0;
-		return;
-	}
-	c = ctop(s);
-	if (c->func >= 0)
-		s->out->funcs[c->func].last = brace->line;
-	if (c->declarators) {
-		enum cctx_kind outer = s->stack[s->depth - 2].kind;
-
-		s->after_record = true;
-		s->after_typedef = c->is_typedef;
-		s->after_kind = outer == CCTX_RECORD ? WATCH_DECL_MEMBER
-				: outer == CCTX_BLOCK ? WATCH_DECL_LOCAL
-						      : WATCH_DECL_VARIABLE;
-	}
-	s->depth--;
-}
-
-static void add_paste(struct watch_c *c, bool prefix, const struct token *t)
-{
-	char *p = prefix ? xstrfmt("%.*s*", (int)t->len, t->p)
-			 : xstrfmt("*%.*s", (int)t->len, t->p);
-
-	for (size_t i = 0; i < c->nr_pastes; i++)
-		if (!strcmp(c->pastes[i], p)) {
-			free(p);
-			return;
-		}
-	pool_add(&c->pastes, &c->nr_pastes, &c->alloc_pastes, p);
-}
-
-/* #define NAME(params) body: the name, the body's names, its pastes. */
-static void c_define(struct cscan *s, struct lexer *sub)
-{
-	struct token name, t;
-	struct tokv params = { NULL, 0, 0 }, body = { NULL, 0, 0 };
-
-	lex(sub, &name);
-	if (name.type != TOK_IDENT)
-		return;
-	add_id(s->out, &name, WATCH_ID_DECL, WATCH_DECL_MACRO, false);
-	if (sub->p < sub->end && *sub->p == '(') {
-		lex(sub, &t);
-		for (lex(sub, &t); t.type != TOK_EOF && !tok_punct(&t, ')');
-		     lex(sub, &t))
-			if (t.type == TOK_IDENT)
-				tokv_push(&params, &t);
-	}
-	for (lex(sub, &t); t.type != TOK_EOF; lex(sub, &t))
-		tokv_push(&body, &t);
-	for (size_t i = 0; i < body.nr; i++) {
-		const struct token *b = &body.v[i];
-		bool param = false, pasted;
-
-		if (b->type != TOK_IDENT)
-			continue;
-		for (size_t k = 0; k < params.nr && !param; k++)
-			param = tok_is(&params.v[k], b->p, b->len);
-		param |= TOK_IS(b, "__VA_ARGS__");
-		pasted = (i + 1 < body.nr && TOK_IS(&body.v[i + 1], "##")) ||
-			 (i && TOK_IS(&body.v[i - 1], "##"));
-		if (pasted && !param) {
-			/* b##name builds "b...", name##b builds "...b" */
-			add_paste(s->out,
-				  i + 1 < body.nr && TOK_IS(&body.v[i + 1], "##"),
-				  b);
-			continue;
-		}
-		if (param || pasted || (i && tok_punct(&body.v[i - 1], '#')) ||
-		    word_class(b) != WORD_NAME || builtin_name(b->p, b->len))
-			continue;
-		add_id(s->out, b,
-		       i && is_member_op(&body.v[i - 1]) ? WATCH_ID_MEMBER
-		       : i && is_tag_keyword(&body.v[i - 1]) ? WATCH_ID_TAG
-		       : i + 1 < body.nr && tok_punct(&body.v[i + 1], '(')
-			       ? WATCH_ID_CALL
-			       : WATCH_ID_USE,
-		       WATCH_DECL_LOCAL, true);
-	}
-	free(params.v);
-	free(body.v);
-}
-
-static void c_include(struct cscan *s, struct lexer *sub)
-{
-	const char *p = sub->p, *end = sub->end, *q;
-	struct watch_include *inc;
-	char close;
-
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p >= end || (*p != '<' && *p != '"'))
-		return;
-	close = *p == '<' ? '>' : '"';
-	q = memchr(p + 1, close, (size_t)(end - p - 1));
-	if (!q)
-		return;
-	ALLOC_GROW(s->out->includes, s->out->nr_includes + 1,
-		   s->out->alloc_includes);
-	inc = &s->out->includes[s->out->nr_includes++];
-	inc->line = sub->line;
-	inc->path = p + 1;
-	inc->len = (size_t)(q - p - 1);
-	inc->angle = close == '>';
-}
-
-/* Tokens that are nothing but macro calls: NAME(...) NAME(...) ... */
-static bool macro_calls_only(const struct token *t, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		if (i + 1 >= n || t[i].type != TOK_IDENT ||
-		    word_class(&t[i]) != WORD_NAME || !tok_punct(&t[i + 1], '('))
-			return false;
-		i = match_group(t, i + 1, n);
-		if (i == n)
-			return false;
-		i++;
-	}
-	return n > 0;
-}
-
-static void c_directive(struct cscan *s, const struct token *dt)
-{
-	struct lexer sub;
-	struct token name;
-	struct depths dummy;
-	bool is_if;
-	int op;
-
-	memset(&dummy, 0, sizeof(dummy));
-	directive_lexer(&sub, dt, s->lx.line_start);
-	lex(&sub, &name);
-	op = cond_op(&name, &is_if);
-	if (op >= 0) {
-		struct cstate now = { s->depth, s->paren, s->unit.nr };
-
-		if (op == COND_OP_IF) {
-			ALLOC_GROW(s->saved, s->nr_saved + 1, s->alloc_saved);
-			ALLOC_GROW(s->seen_else, s->nr_saved + 1, s->alloc_seen);
-			s->saved[s->nr_saved] = now;
-			s->seen_else[s->nr_saved++] = false;
-		} else if (s->nr_saved) {
-			struct cstate *at = &s->saved[s->nr_saved - 1];
-
-			if (op == COND_OP_ENDIF) {
-				if (s->seen_else[s->nr_saved - 1]) {
-					s->depth = at->depth;
-					s->paren = at->paren;
-				}
-				s->nr_saved--;
-			} else {
-				struct cstate if_state = *at;
-
-				if (!s->seen_else[s->nr_saved - 1]) {
-					s->seen_else[s->nr_saved - 1] = true;
-					*at = now; /* the first branch's end */
-				}
-				/* a branch of whole macro calls ends them
-				 * (SCHED_FEAT(x, true) lines take no ';') */
-				if (!if_state.unit && !s->paren &&
-				    macro_calls_only(s->unit.v, s->unit.nr))
-					end_unit(s, ';', NULL);
-				if (if_state.depth <= s->depth)
-					s->depth = if_state.depth;
-				s->paren = if_state.paren;
-				if (if_state.unit <= s->unit.nr)
-					s->unit.nr = if_state.unit;
-				(void)if_state;
-			}
-		}
-		cond_apply(&s->cs, (enum cond_op)op, &sub, &dummy);
-		return;
-	}
-	if (s->cs.dead)
-		return;
-	if (TOK_IS(&name, "define"))
-		c_define(s, &sub);
-	else if (TOK_IS(&name, "include"))
-		c_include(s, &sub);
-}
-
-/*
- * Where the code of a fragment starts: past a comment it starts inside
- * (a "*" "/" with no opening before it, or else its leading lines in
- * kernel comment style) and past the rest of a macro body it starts
- * inside (lines ending in a backslash, no #define).
- */
-static size_t fragment_start(const char *text, size_t len)
-{
-	const char *end = text + len, *p = text;
-	const char *close = NULL;
-
-	for (const char *q = text; q + 1 < end; q++) {
-		if (q[0] == '/' && q[1] == '*')
-			break;
-		if (q[0] == '*' && q[1] == '/') {
-			close = q + 2;
-			break;
-		}
-	}
-	if (close)
-		p = close;
-	else
-		/* a comment whose opener is above and whose close is
-		 * below: its lines in kernel style (" * text", " *"), which
-		 * no statement starts with ("*p = x" has no blank after
-		 * the star) */
-		for (;;) {
-			const char *b = p;
-
-			while (b < end && (*b == ' ' || *b == '\t'))
-				b++;
-			if (b < end && *b == '*' &&
-			    (b + 1 == end || b[1] == ' ' || b[1] == '\t' ||
-			     b[1] == '\n' || b[1] == '\r')) {
-				const char *nl = memchr(b, '\n',
-							(size_t)(end - b));
-				p = nl ? nl + 1 : end;
-				continue;
-			}
-			break;
-		}
-	/* leading blank lines and spaces */
-	for (;;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end, *b = p;
-		bool backslash;
-
-		while (b < e && (*b == ' ' || *b == '\t'))
-			b++;
-		if (b == e && nl) {
-			p = nl + 1;
-			continue;
-		}
-		if (b < e && *b == '#')
-			return (size_t)(p - text);
-		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-			e--;
-		backslash = e > b && e[-1] == '\\';
-		if (!backslash)
-			return (size_t)(p - text);
-		/* a macro body: skip to the line after the last one
-		 * continued */
-		while (nl) {
-			const char *n2 = memchr(nl + 1, '\n',
-						(size_t)(end - nl - 1));
-			const char *e2 = n2 ? n2 : end;
-
-			while (e2 > nl + 1 && (e2[-1] == ' ' || e2[-1] == '\t' ||
-					       e2[-1] == '\r'))
-				e2--;
-			if (!(e2 > nl + 1 && e2[-1] == '\\'))
-				return n2 ? (size_t)(n2 + 1 - text) : len;
-			nl = n2;
-		}
-		return len;
-	}
-}
-
-int watch_scan_c(struct watch_c *out, const char *path, const char *text,
-		 size_t len, unsigned flags, struct err *err)
-{
-	struct cscan s;
-	struct token t;
-	size_t start = 0, line = 1;
-
-	if (has_nul(text, len))
-		return err_set(err, ERR_PARSE, "%s: not C source (NUL byte)",
-			       path);
-	memset(&s, 0, sizeof(s));
-	s.out = out;
-	s.flags = flags;
-	if (flags & WATCH_FRAGMENT)
-		start = fragment_start(text, len);
-	for (size_t i = 0; i < start; i++)
-		line += text[i] == '\n';
-	lexer_init(&s.lx, text + start, len - start, line,
-		   text + start);
-	cpush(&s, CCTX_TOP, -1);
-	for (lex(&s.lx, &t); t.type != TOK_EOF; lex(&s.lx, &t)) {
-		if (t.type == TOK_DIRECTIVE) {
-			c_directive(&s, &t);
-			continue;
-		}
-		if (s.cs.dead)
-			continue;
-		if (t.type == TOK_PUNCT && t.len == 1 && s.paren <= 0) {
-			char c = *t.p;
-
-			if (c == ';' && ctop(&s)->kind != CCTX_INIT &&
-			    ctop(&s)->kind != CCTX_ENUM) {
-				end_unit(&s, ';', &t);
-				continue;
-			}
-			if (c == '{') {
-				end_unit(&s, '{', &t);
-				continue;
-			}
-			if (c == '}') {
-				end_unit(&s, '}', &t);
-				close_context(&s, &t);
-				continue;
-			}
-		}
-		if (t.type == TOK_PUNCT && t.len == 1 &&
-		    (*t.p == '(' || *t.p == '['))
-			s.paren++;
-		else if (t.type == TOK_PUNCT && t.len == 1 &&
-			 (*t.p == ')' || *t.p == ']'))
-			s.paren--;
-		tokv_push(&s.unit, &t);
-	}
-	if (s.unit.nr)
-		end_unit(&s, 0, NULL);
-	free(s.unit.v);
-	free(s.stack);
-	free(s.saved);
-	free(s.seen_else);
-	free(s.cls);
-	free(s.decl);
 	free(s.cs.v);
 	return 0;
 }

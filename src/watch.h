@@ -2,7 +2,9 @@
  * watch: the API that watched files (fs/btrfs/async-thread.[ch] by default)
  * export, how it differs between two versions, and where a source file uses
  * it.  Works on C source text in memory at the lexer level: no preprocessor,
- * no type checking.  Reading files from trees is the caller's job.
+ * no type checking.  Reading files from trees is the caller's job; every
+ * name a text uses and declares is cnames.c's, the token-level pieces
+ * both scanners share are ctok.c's.
  *
  * What the scanner does with the preprocessor:
  *  - comments, string and character literals are skipped; backslash-newline
@@ -133,6 +135,7 @@ struct watch_set_entry {
 	enum watch_kind kind;
 };
 
+/* Its fields are the set's own: read it with the functions below. */
 struct watch_set {
 	struct watch_set_entry *slots; /* open addressing, power of two */
 	size_t cap;
@@ -153,6 +156,14 @@ void watch_set_add_exports(struct watch_set *set,
 /* The entry for the len bytes at name, or NULL. */
 const struct watch_set_entry *watch_set_find(const struct watch_set *set,
 					     const char *name, size_t len);
+/* How many names the set holds. */
+size_t watch_set_count(const struct watch_set *set);
+/*
+ * Walk the entries, in no particular order: *pos starts at 0; NULL after
+ * the last.  The set must not change during the walk.
+ */
+const struct watch_set_entry *watch_set_next(const struct watch_set *set,
+					     size_t *pos);
 
 enum watch_ref_kind {
 	WATCH_REF_CALL, /* the name followed by '(': a call or macro use */
@@ -192,94 +203,5 @@ int watch_scan_refs(struct watch_refs *out, const struct watch_set *set,
 		    const char *path, const char *text, size_t len,
 		    struct err *err);
 const char *watch_ref_kind_name(enum watch_ref_kind kind);
-
-/* ---- names of C text: what it uses and what it declares ---- */
-
-/*
- * How an identifier token is used.  Keywords, attributes and the names in
- * #if/#ifdef/#include lines are not listed; names in #define bodies are,
- * with directive set (a body is compiled only where the macro is used).
- */
-enum watch_id_kind {
-	WATCH_ID_USE,    /* a value, a type, an argument */
-	WATCH_ID_CALL,   /* followed by '(' */
-	WATCH_ID_MEMBER, /* after '.' or '->', designators included */
-	WATCH_ID_TAG,    /* after struct, union or enum */
-	WATCH_ID_DECL,   /* declared or defined here (see decl) */
-	WATCH_ID_LABEL,  /* a goto target */
-	WATCH_ID_TYPE,   /* a name used as a type: u64 in "u64 x;" */
-};
-
-enum watch_decl_kind {
-	WATCH_DECL_FUNCTION, /* definition or prototype */
-	WATCH_DECL_MACRO,
-	WATCH_DECL_TYPEDEF,
-	WATCH_DECL_TAG,      /* a struct/union/enum with a body */
-	WATCH_DECL_ENUM_CONST,
-	WATCH_DECL_VARIABLE, /* at file scope */
-	WATCH_DECL_LOCAL,    /* in a block, a parameter, a macro parameter */
-	WATCH_DECL_MEMBER,   /* of a struct or union */
-	WATCH_DECL_LABEL,
-	WATCH_DECL_MACRO_ARG, /* a lone name handed to a macro that may
-			       * declare it: LIST_HEAD(list), __field(u64, x) */
-};
-
-struct watch_id {
-	const char *name; /* into the text */
-	size_t len;
-	size_t line;      /* 1-based */
-	enum watch_id_kind kind;
-	enum watch_decl_kind decl; /* for WATCH_ID_DECL */
-	bool directive;   /* in a #define body */
-};
-
-/* A function definition: from its head to its closing brace. */
-struct watch_func {
-	const char *name; /* into the text */
-	size_t len;
-	size_t first, last; /* 1-based lines */
-};
-
-struct watch_include {
-	const char *path; /* into the text: "linux/fs.h" */
-	size_t len;
-	size_t line;
-	bool angle;       /* <...> rather than "..." */
-};
-
-struct watch_c {
-	struct watch_id *ids;
-	size_t nr, alloc;
-	struct watch_func *funcs;
-	size_t nr_funcs, alloc_funcs;
-	struct watch_include *includes;
-	size_t nr_includes, alloc_includes;
-	/* names a #define builds by pasting: "trace_" for trace_##name is
-	 * "trace_*", "_enabled" for name##_enabled is "*_enabled" */
-	char **pastes;
-	size_t nr_pastes, alloc_pastes;
-};
-
-/* The text is a piece of a file (the lines of a hunk): it may start in
- * a comment, in a macro body or in a function, and end anywhere. */
-#define WATCH_FRAGMENT 1u
-
-void watch_c_init(struct watch_c *c);
-void watch_c_release(struct watch_c *c);
-/*
- * Every identifier of text with its use, the functions it defines and the
- * headers it includes.  Declarations are recognised the way a careful
- * reader does without the preprocessor: a statement that starts with a
- * type (a type keyword, a tag, or a name followed by a name or '*' and a
- * name) declares, parameters of a definition are locals, members of a
- * struct or union body are members, and a lone name handed to a macro
- * (an upper-case name, or one starting with "__") may be declared by it.
- * Fails with ERR_PARSE on a NUL byte only.
- */
-int watch_scan_c(struct watch_c *out, const char *path, const char *text,
-		 size_t len, unsigned flags, struct err *err);
-/* C keywords, attributes and the compiler's own names (__builtin_*,
- * __func__, NULL, true, false...): nothing a tree has to define. */
-bool watch_is_builtin(const char *name, size_t len);
 
 #endif

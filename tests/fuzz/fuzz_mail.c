@@ -3,6 +3,7 @@
 #include "fuzz.h"
 
 #include "mail.h"
+#include "thread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -38,6 +38,7 @@
 #include "audit.h"
 #include "conf.h"
 #include "mail.h"
+#include "thread.h"
 #include "patch.h"
 #include "series.h"
 #include "settings.h"

@@ -186,6 +186,26 @@ static void paths_outside_both_roots_stay(void **state)
 	err_release(&err);
 }
 
+/*
+ * A location with no path before its line number (":3: error: x", an
+ * "In file included from :3:" line) is no diagnostic and keeps nothing:
+ * the empty path split_location cut used to leak (LSan, SANITIZE=1).
+ */
+static void location_without_path_is_no_diagnostic(void **state)
+{
+	struct diag_list l;
+
+	parse(&l, "In file included from :3:\n"
+		  ":1: error: no path\n"
+		  ":2:5: warning: no path either\n"
+		  "fs/btrfs/x.c:4:2: error: a path\n");
+	assert_int_equal(l.nr, 1);
+	assert_string_equal(l.items[0].path, "fs/btrfs/x.c");
+	assert_int_equal(l.items[0].line, 4);
+	assert_string_equal(l.items[0].message, "a path");
+	diag_list_release(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +218,7 @@ int main(void)
 		cmocka_unit_test(typographic_quotes_and_lines_without_column),
 		cmocka_unit_test(both_quotings_read_the_same),
 		cmocka_unit_test(paths_outside_both_roots_stay),
+		cmocka_unit_test(location_without_path_is_no_diagnostic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

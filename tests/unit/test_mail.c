@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include "mail.h"
+#include "thread.h"
 
 #include <stdio.h>
 #include <unistd.h>

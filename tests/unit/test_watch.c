@@ -766,6 +766,40 @@ static void set_keeps_first_kind_and_finds_tags(void **state)
 	watch_set_release(&set);
 }
 
+/* Walking a set gives every name once, grown or not, and nothing else. */
+static void set_walk_gives_each_name_once(void **state)
+{
+	struct watch_set set;
+	const struct watch_set_entry *e;
+	bool seen[300] = { false };
+	size_t pos = 0, n = 0;
+
+	watch_set_init(&set);
+	assert_null(watch_set_next(&set, &pos));
+	for (int i = 0; i < 300; i++) {
+		char *name = xstrfmt("w_%d", i);
+
+		watch_set_add(&set, name, WATCH_ANY);
+		watch_set_add(&set, name, WATCH_MACRO);
+		free(name);
+	}
+	assert_int_equal(watch_set_count(&set), 300);
+	pos = 0;
+	while ((e = watch_set_next(&set, &pos))) {
+		int i = atoi(e->name + 2);
+
+		assert_true(starts_with(e->name, "w_"));
+		assert_int_equal(e->len, strlen(e->name));
+		assert_int_equal(e->kind, WATCH_ANY);
+		assert_false(seen[i]);
+		seen[i] = true;
+		n++;
+	}
+	assert_int_equal(n, 300);
+	assert_null(watch_set_next(&set, &pos));
+	watch_set_release(&set);
+}
+
 /* ---- real trees ---- */
 
 struct lines {
@@ -991,237 +1025,6 @@ static void calls_in_real_6_12_tree_match_grep(void **state)
 }
 
 
-/* ---- names of C text ---- */
-
-/* The id for name (the first one at line, when line is not 0). */
-static const struct watch_id *id_of(const struct watch_c *c, const char *name,
-				    size_t line)
-{
-	for (size_t i = 0; i < c->nr; i++)
-		if (c->ids[i].len == strlen(name) &&
-		    !memcmp(c->ids[i].name, name, c->ids[i].len) &&
-		    (!line || c->ids[i].line == line))
-			return &c->ids[i];
-	fail_msg("no id '%s' at line %zu", name, line);
-	return NULL;
-}
-
-static void scan_c(struct watch_c *c, const char *text, unsigned flags)
-{
-	struct err err = ERR_INIT;
-
-	watch_c_init(c);
-	if (watch_scan_c(c, "x.c", text, strlen(text), flags, &err) < 0)
-		fail_msg("%s", err.msg.ptr);
-	err_release(&err);
-}
-
-static void assert_decl(const struct watch_c *c, const char *name,
-			size_t line, enum watch_decl_kind kind)
-{
-	const struct watch_id *id = id_of(c, name, line);
-
-	assert_int_equal(id->kind, WATCH_ID_DECL);
-	assert_int_equal(id->decl, kind);
-}
-
-static void names_tell_declarations_from_uses(void **state)
-{
-	static const char text[] =
-		"static struct foo global_foo = { .a = 1 };\n"  /* 1 */
-		"static int helper(struct foo *f, int n)\n"     /* 2 */
-		"{\n"
-		"\tstruct btrfs_device *device = f->c;\n"       /* 4 */
-		"\tu64 bytes;\n"                                /* 5 */
-		"\tfor (int j = 0; j < n; j++)\n"               /* 6 */
-		"\t\tbytes += j;\n"
-		"\tif (!device)\n"
-		"\t\tgoto out;\n"                               /* 9 */
-		"\tdevice->bdev_file = NULL;\n"                 /* 10 */
-		"out:\n"                                        /* 11 */
-		"\treturn kfree(device), 0;\n"                  /* 12 */
-		"}\n"
-		"int proto(int x);\n";                          /* 14 */
-	struct watch_c c;
-
-	scan_c(&c, text, 0);
-	assert_decl(&c, "global_foo", 1, WATCH_DECL_VARIABLE);
-	assert_int_equal(id_of(&c, "a", 1)->kind, WATCH_ID_MEMBER);
-	assert_int_equal(id_of(&c, "foo", 1)->kind, WATCH_ID_TAG);
-	assert_decl(&c, "helper", 2, WATCH_DECL_FUNCTION);
-	assert_decl(&c, "f", 2, WATCH_DECL_LOCAL);
-	assert_decl(&c, "n", 2, WATCH_DECL_LOCAL);
-	assert_decl(&c, "device", 4, WATCH_DECL_LOCAL);
-	assert_int_equal(id_of(&c, "c", 4)->kind, WATCH_ID_MEMBER);
-	assert_int_equal(id_of(&c, "u64", 5)->kind, WATCH_ID_TYPE);
-	assert_decl(&c, "bytes", 5, WATCH_DECL_LOCAL);
-	assert_decl(&c, "j", 6, WATCH_DECL_LOCAL);
-	assert_int_equal(id_of(&c, "out", 9)->kind, WATCH_ID_LABEL);
-	assert_int_equal(id_of(&c, "bdev_file", 10)->kind, WATCH_ID_MEMBER);
-	assert_decl(&c, "out", 11, WATCH_DECL_LABEL);
-	assert_int_equal(id_of(&c, "kfree", 12)->kind, WATCH_ID_CALL);
-	assert_decl(&c, "proto", 14, WATCH_DECL_FUNCTION);
-	assert_decl(&c, "x", 14, WATCH_DECL_LOCAL);
-	/* NULL and the keywords are not names */
-	for (size_t i = 0; i < c.nr; i++)
-		assert_false(c.ids[i].len == 4 && !memcmp(c.ids[i].name, "NULL", 4));
-	assert_int_equal(c.nr_funcs, 1);
-	assert_int_equal(c.funcs[0].first, 2);
-	assert_int_equal(c.funcs[0].last, 13);
-	watch_c_release(&c);
-}
-
-static void names_of_records_enums_typedefs_and_macros(void **state)
-{
-	static const char text[] =
-		"#include <linux/fs.h>\n"                               /* 1 */
-		"#include \"ctree.h\"\n"                                /* 2 */
-		"#define BTRFS_WORK_HELPER(name) \\\n"                  /* 3 */
-		"void btrfs_##name(struct work_struct *arg);\n"         /* 4 */
-		"struct foo {\n"                                        /* 5 */
-		"\tint a, *b;\n"                                        /* 6 */
-		"\tunsigned int flag:1;\n"                              /* 7 */
-		"\tDECLARE_BITMAP(bits, 8);\n"                          /* 8 */
-		"\tunion { u64 x; u32 y; } u;\n"                        /* 9 */
-		"};\n"
-		"enum e { E_A, E_B = 2 };\n"                            /* 11 */
-		"typedef void (*btrfs_func_t)(struct btrfs_work *arg);\n" /* 12 */
-		"typedef struct { int z; } zt;\n"                       /* 13 */
-		"struct workqueue_struct;\n";                           /* 14 */
-	struct watch_c c;
-
-	scan_c(&c, text, 0);
-	assert_int_equal(c.nr_includes, 2);
-	assert_true(c.includes[0].angle);
-	assert_int_equal(c.includes[0].len, strlen("linux/fs.h"));
-	assert_false(c.includes[1].angle);
-	assert_decl(&c, "BTRFS_WORK_HELPER", 3, WATCH_DECL_MACRO);
-	assert_true(id_of(&c, "work_struct", 4)->directive);
-	assert_int_equal(c.nr_pastes, 1);
-	assert_string_equal(c.pastes[0], "btrfs_*");
-	assert_decl(&c, "foo", 5, WATCH_DECL_TAG);
-	assert_decl(&c, "a", 6, WATCH_DECL_MEMBER);
-	assert_decl(&c, "b", 6, WATCH_DECL_MEMBER);
-	assert_decl(&c, "flag", 7, WATCH_DECL_MEMBER);
-	assert_decl(&c, "bits", 8, WATCH_DECL_MACRO_ARG);
-	assert_decl(&c, "x", 9, WATCH_DECL_MEMBER);
-	assert_decl(&c, "u", 9, WATCH_DECL_MEMBER);
-	assert_decl(&c, "E_A", 11, WATCH_DECL_ENUM_CONST);
-	assert_decl(&c, "E_B", 11, WATCH_DECL_ENUM_CONST);
-	assert_decl(&c, "btrfs_func_t", 12, WATCH_DECL_TYPEDEF);
-	assert_decl(&c, "arg", 12, WATCH_DECL_LOCAL);
-	assert_decl(&c, "z", 13, WATCH_DECL_MEMBER);
-	assert_decl(&c, "zt", 13, WATCH_DECL_TYPEDEF);
-	assert_decl(&c, "workqueue_struct", 14, WATCH_DECL_TAG);
-	watch_c_release(&c);
-}
-
-/* Hunk lines start anywhere: in a comment, in a macro body. */
-static void fragment_skips_the_comment_and_macro_it_starts_in(void **state)
-{
-	static const char text[] =
-		"\t * mentions foo_bar in prose\n"
-		"\t */\n"
-		"\tnormal_work_helper(work);\t\t\\\n"
-		"}\n"
-		"\tdevice->bdev_file = NULL;\n"  /* 5 */
-		"\tBTRFS_FS_NEW_A,\n"             /* 6 */
-		"\tBTRFS_FS_NEW_B = 4,\n";
-	struct watch_c c;
-
-	scan_c(&c, text, WATCH_FRAGMENT);
-	assert_int_equal(id_of(&c, "device", 5)->kind, WATCH_ID_USE);
-	assert_int_equal(id_of(&c, "bdev_file", 5)->kind, WATCH_ID_MEMBER);
-	assert_decl(&c, "BTRFS_FS_NEW_A", 6, WATCH_DECL_ENUM_CONST);
-	for (size_t i = 0; i < c.nr; i++)
-		assert_true(c.ids[i].line >= 5);
-	watch_c_release(&c);
-}
-
-/*
- * A hunk of a function's end shows its labels at what looks like file
- * scope: "out_free_keys:" at the start of a statement there is a label
- * (nothing else at file scope reads so), not a use of a name.
- */
-static void fragment_labels_are_declarations(void **state)
-{
-	static const char text[] =
-		"\tif (p->off_max_hint)\n"    /* 1 */
-		"\t\treturn ret;\n"
-		"\n"
-		"out_free_keys:\n"              /* 4 */
-		"\tkfree(nparms->keys);\n"     /* 5 */
-		"put_chain:\n"                  /* 6 */
-		"\tx = flag ? a : b;\n"        /* 7 */
-		"\tswitch (x) {\n"
-		"\tcase FOO: y = 1; break;\n"  /* 9 */
-		"\t}\n";
-	struct watch_c c;
-
-	scan_c(&c, text, WATCH_FRAGMENT);
-	assert_decl(&c, "out_free_keys", 4, WATCH_DECL_LABEL);
-	assert_decl(&c, "put_chain", 6, WATCH_DECL_LABEL);
-	assert_int_equal(id_of(&c, "kfree", 5)->kind, WATCH_ID_CALL);
-	assert_int_equal(id_of(&c, "a", 7)->kind, WATCH_ID_USE);
-	assert_int_equal(id_of(&c, "FOO", 9)->kind, WATCH_ID_USE);
-	watch_c_release(&c);
-	/* a whole file has no labels at file scope */
-	scan_c(&c, "int x;\nfoo:\n", 0);
-	assert_int_equal(id_of(&c, "foo", 2)->kind, WATCH_ID_USE);
-	watch_c_release(&c);
-}
-
-/*
- * Macro calls that end no statement (SCHED_FEAT(x, true) lines, X-macro
- * lists) in one branch of an #ifdef: the branch's names are not lost when
- * the #else puts the scanning state back.
- */
-static void macro_lines_in_a_branch_declare(void **state)
-{
-	static const char text[] =
-		"\n"
-		"#ifdef CONFIG_PREEMPT_RT\n"
-		"SCHED_FEAT(TTWU_QUEUE, false)\n"      /* 3 */
-		"# ifdef CONFIG_PREEMPT_LAZY\n"
-		"SCHED_FEAT(PREEMPT_LAZY, true)\n"     /* 5 */
-		"# endif\n"
-		"#else\n"
-		"SCHED_FEAT(TTWU_QUEUE, true)\n"       /* 8 */
-		"#endif\n";
-	/* a declaration whose head differs per configuration still reads
-	 * as one: the first branch is put back, not ended */
-	static const char heads[] =
-		"#ifdef CONFIG_X\n"
-		"int f(int a)\n"                       /* 2 */
-		"#else\n"
-		"int f(void)\n"
-		"#endif\n"
-		"{\n"
-		"\treturn 0;\n"
-		"}\n";
-	struct watch_c c;
-
-	scan_c(&c, text, WATCH_FRAGMENT);
-	assert_decl(&c, "TTWU_QUEUE", 3, WATCH_DECL_MACRO_ARG);
-	assert_decl(&c, "PREEMPT_LAZY", 5, WATCH_DECL_MACRO_ARG);
-	assert_decl(&c, "TTWU_QUEUE", 8, WATCH_DECL_MACRO_ARG);
-	watch_c_release(&c);
-	scan_c(&c, heads, 0);
-	assert_int_equal(c.nr_funcs, 1);
-	assert_decl(&c, "f", 4, WATCH_DECL_FUNCTION);
-	watch_c_release(&c);
-}
-
-static void builtins_need_no_definition(void **state)
-{
-	assert_true(watch_is_builtin("NULL", 4));
-	assert_true(watch_is_builtin("__builtin_expect", 16));
-	assert_true(watch_is_builtin("sizeof", 6));
-	assert_true(watch_is_builtin("__func__", 8));
-	assert_false(watch_is_builtin("kfree", 5));
-	assert_false(watch_is_builtin("bdev_file", 9));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1251,12 +1054,7 @@ int main(void)
 		cmocka_unit_test(refs_of_helper_macro_uses),
 		cmocka_unit_test(refs_reject_nul_bytes),
 		cmocka_unit_test(set_keeps_first_kind_and_finds_tags),
-		cmocka_unit_test(names_tell_declarations_from_uses),
-		cmocka_unit_test(names_of_records_enums_typedefs_and_macros),
-		cmocka_unit_test(fragment_skips_the_comment_and_macro_it_starts_in),
-		cmocka_unit_test(fragment_labels_are_declarations),
-		cmocka_unit_test(macro_lines_in_a_branch_declare),
-		cmocka_unit_test(builtins_need_no_definition),
+		cmocka_unit_test(set_walk_gives_each_name_once),
 		cmocka_unit_test(calls_in_real_6_1_tree_match_grep),
 		cmocka_unit_test(calls_in_real_6_12_tree_match_grep),
 	};
