@@ -12,14 +12,6 @@
 /* Write patches/NAME/VERSION/TARGET/ from res; *written gets the count. */
 int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 		  const struct carry_result *res, struct err *err);
-/*
- * The same with jobs workers formatting the patches (refresh_write
- * takes one per CPU, at most 4, for 16 patches or more); the files
- * written do not depend on jobs.
- */
-int refresh_write_jobs(size_t *written, const char *root,
-		       struct tree_repo *repo, const struct carry_result *res,
-		       unsigned jobs, struct err *err);
 
 /* The note put after "---" in a refreshed patch ("" when exact). */
 void refresh_note(struct buf *out, const struct carry_patch *cp,

@@ -904,100 +904,6 @@ static void many_files_carry_and_refresh_in_linear_work(void **state)
 	free(got);
 }
 
-/* Every file of a folder, named, one after the other; caller frees. */
-static char *listing(const char *dir)
-{
-	return unit_capture("cd '%s' && for f in *; do echo \"== $f\"; "
-			    "cat \"$f\"; done",
-			    dir);
-}
-
-/*
- * The refreshed series is formatted by several workers for a long series
- * (refresh.c): what is written must not depend on how many.  24 patches
- * in turn on a.c, b.c and c.c (each meeting the commit of the one before
- * on that file, some with fuzz, so notes are written too), with a
- * conflict among them (a comment in the series file).
- */
-static void refreshed_series_does_not_depend_on_the_workers(void **state)
-{
-	const struct fixture *fx = *state;
-	enum { N = 24 };
-	struct buf texts[N + 1];
-	const char *ptrs[N + 1];
-	struct series_version v;
-	struct carry_result res;
-	struct carry_opts opts;
-	struct err err = ERR_INIT;
-	char *dir, *tdir, *one, *four, *dflt;
-	size_t written;
-
-	for (size_t i = 0, k = 0; i <= N; i++) {
-		char x = "abc"[k % 3];
-		unsigned line = 2 + 2 * (unsigned)(k / 3);
-		unsigned before = line - 1 < 3 ? line - 1 : 3, after = 3;
-
-		buf_init(&texts[i], 0);
-		if (i == N / 2) {
-			buf_adds(&texts[i], p_conflict_b);
-			ptrs[i] = texts[i].ptr;
-			continue;
-		}
-		buf_addf(&texts[i],
-			 "From: Ann Author <ann@example.org>\n"
-			 "Date: Tue, 2 Nov 2021 14:49:16 +0200\n"
-			 "Subject: [PATCH] btrfs: change %c%02u\n\n---\n"
-			 "--- a/fs/btrfs/%c.c\n+++ b/fs/btrfs/%c.c\n"
-			 "@@ -%u,%u +%u,%u @@\n",
-			 x, line, x, x, line - before, before + 1 + after,
-			 line - before, before + 1 + after);
-		for (unsigned l = line - before; l < line; l++)
-			buf_addf(&texts[i], " %c%02u\n", x, l);
-		buf_addf(&texts[i], "-%c%02u\n+%c%02u changed\n", x, line, x,
-			 line);
-		for (unsigned l = line + 1; l <= line + after; l++)
-			buf_addf(&texts[i], " %c%02u\n", x, l);
-		ptrs[i] = texts[i].ptr;
-		k++;
-	}
-	default_opts(&opts);
-	make_version(&v, "v1", ptrs, N + 1);
-	dir = xstrfmt("%s/patches/btrfs/v1", fx->dir);
-	tdir = xstrfmt("%s/t", dir);
-	if (fs_mkdirs(dir, &err) < 0)
-		fail_msg("%s", err.msg.ptr);
-	carry_ok(&res, fx, &v, "t", &opts);
-	assert_int_equal(res.nr_failed, 1);
-	assert_true(res.counts[OUTCOME_FUZZY] > 0);
-
-	if (refresh_write_jobs(&written, fx->dir, fx->repo, &res, 1, &err) < 0)
-		fail_msg("%s", err.msg.ptr);
-	assert_int_equal(written, N);
-	one = listing(tdir);
-	if (refresh_write_jobs(&written, fx->dir, fx->repo, &res, 4, &err) < 0)
-		fail_msg("%s", err.msg.ptr);
-	four = listing(tdir);
-	if (refresh_write(&written, fx->dir, fx->repo, &res, &err) < 0)
-		fail_msg("%s", err.msg.ptr);
-	dflt = listing(tdir);
-	assert_non_null(strstr(one, "+c16 changed"));
-	assert_non_null(strstr(one, "kcarry: refreshed for t:"));
-	assert_non_null(strstr(one, ": conflict in t"));
-	assert_string_equal(four, one);
-	assert_string_equal(dflt, one);
-
-	carry_result_release(&res);
-	series_version_release(&v);
-	for (size_t i = 0; i <= N; i++)
-		buf_release(&texts[i]);
-	err_release(&err);
-	free(dir);
-	free(tdir);
-	free(one);
-	free(four);
-	free(dflt);
-}
-
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1020,7 +926,6 @@ int main(void)
 		T(fingerprint_changes_with_the_tree_or_the_change),
 		T(read_ahead_gives_what_the_tree_has),
 		T(many_files_carry_and_refresh_in_linear_work),
-		T(refreshed_series_does_not_depend_on_the_workers),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
