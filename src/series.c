@@ -630,13 +630,48 @@ out:
 	return error;
 }
 
+/*
+ * A new file in the private folder series_write_target fills: no
+ * temporary name and rename per file (fs_write_atomic), since the whole
+ * folder takes the target's place in one rename.
+ */
+static int write_new_file(int dir, const char *dirpath, const char *name,
+			  const char *p, size_t len, struct err *err)
+{
+	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			0666);
+
+	if (fd < 0)
+		return err_set(err, ERR_IO, "cannot create '%s/%s': %s",
+			       dirpath, name, strerror(errno));
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : ENOSPC;
+
+			close(fd);
+			return err_set(err, ERR_IO, "cannot write '%s/%s': %s",
+				       dirpath, name, strerror(e));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0)
+		return err_set(err, ERR_IO, "cannot write '%s/%s': %s", dirpath,
+			       name, strerror(errno));
+	return 0;
+}
+
 int series_write_target(const char *root, const char *name,
 			const char *version, const char *target,
 			const struct series_target_file *files, size_t nr,
 			struct err *err)
 {
 	char *vdir, *tdir, *tmp;
-	int error;
+	int error, dir;
 
 	if ((error = name_check(NAME_SERIES, name, err)) < 0 ||
 	    (error = name_check(NAME_VERSION, version, err)) < 0 ||
@@ -653,11 +688,16 @@ int series_write_target(const char *root, const char *name,
 	if ((error = fs_remove_tree(tmp, err)) < 0 ||
 	    (error = fs_mkdirs(tmp, err)) < 0)
 		goto out;
-	for (size_t i = 0; i < nr && !error; i++) {
-		char *path = fs_join(tmp, files[i].name);
-		error = fs_write_atomic(path, files[i].text, files[i].len, err);
-		free(path);
+	dir = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0) {
+		error = err_set(err, ERR_IO, "cannot open '%s': %s", tmp,
+				strerror(errno));
+		goto cleanup;
 	}
+	for (size_t i = 0; i < nr && !error; i++)
+		error = write_new_file(dir, tmp, files[i].name, files[i].text,
+				       files[i].len, err);
+	close(dir);
 	if (error)
 		goto cleanup;
 	if (fs_is_dir(tdir)) {
