@@ -954,28 +954,39 @@ static void set_place(struct engine *e, size_t k, size_t start, size_t end,
 	buf_release(text);
 }
 
-/* The preimage matched at pos: its changed lines become the postimage's. */
-static void place_pre(struct engine *e, size_t k, size_t pos)
+/*
+ * The preimage matched at pos: the text its changed lines make of target
+ * lines [pos + lead, returned end), the context kept as the target has it.
+ */
+static size_t pre_text(const struct engine *e, const struct pat *p,
+		       size_t pos, struct buf *text)
 {
-	const struct pat *p = &e->pats[k];
 	const struct patch_hunk *h = p->h;
-	struct buf text = BUF_INIT;
 	size_t i, j = pos + p->lead;
 
 	for (i = p->lead; i < h->nr_lines - p->trail; i++) {
 		const struct patch_line *l = &h->lines[i];
 
 		if (l->kind == ' ') {
-			add_line(&text, &e->t.v[j++]);
+			add_line(text, &e->t.v[j++]);
 		} else if (l->kind == '-') {
 			j++;
 		} else {
-			buf_add(&text, l->text.ptr, l->text.len);
+			buf_add(text, l->text.ptr, l->text.len);
 			if (!l->no_eol)
-				buf_addc(&text, '\n');
+				buf_addc(text, '\n');
 		}
 	}
-	set_place(e, k, pos + p->lead, j, &text);
+	return j;
+}
+
+/* The preimage matched at pos: its changed lines become the postimage's. */
+static void place_pre(struct engine *e, size_t k, size_t pos)
+{
+	struct buf text = BUF_INIT;
+	size_t end = pre_text(e, &e->pats[k], pos, &text);
+
+	set_place(e, k, pos + e->pats[k].lead, end, &text);
 }
 
 /* --- what the added lines say ------------------------------------------- */
@@ -2045,6 +2056,70 @@ static void take_merge(struct engine *e, size_t k, const struct region *rg,
 	}
 }
 
+/* Target lines [from, pl's start), pl's text, then [pl's end, to). */
+static void result_text(struct buf *b, const struct engine *e, size_t from,
+			size_t to, size_t start, size_t end,
+			const struct buf *text)
+{
+	struct span before = target_span(e, from, start);
+	struct span after = target_span(e, end, to);
+
+	buf_add(b, before.ptr, before.len);
+	buf_add(b, text->ptr, text->len);
+	buf_add(b, after.ptr, after.len);
+}
+
+/*
+ * Hunk k was merged at hunk level: where GNU patch (-F up to the hunk's
+ * fuzz, nearest first, no extra condition) would place it with another
+ * result, the merge is one reading of two, a risk naming GNU's line.  A
+ * merge aligns the hunk with the region by lines alone; when the lines
+ * next to the change drifted (a table's entries reshuffled) it may pick
+ * the wrong neighbour, which GNU's context match would not.
+ */
+static void flag_gnu_differs(struct engine *e, size_t k, long exp)
+{
+	const struct pat *p = &e->pats[k];
+	const struct place *pl = &e->pl[k];
+	size_t context = p->lead > p->trail ? p->lead : p->trail;
+	unsigned maxf = e->opts->fuzz < context ? e->opts->fuzz
+						: (unsigned)context, f;
+	struct cands c = { NULL, 0, 0 };
+	const struct cand *g = NULL;
+	struct buf gnu = BUF_INIT, a = BUF_INIT, b = BUF_INIT;
+	struct level lv;
+	size_t gstart, gend, from, to;
+
+	if (!pl->set)
+		return;
+	for (f = 0; f <= maxf; f++) {
+		if (!make_level(p, f, &lv))
+			continue;
+		c.nr = 0;
+		find_cands(e, p, false, &lv, exp, &c);
+		if ((g = best_of(&c, cand_nearer)))
+			break;
+	}
+	if (!g)
+		goto out;
+	gend = pre_text(e, p, g->pos, &gnu);
+	gstart = g->pos + p->lead;
+	from = gstart < pl->start ? gstart : pl->start;
+	to = gend > pl->end ? gend : pl->end;
+	result_text(&a, e, from, to, pl->start, pl->end, &pl->text);
+	result_text(&b, e, from, to, gstart, gend, &gnu);
+	if (a.len != b.len || memcmp(a.ptr, b.ptr, a.len)) {
+		e->hr[k].risk = true;
+		add_reason(&e->hr[k], "GNU patch places it otherwise: at line "
+			   "%zu with fuzz %u", g->pos + 1, f);
+	}
+out:
+	free(c.v);
+	buf_release(&gnu);
+	buf_release(&a);
+	buf_release(&b);
+}
+
 /*
  * Merge hunk k at hunk level (preimage, target region, postimage).  A
  * region outside the function the header names, or in its double, is a
@@ -2090,8 +2165,11 @@ static int hunk_3way(struct engine *e, size_t k, long exp, bool *done,
 		goto out;
 	}
 	*done = true;
-	if (!conflicts)
+	if (!conflicts) {
 		take_merge(e, k, &rg, &merged, ours);
+		if (r->rule == RULE_3WAY_HUNK)
+			flag_gnu_differs(e, k, exp);
+	}
 	if (outside || aliased)
 		flag_other_function(e, k, rg.start);
 	e->min_pos = rg.end;
