@@ -200,14 +200,21 @@ static char *hunk_function(const struct patch_hunk *h, const struct core *c,
 	return name;
 }
 
-static bool core_at(const struct tlines *t, const struct core *c, size_t p)
+/* Whether lines v[0..n) stand at target line p, each with its newline. */
+static bool block_at(const struct tlines *t, const struct span *v, size_t n,
+		     size_t p)
 {
-	if (p + c->nr > t->nr)
+	if (p + n > t->nr)
 		return false;
-	for (size_t i = 0; i < c->nr; i++)
-		if (!t->v[p + i].eol || !same_text(t->v[p + i].s, c->pre[i]))
+	for (size_t i = 0; i < n; i++)
+		if (!t->v[p + i].eol || !same_text(t->v[p + i].s, v[i]))
 			return false;
 	return true;
+}
+
+static bool core_at(const struct tlines *t, const struct core *c, size_t p)
+{
+	return block_at(t, c->pre, c->nr, p);
 }
 
 static bool in_function(struct span old, const struct tlines *t, size_t p,
@@ -337,6 +344,9 @@ static void rewrite(struct adaptation *a, const struct adapt_in *in,
 	a->line = n->old_start;
 }
 
+static void adapt_drift_changes(struct adaptation **out,
+				const struct adapt_in *in);
+
 void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 {
 	struct core c = { 0 };
@@ -370,6 +380,404 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 out:
 	free(func);
 	free(c.pre);
+	free(t.v);
+	buf_release(&b);
+	if (!*out)
+		adapt_drift_changes(out, in);
+}
+
+/* ---- rule 4, change by change ----------------------------------------- */
+
+/*
+ * When the hunk's changed lines no longer stand together (an insertion
+ * whose neighbours drifted apart, two changes with new lines between
+ * them), each run of changed lines (a change) is anchored on its own, in
+ * the hunk's order: a change that removes lines on those lines, one that
+ * only adds on the context next to it, on one side when the other side
+ * is gone.
+ */
+
+#define ADAPT_SIDE 3	    /* context lines looked at on each side */
+#define ADAPT_MAX_CHANGES 8 /* changes in one hunk */
+#define ADAPT_MAX_SORTED 16 /* lines between two anchors sorted through */
+#define ADAPT_MAX_SPREAD 16 /* new target lines between two changes */
+
+enum side_found { SIDE_NONE, SIDE_ONE, SIDE_AMBIG };
+
+enum change_how {
+	HOW_REMOVED, /* on the lines it removes */
+	HOW_BETWEEN, /* between the context on both sides */
+	HOW_AFTER,   /* after the context before it; the rest is gone */
+	HOW_BEFORE,  /* before the context after it; the rest is gone */
+	HOW_SORTED,  /* in order in a sorted list between both sides */
+};
+
+struct change {
+	size_t lo, hi; /* its hunk lines, inclusive */
+	size_t at;     /* the target line it starts at (0-based) */
+	size_t nr_old; /* target lines it removes */
+	enum change_how how;
+};
+
+/*
+ * The nearest lines of one side of an insertion (v[0..n), in the hunk's
+ * order; lead: they come before it) that stand once in func: the most of
+ * them that stand somewhere (*k of them); *ins the target line the
+ * insertion goes before.  SIDE_AMBIG when they stand twice, SIDE_NONE
+ * when no block with a significant line stands at all.
+ */
+/* Whether 0-based target line p lies between the other hunks. */
+static bool in_window(const struct adapt_in *in, size_t p)
+{
+	return (!in->after || p + 1 > in->after) &&
+	       (!in->before || p + 1 < in->before);
+}
+
+static enum side_found side_find(const struct tlines *t,
+				 const struct adapt_in *in, const char *func,
+				 const struct span *v, size_t n, bool lead,
+				 size_t *ins, size_t *kk)
+{
+	for (size_t k = n; k > 0; k--) {
+		const struct span *b = lead ? v + n - k : v;
+		size_t hits = 0, at = 0;
+		bool sig = false;
+
+		for (size_t i = 0; i < k; i++)
+			sig |= significant(b[i]);
+		if (!sig)
+			return SIDE_NONE;
+		for (size_t p = 0; p + k <= t->nr && hits < 2; p++) {
+			if (!block_at(t, b, k, p) ||
+			    !in_window(in, lead ? p + k : p) ||
+			    !in_function(in->old, t, lead ? p + k - 1 : p,
+					 func))
+				continue;
+			at = p;
+			hits++;
+		}
+		*kk = k;
+		if (hits > 1)
+			return SIDE_AMBIG;
+		if (hits == 1) {
+			*ins = lead ? at + k : at;
+			return SIDE_ONE;
+		}
+	}
+	return SIDE_NONE;
+}
+
+static int span_cmp(struct span a, struct span b)
+{
+	int c = memcmp(a.ptr, b.ptr, a.len < b.len ? a.len : b.len);
+
+	return c ? c : (a.len > b.len) - (a.len < b.len);
+}
+
+/* The indentation and first word of s ("\tselect"), or 0 without one. */
+static size_t first_word(struct span s)
+{
+	size_t i = 0, w;
+
+	while (i < s.len && (s.ptr[i] == ' ' || s.ptr[i] == '\t'))
+		i++;
+	w = i;
+	while (i < s.len && !isspace((unsigned char)s.ptr[i]))
+		i++;
+	return i > w && i < s.len ? i : 0;
+}
+
+static bool same_word(struct span a, struct span b)
+{
+	size_t n = first_word(a);
+
+	return n && n == first_word(b) && !memcmp(a.ptr, b.ptr, n);
+}
+
+/*
+ * The two sides of an insertion stand apart (lines [from, to) between
+ * them): the one place where the added lines keep a sorted list sorted
+ * (Kconfig's selects, a Makefile's objects), every line from the one
+ * before from to the one at to of one kind (same first word) and in
+ * strictly ascending order.
+ */
+static bool sorted_slot(const struct tlines *t, size_t from, size_t to,
+			const struct span *add, size_t nr_add, size_t *ins)
+{
+	if (!from || to >= t->nr || to < from || to - from > ADAPT_MAX_SORTED)
+		return false;
+	for (size_t i = from - 1; i < to; i++)
+		if (!same_word(t->v[i].s, t->v[i + 1].s) ||
+		    span_cmp(t->v[i].s, t->v[i + 1].s) >= 0)
+			return false;
+	for (size_t i = 0; i < nr_add; i++)
+		if (!same_word(add[i], t->v[to].s) ||
+		    (i && span_cmp(add[i - 1], add[i]) >= 0))
+			return false;
+	for (size_t i = from; i <= to; i++)
+		if (span_cmp(t->v[i - 1].s, add[0]) < 0 &&
+		    span_cmp(add[nr_add - 1], t->v[i].s) < 0) {
+			*ins = i;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The function a change at hunk line lo is in: NULL (the whole file) when
+ * the nearest line of the hunk before it that opens a definition is a
+ * declaration at file scope ("static int x = 1;"), else as
+ * hunk_function says.
+ */
+static char *change_function(const struct patch_hunk *h, size_t lo,
+			     const char *func)
+{
+	struct core c = { 0 };
+
+	for (size_t i = lo; i-- > 0;) {
+		struct span s = h->lines[i].text;
+		size_t n = s.len;
+
+		if (h->lines[i].kind == '+' || !s.len ||
+		    !(isalpha((unsigned char)s.ptr[0]) || s.ptr[0] == '_'))
+			continue;
+		while (n && isspace((unsigned char)s.ptr[n - 1]))
+			n--;
+		if (n && s.ptr[n - 1] == ';')
+			return NULL;
+		break;
+	}
+	c.lo = lo;
+	return hunk_function(h, &c, func);
+}
+
+/* The context lines of h in [lo, hi), at most ADAPT_SIDE nearest to
+ * near_end (the end of the range) or its start. */
+static size_t side_lines(struct span *v, const struct patch_hunk *h, size_t lo,
+			 size_t hi, bool near_end)
+{
+	size_t n = 0;
+
+	if (hi - lo > ADAPT_SIDE) {
+		if (near_end)
+			lo = hi - ADAPT_SIDE;
+		else
+			hi = lo + ADAPT_SIDE;
+	}
+	for (size_t i = lo; i < hi; i++)
+		v[n++] = h->lines[i].text;
+	return n;
+}
+
+/* Anchor change g (its context runs from hunk line from to line to). */
+static bool anchor_change(struct change *g, const struct adapt_in *in,
+			  const struct tlines *t, size_t from, size_t to)
+{
+	const struct patch_hunk *h = in->h;
+	struct span pre[ADAPT_SIDE + 1], post[ADAPT_SIDE + 1], *rm, *add;
+	size_t nr_rm = 0, nr_add = 0, npre, npost, li = 0, ri = 0, lk = 0,
+	       rk = 0;
+	enum side_found l, r;
+	char *func = change_function(h, g->lo, in->func);
+	bool ok = false, sig = false;
+
+	rm = xcalloc(g->hi - g->lo + 2, sizeof(*rm));
+	add = xcalloc(g->hi - g->lo + 2, sizeof(*add));
+	for (size_t i = g->lo; i <= g->hi; i++) {
+		if (h->lines[i].kind == '-') {
+			rm[nr_rm++] = h->lines[i].text;
+			sig |= significant(h->lines[i].text);
+		} else {
+			add[nr_add++] = h->lines[i].text;
+		}
+	}
+	g->nr_old = nr_rm;
+	if (nr_rm) {
+		size_t hits = 0;
+
+		for (size_t p = 0; sig && p + nr_rm <= t->nr && hits < 2; p++)
+			if (block_at(t, rm, nr_rm, p) && in_window(in, p) &&
+			    in_function(in->old, t, p, func)) {
+				g->at = p;
+				hits++;
+			}
+		g->how = HOW_REMOVED;
+		ok = hits == 1;
+		goto out;
+	}
+	npre = side_lines(pre, h, from, g->lo, true);
+	npost = side_lines(post, h, g->hi + 1, to, false);
+	l = side_find(t, in, func, pre, npre, true, &li, &lk);
+	r = side_find(t, in, func, post, npost, false, &ri, &rk);
+	/* a side that stands in several places, one of them next to the
+	 * other side's one place, confirms it; where none is, it tells
+	 * nothing about this place */
+	if (l == SIDE_ONE && r == SIDE_AMBIG &&
+	    !(rk && block_at(t, post, rk, li)))
+		r = SIDE_NONE;
+	else if (r == SIDE_ONE && l == SIDE_AMBIG &&
+		 (ri < lk || !block_at(t, pre + npre - lk, lk, ri - lk)))
+		l = SIDE_NONE;
+	if (l == SIDE_ONE && r == SIDE_AMBIG)
+		r = SIDE_ONE, ri = li;
+	else if (r == SIDE_ONE && l == SIDE_AMBIG)
+		l = SIDE_ONE, li = ri;
+	if (l == SIDE_ONE && r == SIDE_ONE) {
+		if (li == ri) {
+			g->at = li;
+			g->how = HOW_BETWEEN;
+			ok = true;
+		} else if (sorted_slot(t, li, ri, add, nr_add, &g->at)) {
+			g->how = HOW_SORTED;
+			ok = true;
+		}
+	} else if (l == SIDE_ONE && r == SIDE_NONE) {
+		g->at = li;
+		g->how = HOW_AFTER;
+		ok = true;
+	} else if (r == SIDE_ONE && l == SIDE_NONE) {
+		g->at = ri;
+		g->how = HOW_BEFORE;
+		ok = true;
+	}
+out:
+	free(func);
+	free(rm);
+	free(add);
+	return ok;
+}
+
+/* The hunk's changes, each with the target's lines between them. */
+static void rewrite_changes(struct adaptation *a, const struct patch_hunk *h,
+			    const struct tlines *t, const struct change *g,
+			    size_t ng)
+{
+	struct patch_hunk *n = &a->hunk;
+	size_t first = g[0].at, end = g[ng - 1].at + g[ng - 1].nr_old;
+	size_t lead = first < ADAPT_CONTEXT ? first : ADAPT_CONTEXT, trail = 0;
+	size_t added = 0, removed = 0;
+
+	while (trail < ADAPT_CONTEXT && end + trail < t->nr &&
+	       t->v[end + trail].eol)
+		trail++;
+	n->lines = xcalloc(lead + (end - first) + trail + h->nr_lines + 1,
+			   sizeof(*n->lines));
+	for (size_t i = first - lead; i < first; i++)
+		add_line(n, ' ', t->v[i].s);
+	for (size_t k = 0; k < ng; k++) {
+		for (size_t i = g[k].lo; i <= g[k].hi; i++) {
+			add_line(n, h->lines[i].kind, h->lines[i].text);
+			added += h->lines[i].kind == '+';
+			removed += h->lines[i].kind == '-';
+		}
+		for (size_t i = g[k].at + g[k].nr_old;
+		     k + 1 < ng && i < g[k + 1].at; i++)
+			add_line(n, ' ', t->v[i].s);
+	}
+	for (size_t i = end; i < end + trail; i++)
+		add_line(n, ' ', t->v[i].s);
+	n->section = h->section;
+	n->old_start = first - lead + 1;
+	n->old_count = lead + (end - first) + trail;
+	n->new_count = n->old_count - removed + added;
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
+	if ((long)n->new_start < 1)
+		n->new_start = 1;
+	n->lineno = h->lineno;
+	a->line = n->old_start;
+}
+
+static const char *how_text(enum change_how how)
+{
+	switch (how) {
+	case HOW_REMOVED:
+		return "on the lines it removes";
+	case HOW_BETWEEN:
+		return "between its context lines";
+	case HOW_AFTER:
+		return "after the context before it (the context after it "
+		       "is gone)";
+	case HOW_BEFORE:
+		return "before the context after it (the context before it "
+		       "is gone)";
+	case HOW_SORTED:
+		return "in sorted order between its context lines, which "
+		       "stand apart";
+	}
+	return "";
+}
+
+/* Split h into its changes; false when there are too many, or none. */
+static size_t split_changes(struct change *g, const struct patch_hunk *h)
+{
+	size_t ng = 0;
+
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		if (h->lines[i].no_eol)
+			return 0;
+		if (h->lines[i].kind == ' ')
+			continue;
+		if (ng && g[ng - 1].hi + 1 == i) {
+			g[ng - 1].hi = i;
+			continue;
+		}
+		if (ng == ADAPT_MAX_CHANGES)
+			return 0;
+		g[ng].lo = g[ng].hi = i;
+		ng++;
+	}
+	return ng;
+}
+
+/*
+ * Rule 4 change by change: each change of the hunk anchored on its own
+ * (see above), in the hunk's order, no two overlapping, at most
+ * ADAPT_MAX_SPREAD new lines between two of them.
+ */
+static void adapt_drift_changes(struct adaptation **out,
+				const struct adapt_in *in)
+{
+	struct change g[ADAPT_MAX_CHANGES];
+	struct tlines t = { NULL, 0, 0 };
+	struct adaptation *a;
+	struct buf b = BUF_INIT;
+	size_t ng = split_changes(g, in->h);
+
+	*out = NULL;
+	if (!ng)
+		return;
+	tlines_split(&t, in->old);
+	for (size_t k = 0; k < ng; k++) {
+		size_t from = k ? g[k - 1].hi + 1 : 0;
+		size_t to = k + 1 < ng ? g[k + 1].lo : in->h->nr_lines;
+		size_t prev_end = k ? g[k - 1].at + g[k - 1].nr_old : 0;
+
+		if (!anchor_change(&g[k], in, &t, from, to) ||
+		    (k && (g[k].at < prev_end ||
+			   g[k].at - prev_end >
+				   (g[k].lo - from) + ADAPT_MAX_SPREAD)))
+			goto out;
+	}
+	for (size_t i = g[0].at; i < g[ng - 1].at + g[ng - 1].nr_old; i++)
+		if (!t.v[i].eol)
+			goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_DRIFT;
+	rewrite_changes(a, in->h, &t, g, ng);
+	adapt_hunk_text(&b, in->h);
+	a->original = buf_detach(&b, NULL);
+	adapt_hunk_text(&b, &a->hunk);
+	a->adapted = buf_detach(&b, NULL);
+	buf_adds(&b, "context taken from the target, each change anchored "
+		     "alone: ");
+	for (size_t k = 0; k < ng; k++)
+		buf_addf(&b, "%sat line %lu %s", k ? "; " : "",
+			 (unsigned long)g[k].at + 1, how_text(g[k].how));
+	a->note = buf_detach(&b, NULL);
+	*out = a;
+out:
 	free(t.v);
 	buf_release(&b);
 }
