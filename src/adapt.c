@@ -888,7 +888,12 @@ static bool pair_renamed(const struct name_map *m, size_t j)
 	return !same_text(m->from[j], m->to[j]);
 }
 
-/* Record a -> b; false when it contradicts the map or overflows it. */
+/*
+ * Record a -> b; false when it contradicts the map or overflows it, or
+ * when a name is both the hunk's and the target's for different things
+ * (a -> b while b -> c, or c -> a): that is a block shifted by a line, no
+ * rename.
+ */
 static bool map_add(struct name_map *m, const struct token *a,
 		    const struct token *b)
 {
@@ -900,6 +905,9 @@ static bool map_add(struct name_map *m, const struct token *a,
 
 		if (fa || tb)
 			return fa && tb;
+		if (tok_is(b, m->from[i].ptr, m->from[i].len) ||
+		    tok_is(a, m->to[i].ptr, m->to[i].len))
+			return false;
 	}
 	if (m->nr == ADAPT_MAX_PAIRS ||
 	    (renamed && m->renamed == ADAPT_MAX_RENAMED))
