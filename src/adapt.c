@@ -872,8 +872,9 @@ static void toks_release(struct tline_toks *v, size_t nr)
 	free(v);
 }
 
-#define ADAPT_MAX_RENAMED 4 /* names one hunk may see renamed */
-#define ADAPT_MAX_PAIRS 64  /* name pairs, kept ones included */
+#define ADAPT_MAX_RENAMED 4    /* names one hunk may see renamed */
+#define ADAPT_MAX_PAIRS 64     /* name pairs, kept ones included */
+#define ADAPT_MAX_SUB_LINES 64 /* hunk lines a substitution is checked on */
 
 /* name -> name, both into the texts compared; kept names map to
  * themselves, so that a name is never both kept and renamed */
@@ -881,6 +882,15 @@ struct name_map {
 	struct span from[ADAPT_MAX_PAIRS], to[ADAPT_MAX_PAIRS];
 	size_t nr, renamed;
 	size_t same, names; /* name tokens alike, name tokens in all */
+	/*
+	 * One expression of several tokens written another way on every
+	 * line that has it (btrfs_root_id(root) -> root->root_key.objectid):
+	 * its tokens in the hunk's line, and both texts.
+	 */
+	const struct token *sub;
+	size_t sub_nr;
+	struct span sub_from, sub_to;
+	bool sub_line; /* the last line aligned through it */
 };
 
 static bool pair_renamed(const struct name_map *m, size_t j)
@@ -919,12 +929,119 @@ static bool map_add(struct name_map *m, const struct token *a,
 	return true;
 }
 
-/* Align one line pair into m; false when they differ but in names. */
+static bool tok_same(const struct token *x, const struct token *y)
+{
+	return x->type == y->type && x->len == y->len &&
+	       !memcmp(x->p, y->p, x->len);
+}
+
+/*
+ * An expression that may stand for another: names, numbers and the
+ * punctuation of calls, members, indexes and addresses only, brackets
+ * balanced, a ',' only inside them, a name first.
+ */
+static bool expression(const struct token *v, size_t n)
+{
+	int depth = 0;
+
+	if (!n || v[0].type != TOK_IDENT)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct token *t = &v[i];
+
+		if (t->type == TOK_IDENT || t->type == TOK_NUMBER)
+			continue;
+		if (t->type != TOK_PUNCT)
+			return false;
+		if (TOK_IS(t, "(") || TOK_IS(t, "["))
+			depth++;
+		else if (TOK_IS(t, ")") || TOK_IS(t, "]"))
+			depth--;
+		else if (TOK_IS(t, ","))
+			depth -= depth ? 0 : 1;
+		else if (!TOK_IS(t, ".") && !TOK_IS(t, "->") &&
+			 !TOK_IS(t, "*") && !TOK_IS(t, "&"))
+			return false;
+		if (depth < 0)
+			return false;
+	}
+	return depth == 0;
+}
+
+static struct span toks_span(const struct token *v, size_t n)
+{
+	return (struct span){ v[0].p,
+			      (size_t)(v[n - 1].p + v[n - 1].len - v[0].p) };
+}
+
+/* Where tokens v[0..n) start the run sub[0..nr) of m; false if not. */
+static bool sub_at(const struct name_map *m, const struct token *v, size_t n)
+{
+	if (!m->sub || n < m->sub_nr)
+		return false;
+	for (size_t i = 0; i < m->sub_nr; i++)
+		if (!tok_same(&v[i], &m->sub[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Lines that differ in one run of tokens between a common start and end,
+ * each run an expression, at least one of several tokens: the one
+ * substitution of m (set here, or the same again); the names around it
+ * are kept.
+ */
+static bool align_sub(struct name_map *m, struct tline_toks *a,
+		      struct tline_toks *b)
+{
+	size_t p = 0, s = 0, na, nb;
+	struct span from, to;
+
+	while (p < a->nr && p < b->nr && tok_same(&a->v[p], &b->v[p]))
+		p++;
+	while (s < a->nr - p && s < b->nr - p &&
+	       tok_same(&a->v[a->nr - 1 - s], &b->v[b->nr - 1 - s]))
+		s++;
+	na = a->nr - p - s;
+	nb = b->nr - p - s;
+	if ((na < 2 && nb < 2) || !expression(a->v + p, na) ||
+	    !expression(b->v + p, nb))
+		return false;
+	from = toks_span(a->v + p, na);
+	to = toks_span(b->v + p, nb);
+	if (m->sub &&
+	    (!same_text(m->sub_from, from) || !same_text(m->sub_to, to)))
+		return false;
+	m->sub = a->v + p;
+	m->sub_nr = na;
+	m->sub_from = from;
+	m->sub_to = to;
+	for (size_t i = 0; i < a->nr; i++) {
+		if (i == p) {
+			i += na - 1;
+			continue;
+		}
+		if (!is_name(&a->v[i]))
+			continue;
+		m->names++;
+		m->same++;
+		if (!map_add(m, &a->v[i], &a->v[i]))
+			return false;
+	}
+	m->sub_line = true;
+	return true;
+}
+
+/*
+ * Align one line pair into m; false when they differ but in names (or in
+ * the one substitution).
+ */
 static bool align_line(struct name_map *m, struct tline_toks *a,
 		       struct tline_toks *b)
 {
+	m->sub_line = false;
 	if (a->nr != b->nr || a->shape != b->shape)
-		return false;
+		return align_sub(m, a, b);
 	for (size_t i = 0; i < a->nr; i++) {
 		struct token *x = &a->v[i], *y = &b->v[i];
 		bool same = x->len == y->len && !memcmp(x->p, y->p, x->len);
@@ -941,10 +1058,20 @@ static bool align_line(struct name_map *m, struct tline_toks *a,
 	return true;
 }
 
-/* Some name renamed, and at least half the name tokens kept. */
+/* Some name renamed or substituted, and half the name tokens kept. */
 static bool map_plausible(const struct name_map *m)
 {
-	return m->renamed > 0 && m->same * 2 >= m->names;
+	return (m->renamed > 0 || m->sub) && m->same * 2 >= m->names;
+}
+
+/* How many times line l holds the substitution's run. */
+static size_t sub_count(const struct name_map *m, const struct tline_toks *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		n += sub_at(m, l->v + i, l->nr - i);
+	return n;
 }
 
 static bool span_is(struct span s, const char *p, size_t len)
@@ -965,44 +1092,95 @@ static bool has_part(const char *p, size_t len, struct span key)
 	return false;
 }
 
+/* Whether tokens v[0..n) start a run of the tokens of text. */
+static bool run_at(const struct token *v, size_t n, struct span text)
+{
+	struct tline_toks r = { NULL, 0, 0, 0 };
+	bool ok;
+
+	lex_line(&r, text);
+	ok = r.nr && n >= r.nr;
+	for (size_t i = 0; ok && i < r.nr; i++)
+		ok = tok_same(&v[i], &r.v[i]);
+	free(r.v);
+	return ok;
+}
+
 /*
- * line with the map applied to its names (new string); NULL when it uses
- * a name the map maps to, or one resembling a name it maps from.
+ * Whether tokens v[0..n) start the substitution's run in part only: two
+ * of its tokens or more (btrfs_root_id( with another argument), or its
+ * first name where the map never saw that name kept.
+ */
+static bool sub_part(const struct name_map *m, const struct token *v, size_t n)
+{
+	size_t k = 0;
+
+	while (k < m->sub_nr && k < n && tok_same(&v[k], &m->sub[k]))
+		k++;
+	if (k >= 2)
+		return true;
+	if (k == 0)
+		return false;
+	for (size_t j = 0; j < m->nr; j++)
+		if (!pair_renamed(m, j) && span_is(m->from[j], v->p, v->len))
+			return false;
+	return true;
+}
+
+/*
+ * line with the map applied to its names and its substitution (new
+ * string); NULL when it uses a name the map maps to, one resembling a
+ * name it maps from, the substitution's result, or its first name
+ * outside it (btrfs_root_id(reloc) where the map knows
+ * btrfs_root_id(root)).
  */
 static char *map_line(const struct name_map *m, struct span line)
 {
 	struct buf b = BUF_INIT;
-	struct lexer lx;
-	struct token t;
+	struct tline_toks l = { NULL, 0, 0, 0 };
 	const char *cur = line.ptr;
 
-	lexer_init(&lx, line.ptr, line.len, 1, line.ptr);
-	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+	lex_line(&l, line);
+	for (size_t i = 0; i < l.nr; i++) {
+		const struct token *t = &l.v[i];
 		size_t j;
 
-		if (t.type == TOK_DIRECTIVE)
+		if (t->type == TOK_DIRECTIVE)
 			goto refuse; /* names inside it are not seen */
-		if (!is_name(&t))
+		if (sub_at(m, l.v + i, l.nr - i)) {
+			buf_add(&b, cur, (size_t)(t->p - cur));
+			buf_addspan(&b, m->sub_to);
+			cur = l.v[i + m->sub_nr - 1].p +
+			      l.v[i + m->sub_nr - 1].len;
+			i += m->sub_nr - 1;
+			continue;
+		}
+		if (m->sub && (sub_part(m, l.v + i, l.nr - i) ||
+			       run_at(l.v + i, l.nr - i, m->sub_to)))
+			goto refuse;
+		if (!is_name(&l.v[i]))
 			continue;
 		for (j = 0; j < m->nr; j++)
 			if (pair_renamed(m, j) &&
-			    span_is(m->from[j], t.p, t.len))
+			    span_is(m->from[j], t->p, t->len))
 				break;
 		if (j < m->nr) {
-			buf_add(&b, cur, (size_t)(t.p - cur));
+			buf_add(&b, cur, (size_t)(t->p - cur));
 			buf_addspan(&b, m->to[j]);
-			cur = t.p + t.len;
+			cur = t->p + t->len;
 			continue;
 		}
 		for (j = 0; j < m->nr; j++)
 			if (pair_renamed(m, j) &&
-			    (span_is(m->to[j], t.p, t.len) ||
-			     has_part(t.p, t.len, m->from[j])))
+			    (span_is(m->to[j], t->p, t->len) ||
+			     has_part(t->p, t->len, m->from[j])))
 				goto refuse;
 	}
 	buf_add(&b, cur, (size_t)(line.ptr + line.len - cur));
+	free(l.v);
 	return buf_detach(&b, NULL);
 refuse:
+	free(l.v);
 	buf_release(&b);
 	return NULL;
 }
@@ -1025,14 +1203,25 @@ static size_t align_block(struct name_map *out, const struct block *b,
 		struct name_map m = { 0 };
 		size_t i;
 
-		for (i = 0; i < b->nr; i++)
+		bool subs[ADAPT_MAX_SUB_LINES] = { false };
+
+		for (i = 0; i < b->nr; i++) {
 			if (!tl->v[p + i].eol ||
 			    !align_line(&m, &b->pre[i], &b->t[p + i]))
 				break;
+			subs[i < ADAPT_MAX_SUB_LINES ? i : 0] |= m.sub_line;
+		}
 		if (i < b->nr)
 			continue;
-		if (!m.renamed)
+		if (!m.renamed && !m.sub)
 			return (size_t)-1; /* it stands as it is: not this rule */
+		/* the substitution on every line that had the expression */
+		for (i = 0; m.sub && i < b->nr; i++)
+			if (i >= ADAPT_MAX_SUB_LINES ||
+			    sub_count(&m, &b->pre[i]) != (size_t)subs[i])
+				break;
+		if (m.sub && i < b->nr)
+			continue;
 		if (!map_plausible(&m))
 			continue;
 		if (at != (size_t)-1)
@@ -1108,8 +1297,13 @@ static bool map_hunk(struct adaptation *a, const struct adapt_in *in,
 
 static void map_text(struct buf *b, const struct name_map *m)
 {
-	bool first = true;
+	bool first = !m->sub;
 
+	if (m->sub) {
+		buf_addspan(b, m->sub_from);
+		buf_adds(b, " -> ");
+		buf_addspan(b, m->sub_to);
+	}
 	for (size_t j = 0; j < m->nr; j++) {
 		if (!pair_renamed(m, j))
 			continue;

@@ -80,7 +80,9 @@ void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in);
  * Rule 3: the hunk's preimage aligns, line by line and token by token,
  * with one block of the target (in its function) whose only differences
  * are names, one consistent substitution (each name of the hunk always
- * the same name of the target, and back); *out gets the hunk with the
+ * the same name of the target, and back), and at most one expression
+ * written another way on every line that has it (btrfs_root_id(root) ->
+ * root->root_key.objectid); *out gets the hunk with the
  * target's lines and the substitution applied to its added lines; NULL
  * otherwise, or when an added line uses a name the substitution does not
  * cover but resembles (folio_size() where folio became page) or a name it
