@@ -621,9 +621,13 @@ static bool same_folder(const char *a, const char *b)
 	return la == lb && !memcmp(a, b, la);
 }
 
-/* Mark every hunk of res moved from pf's path to path. */
+/*
+ * Mark every hunk of res moved from pf's path to path; gone: the function
+ * pf's file no longer defines (the file exists), or NULL (it does not).
+ */
 static void mark_moved(struct apply_file_result *res,
-		       const struct patch_file *pf, const char *path)
+		       const struct patch_file *pf, const char *path,
+		       const char *gone)
 {
 	const char *from = patch_file_path(pf);
 
@@ -648,10 +652,12 @@ static void mark_moved(struct apply_file_result *res,
 		}
 		adapt_hunk_text(&b, &here);
 		a->adapted = buf_detach(&b, NULL);
-		a->note = xstrfmt("moved from %s to %s: %s does not exist in "
-				  "this tree, and its lines stand exactly in "
-				  "%s alone of %s",
-				  from, path, from, path,
+		a->note = xstrfmt("moved from %s to %s: %s %s%s%s, and its "
+				  "lines stand exactly in %s alone of %s",
+				  from, path, from,
+				  gone ? "has no " : "does not exist in this "
+						     "tree",
+				  gone ? gone : "", gone ? "()" : "", path,
 				  same_folder(from, path)
 					  ? "its folder"
 					  : "the files of its name nearby");
@@ -737,6 +743,30 @@ static int search_holders(struct moved_search *ms,
 }
 
 /*
+ * Rule 1 for a file that exists: every hunk of res conflicts, each in a
+ * function its header names that old no longer defines (btrfs 6.2 moved
+ * btrfs_defrag_file() from ioctl.c into defrag.c).  The first such
+ * function (res's), or NULL.
+ */
+static const char *functions_gone(const struct apply_file_result *res,
+				  const struct patch_file *pf, struct span old)
+{
+	const char *path = patch_file_path(pf);
+
+	if (!c_file(path) || !res->nr_hunks)
+		return NULL;
+	for (size_t k = 0; k < res->nr_hunks; k++) {
+		const struct apply_hunk_result *r = &res->hunks[k];
+
+		if (r->rule != RULE_CONFLICT || !r->func ||
+		    !names_function(&pf->hunks[k]) ||
+		    cause_defines_function(old, path, r->func))
+			return NULL;
+	}
+	return res->hunks[0].func;
+}
+
+/*
  * Rule 1: pf's file is missing; the one file of the same folder with the
  * same extension to which every hunk of pf applies exactly (offsets
  * allowed, no fuzz, no merge, no risk) takes it: *ar becomes that result,
@@ -744,11 +774,13 @@ static int search_holders(struct moved_search *ms,
  * folder takes it, the files of the same name under the folder above
  * (the file moved into a subfolder, or out of one: arch/arm/boot/dts/
  * into arch/arm/boot/dts/marvell/ in 6.5) are tried the same way.  Two
- * such files: it stays a conflict (a file that exists twice).
+ * such files: it stays a conflict (a file that exists twice).  gone: the
+ * file exists but lacks the hunks' function (functions_gone): only the
+ * folder is tried.
  */
 static int adapt_moved(struct apply_file_result *ar, char **moved_to,
 		       unsigned *mode, const struct patch_file *pf,
-		       struct moved_ctx *mc, struct err *err)
+		       const char *gone, struct moved_ctx *mc, struct err *err)
 {
 	struct moved_search ms = { pf, { 0 }, NULL, 0, 0 };
 	const char *ext, *exts[2] = { NULL, NULL }, *base;
@@ -768,7 +800,7 @@ static int adapt_moved(struct apply_file_result *ar, char **moved_to,
 	lo.exts = exts;
 	if ((error = search_holders(&ms, &lo, NULL, mc, err)) < 0)
 		goto out;
-	if (!ms.holders && *dir) {
+	if (!ms.holders && *dir && !gone) {
 		base = strrchr(pf->old_path, '/') + 1;
 		up = xstrndup(dir, strrchr(dir, '/')
 					   ? (size_t)(strrchr(dir, '/') - dir)
@@ -780,7 +812,7 @@ static int adapt_moved(struct apply_file_result *ar, char **moved_to,
 			goto out;
 	}
 	if (ms.holders == 1) {
-		mark_moved(&ms.best, pf, ms.found);
+		mark_moved(&ms.best, pf, ms.found, gone);
 		apply_file_result_release(ar);
 		*ar = ms.best;
 		*moved_to = ms.found;
@@ -813,6 +845,7 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		struct apply_file_result ar;
 		struct err ferr = ERR_INIT;
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
+		const char *gone = NULL;
 		unsigned mode = 0;
 		bool exists = false;
 		int rc;
@@ -849,11 +882,14 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 			continue;
 		}
 		err_release(&ferr);
-		if (!exists && ar.outcome == OUTCOME_CONFLICT) {
+		if (ar.outcome == OUTCOME_CONFLICT && exists)
+			gone = functions_gone(&ar, pf,
+					      (struct span){ old.ptr, old.len });
+		if (ar.outcome == OUTCOME_CONFLICT && (!exists || gone)) {
 			struct moved_ctx mc = { &ov, repo, tree, opts };
 
 			if ((error = adapt_moved(&ar, &cf->moved_to, &mode, pf,
-						 &mc, err)) < 0) {
+						 gone, &mc, err)) < 0) {
 				apply_file_result_release(&ar);
 				break;
 			}
