@@ -52,6 +52,16 @@ static bool significant(struct span s)
 	return n >= 2;
 }
 
+/* A line with 12 letters, digits or '_' or more: one that tells. */
+static bool distinctive(struct span s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s.len; i++)
+		n += isalnum((unsigned char)s.ptr[i]) || s.ptr[i] == '_';
+	return n >= 12;
+}
+
 const char *adapt_rule_name(enum adapt_rule r)
 {
 	switch (r) {
@@ -347,6 +357,42 @@ static void rewrite(struct adaptation *a, const struct adapt_in *in,
 static void adapt_drift_changes(struct adaptation **out,
 				const struct adapt_in *in);
 
+/*
+ * Whether the lines hunk h adds in [lo, hi] stand in the target already:
+ * it adds a distinctive line, and each such line stands there somewhere
+ * (the change may be in, elsewhere: adding it again would make it twice).
+ */
+static bool added_there(const struct tlines *t, const struct patch_hunk *h,
+			size_t lo, size_t hi)
+{
+	bool any = false;
+
+	for (size_t i = lo; i <= hi; i++) {
+		size_t p;
+
+		if (h->lines[i].kind != '+' || !distinctive(h->lines[i].text))
+			continue;
+		for (p = 0; p < t->nr; p++)
+			if (same_text(t->v[p].s, h->lines[i].text))
+				break;
+		if (p == t->nr)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Whether adapted hunk a only adds, and what it adds stands in t already. */
+static bool adds_twice(const struct adaptation *a, const struct tlines *t)
+{
+	const struct patch_hunk *n = &a->hunk;
+
+	for (size_t i = 0; i < n->nr_lines; i++)
+		if (n->lines[i].kind == '-')
+			return false;
+	return n->nr_lines && added_there(t, n, 0, n->nr_lines - 1);
+}
+
 void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 {
 	struct core c = { 0 };
@@ -361,6 +407,8 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 		goto out;
 	tlines_split(&t, in->old);
 	func = hunk_function(in->h, &c, in->func);
+	if (!c.removes && added_there(&t, in->h, c.lo, c.hi))
+		goto out;
 	if ((p = anchor(&t, &c, in->old, func, false)) == (size_t)-1)
 		goto out;
 	a = xcalloc(1, sizeof(*a));
@@ -605,6 +653,8 @@ static bool anchor_change(struct change *g, const struct adapt_in *in,
 		ok = hits == 1;
 		goto out;
 	}
+	if (added_there(t, h, g->lo, g->hi))
+		goto out;
 	npre = side_lines(pre, h, from, g->lo, true);
 	npost = side_lines(post, h, g->hi + 1, to, false);
 	l = side_find(t, in, func, pre, npre, true, &li, &lk);
@@ -819,6 +869,10 @@ void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in)
 			  "placed in it at line %lu, context taken from the "
 			  "target",
 			  in->func, alias, pct, (unsigned long)p + 1);
+	if (adds_twice(a, &t)) {
+		adaptation_free(a);
+		goto out;
+	}
 	*out = a;
 out:
 	free(func);
@@ -1358,6 +1412,11 @@ void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 	map_text(&txt, &m);
 	buf_addf(&txt, " (at line %lu)", (unsigned long)p + 1);
 	a->note = buf_detach(&txt, NULL);
+	if (adds_twice(a, &tl)) {
+		adaptation_free(a);
+		a = NULL;
+		goto out;
+	}
 	*out = a;
 out:
 	toks_release(b.pre, b.nr);
