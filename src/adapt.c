@@ -358,14 +358,21 @@ static void adapt_drift_changes(struct adaptation **out,
 				const struct adapt_in *in);
 
 /*
- * Whether the lines hunk h adds in [lo, hi] stand in the target already:
- * it adds a distinctive line, and each such line stands there somewhere
- * (the change may be in, elsewhere: adding it again would make it twice).
+ * Whether the lines hunk h adds in [lo, hi] stand in the target already,
+ * a file of lines that mean the same wherever they stand (Kconfig,
+ * Makefile, text: not C, where a statement may repeat in another
+ * function): it adds a distinctive line, and each such line stands there
+ * somewhere (the change may be in, elsewhere: adding it again would make
+ * it twice).
  */
 static bool added_there(const struct tlines *t, const struct patch_hunk *h,
-			size_t lo, size_t hi)
+			size_t lo, size_t hi, const char *path)
 {
+	const char *ext = path ? strrchr(path, '.') : NULL;
 	bool any = false;
+
+	if (ext && (!strcmp(ext, ".c") || !strcmp(ext, ".h")))
+		return false;
 
 	for (size_t i = lo; i <= hi; i++) {
 		size_t p;
@@ -383,14 +390,15 @@ static bool added_there(const struct tlines *t, const struct patch_hunk *h,
 }
 
 /* Whether adapted hunk a only adds, and what it adds stands in t already. */
-static bool adds_twice(const struct adaptation *a, const struct tlines *t)
+static bool adds_twice(const struct adaptation *a, const struct tlines *t,
+		       const char *path)
 {
 	const struct patch_hunk *n = &a->hunk;
 
 	for (size_t i = 0; i < n->nr_lines; i++)
 		if (n->lines[i].kind == '-')
 			return false;
-	return n->nr_lines && added_there(t, n, 0, n->nr_lines - 1);
+	return n->nr_lines && added_there(t, n, 0, n->nr_lines - 1, path);
 }
 
 void adapt_drift(struct adaptation **out, const struct adapt_in *in)
@@ -407,7 +415,7 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 		goto out;
 	tlines_split(&t, in->old);
 	func = hunk_function(in->h, &c, in->func);
-	if (!c.removes && added_there(&t, in->h, c.lo, c.hi))
+	if (!c.removes && added_there(&t, in->h, c.lo, c.hi, in->path))
 		goto out;
 	if ((p = anchor(&t, &c, in->old, func, false)) == (size_t)-1)
 		goto out;
@@ -653,7 +661,7 @@ static bool anchor_change(struct change *g, const struct adapt_in *in,
 		ok = hits == 1;
 		goto out;
 	}
-	if (added_there(t, h, g->lo, g->hi))
+	if (added_there(t, h, g->lo, g->hi, in->path))
 		goto out;
 	npre = side_lines(pre, h, from, g->lo, true);
 	npost = side_lines(post, h, g->hi + 1, to, false);
@@ -869,7 +877,7 @@ void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in)
 			  "placed in it at line %lu, context taken from the "
 			  "target",
 			  in->func, alias, pct, (unsigned long)p + 1);
-	if (adds_twice(a, &t)) {
+	if (adds_twice(a, &t, in->path)) {
 		adaptation_free(a);
 		goto out;
 	}
@@ -1412,7 +1420,7 @@ void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 	map_text(&txt, &m);
 	buf_addf(&txt, " (at line %lu)", (unsigned long)p + 1);
 	a->note = buf_detach(&txt, NULL);
-	if (adds_twice(a, &tl)) {
+	if (adds_twice(a, &tl, in->path)) {
 		adaptation_free(a);
 		a = NULL;
 		goto out;
