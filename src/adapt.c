@@ -52,6 +52,16 @@ static bool significant(struct span s)
 	return n >= 2;
 }
 
+/* A line with 12 letters, digits or '_' or more: one that tells. */
+static bool distinctive(struct span s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s.len; i++)
+		n += isalnum((unsigned char)s.ptr[i]) || s.ptr[i] == '_';
+	return n >= 12;
+}
+
 const char *adapt_rule_name(enum adapt_rule r)
 {
 	switch (r) {
@@ -202,14 +212,21 @@ static char *hunk_function(const struct patch_hunk *h, const struct core *c,
 	return name;
 }
 
-static bool core_at(const struct tlines *t, const struct core *c, size_t p)
+/* Whether lines v[0..n) stand at target line p, each with its newline. */
+static bool block_at(const struct tlines *t, const struct span *v, size_t n,
+		     size_t p)
 {
-	if (p + c->nr > t->nr)
+	if (p + n > t->nr)
 		return false;
-	for (size_t i = 0; i < c->nr; i++)
-		if (!t->v[p + i].eol || !same_text(t->v[p + i].s, c->pre[i]))
+	for (size_t i = 0; i < n; i++)
+		if (!t->v[p + i].eol || !same_text(t->v[p + i].s, v[i]))
 			return false;
 	return true;
+}
+
+static bool core_at(const struct tlines *t, const struct core *c, size_t p)
+{
+	return block_at(t, c->pre, c->nr, p);
 }
 
 static bool in_function(struct span old, const struct tlines *t, size_t p,
@@ -339,6 +356,53 @@ static void rewrite(struct adaptation *a, const struct adapt_in *in,
 	a->line = n->old_start;
 }
 
+static void adapt_drift_changes(struct adaptation **out,
+				const struct adapt_in *in);
+
+/*
+ * Whether the lines hunk h adds in [lo, hi] stand in the target already,
+ * a file of lines that mean the same wherever they stand (Kconfig,
+ * Makefile, text: not C, where a statement may repeat in another
+ * function): it adds a distinctive line, and each such line stands there
+ * somewhere (the change may be in, elsewhere: adding it again would make
+ * it twice).
+ */
+static bool added_there(const struct tlines *t, const struct patch_hunk *h,
+			size_t lo, size_t hi, const char *path)
+{
+	const char *ext = path ? strrchr(path, '.') : NULL;
+	bool any = false;
+
+	if (ext && (!strcmp(ext, ".c") || !strcmp(ext, ".h")))
+		return false;
+
+	for (size_t i = lo; i <= hi; i++) {
+		size_t p;
+
+		if (h->lines[i].kind != '+' || !distinctive(h->lines[i].text))
+			continue;
+		for (p = 0; p < t->nr; p++)
+			if (same_text(t->v[p].s, h->lines[i].text))
+				break;
+		if (p == t->nr)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Whether adapted hunk a only adds, and what it adds stands in t already. */
+static bool adds_twice(const struct adaptation *a, const struct tlines *t,
+		       const char *path)
+{
+	const struct patch_hunk *n = &a->hunk;
+
+	for (size_t i = 0; i < n->nr_lines; i++)
+		if (n->lines[i].kind == '-')
+			return false;
+	return n->nr_lines && added_there(t, n, 0, n->nr_lines - 1, path);
+}
+
 void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 {
 	struct core c = { 0 };
@@ -353,6 +417,8 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 		goto out;
 	tlines_split(&t, in->old);
 	func = hunk_function(in->h, &c, in->func);
+	if (!c.removes && added_there(&t, in->h, c.lo, c.hi, in->path))
+		goto out;
 	if ((p = anchor(&t, &c, in->old, func, false)) == (size_t)-1)
 		goto out;
 	a = xcalloc(1, sizeof(*a));
@@ -372,6 +438,406 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 out:
 	free(func);
 	free(c.pre);
+	free(t.v);
+	buf_release(&b);
+	if (!*out)
+		adapt_drift_changes(out, in);
+}
+
+/* ---- rule 4, change by change ----------------------------------------- */
+
+/*
+ * When the hunk's changed lines no longer stand together (an insertion
+ * whose neighbours drifted apart, two changes with new lines between
+ * them), each run of changed lines (a change) is anchored on its own, in
+ * the hunk's order: a change that removes lines on those lines, one that
+ * only adds on the context next to it, on one side when the other side
+ * is gone.
+ */
+
+#define ADAPT_SIDE 3	    /* context lines looked at on each side */
+#define ADAPT_MAX_CHANGES 8 /* changes in one hunk */
+#define ADAPT_MAX_SORTED 16 /* lines between two anchors sorted through */
+#define ADAPT_MAX_SPREAD 16 /* new target lines between two changes */
+
+enum side_found { SIDE_NONE, SIDE_ONE, SIDE_AMBIG };
+
+enum change_how {
+	HOW_REMOVED, /* on the lines it removes */
+	HOW_BETWEEN, /* between the context on both sides */
+	HOW_AFTER,   /* after the context before it; the rest is gone */
+	HOW_BEFORE,  /* before the context after it; the rest is gone */
+	HOW_SORTED,  /* in order in a sorted list between both sides */
+};
+
+struct change {
+	size_t lo, hi; /* its hunk lines, inclusive */
+	size_t at;     /* the target line it starts at (0-based) */
+	size_t nr_old; /* target lines it removes */
+	enum change_how how;
+};
+
+/*
+ * The nearest lines of one side of an insertion (v[0..n), in the hunk's
+ * order; lead: they come before it) that stand once in func: the most of
+ * them that stand somewhere (*k of them); *ins the target line the
+ * insertion goes before.  SIDE_AMBIG when they stand twice, SIDE_NONE
+ * when no block with a significant line stands at all.
+ */
+/* Whether 0-based target line p lies between the other hunks. */
+static bool in_window(const struct adapt_in *in, size_t p)
+{
+	return (!in->after || p + 1 > in->after) &&
+	       (!in->before || p + 1 < in->before);
+}
+
+static enum side_found side_find(const struct tlines *t,
+				 const struct adapt_in *in, const char *func,
+				 const struct span *v, size_t n, bool lead,
+				 size_t *ins, size_t *kk)
+{
+	for (size_t k = n; k > 0; k--) {
+		const struct span *b = lead ? v + n - k : v;
+		size_t hits = 0, at = 0;
+		bool sig = false;
+
+		for (size_t i = 0; i < k; i++)
+			sig |= significant(b[i]);
+		if (!sig)
+			return SIDE_NONE;
+		for (size_t p = 0; p + k <= t->nr && hits < 2; p++) {
+			if (!block_at(t, b, k, p) ||
+			    !in_window(in, lead ? p + k : p) ||
+			    !in_function(in->old, t, lead ? p + k - 1 : p,
+					 func))
+				continue;
+			at = p;
+			hits++;
+		}
+		*kk = k;
+		if (hits > 1)
+			return SIDE_AMBIG;
+		if (hits == 1) {
+			*ins = lead ? at + k : at;
+			return SIDE_ONE;
+		}
+	}
+	return SIDE_NONE;
+}
+
+static int span_cmp(struct span a, struct span b)
+{
+	int c = memcmp(a.ptr, b.ptr, a.len < b.len ? a.len : b.len);
+
+	return c ? c : (a.len > b.len) - (a.len < b.len);
+}
+
+/* The indentation and first word of s ("\tselect"), or 0 without one. */
+static size_t first_word(struct span s)
+{
+	size_t i = 0, w;
+
+	while (i < s.len && (s.ptr[i] == ' ' || s.ptr[i] == '\t'))
+		i++;
+	w = i;
+	while (i < s.len && !isspace((unsigned char)s.ptr[i]))
+		i++;
+	return i > w && i < s.len ? i : 0;
+}
+
+static bool same_word(struct span a, struct span b)
+{
+	size_t n = first_word(a);
+
+	return n && n == first_word(b) && !memcmp(a.ptr, b.ptr, n);
+}
+
+/*
+ * The two sides of an insertion stand apart (lines [from, to) between
+ * them): the one place where the added lines keep a sorted list sorted
+ * (Kconfig's selects, a Makefile's objects), every line from the one
+ * before from to the one at to of one kind (same first word) and in
+ * strictly ascending order.
+ */
+static bool sorted_slot(const struct tlines *t, size_t from, size_t to,
+			const struct span *add, size_t nr_add, size_t *ins)
+{
+	if (!from || to >= t->nr || to < from || to - from > ADAPT_MAX_SORTED)
+		return false;
+	for (size_t i = from - 1; i < to; i++)
+		if (!same_word(t->v[i].s, t->v[i + 1].s) ||
+		    span_cmp(t->v[i].s, t->v[i + 1].s) >= 0)
+			return false;
+	for (size_t i = 0; i < nr_add; i++)
+		if (!same_word(add[i], t->v[to].s) ||
+		    (i && span_cmp(add[i - 1], add[i]) >= 0))
+			return false;
+	for (size_t i = from; i <= to; i++)
+		if (span_cmp(t->v[i - 1].s, add[0]) < 0 &&
+		    span_cmp(add[nr_add - 1], t->v[i].s) < 0) {
+			*ins = i;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The function a change at hunk line lo is in: NULL (the whole file) when
+ * the nearest line of the hunk before it that opens a definition is a
+ * declaration at file scope ("static int x = 1;"), else as
+ * hunk_function says.
+ */
+static char *change_function(const struct patch_hunk *h, size_t lo,
+			     const char *func)
+{
+	struct core c = { 0 };
+
+	for (size_t i = lo; i-- > 0;) {
+		struct span s = h->lines[i].text;
+		size_t n = s.len;
+
+		if (h->lines[i].kind == '+' || !s.len ||
+		    !(isalpha((unsigned char)s.ptr[0]) || s.ptr[0] == '_'))
+			continue;
+		while (n && isspace((unsigned char)s.ptr[n - 1]))
+			n--;
+		if (n && s.ptr[n - 1] == ';')
+			return NULL;
+		break;
+	}
+	c.lo = lo;
+	return hunk_function(h, &c, func);
+}
+
+/* The context lines of h in [lo, hi), at most ADAPT_SIDE nearest to
+ * near_end (the end of the range) or its start. */
+static size_t side_lines(struct span *v, const struct patch_hunk *h, size_t lo,
+			 size_t hi, bool near_end)
+{
+	size_t n = 0;
+
+	if (hi - lo > ADAPT_SIDE) {
+		if (near_end)
+			lo = hi - ADAPT_SIDE;
+		else
+			hi = lo + ADAPT_SIDE;
+	}
+	for (size_t i = lo; i < hi; i++)
+		v[n++] = h->lines[i].text;
+	return n;
+}
+
+/* Anchor change g (its context runs from hunk line from to line to). */
+static bool anchor_change(struct change *g, const struct adapt_in *in,
+			  const struct tlines *t, size_t from, size_t to)
+{
+	const struct patch_hunk *h = in->h;
+	struct span pre[ADAPT_SIDE + 1], post[ADAPT_SIDE + 1], *rm, *add;
+	size_t nr_rm = 0, nr_add = 0, npre, npost, li = 0, ri = 0, lk = 0,
+	       rk = 0;
+	enum side_found l, r;
+	char *func = change_function(h, g->lo, in->func);
+	bool ok = false, sig = false;
+
+	rm = xcalloc(g->hi - g->lo + 2, sizeof(*rm));
+	add = xcalloc(g->hi - g->lo + 2, sizeof(*add));
+	for (size_t i = g->lo; i <= g->hi; i++) {
+		if (h->lines[i].kind == '-') {
+			rm[nr_rm++] = h->lines[i].text;
+			sig |= significant(h->lines[i].text);
+		} else {
+			add[nr_add++] = h->lines[i].text;
+		}
+	}
+	g->nr_old = nr_rm;
+	if (nr_rm) {
+		size_t hits = 0;
+
+		for (size_t p = 0; sig && p + nr_rm <= t->nr && hits < 2; p++)
+			if (block_at(t, rm, nr_rm, p) && in_window(in, p) &&
+			    in_function(in->old, t, p, func)) {
+				g->at = p;
+				hits++;
+			}
+		g->how = HOW_REMOVED;
+		ok = hits == 1;
+		goto out;
+	}
+	if (added_there(t, h, g->lo, g->hi, in->path))
+		goto out;
+	npre = side_lines(pre, h, from, g->lo, true);
+	npost = side_lines(post, h, g->hi + 1, to, false);
+	l = side_find(t, in, func, pre, npre, true, &li, &lk);
+	r = side_find(t, in, func, post, npost, false, &ri, &rk);
+	/* a side that stands in several places, one of them next to the
+	 * other side's one place, confirms it; where none is, it tells
+	 * nothing about this place */
+	if (l == SIDE_ONE && r == SIDE_AMBIG &&
+	    !(rk && block_at(t, post, rk, li)))
+		r = SIDE_NONE;
+	else if (r == SIDE_ONE && l == SIDE_AMBIG &&
+		 (ri < lk || !block_at(t, pre + npre - lk, lk, ri - lk)))
+		l = SIDE_NONE;
+	if (l == SIDE_ONE && r == SIDE_AMBIG)
+		r = SIDE_ONE, ri = li;
+	else if (r == SIDE_ONE && l == SIDE_AMBIG)
+		l = SIDE_ONE, li = ri;
+	if (l == SIDE_ONE && r == SIDE_ONE) {
+		if (li == ri) {
+			g->at = li;
+			g->how = HOW_BETWEEN;
+			ok = true;
+		} else if (sorted_slot(t, li, ri, add, nr_add, &g->at)) {
+			g->how = HOW_SORTED;
+			ok = true;
+		}
+	} else if (l == SIDE_ONE && r == SIDE_NONE) {
+		g->at = li;
+		g->how = HOW_AFTER;
+		ok = true;
+	} else if (r == SIDE_ONE && l == SIDE_NONE) {
+		g->at = ri;
+		g->how = HOW_BEFORE;
+		ok = true;
+	}
+out:
+	free(func);
+	free(rm);
+	free(add);
+	return ok;
+}
+
+/* The hunk's changes, each with the target's lines between them. */
+static void rewrite_changes(struct adaptation *a, const struct patch_hunk *h,
+			    const struct tlines *t, const struct change *g,
+			    size_t ng)
+{
+	struct patch_hunk *n = &a->hunk;
+	size_t first = g[0].at, end = g[ng - 1].at + g[ng - 1].nr_old;
+	size_t lead = first < ADAPT_CONTEXT ? first : ADAPT_CONTEXT, trail = 0;
+	size_t added = 0, removed = 0;
+
+	while (trail < ADAPT_CONTEXT && end + trail < t->nr &&
+	       t->v[end + trail].eol)
+		trail++;
+	n->lines = xcalloc(lead + (end - first) + trail + h->nr_lines + 1,
+			   sizeof(*n->lines));
+	for (size_t i = first - lead; i < first; i++)
+		add_line(n, ' ', t->v[i].s);
+	for (size_t k = 0; k < ng; k++) {
+		for (size_t i = g[k].lo; i <= g[k].hi; i++) {
+			add_line(n, h->lines[i].kind, h->lines[i].text);
+			added += h->lines[i].kind == '+';
+			removed += h->lines[i].kind == '-';
+		}
+		for (size_t i = g[k].at + g[k].nr_old;
+		     k + 1 < ng && i < g[k + 1].at; i++)
+			add_line(n, ' ', t->v[i].s);
+	}
+	for (size_t i = end; i < end + trail; i++)
+		add_line(n, ' ', t->v[i].s);
+	n->section = h->section;
+	n->old_start = first - lead + 1;
+	n->old_count = lead + (end - first) + trail;
+	n->new_count = n->old_count - removed + added;
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
+	if ((long)n->new_start < 1)
+		n->new_start = 1;
+	n->lineno = h->lineno;
+	a->line = n->old_start;
+}
+
+static const char *how_text(enum change_how how)
+{
+	switch (how) {
+	case HOW_REMOVED:
+		return "on the lines it removes";
+	case HOW_BETWEEN:
+		return "between its context lines";
+	case HOW_AFTER:
+		return "after the context before it (the context after it "
+		       "is gone)";
+	case HOW_BEFORE:
+		return "before the context after it (the context before it "
+		       "is gone)";
+	case HOW_SORTED:
+		return "in sorted order between its context lines, which "
+		       "stand apart";
+	}
+	return "";
+}
+
+/* Split h into its changes; false when there are too many, or none. */
+static size_t split_changes(struct change *g, const struct patch_hunk *h)
+{
+	size_t ng = 0;
+
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		if (h->lines[i].no_eol)
+			return 0;
+		if (h->lines[i].kind == ' ')
+			continue;
+		if (ng && g[ng - 1].hi + 1 == i) {
+			g[ng - 1].hi = i;
+			continue;
+		}
+		if (ng == ADAPT_MAX_CHANGES)
+			return 0;
+		g[ng].lo = g[ng].hi = i;
+		ng++;
+	}
+	return ng;
+}
+
+/*
+ * Rule 4 change by change: each change of the hunk anchored on its own
+ * (see above), in the hunk's order, no two overlapping, at most
+ * ADAPT_MAX_SPREAD new lines between two of them.
+ */
+static void adapt_drift_changes(struct adaptation **out,
+				const struct adapt_in *in)
+{
+	struct change g[ADAPT_MAX_CHANGES];
+	struct tlines t = { NULL, 0, 0 };
+	struct adaptation *a;
+	struct buf b = BUF_INIT;
+	size_t ng = split_changes(g, in->h);
+
+	*out = NULL;
+	if (!ng)
+		return;
+	tlines_split(&t, in->old);
+	for (size_t k = 0; k < ng; k++) {
+		size_t from = k ? g[k - 1].hi + 1 : 0;
+		size_t to = k + 1 < ng ? g[k + 1].lo : in->h->nr_lines;
+		size_t prev_end = k ? g[k - 1].at + g[k - 1].nr_old : 0;
+
+		if (!anchor_change(&g[k], in, &t, from, to) ||
+		    (k && (g[k].at < prev_end ||
+			   g[k].at - prev_end >
+				   (g[k].lo - from) + ADAPT_MAX_SPREAD)))
+			goto out;
+	}
+	for (size_t i = g[0].at; i < g[ng - 1].at + g[ng - 1].nr_old; i++)
+		if (!t.v[i].eol)
+			goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_DRIFT;
+	rewrite_changes(a, in->h, &t, g, ng);
+	adapt_hunk_text(&b, in->h);
+	a->original = buf_detach(&b, NULL);
+	adapt_hunk_text(&b, &a->hunk);
+	a->adapted = buf_detach(&b, NULL);
+	buf_adds(&b, "context taken from the target, each change anchored "
+		     "alone: ");
+	for (size_t k = 0; k < ng; k++)
+		buf_addf(&b, "%sat line %lu %s", k ? "; " : "",
+			 (unsigned long)g[k].at + 1, how_text(g[k].how));
+	a->note = buf_detach(&b, NULL);
+	*out = a;
+out:
 	free(t.v);
 	buf_release(&b);
 }
@@ -413,6 +879,10 @@ void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in)
 			  "placed in it at line %lu, context taken from the "
 			  "target",
 			  in->func, alias, pct, (unsigned long)p + 1);
+	if (adds_twice(a, &t, in->path)) {
+		adaptation_free(a);
+		goto out;
+	}
 	*out = a;
 out:
 	free(func);
@@ -466,8 +936,9 @@ static void toks_release(struct tline_toks *v, size_t nr)
 	free(v);
 }
 
-#define ADAPT_MAX_RENAMED 4 /* names one hunk may see renamed */
-#define ADAPT_MAX_PAIRS 64  /* name pairs, kept ones included */
+#define ADAPT_MAX_RENAMED 4    /* names one hunk may see renamed */
+#define ADAPT_MAX_PAIRS 64     /* name pairs, kept ones included */
+#define ADAPT_MAX_SUB_LINES 64 /* hunk lines a substitution is checked on */
 
 /* name -> name, both into the texts compared; kept names map to
  * themselves, so that a name is never both kept and renamed */
@@ -475,6 +946,15 @@ struct name_map {
 	struct span from[ADAPT_MAX_PAIRS], to[ADAPT_MAX_PAIRS];
 	size_t nr, renamed;
 	size_t same, names; /* name tokens alike, name tokens in all */
+	/*
+	 * One expression of several tokens written another way on every
+	 * line that has it (btrfs_root_id(root) -> root->root_key.objectid):
+	 * its tokens in the hunk's line, and both texts.
+	 */
+	const struct token *sub;
+	size_t sub_nr;
+	struct span sub_from, sub_to;
+	bool sub_line; /* the last line aligned through it */
 };
 
 static bool pair_renamed(const struct name_map *m, size_t j)
@@ -482,7 +962,12 @@ static bool pair_renamed(const struct name_map *m, size_t j)
 	return !same_text(m->from[j], m->to[j]);
 }
 
-/* Record a -> b; false when it contradicts the map or overflows it. */
+/*
+ * Record a -> b; false when it contradicts the map or overflows it, or
+ * when a name is both the hunk's and the target's for different things
+ * (a -> b while b -> c, or c -> a): that is a block shifted by a line, no
+ * rename.
+ */
 static bool map_add(struct name_map *m, const struct token *a,
 		    const struct token *b)
 {
@@ -494,6 +979,9 @@ static bool map_add(struct name_map *m, const struct token *a,
 
 		if (fa || tb)
 			return fa && tb;
+		if (tok_is(b, m->from[i].ptr, m->from[i].len) ||
+		    tok_is(a, m->to[i].ptr, m->to[i].len))
+			return false;
 	}
 	if (m->nr == ADAPT_MAX_PAIRS ||
 	    (renamed && m->renamed == ADAPT_MAX_RENAMED))
@@ -505,12 +993,119 @@ static bool map_add(struct name_map *m, const struct token *a,
 	return true;
 }
 
-/* Align one line pair into m; false when they differ but in names. */
+static bool tok_same(const struct token *x, const struct token *y)
+{
+	return x->type == y->type && x->len == y->len &&
+	       !memcmp(x->p, y->p, x->len);
+}
+
+/*
+ * An expression that may stand for another: names, numbers and the
+ * punctuation of calls, members, indexes and addresses only, brackets
+ * balanced, a ',' only inside them, a name first.
+ */
+static bool expression(const struct token *v, size_t n)
+{
+	int depth = 0;
+
+	if (!n || v[0].type != TOK_IDENT)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct token *t = &v[i];
+
+		if (t->type == TOK_IDENT || t->type == TOK_NUMBER)
+			continue;
+		if (t->type != TOK_PUNCT)
+			return false;
+		if (TOK_IS(t, "(") || TOK_IS(t, "["))
+			depth++;
+		else if (TOK_IS(t, ")") || TOK_IS(t, "]"))
+			depth--;
+		else if (TOK_IS(t, ","))
+			depth -= depth ? 0 : 1;
+		else if (!TOK_IS(t, ".") && !TOK_IS(t, "->") &&
+			 !TOK_IS(t, "*") && !TOK_IS(t, "&"))
+			return false;
+		if (depth < 0)
+			return false;
+	}
+	return depth == 0;
+}
+
+static struct span toks_span(const struct token *v, size_t n)
+{
+	return (struct span){ v[0].p,
+			      (size_t)(v[n - 1].p + v[n - 1].len - v[0].p) };
+}
+
+/* Where tokens v[0..n) start the run sub[0..nr) of m; false if not. */
+static bool sub_at(const struct name_map *m, const struct token *v, size_t n)
+{
+	if (!m->sub || n < m->sub_nr)
+		return false;
+	for (size_t i = 0; i < m->sub_nr; i++)
+		if (!tok_same(&v[i], &m->sub[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Lines that differ in one run of tokens between a common start and end,
+ * each run an expression, at least one of several tokens: the one
+ * substitution of m (set here, or the same again); the names around it
+ * are kept.
+ */
+static bool align_sub(struct name_map *m, struct tline_toks *a,
+		      struct tline_toks *b)
+{
+	size_t p = 0, s = 0, na, nb;
+	struct span from, to;
+
+	while (p < a->nr && p < b->nr && tok_same(&a->v[p], &b->v[p]))
+		p++;
+	while (s < a->nr - p && s < b->nr - p &&
+	       tok_same(&a->v[a->nr - 1 - s], &b->v[b->nr - 1 - s]))
+		s++;
+	na = a->nr - p - s;
+	nb = b->nr - p - s;
+	if ((na < 2 && nb < 2) || !expression(a->v + p, na) ||
+	    !expression(b->v + p, nb))
+		return false;
+	from = toks_span(a->v + p, na);
+	to = toks_span(b->v + p, nb);
+	if (m->sub &&
+	    (!same_text(m->sub_from, from) || !same_text(m->sub_to, to)))
+		return false;
+	m->sub = a->v + p;
+	m->sub_nr = na;
+	m->sub_from = from;
+	m->sub_to = to;
+	for (size_t i = 0; i < a->nr; i++) {
+		if (i == p) {
+			i += na - 1;
+			continue;
+		}
+		if (!is_name(&a->v[i]))
+			continue;
+		m->names++;
+		m->same++;
+		if (!map_add(m, &a->v[i], &a->v[i]))
+			return false;
+	}
+	m->sub_line = true;
+	return true;
+}
+
+/*
+ * Align one line pair into m; false when they differ but in names (or in
+ * the one substitution).
+ */
 static bool align_line(struct name_map *m, struct tline_toks *a,
 		       struct tline_toks *b)
 {
+	m->sub_line = false;
 	if (a->nr != b->nr || a->shape != b->shape)
-		return false;
+		return align_sub(m, a, b);
 	for (size_t i = 0; i < a->nr; i++) {
 		struct token *x = &a->v[i], *y = &b->v[i];
 		bool same = x->len == y->len && !memcmp(x->p, y->p, x->len);
@@ -527,10 +1122,20 @@ static bool align_line(struct name_map *m, struct tline_toks *a,
 	return true;
 }
 
-/* Some name renamed, and at least half the name tokens kept. */
+/* Some name renamed or substituted, and half the name tokens kept. */
 static bool map_plausible(const struct name_map *m)
 {
-	return m->renamed > 0 && m->same * 2 >= m->names;
+	return (m->renamed > 0 || m->sub) && m->same * 2 >= m->names;
+}
+
+/* How many times line l holds the substitution's run. */
+static size_t sub_count(const struct name_map *m, const struct tline_toks *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		n += sub_at(m, l->v + i, l->nr - i);
+	return n;
 }
 
 static bool span_is(struct span s, const char *p, size_t len)
@@ -551,44 +1156,95 @@ static bool has_part(const char *p, size_t len, struct span key)
 	return false;
 }
 
+/* Whether tokens v[0..n) start a run of the tokens of text. */
+static bool run_at(const struct token *v, size_t n, struct span text)
+{
+	struct tline_toks r = { NULL, 0, 0, 0 };
+	bool ok;
+
+	lex_line(&r, text);
+	ok = r.nr && n >= r.nr;
+	for (size_t i = 0; ok && i < r.nr; i++)
+		ok = tok_same(&v[i], &r.v[i]);
+	free(r.v);
+	return ok;
+}
+
 /*
- * line with the map applied to its names (new string); NULL when it uses
- * a name the map maps to, or one resembling a name it maps from.
+ * Whether tokens v[0..n) start the substitution's run in part only: two
+ * of its tokens or more (btrfs_root_id( with another argument), or its
+ * first name where the map never saw that name kept.
+ */
+static bool sub_part(const struct name_map *m, const struct token *v, size_t n)
+{
+	size_t k = 0;
+
+	while (k < m->sub_nr && k < n && tok_same(&v[k], &m->sub[k]))
+		k++;
+	if (k >= 2)
+		return true;
+	if (k == 0)
+		return false;
+	for (size_t j = 0; j < m->nr; j++)
+		if (!pair_renamed(m, j) && span_is(m->from[j], v->p, v->len))
+			return false;
+	return true;
+}
+
+/*
+ * line with the map applied to its names and its substitution (new
+ * string); NULL when it uses a name the map maps to, one resembling a
+ * name it maps from, the substitution's result, or its first name
+ * outside it (btrfs_root_id(reloc) where the map knows
+ * btrfs_root_id(root)).
  */
 static char *map_line(const struct name_map *m, struct span line)
 {
 	struct buf b = BUF_INIT;
-	struct lexer lx;
-	struct token t;
+	struct tline_toks l = { NULL, 0, 0, 0 };
 	const char *cur = line.ptr;
 
-	lexer_init(&lx, line.ptr, line.len, 1, line.ptr);
-	for (lex(&lx, &t); t.type != TOK_EOF; lex(&lx, &t)) {
+	lex_line(&l, line);
+	for (size_t i = 0; i < l.nr; i++) {
+		const struct token *t = &l.v[i];
 		size_t j;
 
-		if (t.type == TOK_DIRECTIVE)
+		if (t->type == TOK_DIRECTIVE)
 			goto refuse; /* names inside it are not seen */
-		if (!is_name(&t))
+		if (sub_at(m, l.v + i, l.nr - i)) {
+			buf_add(&b, cur, (size_t)(t->p - cur));
+			buf_addspan(&b, m->sub_to);
+			cur = l.v[i + m->sub_nr - 1].p +
+			      l.v[i + m->sub_nr - 1].len;
+			i += m->sub_nr - 1;
+			continue;
+		}
+		if (m->sub && (sub_part(m, l.v + i, l.nr - i) ||
+			       run_at(l.v + i, l.nr - i, m->sub_to)))
+			goto refuse;
+		if (!is_name(&l.v[i]))
 			continue;
 		for (j = 0; j < m->nr; j++)
 			if (pair_renamed(m, j) &&
-			    span_is(m->from[j], t.p, t.len))
+			    span_is(m->from[j], t->p, t->len))
 				break;
 		if (j < m->nr) {
-			buf_add(&b, cur, (size_t)(t.p - cur));
+			buf_add(&b, cur, (size_t)(t->p - cur));
 			buf_addspan(&b, m->to[j]);
-			cur = t.p + t.len;
+			cur = t->p + t->len;
 			continue;
 		}
 		for (j = 0; j < m->nr; j++)
 			if (pair_renamed(m, j) &&
-			    (span_is(m->to[j], t.p, t.len) ||
-			     has_part(t.p, t.len, m->from[j])))
+			    (span_is(m->to[j], t->p, t->len) ||
+			     has_part(t->p, t->len, m->from[j])))
 				goto refuse;
 	}
 	buf_add(&b, cur, (size_t)(line.ptr + line.len - cur));
+	free(l.v);
 	return buf_detach(&b, NULL);
 refuse:
+	free(l.v);
 	buf_release(&b);
 	return NULL;
 }
@@ -611,14 +1267,25 @@ static size_t align_block(struct name_map *out, const struct block *b,
 		struct name_map m = { 0 };
 		size_t i;
 
-		for (i = 0; i < b->nr; i++)
+		bool subs[ADAPT_MAX_SUB_LINES] = { false };
+
+		for (i = 0; i < b->nr; i++) {
 			if (!tl->v[p + i].eol ||
 			    !align_line(&m, &b->pre[i], &b->t[p + i]))
 				break;
+			subs[i < ADAPT_MAX_SUB_LINES ? i : 0] |= m.sub_line;
+		}
 		if (i < b->nr)
 			continue;
-		if (!m.renamed)
+		if (!m.renamed && !m.sub)
 			return (size_t)-1; /* it stands as it is: not this rule */
+		/* the substitution on every line that had the expression */
+		for (i = 0; m.sub && i < b->nr; i++)
+			if (i >= ADAPT_MAX_SUB_LINES ||
+			    sub_count(&m, &b->pre[i]) != (size_t)subs[i])
+				break;
+		if (m.sub && i < b->nr)
+			continue;
 		if (!map_plausible(&m))
 			continue;
 		if (at != (size_t)-1)
@@ -694,8 +1361,13 @@ static bool map_hunk(struct adaptation *a, const struct adapt_in *in,
 
 static void map_text(struct buf *b, const struct name_map *m)
 {
-	bool first = true;
+	bool first = !m->sub;
 
+	if (m->sub) {
+		buf_addspan(b, m->sub_from);
+		buf_adds(b, " -> ");
+		buf_addspan(b, m->sub_to);
+	}
 	for (size_t j = 0; j < m->nr; j++) {
 		if (!pair_renamed(m, j))
 			continue;
@@ -750,6 +1422,11 @@ void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 	map_text(&txt, &m);
 	buf_addf(&txt, " (at line %lu)", (unsigned long)p + 1);
 	a->note = buf_detach(&txt, NULL);
+	if (adds_twice(a, &tl, in->path)) {
+		adaptation_free(a);
+		a = NULL;
+		goto out;
+	}
 	*out = a;
 out:
 	toks_release(b.pre, b.nr);

@@ -4,8 +4,12 @@
  * "Adaptation").  Rule 4, drifted context: the lines the hunk removes (or,
  * for a hunk that only adds, the lines around its insertion) stand exactly
  * and once inside its function while the context around them changed; the
- * hunk gets the target's context.  Rule 2, renamed function: the same in
- * the function the file has in place of the named one, that name renamed.
+ * hunk gets the target's context.  When they no longer stand together,
+ * each run of changed lines is anchored alone, in order: on its removed
+ * lines, or on the context on one side of an insertion when the other
+ * side is gone, or at its place in a sorted list.  Rule 2, renamed
+ * function: the same in the function the file has in place of the named
+ * one, that name renamed.
  * Rule 3, renamed identifiers: one consistent substitution of names,
  * shown by aligning the hunk's lines with the target's token by token,
  * applied to its added lines.  The result is never clean: apply.c marks
@@ -51,12 +55,20 @@ struct adapt_in {
 	const char *func; /* the function its header names, or NULL */
 	struct span old;  /* the target file */
 	const char *path; /* its path (which language: cause.c) */
+	/*
+	 * Where the file's other hunks landed: the adapted hunk's changes
+	 * must lie after target line after and before line before (1-based;
+	 * 0: no bound), as a patch's hunks come in order.
+	 */
+	unsigned long after, before;
 };
 
 /*
  * Rule 4: *out gets the rewritten hunk (new, adaptation_free) when the
  * hunk's changed lines anchor at exactly one place of its function in old
- * (of the file when it names none); NULL otherwise.
+ * (of the file when it names none), together or change by change
+ * (docs/apply-rules.md), between in->after and in->before; NULL
+ * otherwise.
  */
 void adapt_drift(struct adaptation **out, const struct adapt_in *in);
 
@@ -73,7 +85,9 @@ void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in);
  * Rule 3: the hunk's preimage aligns, line by line and token by token,
  * with one block of the target (in its function) whose only differences
  * are names, one consistent substitution (each name of the hunk always
- * the same name of the target, and back); *out gets the hunk with the
+ * the same name of the target, and back), and at most one expression
+ * written another way on every line that has it (btrfs_root_id(root) ->
+ * root->root_key.objectid); *out gets the hunk with the
  * target's lines and the substitution applied to its added lines; NULL
  * otherwise, or when an added line uses a name the substitution does not
  * cover but resembles (folio_size() where folio became page) or a name it

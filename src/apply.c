@@ -3033,6 +3033,36 @@ out:
 	return error;
 }
 
+/* Whether hunk result r's line is a place in the target. */
+static bool placed_in_target(const struct apply_hunk_result *r)
+{
+	return r->line && !r->risk &&
+	       (r->rule == RULE_EXACT || r->rule == RULE_OFFSET ||
+		r->rule == RULE_FUZZ || r->rule == RULE_3WAY_HUNK);
+}
+
+/*
+ * Where hunk k may go: after the nearest earlier hunk placed (or adapted
+ * in this pass), before the nearest later one placed.
+ */
+static void hunk_window(struct adapt_in *in,
+			const struct apply_hunk_result *hr,
+			struct adaptation *const *ad, size_t nr, size_t k)
+{
+	for (size_t j = k; j-- > 0;) {
+		if (ad[j] || placed_in_target(&hr[j])) {
+			in->after = ad[j] ? ad[j]->line : hr[j].line;
+			break;
+		}
+	}
+	for (size_t j = k + 1; j < nr; j++) {
+		if (placed_in_target(&hr[j])) {
+			in->before = hr[j].line;
+			break;
+		}
+	}
+}
+
 /*
  * The hook: each conflicting hunk that adapt.c can rewrite becomes
  * RULE_ADAPTED, when the whole file still places as before around it.
@@ -3053,10 +3083,12 @@ static int adapt_conflicts(struct apply_file_result *res, struct engine *e,
 	ad = xcalloc(f->nr_hunks + 1, sizeof(*ad));
 	for (size_t k = 0; k < f->nr_hunks; k++) {
 		struct adapt_in in = { &f->hunks[k], res->hunks[k].func,
-				       e->old, file_path(f) };
+				       e->old, file_path(f), 0, 0 };
 
 		if (res->hunks[k].rule != RULE_CONFLICT)
 			continue;
+		if (!markers_used)
+			hunk_window(&in, res->hunks, ad, f->nr_hunks, k);
 		adapt_drift(&ad[k], &in);
 		if (!ad[k])
 			adapt_renamed_function(&ad[k], &in);

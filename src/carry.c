@@ -598,7 +598,8 @@ static bool holds_exactly(struct apply_file_result *res,
 	ao.fuzz = 0;
 	apply_file_result_init(res);
 	ok = apply_file(res, pf, text, true, &ao, &err) == 0 &&
-	     (res->outcome == OUTCOME_CLEAN || res->outcome == OUTCOME_OFFSET) &&
+	     (res->outcome == OUTCOME_CLEAN ||
+	      res->outcome == OUTCOME_OFFSET) &&
 	     !res->risk;
 	err_release(&err);
 	return ok;
@@ -614,9 +615,22 @@ static char *folder_of(const char *path, const char **ext)
 	return xstrndup(path, slash ? (size_t)(slash - path) : 0);
 }
 
-/* Mark every hunk of res moved from pf's path to path. */
+/* Whether paths a and b are in the same folder. */
+static bool same_folder(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+
+	return la == lb && !memcmp(a, b, la);
+}
+
+/*
+ * Mark every hunk of res moved from pf's path to path; gone: the function
+ * pf's file no longer defines (the file exists), or NULL (it does not).
+ */
 static void mark_moved(struct apply_file_result *res,
-		       const struct patch_file *pf, const char *path)
+		       const struct patch_file *pf, const char *path,
+		       const char *gone)
 {
 	const char *from = patch_file_path(pf);
 
@@ -633,16 +647,23 @@ static void mark_moved(struct apply_file_result *res,
 		buf_addf(&b, "--- a/%s\n+++ b/%s\n", path, path);
 		here = pf->hunks[k];
 		if (r->line) { /* the line numbers of that file */
-			here.new_start = (unsigned long)((long)r->line +
-				((long)here.new_start - (long)here.old_start));
+			here.new_start =
+				(unsigned long)((long)r->line +
+						((long)here.new_start -
+						 (long)here.old_start));
 			here.old_start = r->line;
 		}
 		adapt_hunk_text(&b, &here);
 		a->adapted = buf_detach(&b, NULL);
-		a->note = xstrfmt("moved from %s to %s: %s does not exist in "
-				  "this tree, and its lines stand exactly in "
-				  "%s alone of its folder", from, path, from,
-				  path);
+		a->note = xstrfmt("moved from %s to %s: %s %s%s%s, and its "
+				  "lines stand exactly in %s alone of %s",
+				  from, path, from,
+				  gone ? "has no " : "does not exist in this "
+						     "tree",
+				  gone ? gone : "", gone ? "()" : "", path,
+				  same_folder(from, path)
+					  ? "its folder"
+					  : "the files of its name nearby");
 		a->line = r->line;
 		r->rule = RULE_ADAPTED;
 		free(r->reason);
@@ -652,24 +673,122 @@ static void mark_moved(struct apply_file_result *res,
 	res->outcome = OUTCOME_ADAPTED;
 }
 
+/* Where adapt_moved() looks, and what it found. */
+struct moved_search {
+	const struct patch_file *pf;
+	struct apply_file_result best;
+	char *found;   /* the one file taking the patch (new), or NULL */
+	unsigned mode; /* its mode */
+	size_t holders;
+};
+
+/*
+ * Try each file of blobs (but pf's own path; with name, only the files
+ * called name) on pf: every hunk exact or at an offset.  Stops at a
+ * second file that takes it.
+ */
+static int try_holders(struct moved_search *ms, const struct tree_blob *blobs,
+		       size_t nr, const char *name, struct moved_ctx *mc,
+		       struct err *err)
+{
+	struct apply_file_result cand;
+	struct buf text = BUF_INIT;
+	int error = 0;
+
+	for (size_t i = 0; i < nr && ms->holders < 2; i++) {
+		const char *base = strrchr(blobs[i].path, '/');
+		bool exists = false;
+		unsigned m = 0;
+
+		base = base ? base + 1 : blobs[i].path;
+		if (!strcmp(blobs[i].path, ms->pf->old_path) ||
+		    (name && strcmp(base, name)))
+			continue;
+		if ((error = read_current(&text, &exists, &m, mc->ov, mc->repo,
+					  mc->tree, blobs[i].path, err)) < 0)
+			break;
+		if (!exists ||
+		    !holds_exactly(&cand, ms->pf,
+				   (struct span){ text.ptr, text.len },
+				   mc->opts)) {
+			if (exists)
+				apply_file_result_release(&cand);
+			continue;
+		}
+		if (!ms->holders++) {
+			ms->best = cand;
+			ms->found = xstrdup(blobs[i].path);
+			ms->mode = m;
+		} else {
+			apply_file_result_release(&cand);
+		}
+	}
+	buf_release(&text);
+	return error;
+}
+
+/* List the blobs of lo and try them (see try_holders). */
+static int search_holders(struct moved_search *ms,
+			  const struct tree_list_opts *lo, const char *name,
+			  struct moved_ctx *mc, struct err *err)
+{
+	struct tree_blob *blobs = NULL;
+	size_t nr = 0;
+	int error;
+
+	if ((error = tree_list_blobs(&blobs, &nr, mc->repo, mc->tree, lo,
+				     err)) < 0)
+		return error;
+	if (nr <= MOVED_MAX_FILES)
+		error = try_holders(ms, blobs, nr, name, mc, err);
+	tree_blobs_free(blobs, nr);
+	return error;
+}
+
+/*
+ * Rule 1 for a file that exists: every hunk of res conflicts, each in a
+ * function its header names that old no longer defines (btrfs 6.2 moved
+ * btrfs_defrag_file() from ioctl.c into defrag.c).  The first such
+ * function (res's), or NULL.
+ */
+static const char *functions_gone(const struct apply_file_result *res,
+				  const struct patch_file *pf, struct span old)
+{
+	const char *path = patch_file_path(pf);
+
+	if (!c_file(path) || !res->nr_hunks)
+		return NULL;
+	for (size_t k = 0; k < res->nr_hunks; k++) {
+		const struct apply_hunk_result *r = &res->hunks[k];
+
+		if (r->rule != RULE_CONFLICT || !r->func ||
+		    !names_function(&pf->hunks[k]) ||
+		    cause_defines_function(old, path, r->func))
+			return NULL;
+	}
+	return res->hunks[0].func;
+}
+
 /*
  * Rule 1: pf's file is missing; the one file of the same folder with the
  * same extension to which every hunk of pf applies exactly (offsets
  * allowed, no fuzz, no merge, no risk) takes it: *ar becomes that result,
- * every hunk adapted, and *moved_to that path.  Two such files: it stays
- * a conflict (a file that exists twice).
+ * every hunk adapted, and *moved_to that path.  When no file of the
+ * folder takes it, the files of the same name under the folder above
+ * (the file moved into a subfolder, or out of one: arch/arm/boot/dts/
+ * into arch/arm/boot/dts/marvell/ in 6.5) are tried the same way.  Two
+ * such files: it stays a conflict (a file that exists twice).  gone: the
+ * file exists but lacks the hunks' function (functions_gone): only the
+ * folder is tried.
  */
 static int adapt_moved(struct apply_file_result *ar, char **moved_to,
 		       unsigned *mode, const struct patch_file *pf,
-		       struct moved_ctx *mc, struct err *err)
+		       const char *gone, struct moved_ctx *mc, struct err *err)
 {
-	struct tree_blob *blobs = NULL;
-	struct apply_file_result best, cand;
-	struct buf text = BUF_INIT;
-	const char *ext, *exts[2] = { NULL, NULL };
+	struct moved_search ms = { pf, { 0 }, NULL, 0, 0 };
+	const char *ext, *exts[2] = { NULL, NULL }, *base;
 	struct tree_list_opts lo = { NULL, false, NULL };
-	char *dir = NULL, *found = NULL;
-	size_t nr = 0, holders = 0;
+	char *dir = NULL, *up = NULL;
 	int error = 0;
 
 	*moved_to = NULL;
@@ -682,48 +801,34 @@ static int adapt_moved(struct apply_file_result *ar, char **moved_to,
 	exts[0] = ext;
 	lo.dir = dir;
 	lo.exts = exts;
-	if ((error = tree_list_blobs(&blobs, &nr, mc->repo, mc->tree, &lo,
-				     err)) < 0 ||
-	    nr > MOVED_MAX_FILES)
+	if ((error = search_holders(&ms, &lo, NULL, mc, err)) < 0)
 		goto out;
-	apply_file_result_init(&best);
-	for (size_t i = 0; i < nr && holders < 2; i++) {
-		bool exists = false;
-		unsigned m = 0;
-
-		if (!strcmp(blobs[i].path, pf->old_path))
-			continue;
-		if ((error = read_current(&text, &exists, &m, mc->ov, mc->repo,
-					  mc->tree, blobs[i].path, err)) < 0)
-			break;
-		if (!exists ||
-		    !holds_exactly(&cand, pf, (struct span){ text.ptr, text.len },
-				   mc->opts)) {
-			if (exists)
-				apply_file_result_release(&cand);
-			continue;
-		}
-		if (!holders++) {
-			apply_file_result_release(&best);
-			best = cand;
-			found = blobs[i].path;
-			*mode = m;
-		} else {
-			apply_file_result_release(&cand);
-		}
+	if (!ms.holders && *dir && !gone) {
+		base = strrchr(pf->old_path, '/') + 1;
+		up = xstrndup(dir, strrchr(dir, '/')
+					   ? (size_t)(strrchr(dir, '/') - dir)
+					   : 0);
+		exts[0] = base;
+		lo.dir = up;
+		lo.recursive = true;
+		if ((error = search_holders(&ms, &lo, base, mc, err)) < 0)
+			goto out;
 	}
-	if (!error && holders == 1) {
-		mark_moved(&best, pf, found);
+	if (ms.holders == 1) {
+		mark_moved(&ms.best, pf, ms.found, gone);
 		apply_file_result_release(ar);
-		*ar = best;
-		*moved_to = xstrdup(found);
-	} else {
-		apply_file_result_release(&best);
+		*ar = ms.best;
+		*moved_to = ms.found;
+		*mode = ms.mode;
+		ms.found = NULL;
+		ms.holders = 0;
 	}
 out:
-	tree_blobs_free(blobs, nr);
-	buf_release(&text);
+	if (ms.holders)
+		apply_file_result_release(&ms.best);
+	free(ms.found);
 	free(dir);
+	free(up);
 	return error;
 }
 
@@ -743,6 +848,7 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		struct apply_file_result ar;
 		struct err ferr = ERR_INIT;
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
+		const char *gone = NULL;
 		unsigned mode = 0;
 		bool exists = false;
 		int rc;
@@ -779,11 +885,14 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 			continue;
 		}
 		err_release(&ferr);
-		if (!exists && ar.outcome == OUTCOME_CONFLICT) {
+		if (ar.outcome == OUTCOME_CONFLICT && exists)
+			gone = functions_gone(&ar, pf,
+					      (struct span){ old.ptr, old.len });
+		if (ar.outcome == OUTCOME_CONFLICT && (!exists || gone)) {
 			struct moved_ctx mc = { &ov, repo, tree, opts };
 
 			if ((error = adapt_moved(&ar, &cf->moved_to, &mode, pf,
-						 &mc, err)) < 0) {
+						 gone, &mc, err)) < 0) {
 				apply_file_result_release(&ar);
 				break;
 			}

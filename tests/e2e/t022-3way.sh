@@ -52,10 +52,11 @@ stdout_has "hunk 1: 3-way-hunk"
 git -C flat show kcarry/fix/v1/flat:fs/btrfs/ctree.c | cmp -s - peer/fs/btrfs/ctree.c ||
 	fail "hunk-level merge differs from git apply --3way"
 # and --no-3way merges nothing: the hunk is no longer clean.  Adaptation
-# (issue 18, rule 3) reads line_16 -> target_16 off the aligned lines and
-# proposes the hunk with it, flagged (exit 1), equal to the merge's result
+# (issue 18, rule 4 change by change) anchors each change on the line it
+# removes, target_16 kept between them, flagged (exit 1), equal to the
+# merge's result
 expect_exit 1 kcarry -C ws apply --no-3way --no-refresh fix flat
 stdout_has "^  0001 adapted "
-stdout_has "adapted by rule renamed-identifiers; not accepted yet"
+stdout_has "adapted by rule drifted-context; not accepted yet"
 git -C flat show kcarry/fix/v1/flat:fs/btrfs/ctree.c | cmp -s - peer/fs/btrfs/ctree.c ||
 	fail "adapted result differs from git apply --3way"

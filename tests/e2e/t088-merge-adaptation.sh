@@ -2,55 +2,13 @@
 # kcarry report merge keeps each adapted hunk's "adaptation" object (rule,
 # original, adapted, note): a shard read back and merged gives the JSON
 # of one check run, with the proposal a person must read still in it.
-# The series is t070's: a one-line fix whose context drifted (rule 4).
+# The series is t070's (adapt-lib.sh's drift_fixture): a one-line fix
+# whose context drifted (rule 4).
+here=$(pwd)
 . ./lib.sh
+. "$here/adapt-lib.sh"
 
-UP_C='#include "core.h"
-
-static int foo(struct ctx *c)
-{
-	int ret;
-
-	lock(c);
-	ret = step_one(c);
-	if (ret)
-		goto out;
-	ret = step_two(c, 0);
-	unlock(c);
-out:
-	return ret;
-}
-'
-TGT_C='#include "core.h"
-
-static int foo(struct ctx *c)
-{
-	int ret;
-
-	mutex_lock(&c->lock);
-	ret = step_one_locked(c);
-	if (ret < 0)
-		goto fail;
-	ret = step_two(c, 0);
-	mutex_unlock(&c->lock);
-fail:
-	return ret;
-}
-'
-make_repo up drivers/demo/core.c "$UP_C"
-commit_file up drivers/demo/core.c "$(printf '%s' "$UP_C" |
-	sed 's/step_two(c, 0)/step_two(c, FLAG_X)/')
-" "demo: pass FLAG_X to step two"
-make_repo tgt drivers/demo/core.c "$TGT_C"
-
-kcarry init ws >/dev/null
-cat >ws/kernels/old.conf <<EOT
-[kernel]
-	name = old
-	url = $TEST_TMP/tgt
-	ref = base
-EOT
-expect_exit 0 kcarry -C ws import demo --git up base..HEAD
+drift_fixture
 
 expect_exit 1 kcarry -C ws check --format json -o full.json
 expect_exit 1 kcarry -C ws check --shard 1/1 --format json -o s1.json

@@ -172,6 +172,9 @@ static void drift_anchors_an_insertion_on_both_neighbours(void **state)
 	static const char twice[] = "void f(void)\n{\n\tprepare(c);\n"
 				    "\treset(c);\n\tprepare(c);\n\treset(c);\n"
 				    "}\n";
+	static const char twice_unpinned[] =
+		"void f(void)\n{\n\tinit(c);\n\tprepare(c);\n"
+		"\treset(c);\n\tprepare(c);\n\treset(c);\n}\n";
 	static const char apart[] = "void f(void)\n{\n\tprepare(c);\n"
 				    "\tflush(c);\n\treset(c);\n}\n";
 	struct tpatch t;
@@ -184,9 +187,120 @@ static void drift_anchors_an_insertion_on_both_neighbours(void **state)
 	assert_non_null(strstr(a->adapted, " \tprepare(c);\n+\tcount++;\n"
 					   " \treset(c);\n"));
 	adaptation_free(a);
+	/* the pair stands twice, but the context before it ("{" and the
+	 * function's first line) pins the first */
 	drift(&a, &t, twice, NULL);
+	assert_non_null(a);
+	assert_int_equal(a->line, 1);
+	assert_non_null(strstr(a->adapted, " {\n \tprepare(c);\n+\tcount++;\n"
+					   " \treset(c);\n"));
+	adaptation_free(a);
+	drift(&a, &t, twice_unpinned, NULL);
 	assert_null(a);
 	drift(&a, &t, apart, NULL);
+	assert_null(a);
+	patch_release(&t.p);
+}
+
+/* the hunk's lines as the target has them, each in its own run */
+static const char sides_patch[] = "--- a/x.c\n"
+				  "+++ b/x.c\n"
+				  "@@ -1,8 +1,9 @@\n"
+				  " void f(void)\n"
+				  " {\n"
+				  " \tif (enabled(c))\n"
+				  " \t\tinit(c);\n"
+				  "+\tsecure(c);\n"
+				  " \tprobe_old(c);\n"
+				  " \tstart(c);\n"
+				  " \tdone(c);\n"
+				  " }\n";
+
+static void drift_change_goes_beside_the_side_that_stands(void **state)
+{
+	static const char after[] = "void f(void)\n{\n\tif (enabled(c))\n"
+				    "\t\tinit(c);\n\tstart_all(c);\n}\n";
+	static const char twice[] = "void f(void)\n{\n\tinit(c);\n"
+				    "\tif (enabled(c))\n\t\tinit(c);\n"
+				    "\tif (enabled(c))\n\t\tinit(c);\n}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, sides_patch);
+	drift(&a, &t, after, NULL);
+	assert_non_null(a);
+	assert_non_null(strstr(a->adapted, " \t\tinit(c);\n+\tsecure(c);\n"
+					   " \tstart_all(c);\n"));
+	assert_non_null(strstr(a->note, "at line 5 after the context before "
+					"it (the context after it is gone)"));
+	adaptation_free(a);
+	/* the side left stands twice: where is not known */
+	drift(&a, &t, twice, NULL);
+	assert_null(a);
+	patch_release(&t.p);
+}
+
+static void drift_change_stays_between_the_other_hunks(void **state)
+{
+	/* the context before stands once, above the previous hunk's place,
+	 * apart from the context after it */
+	static const char target[] = "void f(void)\n{\n\tif (enabled(c))\n"
+				     "\t\tinit(c);\n\tprobe_new(c);\n"
+				     "\tprobe_old(c);\n\tstart(c);\n"
+				     "\tdone(c);\n}\n";
+	struct tpatch t;
+	struct adaptation *a;
+	struct adapt_in in;
+
+	(void)state;
+	tpatch_parse(&t, sides_patch);
+	in = (struct adapt_in){
+		&t.f->hunks[0], NULL, { target, strlen(target) }, "x.c", 0, 0
+	};
+	adapt_drift(&a, &in);
+	assert_null(a); /* both sides stand once, apart */
+	in.after = 5;	/* the previous hunk landed at line 5 */
+	adapt_drift(&a, &in);
+	assert_non_null(a);
+	assert_non_null(strstr(a->adapted, " \tprobe_new(c);\n+\tsecure(c);\n"
+					   " \tprobe_old(c);\n"));
+	assert_non_null(strstr(a->note, "before the context after it"));
+	adaptation_free(a);
+	patch_release(&t.p);
+}
+
+static void drift_sorted_list_takes_the_sorted_place(void **state)
+{
+	static const char patch[] = "--- a/Kconfig\n"
+				    "+++ b/Kconfig\n"
+				    "@@ -2,4 +2,5 @@ config ARM\n"
+				    " \tselect A_ONE\n"
+				    " \tselect B_TWO\n"
+				    "+\tselect C_TWO_B\n"
+				    " \tselect E_FIVE\n"
+				    " \tselect F_SIX\n";
+	static const char sorted[] = "config ARM\n\tselect A_ZERO\n"
+				     "\tselect B_TWO\n\tselect C_THREE\n"
+				     "\tselect D_FOUR\n\tselect E_FIVE\n"
+				     "\tselect F_SIX\n";
+	static const char unsorted[] = "config ARM\n\tselect A_ZERO\n"
+				       "\tselect B_TWO\n\tselect D_FOUR\n"
+				       "\tselect C_THREE\n\tselect E_FIVE\n"
+				       "\tselect F_SIX\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, patch);
+	drift(&a, &t, sorted, NULL);
+	assert_non_null(a);
+	assert_non_null(strstr(a->adapted, " \tselect C_THREE\n"
+					   "+\tselect C_TWO_B\n"
+					   " \tselect D_FOUR\n"));
+	assert_non_null(strstr(a->note, "in sorted order"));
+	adaptation_free(a);
+	drift(&a, &t, unsorted, NULL);
 	assert_null(a);
 	patch_release(&t.p);
 }
@@ -432,6 +546,9 @@ int main(void)
 		cmocka_unit_test(drift_stays_in_named_function),
 		cmocka_unit_test(drift_needs_a_significant_anchor),
 		cmocka_unit_test(drift_anchors_an_insertion_on_both_neighbours),
+		cmocka_unit_test(drift_change_goes_beside_the_side_that_stands),
+		cmocka_unit_test(drift_change_stays_between_the_other_hunks),
+		cmocka_unit_test(drift_sorted_list_takes_the_sorted_place),
 		cmocka_unit_test(apply_file_marks_the_hunk_adapted),
 		cmocka_unit_test(renamed_function_renames_identifiers_only),
 		cmocka_unit_test(renamed_function_refuses_two_alike),
