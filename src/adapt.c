@@ -1379,6 +1379,44 @@ static void map_text(struct buf *b, const struct name_map *m)
 	}
 }
 
+/*
+ * Every renamed name and the substituted expression of m stand in a
+ * context line of the hunk (ctx: which preimage lines are context), or
+ * the name is one part of the other (third -> x_third): a name that
+ * differs only in a line the hunk removes, into an unrelated one, shows
+ * no rename but another line standing there (another counter initialised
+ * at that spot), which the proposal would remove.
+ */
+static bool shown_by_context(const struct name_map *m, const struct block *b,
+			     const bool *ctx)
+{
+	for (size_t j = 0; j < m->nr; j++) {
+		bool seen = false;
+
+		if (!pair_renamed(m, j) ||
+		    has_part(m->to[j].ptr, m->to[j].len, m->from[j]) ||
+		    has_part(m->from[j].ptr, m->from[j].len, m->to[j]))
+			continue;
+		for (size_t i = 0; i < b->nr && !seen; i++)
+			for (size_t t = 0; ctx[i] && t < b->pre[i].nr && !seen;
+			     t++)
+				seen = tok_is(&b->pre[i].v[t], m->from[j].ptr,
+					      m->from[j].len);
+		if (!seen)
+			return false;
+	}
+	if (m->sub) {
+		size_t i;
+
+		for (i = 0; i < b->nr; i++)
+			if (ctx[i] && sub_count(m, &b->pre[i]))
+				break;
+		if (i == b->nr)
+			return false;
+	}
+	return true;
+}
+
 void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 {
 	const struct patch_hunk *h = in->h;
@@ -1389,6 +1427,7 @@ void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 	struct buf txt = BUF_INIT;
 	struct core c = { 0 };
 	char *func = NULL;
+	bool *ctx = NULL;
 	size_t p;
 
 	*out = NULL;
@@ -1397,15 +1436,19 @@ void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 	func = hunk_function(h, &c, in->func);
 	tlines_split(&tl, in->old);
 	b.pre = xcalloc(h->nr_lines + 1, sizeof(*b.pre));
+	ctx = xcalloc(h->nr_lines + 1, sizeof(*ctx));
 	for (size_t i = 0; i < h->nr_lines; i++)
-		if (h->lines[i].kind != '+')
+		if (h->lines[i].kind != '+') {
+			ctx[b.nr] = h->lines[i].kind == ' ';
 			lex_line(&b.pre[b.nr++], h->lines[i].text);
+		}
 	if (b.nr < 2)
 		goto out;
 	b.t = xcalloc(tl.nr + 1, sizeof(*b.t));
 	for (b.nr_t = 0; b.nr_t < tl.nr; b.nr_t++)
 		lex_line(&b.t[b.nr_t], tl.v[b.nr_t].s);
-	if ((p = align_block(&m, &b, &tl, in->old, func)) == (size_t)-1)
+	if ((p = align_block(&m, &b, &tl, in->old, func)) == (size_t)-1 ||
+	    !shown_by_context(&m, &b, ctx))
 		goto out;
 	a = xcalloc(1, sizeof(*a));
 	a->rule = ADAPT_RENAMED_IDENTS;
@@ -1431,6 +1474,7 @@ void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 out:
 	toks_release(b.pre, b.nr);
 	toks_release(b.t, b.nr_t);
+	free(ctx);
 	free(func);
 	free(c.pre);
 	free(tl.v);
