@@ -5,74 +5,11 @@
 # hunk and then the adapted one, as the JSON's "adaptation" has them, and
 # its refreshed patch holds the adapted hunk.  The adaptation's note is
 # not said twice when the hunk's reason says it.  Read with html.parser.
+here=$(pwd)
 . ./lib.sh
+. "$here/adapt-lib.sh"
 
-UP_C='#include "core.h"
-
-static int other(struct ctx *c)
-{
-	return c->n;
-}
-
-static int foo(struct ctx *c)
-{
-	int ret;
-
-	lock(c);
-	ret = step_one(c);
-	if (ret)
-		goto out;
-	ret = step_two(c, 0);
-	unlock(c);
-out:
-	return ret;
-}
-
-static int bar(struct ctx *c)
-{
-	return foo(c) + other(c);
-}
-'
-TGT_C='#include "core.h"
-
-static int other(struct ctx *c)
-{
-	return c->n * 2;
-}
-
-static int foo(struct ctx *c)
-{
-	int ret;
-
-	mutex_lock(&c->lock);
-	ret = step_one_locked(c);
-	if (ret < 0)
-		goto fail;
-	ret = step_two(c, 0);
-	mutex_unlock(&c->lock);
-fail:
-	return ret;
-}
-
-static int bar(struct ctx *c)
-{
-	return foo(c) + other(c);
-}
-'
-make_repo up drivers/demo/core.c "$UP_C"
-commit_file up drivers/demo/core.c "$(printf '%s' "$UP_C" |
-	sed 's/step_two(c, 0)/step_two(c, FLAG_X)/')
-" "demo: pass FLAG_X to step two"
-make_repo tgt drivers/demo/core.c "$TGT_C"
-
-kcarry init ws >/dev/null
-cat >ws/kernels/old.conf <<EOT
-[kernel]
-	name = old
-	url = $TEST_TMP/tgt
-	ref = base
-EOT
-expect_exit 0 kcarry -C ws import demo --git up base..HEAD
+drift_fixture
 expect_exit 1 kcarry -C ws check --format json -o rep.json
 expect_exit 1 kcarry -C ws check --format html -o rep.html
 python3 - rep.html rep.json <<'PY' || fail "the page"
