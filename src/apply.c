@@ -2058,14 +2058,13 @@ static void take_merge(struct engine *e, size_t k, const struct region *rg,
 
 /* Target lines [from, pl's start), pl's text, then [pl's end, to). */
 static void result_text(struct buf *b, const struct engine *e, size_t from,
-			size_t to, size_t start, size_t end,
-			const struct buf *text)
+			size_t to, const struct place *pl)
 {
-	struct span before = target_span(e, from, start);
-	struct span after = target_span(e, end, to);
+	struct span before = target_span(e, from, pl->start);
+	struct span after = target_span(e, pl->end, to);
 
 	buf_add(b, before.ptr, before.len);
-	buf_add(b, text->ptr, text->len);
+	buf_add(b, pl->text.ptr, pl->text.len);
 	buf_add(b, after.ptr, after.len);
 }
 
@@ -2086,9 +2085,10 @@ static void flag_gnu_differs(struct engine *e, size_t k, long exp)
 						: (unsigned)context, f;
 	struct cands c = { NULL, 0, 0 };
 	const struct cand *g = NULL;
-	struct buf gnu = BUF_INIT, a = BUF_INIT, b = BUF_INIT;
+	struct place gnu = { true, 0, 0, BUF_INIT };
+	struct buf a = BUF_INIT, b = BUF_INIT;
 	struct level lv;
-	size_t gstart, gend, from, to;
+	size_t from, to;
 
 	if (!pl->set)
 		return;
@@ -2102,12 +2102,12 @@ static void flag_gnu_differs(struct engine *e, size_t k, long exp)
 	}
 	if (!g)
 		goto out;
-	gend = pre_text(e, p, g->pos, &gnu);
-	gstart = g->pos + p->lead;
-	from = gstart < pl->start ? gstart : pl->start;
-	to = gend > pl->end ? gend : pl->end;
-	result_text(&a, e, from, to, pl->start, pl->end, &pl->text);
-	result_text(&b, e, from, to, gstart, gend, &gnu);
+	gnu.end = pre_text(e, p, g->pos, &gnu.text);
+	gnu.start = g->pos + p->lead;
+	from = gnu.start < pl->start ? gnu.start : pl->start;
+	to = gnu.end > pl->end ? gnu.end : pl->end;
+	result_text(&a, e, from, to, pl);
+	result_text(&b, e, from, to, &gnu);
 	if (a.len != b.len || memcmp(a.ptr, b.ptr, a.len)) {
 		e->hr[k].risk = true;
 		add_reason(&e->hr[k], "GNU patch places it otherwise: at line "
@@ -2115,7 +2115,7 @@ static void flag_gnu_differs(struct engine *e, size_t k, long exp)
 	}
 out:
 	free(c.v);
-	buf_release(&gnu);
+	buf_release(&gnu.text);
 	buf_release(&a);
 	buf_release(&b);
 }
