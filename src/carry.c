@@ -289,6 +289,15 @@ struct names {
 	const struct patch *patch; /* this patch */
 };
 
+/* What every step of one carry shares: the repository, the options, the
+ * name check's state and where errors go. */
+struct carry_run {
+	struct tree_repo *repo;
+	const struct carry_opts *opts;
+	struct names *nm;
+	struct err *err;
+};
+
 static void append_reason(struct apply_hunk_result *r, const char *text)
 {
 	char *old = r->reason;
@@ -519,9 +528,11 @@ done:
 static int explain_file(struct apply_file_result *ar,
 			const struct patch_file *pf, struct span old,
 			bool exists, const struct tree_oid *tree,
-			const struct carry_opts *opts, struct names *nm,
-			struct err *err)
+			const struct carry_run *run)
 {
+	const struct carry_opts *opts = run->opts;
+	struct names *nm = run->nm;
+	struct err *err = run->err;
 	const char *path = patch_file_path(pf);
 	bool is_new = !pf->old_path || pf->op == PATCH_ADD;
 	struct ident_view v;
@@ -832,11 +843,12 @@ out:
 	return error;
 }
 
-static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
-		     struct tree_oid *tree, const struct patch *p,
-		     const struct carry_opts *opts, struct names *nm,
-		     struct err *err)
+static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
+		     const struct patch *p, const struct carry_run *run)
 {
+	struct tree_repo *repo = run->repo;
+	const struct carry_opts *opts = run->opts;
+	struct err *err = run->err;
 	struct overlay ov = { 0 };
 	struct buf old = BUF_INIT;
 	int error = 0;
@@ -899,7 +911,7 @@ static int apply_one(struct carry_patch *cp, struct tree_repo *repo,
 		}
 		if ((error = explain_file(&ar, pf,
 					  (struct span){ old.ptr, old.len },
-					  exists, tree, opts, nm, err)) < 0) {
+					  exists, tree, run)) < 0) {
 			apply_file_result_release(&ar);
 			break;
 		}
@@ -1045,13 +1057,16 @@ static bool overlaps(const struct patch *later, const struct patch *failed)
 }
 
 /* The patches of v, one after the other, from tree (of commit base). */
-static int carry_patches(struct carry_result *res, struct tree_repo *repo,
+static int carry_patches(struct carry_result *res,
 			 const struct tree_oid *treep,
 			 const struct tree_oid *base,
 			 const struct series_version *v, const char *target,
-			 const struct carry_opts *opts, struct names *nm,
-			 struct err *err)
+			 const struct carry_run *run)
 {
+	struct tree_repo *repo = run->repo;
+	const struct carry_opts *opts = run->opts;
+	struct names *nm = run->nm;
+	struct err *err = run->err;
 	struct tree_oid tree = *treep, commit = *base;
 	struct tree_person committer = { "kcarry", "kcarry@localhost", 0, 0 };
 	bool stopped = false;
@@ -1105,7 +1120,7 @@ static int carry_patches(struct carry_result *res, struct tree_repo *repo,
 			nm->own = &nm->replay_decls;
 			nm->adds = &nm->replay_added;
 		}
-		error = apply_one(cp, repo, &tree, use, opts, nm, err);
+		error = apply_one(cp, &tree, use, run);
 		/* a person resolved it as "nothing to apply here": the
 		 * target needs none of it, as if it were already applied */
 		if (!error && cp->resolved && !use->nr_files)
@@ -1239,8 +1254,11 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	watch_set_init(&nm.replay_added);
 	nm.res = res;
 	prefetch(repo, &tree, v);
-	error = carry_patches(res, repo, &tree, base, v, target, opts, &nm,
-			      err);
+	{
+		struct carry_run run = { repo, opts, &nm, err };
+
+		error = carry_patches(res, &tree, base, v, target, &run);
+	}
 	tree_prefetch_stop(repo);
 	cause_defs_release(&nm.defs);
 	cause_defs_release(&nm.ahead);
