@@ -166,12 +166,22 @@ static int stored_already(char **which, const char *root, const char *name,
 	return error;
 }
 
+/* What every fetch of one run shares. */
+struct fetch_env {
+	const char *root; /* the workspace */
+	const struct settings *st;
+	const struct fetch_cli *fc;
+	const struct options *opts;
+};
+
 /* Fetch the thread of msgid and store the version it holds as version. */
-static int fetch_one(const char *root, const char *name, const char *version,
-		     const char *msgid, const struct settings *st,
-		     const struct fetch_cli *fc, const struct options *opts,
-		     struct err *err)
+static int fetch_one(const struct fetch_env *env, const char *name,
+		     const char *version, const char *msgid, struct err *err)
 {
+	const char *root = env->root;
+	const struct settings *st = env->st;
+	const struct fetch_cli *fc = env->fc;
+	const struct options *opts = env->opts;
 	struct import_set set = { 0 };
 	struct lore_thread t = { 0 };
 	struct import_opts io = { 0 };
@@ -231,11 +241,11 @@ static bool stored(const char *root, const char *name, const char *version)
 
 /* [version "V"] msgid = ... of series/NAME.conf: fetch those not stored
  * (or only V, stored or not, for NAME@V). */
-static int fetch_named(const char *root, const char *name,
-		       const char *only, const struct settings *st,
-		       const struct fetch_cli *fc, const struct options *opts,
-		       int *rc)
+static int fetch_named(const struct fetch_env *env, const char *name,
+		       const char *only, int *rc)
 {
+	const char *root = env->root;
+	const struct options *opts = env->opts;
 	char *path = xstrfmt("%s/series/%s.conf", root, name);
 	struct series_records recs;
 	struct err err = ERR_INIT;
@@ -272,7 +282,7 @@ static int fetch_named(const char *root, const char *name,
 					"message-id",
 					path, v, id);
 		else
-			error = fetch_one(root, name, v, id, st, fc, opts,
+			error = fetch_one(env, name, v, id,
 					  &err);
 		if (error < 0) {
 			int r = err_report(&err, opts);
@@ -310,10 +320,13 @@ out:
 }
 
 /* Later revisions of the newest stored version, listed or imported. */
-static int fetch_newer(const char *root, const char *name, bool every,
-		       const struct settings *st, const struct fetch_cli *fc,
-		       const struct options *opts, struct err *err)
+static int fetch_newer(const struct fetch_env *env, const char *name,
+		       bool every, struct err *err)
 {
+	const char *root = env->root;
+	const struct settings *st = env->st;
+	const struct fetch_cli *fc = env->fc;
+	const struct options *opts = env->opts;
 	struct series_version v;
 	struct lore_series_id id = { 0 };
 	struct lore_revisions revs = { 0 };
@@ -353,8 +366,8 @@ static int fetch_newer(const char *root, const char *name, bool every,
 	for (size_t i = 0; i < revs.nr; i++) {
 		char *version = xstrfmt("v%u", revs.items[i].version);
 		struct err e = ERR_INIT;
-		int rc = fetch_one(root, name, version, revs.items[i].msgid,
-				   st, fc, opts, &e);
+		int rc = fetch_one(env, name, version, revs.items[i].msgid,
+				   &e);
 
 		free(version);
 		if (rc >= 0) {
@@ -385,6 +398,7 @@ int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 	const char *root = NULL;
 	char **names = NULL;
 	struct lock wl = LOCK_INIT;
+	struct fetch_env env;
 	size_t nr = 0;
 	int rc = EXIT_DONE;
 
@@ -407,6 +421,7 @@ int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 			note(opts, "no series yet: 'kcarry import NAME MSGID' "
 				   "adds one");
 	}
+	env = (struct fetch_env){ root, &st, &fc, opts };
 	for (size_t i = 0; i < fc.nr_specs; i++) {
 		char *name = NULL, *version = NULL;
 		char *conf;
@@ -421,8 +436,9 @@ int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 				err_set(&err, ERR_USAGE,
 					"--new looks past the newest version: "
 					"give NAME, not NAME@VERSION");
-			} else if (fetch_newer(root, name, fc.nr_specs == nr && nr,
-					       &st, &fc, opts, &err) == 0) {
+			} else if (fetch_newer(&env, name,
+					       fc.nr_specs == nr && nr,
+					       &err) == 0) {
 				free(conf);
 				free(name);
 				continue;
@@ -440,7 +456,7 @@ int cmd_fetch(int argc, char **argv, struct cli_ctx *cx)
 				name, conf);
 			err_hint(&err, "'kcarry list' shows the series");
 		} else {
-			fetch_named(root, name, version, &st, &fc, opts, &rc);
+			fetch_named(&env, name, version, &rc);
 			free(conf);
 			free(name);
 			free(version);
