@@ -67,7 +67,8 @@
  * postimage).  Clean: RULE_3WAY_HUNK, or RULE_ALREADY when the result is
  * the region.  Not clean: a conflict, with the diff3 text in out under
  * opts->markers.  A region outside the named function (the target lacks
- * it) is a risk however the hunk is placed, as for the other rules.
+ * it) is a risk however the hunk is placed, as for the other rules; so is
+ * a clean merge whose result GNU patch's placement would not give.
  *
  * Without markers, out holds the target with every hunk that did apply.
  */
