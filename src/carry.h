@@ -46,6 +46,7 @@ struct carry_patch {
 	 * carry_opts.patch_texts, or read back from a report); NULL when
 	 * not committed or not asked for */
 	char *refreshed;
+	size_t refreshed_len; /* its bytes, set by refresh_texts() alone */
 };
 
 struct carry_result {

@@ -110,12 +110,37 @@ out:
 	return error;
 }
 
+/*
+ * The refreshed text of committed patch cp into out, its diff against
+ * *parent (set to its commit then), the note after "---"; its text as
+ * refresh_texts() made it when it did.
+ */
+static int refresh_one(struct buf *out, struct tree_repo *repo,
+		       struct tree_oid *parent, const struct carry_patch *cp,
+		       const char *target, struct err *err)
+{
+	struct buf note = BUF_INIT;
+	int error = 0;
+
+	if (cp->refreshed && cp->refreshed_len) { /* refresh_texts() */
+		buf_reset(out);
+		buf_add(out, cp->refreshed, cp->refreshed_len);
+	} else if ((error = format_refreshed(out, repo, parent, cp,
+					     err)) == 0) {
+		refresh_note(&note, cp, target);
+		refresh_insert_note(out, &note);
+	}
+	*parent = cp->commit;
+	buf_release(&note);
+	return error;
+}
+
 int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 		  const struct carry_result *res, struct err *err)
 {
 	struct series_target_file *files = xcalloc(res->nr + 1, sizeof(*files));
 	struct buf *texts = xcalloc(res->nr + 1, sizeof(*texts));
-	struct buf series = BUF_INIT, note = BUF_INIT;
+	struct buf series = BUF_INIT;
 	struct tree_oid parent = res->base;
 	size_t n = 0;
 	int error = 0;
@@ -132,13 +157,9 @@ int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 			continue;
 		}
 		buf_init(&texts[n], 0);
-		if ((error = format_refreshed(&texts[n], repo, &parent, cp,
-					      err)) < 0)
+		if ((error = refresh_one(&texts[n], repo, &parent, cp,
+					 res->target, err)) < 0)
 			break;
-		parent = cp->commit;
-		buf_reset(&note);
-		refresh_note(&note, cp, res->target);
-		refresh_insert_note(&texts[n], &note);
 		files[n].name = cp->item->file;
 		files[n].text = texts[n].ptr;
 		files[n].len = texts[n].len;
@@ -159,7 +180,6 @@ int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 	free(texts);
 	free(files);
 	buf_release(&series);
-	buf_release(&note);
 	return error;
 }
 
@@ -167,7 +187,7 @@ int refresh_texts(struct tree_repo *repo, struct carry_result *res,
 		  struct err *err)
 {
 	struct tree_oid parent = res->base;
-	struct buf text = BUF_INIT, note = BUF_INIT;
+	struct buf text = BUF_INIT;
 	int error = 0;
 
 	for (size_t i = 0; i < res->nr && !error; i++) {
@@ -175,17 +195,14 @@ int refresh_texts(struct tree_repo *repo, struct carry_result *res,
 
 		if (!cp->committed)
 			continue;
-		if ((error = format_refreshed(&text, repo, &parent, cp,
-					      err)) < 0)
-			break;
-		parent = cp->commit;
-		buf_reset(&note);
-		refresh_note(&note, cp, res->target);
-		refresh_insert_note(&text, &note);
 		free(cp->refreshed);
-		cp->refreshed = buf_detach(&text, NULL);
+		cp->refreshed = NULL;
+		cp->refreshed_len = 0;
+		if ((error = refresh_one(&text, repo, &parent, cp, res->target,
+					 err)) < 0)
+			break;
+		cp->refreshed = buf_detach(&text, &cp->refreshed_len);
 	}
 	buf_release(&text);
-	buf_release(&note);
 	return error;
 }

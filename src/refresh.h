@@ -15,7 +15,8 @@ int refresh_write(size_t *written, const char *root, struct tree_repo *repo,
 
 /*
  * Set the refreshed text of every committed patch of res (its
- * carry_patch.refreshed), as refresh_write would write it.
+ * carry_patch.refreshed), as refresh_write would write it; refresh_write
+ * then writes those texts instead of formatting them again.
  */
 int refresh_texts(struct tree_repo *repo, struct carry_result *res,
 		  struct err *err);
