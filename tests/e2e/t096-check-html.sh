@@ -15,31 +15,7 @@ E='int a;
 int b;
 int c;
 '
-make_repo up "$evil" "$E" fs/btrfs/async-thread.h "$H" fs/btrfs/async-thread.c "$C" \
-	fs/btrfs/disk-io.c "$(caller disk-io end_workqueue end_io)
-" fs/btrfs/inode.c "$(caller inode submit_compressed compress_fn)
-" fs/btrfs/raid56.c "$(caller raid56 rmw_work rmw_fn)
-"
-# patch 1: the API change and the disk-io.c caller
-sed -i 's/,\n\t\t     btrfs_func_t ordered_free//' up/fs/btrfs/async-thread.h
-python3 - up <<'PY'
-import sys, re
-d = sys.argv[1] + "/fs/btrfs/"
-for f in ("async-thread.h", "async-thread.c"):
-    s = open(d + f).read()
-    s = s.replace(",\n\t\t     btrfs_func_t ordered_func, btrfs_func_t ordered_free)",
-                  ",\n\t\t     btrfs_func_t ordered_func)")
-    s = s.replace("\twork->ordered_free = ordered_free;\n", "")
-    s = s.replace("\tbtrfs_func_t ordered_free;\n", "")
-    open(d + f, "w").write(s)
-s = open(d + "disk-io.c").read().replace("end_io, NULL, NULL)", "end_io, NULL)")
-open(d + "disk-io.c", "w").write(s)
-PY
-git -C up commit -qam "btrfs: drop ordered_free from btrfs_init_work" || fail commit
-sed -i 's/compress_fn, NULL, NULL)/compress_fn, NULL)/' up/fs/btrfs/inode.c
-git -C up commit -qam "btrfs: convert inode.c to the new btrfs_init_work" || fail commit
-sed -i 's/rmw_fn, NULL, NULL)/rmw_fn, NULL)/' up/fs/btrfs/raid56.c
-git -C up commit -qam "btrfs: convert raid56.c to the new btrfs_init_work" || fail commit
+wq_upstream "$evil" "$E"
 
 # old: no raid56.c, but scrub.c that the series never converts
 make_repo old "$evil" "$(echo "$E" | sed s/b/B/)

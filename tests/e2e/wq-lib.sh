@@ -1,8 +1,9 @@
 # wq-lib.sh: the watched-API fixture of the audit tests, sourced after
 # lib.sh: H and C, the async-thread.[ch] of a btrfs_init_work() with an
 # ordered_free argument; caller FILE FUNC CALLBACK, a file calling it;
-# and wq_upstream, which makes the repository 'up' whose three commits
-# drop the argument and convert disk-io.c, inode.c and raid56.c.
+# and wq_upstream [FILE CONTENT]..., which makes the repository 'up'
+# (with the files given too) whose three commits drop the argument and
+# convert disk-io.c, inode.c and raid56.c.
 H='#ifndef BTRFS_ASYNC_THREAD_H
 #define BTRFS_ASYNC_THREAD_H
 struct btrfs_work;
@@ -36,7 +37,7 @@ caller() { # FILE FUNC CALLBACK
 	printf '#include "async-thread.h"\n\nstatic void %s(struct btrfs_work *w)\n{\n}\n\nvoid %s(struct btrfs_work *w)\n{\n\tint x = 1;\n\n\tbtrfs_init_work(w, %s, NULL, NULL);\n\tbtrfs_queue_work(w);\n}\n' "$3" "$2" "$3"
 }
 wq_upstream() {
-make_repo up fs/btrfs/async-thread.h "$H" fs/btrfs/async-thread.c "$C" \
+make_repo up "$@" fs/btrfs/async-thread.h "$H" fs/btrfs/async-thread.c "$C" \
 	fs/btrfs/disk-io.c "$(caller disk-io end_workqueue end_io)
 " fs/btrfs/inode.c "$(caller inode submit_compressed compress_fn)
 " fs/btrfs/raid56.c "$(caller raid56 rmw_work rmw_fn)
