@@ -1061,6 +1061,8 @@ static bool align_sub(struct name_map *m, struct tline_toks *a,
 	size_t p = 0, s = 0, na, nb;
 	struct span from, to;
 
+	if (!a->nr || !b->nr)	/* an empty line is no expression (and v NULL) */
+		return false;
 	while (p < a->nr && p < b->nr && tok_same(&a->v[p], &b->v[p]))
 		p++;
 	while (s < a->nr - p && s < b->nr - p &&
