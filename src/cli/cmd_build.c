@@ -242,8 +242,8 @@ static int check_selection(const struct check_report *r,
 }
 
 /* The adapted hunks of a built cell: "adapted, builds", "adapted (not
- * built)", or turned back into a conflict by the build; how many of the
- * last. */
+ * built)", or turned back into a conflict by the build; how many
+ * patches hold one of the last (built, then carried again without it). */
 static size_t write_adapted(FILE *out, const struct carry_result *cr)
 {
 	size_t back = 0;
@@ -277,7 +277,7 @@ static size_t write_adapted(FILE *out, const struct carry_result *cr)
 						      : "");
 				again = again || hr->rule == RULE_CONFLICT;
 			}
-		back += again && cp->committed;
+		back += again;
 	}
 	return back;
 }
