@@ -64,15 +64,13 @@ static const struct patch_file *patch_touches(const struct carry_patch *cp,
 		return NULL;
 	for (size_t f = 0; f < cp->item->patch.nr_files; f++) {
 		const struct patch_file *pf = &cp->item->patch.files[f];
+		const char *moved = NULL;
+
 		/* carry's files follow the patch's (unless a resolution
 		 * replayed another one) */
-		const char *moved =
-			f < cp->nr_files &&
-					!strcmp(cp->files[f].path,
-						patch_file_path(pf))
-				? cp->files[f].moved_to
-				: NULL;
-
+		if (f < cp->nr_files &&
+		    !strcmp(cp->files[f].path, patch_file_path(pf)))
+			moved = cp->files[f].moved_to;
 		if (moved) {
 			if (strcmp(moved, path))
 				continue;

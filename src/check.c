@@ -313,14 +313,15 @@ static bool compiled_source(const char *path)
 }
 
 /*
- * The adapted hunks of the carry built that builds (adapt->built) stay
- * so in nr, carried again without the refused ones, when what was
- * compiled for them is unchanged: the same adaptation of a file whose
- * blob did not change, while every file the heads differ in is a .c or
- * .S file (a header may reach any object).
+ * The adapted hunks of the carry that was built that build
+ * (adapt->built) stay so in now, carried again without the refused
+ * ones, when what was compiled for them is unchanged: the same
+ * adaptation of a file whose blob did not change, while every file the
+ * heads differ in is a .c or .S file (a header may reach any object).
  */
-static int keep_built(struct carry_result *nr, const struct carry_result *built,
-		      struct tree_repo *repo, struct err *err)
+static int keep_built(struct carry_result *now,
+		      const struct carry_result *built, struct tree_repo *repo,
+		      struct err *err)
 {
 	char **changed = NULL;
 	size_t nr_changed = 0;
@@ -328,15 +329,15 @@ static int keep_built(struct carry_result *nr, const struct carry_result *built,
 	int error;
 
 	if ((error = tree_changed_paths(&changed, &nr_changed, repo,
-					&built->head, &nr->head, err)) < 0)
+					&built->head, &now->head, err)) < 0)
 		return error;
 	for (size_t k = 0; k < nr_changed; k++)
 		headers_same = headers_same && compiled_source(changed[k]);
-	for (size_t i = 0; headers_same && i < nr->nr; i++)
-		for (size_t f = 0; f < nr->patches[i].nr_files; f++) {
-			const struct carry_file *cf = &nr->patches[i].files[f];
+	for (size_t i = 0; headers_same && i < now->nr; i++)
+		for (size_t f = 0; f < now->patches[i].nr_files; f++) {
+			const struct carry_file *cf = &now->patches[i].files[f];
 			const char *p = cf->moved_to ? cf->moved_to : cf->path;
-			bool same = nr->patches[i].committed;
+			bool same = now->patches[i].committed;
 
 			for (size_t k = 0; same && k < nr_changed; k++)
 				same = strcmp(changed[k], p) != 0;
@@ -346,8 +347,8 @@ static int keep_built(struct carry_result *nr, const struct carry_result *built,
 					hunk_at(built, &r);
 				struct adaptation *a = cf->hunks[h].adapt;
 
-				if (a && was && was->adapt &&
-				    was->adapt->built &&
+				if (a && a->adapted && was && was->adapt &&
+				    was->adapt->built && was->adapt->adapted &&
 				    !strcmp(a->adapted, was->adapt->adapted))
 					a->built = true;
 			}
@@ -409,7 +410,7 @@ static int carry_without_refused(struct check_cell *c, struct job *j,
 		now->cause = was->cause;
 		was->cause = NULL;
 		reason = xstrfmt("%s; the branch was carried again without it",
-				 was->reason);
+				 was->reason ? was->reason : "a build refused it");
 		free(now->reason);
 		now->reason = reason;
 	}
