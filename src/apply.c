@@ -3086,7 +3086,8 @@ static int adapt_conflicts(struct apply_file_result *res, struct engine *e,
 		struct adapt_in in = { &f->hunks[k], res->hunks[k].func,
 				       e->old, file_path(f), 0, 0 };
 
-		if (res->hunks[k].rule != RULE_CONFLICT)
+		if (res->hunks[k].rule != RULE_CONFLICT ||
+		    (e->opts->no_adapt_hunk && e->opts->no_adapt_hunk[k]))
 			continue;
 		if (!markers_used)
 			hunk_window(&in, res->hunks, ad, f->nr_hunks, k);

@@ -87,6 +87,9 @@ struct apply_opts {
 	void *ctx;
 	bool no_adapt;   /* a conflicting hunk stays one (no adapt.c) */
 	const struct adapt_conv *conv; /* the series' conversions, or NULL */
+	/* one per hunk of the file patch, or NULL: a true hunk that
+	 * conflicts stays a conflict (a build refused its adaptation) */
+	const bool *no_adapt_hunk;
 };
 
 #define APPLY_DEFAULT_FUZZ 2

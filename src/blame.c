@@ -49,16 +49,38 @@ void blame_attribution_release(struct blame_attribution *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* The diff of path in committed patch step, or NULL when it has none. */
+/*
+ * The diff of path in committed patch step, or NULL when it has none;
+ * *before: the path the file had before the patch (renames), NULL when
+ * the patch creates it.  A file patch adaptation rule 1 moved changed
+ * the file it went to (carry_file.moved_to), not its own.
+ */
 static const struct patch_file *patch_touches(const struct carry_patch *cp,
-					      const char *path)
+					      const char *path,
+					      const char **before)
 {
+	*before = NULL;
 	if (!cp->committed || !cp->item)
 		return NULL;
 	for (size_t f = 0; f < cp->item->patch.nr_files; f++) {
 		const struct patch_file *pf = &cp->item->patch.files[f];
-		if (pf->new_path && !strcmp(pf->new_path, path))
+		const char *moved = NULL;
+
+		/* carry's files follow the patch's (unless a resolution
+		 * replayed another one) */
+		if (f < cp->nr_files &&
+		    !strcmp(cp->files[f].path, patch_file_path(pf)))
+			moved = cp->files[f].moved_to;
+		if (moved) {
+			if (strcmp(moved, path))
+				continue;
+			*before = moved;
 			return pf;
+		}
+		if (pf->new_path && !strcmp(pf->new_path, path)) {
+			*before = pf->old_path;
+			return pf;
+		}
 	}
 	return NULL;
 }
@@ -90,7 +112,8 @@ static int file_at(struct blame_file **out, struct blame *b, size_t step,
 		   const char *path, struct err *err)
 {
 	const struct carry_patch *cp = &b->cr->patches[step];
-	const struct patch_file *pf = patch_touches(cp, path);
+	const char *before;
+	const struct patch_file *pf = patch_touches(cp, path, &before);
 	struct blame_file *bf;
 	struct buf old = BUF_INIT;
 	bool exists = false;
@@ -110,14 +133,14 @@ static int file_at(struct blame_file **out, struct blame *b, size_t step,
 	buf_init(&bf->text, 0);
 	bf->step = step;
 	bf->path = xstrdup(path);
-	bf->old_path = xstrdup(pf->old_path ? pf->old_path : path);
+	bf->old_path = xstrdup(before ? before : path);
 	bf->pf = pf;
 	if ((error = read_at(&bf->text, &exists, b->repo, &cp->commit, path,
 			     err)) < 0)
 		goto fail;
-	if (pf->old_path &&
+	if (before &&
 	    (error = read_at(&old, &exists, b->repo, parent_of(b->cr, step),
-			     pf->old_path, err)) < 0)
+			     before, err)) < 0)
 		goto fail;
 	if ((error = tree_diff_lines(&bf->hunks, &bf->nr_hunks,
 				     (struct span){ old.ptr, old.len },
@@ -237,9 +260,12 @@ size_t blame_patches_touching(size_t **out, const struct blame *b,
 	size_t nr = 0;
 
 	*out = xcalloc(b->upto + 1, sizeof(**out));
-	for (size_t i = 0; i < b->upto; i++)
-		if (patch_touches(&b->cr->patches[i], path))
+	for (size_t i = 0; i < b->upto; i++) {
+		const char *before;
+
+		if (patch_touches(&b->cr->patches[i], path, &before))
 			(*out)[nr++] = i + 1;
+	}
 	return nr;
 }
 

@@ -843,6 +843,26 @@ out:
 	return error;
 }
 
+/*
+ * carry_opts.no_adapt for file f of patch i: one flag per hunk of pf in
+ * *mask (new, or NULL when none is refused); whether any is.
+ */
+static bool refused_hunks(bool **mask, const struct carry_opts *opts,
+			  size_t i, size_t f, const struct patch_file *pf)
+{
+	*mask = NULL;
+	for (size_t k = 0; k < opts->nr_no_adapt; k++) {
+		const struct carry_hunk_ref *r = &opts->no_adapt[k];
+
+		if (r->patch != i || r->file != f || r->hunk >= pf->nr_hunks)
+			continue;
+		if (!*mask)
+			*mask = xcalloc(pf->nr_hunks, sizeof(**mask));
+		(*mask)[r->hunk] = true;
+	}
+	return *mask != NULL;
+}
+
 static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		     const struct patch *p, const struct carry_run *run)
 {
@@ -861,6 +881,8 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		struct err ferr = ERR_INIT;
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
 		const char *gone = NULL;
+		struct apply_opts ao;
+		bool *no_adapt, refused;
 		unsigned mode = 0;
 		bool exists = false;
 		int rc;
@@ -881,8 +903,12 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 			continue;
 		}
 		apply_file_result_init(&ar);
+		refused = refused_hunks(&no_adapt, opts, run->nm->index, f, pf);
+		ao = opts->apply;
+		ao.no_adapt_hunk = no_adapt;
 		rc = apply_file(&ar, pf, (struct span){ old.ptr, old.len },
-				exists, &opts->apply, &ferr);
+				exists, &ao, &ferr);
+		free(no_adapt);
 		if (rc < 0) {
 			if (ferr.code != ERR_PARSE && ferr.code != ERR_CONFLICT) {
 				error = err_set(err, ferr.code, "%s",
@@ -900,7 +926,8 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		if (ar.outcome == OUTCOME_CONFLICT && exists)
 			gone = functions_gone(&ar, pf,
 					      (struct span){ old.ptr, old.len });
-		if (ar.outcome == OUTCOME_CONFLICT && (!exists || gone)) {
+		if (ar.outcome == OUTCOME_CONFLICT && (!exists || gone) &&
+		    !refused) {
 			struct moved_ctx mc = { &ov, repo, tree, opts };
 
 			if ((error = adapt_moved(&ar, &cf->moved_to, &mode, pf,

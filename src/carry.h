@@ -61,6 +61,12 @@ struct carry_result {
 	size_t nr_risk, nr_failed;
 };
 
+/* One hunk of a series: 0-based patch, file of that patch, hunk of that
+ * file (the order of the patch's diff). */
+struct carry_hunk_ref {
+	size_t patch, file, hunk;
+};
+
 struct carry_opts {
 	struct apply_opts apply;
 	bool stop;   /* stop at the first conflict */
@@ -84,6 +90,13 @@ struct carry_opts {
 	 */
 	struct ident_index *index;
 	const struct cause_lookup *lookup; /* where missing names come from */
+	/*
+	 * Hunks no rule may adapt: a build refused their adaptation
+	 * (check.c), so they are carried as the conflicts they were before
+	 * adaptation, and a file patch holding one is never moved (rule 1).
+	 */
+	const struct carry_hunk_ref *no_adapt;
+	size_t nr_no_adapt;
 	/* called before each patch, for progress */
 	void (*progress)(void *ctx, size_t i, size_t nr, const char *subject);
 	void *ctx;

@@ -267,6 +267,162 @@ static void cell_failed(struct check_cell *c, const struct err *err)
 	c->error_code = err->code;
 }
 
+/* The adapted hunks check_judge_adapted turned back into conflicts (a
+ * cause "build"), as carry_opts.no_adapt names them; how many. */
+static size_t refused_hunks(struct carry_hunk_ref **out,
+			    const struct carry_result *cr)
+{
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < cr->nr; i++)
+		for (size_t f = 0; f < cr->patches[i].nr_files; f++) {
+			const struct carry_file *cf = &cr->patches[i].files[f];
+
+			for (size_t h = 0; h < cf->nr_hunks; h++) {
+				const struct apply_hunk_result *hr =
+					&cf->hunks[h];
+
+				if (hr->rule != RULE_CONFLICT || !hr->cause ||
+				    hr->cause->kind != CAUSE_BUILD)
+					continue;
+				ALLOC_GROW(*out, n + 1, alloc);
+				(*out)[n++] = (struct carry_hunk_ref){ i, f, h };
+			}
+		}
+	return n;
+}
+
+/* Hunk r of cr, or NULL when cr has no such hunk. */
+static struct apply_hunk_result *hunk_at(const struct carry_result *cr,
+					 const struct carry_hunk_ref *r)
+{
+	struct carry_file *cf;
+
+	if (r->patch >= cr->nr || r->file >= cr->patches[r->patch].nr_files)
+		return NULL;
+	cf = &cr->patches[r->patch].files[r->file];
+	return r->hunk < cf->nr_hunks ? &cf->hunks[r->hunk] : NULL;
+}
+
+static bool compiled_source(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot && (!strcmp(dot, ".c") || !strcmp(dot, ".S"));
+}
+
+/*
+ * The adapted hunks of the carry that was built that build
+ * (adapt->built) stay so in now, carried again without the refused
+ * ones, when what was compiled for them is unchanged: the same
+ * adaptation of a file whose blob did not change, while every file the
+ * heads differ in is a .c or .S file (a header may reach any object).
+ */
+static int keep_built(struct carry_result *now,
+		      const struct carry_result *built, struct tree_repo *repo,
+		      struct err *err)
+{
+	char **changed = NULL;
+	size_t nr_changed = 0;
+	bool headers_same = true;
+	int error;
+
+	if ((error = tree_changed_paths(&changed, &nr_changed, repo,
+					&built->head, &now->head, err)) < 0)
+		return error;
+	for (size_t k = 0; k < nr_changed; k++)
+		headers_same = headers_same && compiled_source(changed[k]);
+	for (size_t i = 0; headers_same && i < now->nr; i++)
+		for (size_t f = 0; f < now->patches[i].nr_files; f++) {
+			const struct carry_file *cf = &now->patches[i].files[f];
+			const char *p = cf->moved_to ? cf->moved_to : cf->path;
+			bool same = now->patches[i].committed;
+
+			for (size_t k = 0; same && k < nr_changed; k++)
+				same = strcmp(changed[k], p) != 0;
+			for (size_t h = 0; same && h < cf->nr_hunks; h++) {
+				struct carry_hunk_ref r = { i, f, h };
+				const struct apply_hunk_result *was =
+					hunk_at(built, &r);
+				struct adaptation *a = cf->hunks[h].adapt;
+
+				if (a && a->adapted && was && was->adapt &&
+				    was->adapt->built && was->adapt->adapted &&
+				    !strcmp(a->adapted, was->adapt->adapted))
+					a->built = true;
+			}
+		}
+	for (size_t k = 0; k < nr_changed; k++)
+		free(changed[k]);
+	free(changed);
+	return 0;
+}
+
+/*
+ * After check_judge_adapted turned adapted hunks of c back into
+ * conflicts: the branch (and with refresh the refreshed series) still
+ * hold them, as carried before the build.  Carry the series again with
+ * those hunks never adapted, so that the branch, the refreshed series
+ * and the report agree: each such patch is the conflict (or partial)
+ * it would have been without adaptation, the later patches carried on
+ * it as usual.  The build is not run again: its diagnostics stand for
+ * the tree it built; a refused hunk keeps its cause "build", its reason
+ * saying the branch was carried again.  The audit follows the new
+ * result.
+ */
+static int carry_without_refused(struct check_cell *c, struct job *j,
+				 const struct tree_oid *base,
+				 const struct check_series *cs,
+				 const struct carry_opts *co, bool refresh,
+				 struct err *err)
+{
+	const struct series_version *v = &cs->v;
+	struct carry_opts o = *co;
+	struct carry_result again;
+	struct carry_hunk_ref *refs;
+	size_t n = refused_hunks(&refs, &c->carry);
+	int error = 0;
+
+	if (!n)
+		return 0;
+	o.no_adapt = refs;
+	o.nr_no_adapt = n;
+	memset(&again, 0, sizeof(again));
+	if ((error = job_carry_from(&again, j, base, v, &o, refresh, err)) < 0 ||
+	    (error = keep_built(&again, &c->carry, j->repo, err)) < 0) {
+		err_prefix(err, "carrying %s again without the adaptations "
+				"the build refused",
+			   v->name);
+		carry_result_release(&again);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct apply_hunk_result *was = hunk_at(&c->carry, &refs[k]);
+		struct apply_hunk_result *now = hunk_at(&again, &refs[k]);
+		char *reason;
+
+		/* it conflicts again (or an earlier refusal changed what
+		 * it meets, and it applies: its own outcome stands) */
+		if (!now || now->rule != RULE_CONFLICT)
+			continue;
+		cause_free(now->cause);
+		now->cause = was->cause;
+		was->cause = NULL;
+		reason = xstrfmt("%s; the branch was carried again without it",
+				 was->reason ? was->reason : "a build refused it");
+		free(now->reason);
+		now->reason = reason;
+	}
+	carry_result_release(&c->carry);
+	c->carry = again;
+	audit_result_release(&c->audit);
+	error = audit_run(&c->audit, j->repo, v, &c->carry, &cs->audit, err);
+out:
+	free(refs);
+	return error;
+}
+
 static void run_target(struct check_report *r, size_t t,
 		       const struct check_opts *opts, pthread_mutex_t *lock)
 {
@@ -342,8 +498,14 @@ static void run_target(struct check_report *r, size_t t,
 		}
 		c->ok = true;
 		if (opts->build && !c->other_shard &&
-		    !(opts->build_no_bases && cs->stacked_base))
+		    !(opts->build_no_bases && cs->stacked_base)) {
 			build_cell(c, &j, cs, opts, &sc);
+			if (carry_without_refused(c, &j, base, cs, &co,
+						  opts->refresh, &err) < 0) {
+				cell_failed(c, &err);
+				err_release(&err);
+			}
+		}
 	}
 	job_close(&j);
 	err_release(&err);

@@ -63,7 +63,8 @@ const char build_help[] =
 	"Adapted hunks (see apply) are built with their patches; the report\n"
 	"lists each: 'adapted, builds' (its .c file compiled with no new\n"
 	"diagnostic in it), 'adapted (not built)', or 'conflict again' when\n"
-	"a new diagnostic is pinned on it.\n"
+	"a new diagnostic is pinned on it: the branch is then carried again\n"
+	"without that adaptation, the patch a conflict on it.\n"
 	"\n"
 	"On a terminal a progress line shows the phase, the objects compiled\n"
 	"and the time.  Elsewhere (a CI log) -v prints a line as each phase\n"
@@ -242,8 +243,8 @@ static int check_selection(const struct check_report *r,
 }
 
 /* The adapted hunks of a built cell: "adapted, builds", "adapted (not
- * built)", or turned back into a conflict by the build; how many of the
- * last. */
+ * built)", or turned back into a conflict by the build; how many
+ * patches hold one of the last (built, then carried again without it). */
 static size_t write_adapted(FILE *out, const struct carry_result *cr)
 {
 	size_t back = 0;
@@ -277,7 +278,7 @@ static size_t write_adapted(FILE *out, const struct carry_result *cr)
 						      : "");
 				again = again || hr->rule == RULE_CONFLICT;
 			}
-		back += again && cp->committed;
+		back += again;
 	}
 	return back;
 }

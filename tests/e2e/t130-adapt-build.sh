@@ -116,7 +116,7 @@ stdout_has '^ *0001 .* X *$'
 stdout_has '^  bad@v1 on tgt: 1 conflict, build: 1 error$'
 # the conflict's cause is the compiler's diagnostic (JUnit, Markdown)
 expect_exit 1 kcarry -C ws check --build --format markdown bad
-stdout_has '^- fs/btrfs/demo.c hunk 1: conflict near line 13: the adapted hunk \(rule drifted-context\) does not build$'
+stdout_has '^- fs/btrfs/demo.c hunk 1: conflict near line 13: the adapted hunk \(rule drifted-context\) does not build; the branch was carried again without it$'
 stdout_has "^  - cause: fs/btrfs/demo.c:16: error: too many arguments to function 'step.?_two'$"
 expect_exit 1 kcarry -C ws check --build --format junit fine
 stdout_has 'failure message="adapted, builds: 1 hunk rewritten to apply, not accepted yet" type="adapted"'
@@ -160,7 +160,7 @@ EOT
 expect_exit 0 kcarry -C ws build fine tgt
 stdout_has '^0001 fs/btrfs/demo.c hunk 1: adapted, builds$'
 expect_exit 1 kcarry -C ws build bad tgt
-stdout_has '^0001 fs/btrfs/demo.c hunk 1: conflict again: the adapted hunk \(rule drifted-context\) does not build$'
+stdout_has '^0001 fs/btrfs/demo.c hunk 1: conflict again: the adapted hunk \(rule drifted-context\) does not build; the branch was carried again without it$'
 ! grep -q 'did not apply' "$OUT" || fail "the rebuilt conflict counted as not built"
 
 # kcarry-build/1 lists them, valid against its schema

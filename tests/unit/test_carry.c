@@ -521,6 +521,63 @@ static void carrying_again_gives_the_same_commits(void **state)
 	series_version_release(&v);
 }
 
+/* Dee changes a10; the context next to it (a09, a11) drifted upstream:
+ * adaptation rule 4 takes the context from the tree. */
+static const char p_drift_a[] =
+	"From: Dee Dev <dee@example.org>\n"
+	"Date: Sat, 6 Nov 2021 12:00:00 +0000\n"
+	"Subject: [PATCH] btrfs: change a10\n"
+	"\n"
+	"---\n"
+	"diff --git a/fs/btrfs/a.c b/fs/btrfs/a.c\n"
+	"--- a/fs/btrfs/a.c\n"
+	"+++ b/fs/btrfs/a.c\n"
+	"@@ -7,7 +7,7 @@\n"
+	" a07\n a08\n a09 upstream\n"
+	"-a10\n"
+	"+a10 changed\n"
+	" a11 upstream\n a12\n a13\n";
+
+static void refused_hunk_is_never_adapted(void **state)
+{
+	const struct fixture *fx = *state;
+	static const char *const texts[] = { p_drift_a, p_clean_c };
+	/* patch 1's file 1 hunk 1; another hunk, file, patch */
+	static const struct carry_hunk_ref refuse = { 0, 0, 0 };
+	static const struct carry_hunk_ref others[] = { { 0, 0, 1 },
+							{ 0, 1, 0 },
+							{ 1, 0, 0 } };
+	struct series_version v;
+	struct carry_result res;
+	struct carry_opts opts;
+
+	default_opts(&opts);
+	make_version(&v, "v1", texts, 2);
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_int_equal(res.patches[0].outcome, OUTCOME_ADAPTED);
+	assert_true(res.patches[0].committed);
+	carry_result_release(&res);
+
+	opts.no_adapt = others;
+	opts.nr_no_adapt = 3;
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_int_equal(res.patches[0].outcome, OUTCOME_ADAPTED);
+	carry_result_release(&res);
+
+	opts.no_adapt = &refuse;
+	opts.nr_no_adapt = 1;
+	carry_ok(&res, fx, &v, "6.1", &opts);
+	assert_int_equal(res.patches[0].outcome, OUTCOME_CONFLICT);
+	assert_int_equal(res.patches[0].files[0].hunks[0].rule, RULE_CONFLICT);
+	assert_null(res.patches[0].files[0].hunks[0].adapt);
+	assert_false(res.patches[0].committed);
+	assert_int_equal(res.patches[1].outcome, OUTCOME_CLEAN);
+	assert_true(res.patches[1].committed);
+	assert_int_equal(res.nr_failed, 1);
+	carry_result_release(&res);
+	series_version_release(&v);
+}
+
 static void empty_version_points_the_branch_at_base(void **state)
 {
 	const struct fixture *fx = *state;
@@ -916,6 +973,7 @@ int main(void)
 		T(stop_skips_everything_after_a_conflict),
 		T(no_ref_computes_without_moving_a_branch),
 		T(carrying_again_gives_the_same_commits),
+		T(refused_hunk_is_never_adapted),
 		T(empty_version_points_the_branch_at_base),
 		T(progress_is_called_before_each_patch),
 		T(recorded_resolution_is_replayed),
