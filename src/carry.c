@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mail.h"
 #include "name.h"
@@ -61,9 +62,9 @@ bool carry_patch_failed(const struct carry_patch *p)
 
 int carry_note_form_parse(enum carry_note_form *f, const char *name)
 {
-	if (!strcmp(name, "stable"))
+	if (!strcasecmp(name, "stable"))
 		*f = CARRY_NOTE_STABLE;
-	else if (!strcmp(name, "rhel"))
+	else if (!strcasecmp(name, "rhel"))
 		*f = CARRY_NOTE_RHEL;
 	else
 		return -1;

@@ -36,7 +36,7 @@ enum carry_note_form {
 	CARRY_NOTE_RHEL,   /* a "Conflicts: PATH: hunk N: NOTE" paragraph */
 };
 
-/* "stable" -> CARRY_NOTE_STABLE; -1 for a name that is neither form. */
+/* "stable" -> CARRY_NOTE_STABLE (any case); -1 for neither form. */
 int carry_note_form_parse(enum carry_note_form *f, const char *name);
 
 struct carry_patch {
