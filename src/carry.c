@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mail.h"
 #include "name.h"
@@ -59,19 +60,50 @@ bool carry_patch_failed(const struct carry_patch *p)
 	return p->outcome == OUTCOME_CONFLICT || p->outcome == OUTCOME_PARTIAL;
 }
 
-void carry_adapted_notes(struct buf *msg, const struct carry_patch *cp)
+int carry_note_form_parse(enum carry_note_form *f, const char *name)
 {
+	if (!strcasecmp(name, "stable"))
+		*f = CARRY_NOTE_STABLE;
+	else if (!strcasecmp(name, "rhel"))
+		*f = CARRY_NOTE_RHEL;
+	else
+		return -1;
+	return 0;
+}
+
+size_t carry_adapted_notes(struct buf *msg, const struct carry_patch *cp)
+{
+	bool rhel = cp->note_form == CARRY_NOTE_RHEL;
+	bool trailers = cp->item && cp->item->patch.nr_trailers > 0;
+	struct buf notes = BUF_INIT;
+	size_t n = 0;
+
 	for (size_t f = 0; f < cp->nr_files; f++)
 		for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
 			const struct adaptation *a = cp->files[f].hunks[h].adapt;
 
 			if (!a)
 				continue;
-			if (msg->len && msg->ptr[msg->len - 1] != '\n')
-				buf_addc(msg, '\n');
-			buf_addf(msg, "[ adapted: %s hunk %zu: %s ]\n",
-				 cp->files[f].path, h + 1, a->note);
+			if (rhel)
+				buf_addf(&notes, "%s%s: hunk %zu: %s\n",
+					 n ? "  " : "Conflicts: ",
+					 cp->files[f].path, h + 1, a->note);
+			else
+				buf_addf(&notes, "[ adapted: %s hunk %zu: %s ]\n",
+					 cp->files[f].path, h + 1, a->note);
+			n++;
 		}
+	if (!n)
+		return 0;
+	if (msg->len && msg->ptr[msg->len - 1] != '\n')
+		buf_addc(msg, '\n');
+	/* a paragraph of its own, unless it joins the trailers (stable) */
+	if (msg->len && !(msg->len >= 2 && msg->ptr[msg->len - 2] == '\n') &&
+	    (rhel || !trailers))
+		buf_addc(msg, '\n');
+	buf_add(msg, notes.ptr, notes.len);
+	buf_release(&notes);
+	return n;
 }
 
 /* Move a hunk result into the file record (the strings change owner). */
@@ -1012,11 +1044,8 @@ static char *commit_message(const struct series_item *it,
 		if (m.ptr[m.len - 1] != '\n')
 			buf_addc(&m, '\n');
 	}
-	if (cp->outcome == OUTCOME_ADAPTED) {
-		if (!p->message.len)
-			buf_adds(&m, "\n"); /* the subject stands alone */
-		carry_adapted_notes(&m, cp);
-	}
+	if (cp->outcome == OUTCOME_ADAPTED)
+		carry_adapted_notes(&m, cp); /* after a blank line */
 	return buf_detach(&m, NULL);
 }
 
@@ -1107,6 +1136,7 @@ static int carry_patches(struct carry_result *res,
 		struct patch replay;
 
 		cp->item = it;
+		cp->note_form = opts->note_form;
 		patch_init(&replay);
 		if (opts->until && i + 1 >= opts->until)
 			stopped = true;

@@ -27,8 +27,23 @@ struct carry_file {
 	char *moved_to;
 };
 
+/*
+ * The form of the note an adapted hunk leaves in its patch's description
+ * (kcarry.conf refresh.note): the one the target's maintainers write.
+ */
+enum carry_note_form {
+	CARRY_NOTE_STABLE, /* "[ adapted: PATH hunk N: NOTE ]" lines */
+	CARRY_NOTE_RHEL,   /* a "Conflicts: PATH: hunk N: NOTE" paragraph */
+};
+
+/* "stable" -> CARRY_NOTE_STABLE (any case); -1 for neither form. */
+int carry_note_form_parse(enum carry_note_form *f, const char *name);
+
 struct carry_patch {
 	const struct series_item *item; /* borrowed from the version */
+	/* the form of its adapted notes (carry_opts.note_form), so that
+	 * every text made from this result writes them alike */
+	enum carry_note_form note_form;
 	enum apply_outcome outcome;
 	bool risk;
 	bool committed;
@@ -74,6 +89,7 @@ struct carry_opts {
 	bool no_ref; /* compute only; do not move the branch */
 	size_t until; /* 1-based: stop before this patch (0: all) */
 	bool patch_texts; /* job_carry: keep each refreshed patch's text */
+	enum carry_note_form note_form; /* job_carry: from kcarry.conf */
 	/*
 	 * A recorded resolution for a patch meeting the tree as it is
 	 * (fingerprint: the patch's hunks and the blobs they meet).  Fill
@@ -122,10 +138,16 @@ int carry_fingerprint(char hex[41], struct tree_repo *repo,
 		      struct err *err);
 
 /*
- * Append to a patch's description one line per adapted hunk, in the form
- * stable's backports use: "[ adapted: PATH hunk N: NOTE ]".
+ * Append to msg, a patch's description (cp's, trailers included), the
+ * note of each adapted hunk in cp->note_form; returns how many.
+ *  - stable: one line "[ adapted: PATH hunk N: NOTE ]" per hunk after the
+ *    description's trailers, where stable's "[ ... ]" notes stand before
+ *    the backporter's Signed-off-by (a paragraph of their own when the
+ *    description has no trailers);
+ *  - rhel: one paragraph after the description, "Conflicts: PATH: hunk
+ *    N: NOTE", each further hunk on a line indented by two spaces.
  */
-void carry_adapted_notes(struct buf *msg, const struct carry_patch *cp);
+size_t carry_adapted_notes(struct buf *msg, const struct carry_patch *cp);
 
 /* True when the patch failed (conflict, partial, or risk under strict). */
 bool carry_patch_failed(const struct carry_patch *p);

@@ -589,7 +589,11 @@ int export_model(struct export_series *s, struct tree_repo *repo,
 		buf_init(&ep->message, 0);
 		patch_init(&ep->diff);
 		take_metadata(ep, cp->item, o);
-		carry_adapted_notes(&ep->message, cp); /* issue 18 */
+		/* issue 18: the backporter's lines follow stable's "[ ... ]"
+		 * notes in their block, RHEL's Conflicts: paragraph after a
+		 * blank line */
+		if (carry_adapted_notes(&ep->message, cp))
+			ep->has_trailers = cp->note_form == CARRY_NOTE_STABLE;
 		unique_slug(s, i);
 		if (ep->upstream[0]) {
 			if (o->mainline)

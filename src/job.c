@@ -8,6 +8,7 @@
 #include "fs.h"
 #include "refresh.h"
 #include "resolve.h"
+#include "settings.h"
 
 int job_open(struct job *j, const char *root, const char *target,
 	     const struct target_progress *progress, struct err *err)
@@ -81,6 +82,10 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	struct adapt_conv conv;
 	int error;
 
+	/* the form of adapted notes: before anything is carried, so that a
+	 * bad refresh.note leaves the branch as it was */
+	if ((error = settings_note_form(&co.note_form, j->root, err)) < 0)
+		return error;
 	co.apply.load_blob = load_blob;
 	co.apply.ctx = j->repo;
 	co.index = j->index;

@@ -254,3 +254,29 @@ out:
 	free(path);
 	return error;
 }
+
+int settings_note_form(enum carry_note_form *f, const char *root,
+		       struct err *err)
+{
+	struct conf *c = NULL;
+	char *path = root ? fs_join(root, SETTINGS_FILE) : NULL;
+	const char *from;
+	char *v = NULL;
+	int error = 0;
+
+	*f = CARRY_NOTE_STABLE;
+	if (path && fs_is_file(path) &&
+	    (error = conf_open(&c, path, false, err)) < 0)
+		goto out;
+	v = lookup(c, "refresh.note", "KCARRY_REFRESH_NOTE", &from);
+	if (v && carry_note_form_parse(f, v) < 0) {
+		error = err_set(err, ERR_USAGE, "%s: '%s' is not stable or rhel",
+				from, v);
+		err_hint(err, "see kcarry(1), WORKSPACE");
+	}
+out:
+	free(v);
+	conf_free(c);
+	free(path);
+	return error;
+}

@@ -26,7 +26,10 @@ const char resolve_help[] =
 	"scratch folder .kcarry/resolve/NAME/VERSION/TARGET/files/ of the\n"
 	"workspace: diff3 markers where a hunk conflicts, rejected hunks in\n"
 	"PATH.rej.  Nothing outside the workspace is touched.  Edit the files,\n"
-	"then run 'kcarry refresh'.\n"
+	"then run 'kcarry refresh'.  When the patch uses names the target\n"
+	"lacks, a line per prerequisite names the patch or commit that adds\n"
+	"them, as apply's cause does ('prerequisite, not applied: 0001 of\n"
+	"this series (\"SUBJECT\") adds foo()'); nothing of it is applied.\n"
 	"\n"
 	"A patch kcarry adapts (see apply) is shown as its proposal: each\n"
 	"adapted hunk's lines in diff3 style, the target's lines after\n"
@@ -256,6 +259,142 @@ out:
 	return rc_exit;
 }
 
+/* Whether text (lines, each ending in LF) holds line as one of them. */
+static bool has_line_of(const struct buf *text, const struct buf *line)
+{
+	for (const char *p = text->ptr; p < text->ptr + text->len;) {
+		const char *nl = memchr(p, '\n',
+					(size_t)(text->ptr + text->len - p));
+		size_t n = (size_t)(nl - p);
+
+		if (n == line->len && !memcmp(p, line->ptr, n))
+			return true;
+		p += n + 1;
+	}
+	return false;
+}
+
+/* "demo_reset()", "struct foo", "generation" */
+static void add_name(struct buf *out, const struct cause_name *n)
+{
+	if (n->use == USE_FUNCTION)
+		buf_addf(out, "%s()", n->name);
+	else if (n->use == USE_TYPE && n->tag)
+		buf_addf(out, "%s %s", n->tag, n->name);
+	else
+		buf_adds(out, n->name);
+}
+
+/* "0001 of this series", "gen@v1 0001", "upstream commit 0123456789ab"
+ * (as the cause's text names it); with what, its subject or file. */
+static void add_source(struct buf *out, const struct cause_source *s,
+		       const struct series_version *v, bool what)
+{
+	const char *subject = NULL;
+
+	switch (s->kind) {
+	case SOURCE_SERIES:
+		buf_addf(out, "%04zu of this series", s->patch);
+		if (s->patch >= 1 && s->patch <= v->nr)
+			subject = v->items[s->patch - 1].patch.subject;
+		if (what && subject && *subject)
+			buf_addf(out, " (\"%s\")", subject);
+		break;
+	case SOURCE_OTHER:
+		buf_addf(out, "%s@%s %04zu", s->series, s->version, s->patch);
+		if (what && s->file)
+			buf_addf(out, " (%s)", s->file);
+		break;
+	case SOURCE_UPSTREAM:
+		buf_addf(out, "upstream commit %.12s", s->commit);
+		if (what && s->subject && *s->subject)
+			buf_addf(out, " (\"%s\")", s->subject);
+		break;
+	case SOURCE_NONE:
+		break;
+	}
+}
+
+/* One prerequisite p of cause c, as a line (without LF) into line. */
+static void prereq_line(struct buf *line, const struct cause_prereq *p,
+			const struct cause *c, const struct series_version *v)
+{
+	bool sure = p->also->kind == SOURCE_NONE;
+
+	buf_reset(line);
+	if (sure) {
+		buf_adds(line, "prerequisite, not applied: ");
+		add_source(line, p->source, v, true);
+		buf_adds(line, " adds ");
+	} else {
+		buf_adds(line, "prerequisite not known: ");
+	}
+	for (size_t j = 0; j < p->nr_names; j++) {
+		const struct cause_name *n = NULL;
+
+		/* p's names point into c's */
+		for (size_t k = 0; k < c->nr_names && !n; k++)
+			if (c->names[k].name == p->names[j])
+				n = &c->names[k];
+		if (j)
+			buf_adds(line, ", ");
+		if (n)
+			add_name(line, n);
+		else
+			buf_adds(line, p->names[j]);
+	}
+	if (!sure) {
+		buf_addf(line, " %s added by both ",
+			 p->nr_names > 1 ? "are" : "is");
+		add_source(line, p->source, v, false);
+		buf_adds(line, " and ");
+		add_source(line, p->also, v, false);
+	}
+}
+
+/*
+ * Adaptation rule 6 for the person resolving: the prerequisites the
+ * causes of patch cp name (cause_prereqs), one line each with the names
+ * it adds, the sure ones first as in the cause; a name two candidates
+ * add is "not known".  Each line once, though several hunks need the
+ * same patch.
+ */
+static void print_prereqs(const struct carry_patch *cp,
+			  const struct series_version *v)
+{
+	struct buf line = BUF_INIT, seen = BUF_INIT;
+
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+			const struct cause *c = cp->files[f].hunks[h].cause;
+			struct cause_prereq *p;
+			size_t nr;
+
+			if (!c)
+				continue;
+			cause_prereqs(&p, &nr, c);
+			for (int pass = 0; pass < 2; pass++)
+				for (size_t i = 0; i < nr; i++) {
+					bool sure =
+						p[i].also->kind == SOURCE_NONE;
+
+					if (sure != (pass == 0))
+						continue;
+					prereq_line(&line, &p[i], c, v);
+					if (has_line_of(&seen, &line))
+						continue;
+					buf_addf(&seen, "%s\n", line.ptr);
+					/* names and subjects are the
+					 * patches': escaped */
+					report_printf(stdout, "%s", line.ptr);
+					putchar('\n');
+				}
+			cause_prereqs_free(p, nr);
+		}
+	buf_release(&line);
+	buf_release(&seen);
+}
+
 struct resolve_cli {
 	bool suggest, abort, force;
 };
@@ -353,6 +492,7 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	const struct series_version *v = &rc.v;
 	const char **args = NULL;
 	size_t nr = 0;
+	struct tree_oid before;
 	long k;
 	int rc_exit = EXIT_DONE;
 
@@ -400,24 +540,31 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	}
 	if (resolve_cell_target(&rc, &err) < 0)
 		goto fail;
-	rc.co.until = (size_t)k + 1;
+	/* the patch itself is carried too, for the causes of its hunks
+	 * (their prerequisites); the person meets the tree before it */
+	rc.co.until = (size_t)k + 2;
 	rc.co.no_ref = true;
 	if (job_carry(&rc.res, &rc.j, v, &rc.co, false, &err) < 0)
 		goto fail;
-	if (resolve_prepare(&sum, rc.dir, rc.j.repo, &rc.res.head,
-			    &v->items[k], (size_t)k + 1, &rc.co.apply, &err) < 0)
+	before = rc.res.base;
+	for (long i = 0; i < k; i++)
+		if (rc.res.patches[i].committed)
+			before = rc.res.patches[i].commit;
+	if (resolve_prepare(&sum, rc.dir, rc.j.repo, &before, &v->items[k],
+			    (size_t)k + 1, &rc.co.apply, &err) < 0)
 		goto fail;
 	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY) {
 		printf("%s applies to %s after the patches before it (%s): "
 		       "nothing to resolve\n",
 		       v->items[k].file, rc.j.target.name,
 		       apply_outcome_name(sum.outcome));
+		print_prereqs(&rc.res.patches[k], v);
 		struct err e2 = ERR_INIT;
 		resolve_discard(rc.dir, &e2);
 		err_release(&e2);
 		goto out;
 	}
-	if (sum.outcome == OUTCOME_ADAPTED) {
+	if (sum.outcome == OUTCOME_ADAPTED)
 		printf("%s (%s) is adapted on %s: %zu hunk%s rewritten by "
 		       "kcarry.\n",
 		       v->items[k].file,
@@ -425,18 +572,20 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 						 : "",
 		       rc.j.target.name, sum.nr_adapted,
 		       sum.nr_adapted == 1 ? "" : "s");
-		printf("Each is shown in diff3 style: the target's lines, the "
-		       "original hunk's,\nthen the proposal after =======; "
-		       "keep the proposal to accept it, or edit\n(the original "
-		       "and adapted hunks are in PATH.adapted):\n");
-	} else {
+	else
 		printf("%s (%s) conflicts on %s.\n", v->items[k].file,
 		       v->items[k].patch.subject ? v->items[k].patch.subject
 						 : "",
 		       rc.j.target.name);
+	print_prereqs(&rc.res.patches[k], v);
+	if (sum.outcome == OUTCOME_ADAPTED)
+		printf("Each is shown in diff3 style: the target's lines, the "
+		       "original hunk's,\nthen the proposal after =======; "
+		       "keep the proposal to accept it, or edit\n(the original "
+		       "and adapted hunks are in PATH.adapted):\n");
+	else
 		printf("Edit these files (diff3 markers; rejected hunks in "
 		       ".rej):\n");
-	}
 	for (size_t i = 0; i < sum.nr_paths; i++) {
 		char *r = rel(rc.root, sum.paths[i]);
 		report_printf(stdout, "  %s\n", r);

@@ -963,6 +963,80 @@ static void many_files_carry_and_refresh_in_linear_work(void **state)
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
+/* A patch whose two files each have one adapted hunk, for the notes. */
+static const char *const adapted_msg =
+	"From: A U Thor <author@example.org>\n"
+	"Subject: [PATCH] demo: fix\n"
+	"\n"
+	"Body.\n"
+	"\n"
+	"Signed-off-by: A U Thor <author@example.org>\n"
+	"---\n"
+	"diff --git a/a.c b/a.c\n"
+	"--- a/a.c\n"
+	"+++ b/a.c\n"
+	"@@ -1 +1 @@\n"
+	"-x\n"
+	"+y\n";
+
+static void notes_take_the_form_and_place_asked(void **state)
+{
+	struct series_item it = { 0 };
+	struct adaptation a1 = { .note = "one" }, a2 = { .note = "two" };
+	struct apply_hunk_result h1[2] = { { 0 } }, h2[1] = { { 0 } };
+	struct carry_file files[2] = { { 0 } };
+	struct carry_patch cp = { 0 };
+	struct buf m = BUF_INIT;
+
+	(void)state;
+	parse_text(&it.patch, adapted_msg);
+	assert_true(it.patch.nr_trailers > 0);
+	h1[1].adapt = &a1;
+	h2[0].adapt = &a2;
+	files[0] = (struct carry_file){ .path = "a.c", .hunks = h1,
+					.nr_hunks = 2 };
+	files[1] = (struct carry_file){ .path = "b.c", .hunks = h2,
+					.nr_hunks = 1 };
+	cp.item = &it;
+	cp.files = files;
+	cp.nr_files = 2;
+
+	buf_adds(&m, "Body.\n\nSigned-off-by: A\n");
+	assert_int_equal(carry_adapted_notes(&m, &cp), 2);
+	assert_string_equal(m.ptr, "Body.\n\nSigned-off-by: A\n"
+				   "[ adapted: a.c hunk 2: one ]\n"
+				   "[ adapted: b.c hunk 1: two ]\n");
+	cp.note_form = CARRY_NOTE_RHEL;
+	buf_reset(&m);
+	buf_adds(&m, "Body.\n\nSigned-off-by: A"); /* no final LF */
+	assert_int_equal(carry_adapted_notes(&m, &cp), 2);
+	assert_string_equal(m.ptr, "Body.\n\nSigned-off-by: A\n\n"
+				   "Conflicts: a.c: hunk 2: one\n"
+				   "  b.c: hunk 1: two\n");
+	/* an empty description: the notes alone */
+	buf_reset(&m);
+	assert_int_equal(carry_adapted_notes(&m, &cp), 2);
+	assert_string_equal(m.ptr, "Conflicts: a.c: hunk 2: one\n"
+				   "  b.c: hunk 1: two\n");
+	/* without trailers, stable's lines are a paragraph of their own */
+	patch_release(&it.patch);
+	patch_init(&it.patch);
+	cp.note_form = CARRY_NOTE_STABLE;
+	buf_reset(&m);
+	buf_adds(&m, "Body.\n");
+	assert_int_equal(carry_adapted_notes(&m, &cp), 2);
+	assert_string_equal(m.ptr, "Body.\n\n[ adapted: a.c hunk 2: one ]\n"
+				   "[ adapted: b.c hunk 1: two ]\n");
+	/* nothing adapted: nothing added */
+	h1[1].adapt = h2[0].adapt = NULL;
+	buf_reset(&m);
+	buf_adds(&m, "Body.\n");
+	assert_int_equal(carry_adapted_notes(&m, &cp), 0);
+	assert_string_equal(m.ptr, "Body.\n");
+	buf_release(&m);
+	patch_release(&it.patch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -980,6 +1054,7 @@ int main(void)
 		T(tilde_in_version_makes_a_valid_branch),
 		cmocka_unit_test(branch_name_escapes_what_refs_refuse),
 		cmocka_unit_test(branch_names_of_distinct_versions_differ),
+		cmocka_unit_test(notes_take_the_form_and_place_asked),
 		T(fingerprint_ignores_line_numbers),
 		T(fingerprint_changes_with_the_tree_or_the_change),
 		T(read_ahead_gives_what_the_tree_has),

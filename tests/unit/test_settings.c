@@ -65,6 +65,7 @@ static const char *const env_names[] = {
 	"KCARRY_HTTP_RETRY_WAIT",
 	"KCARRY_HTTP_RETRY_MAX_WAIT",
 	"KCARRY_HTTP_MAX_REDIRECTS",
+	"KCARRY_REFRESH_NOTE",
 };
 
 static int clean_env(void **state)
@@ -169,6 +170,33 @@ static void bad_value_names_its_key(void **state)
 	err_release(&err);
 }
 
+static void note_form_stable_rhel_or_an_error(void **state)
+{
+	char *ws = workspace_with("[refresh]\n\tnote = rhel\n"
+				  "[http]\n\tretries = many\n");
+	enum carry_note_form f = CARRY_NOTE_RHEL;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(settings_note_form(&f, NULL, &err), 0);
+	assert_int_equal(f, CARRY_NOTE_STABLE);
+	/* the other keys are not read: a bad one is not its error */
+	assert_int_equal(settings_note_form(&f, ws, &err), 0);
+	assert_int_equal(f, CARRY_NOTE_RHEL);
+	setenv("KCARRY_REFRESH_NOTE", "stable", 1);
+	assert_int_equal(settings_note_form(&f, ws, &err), 0);
+	assert_int_equal(f, CARRY_NOTE_STABLE);
+	setenv("KCARRY_REFRESH_NOTE", "RHEL", 1); /* as git config: any case */
+	assert_int_equal(settings_note_form(&f, ws, &err), 0);
+	assert_int_equal(f, CARRY_NOTE_RHEL);
+	setenv("KCARRY_REFRESH_NOTE", "suse", 1);
+	assert_int_equal(settings_note_form(&f, ws, &err), ERR_USAGE);
+	assert_string_equal(err.msg.ptr, "KCARRY_REFRESH_NOTE: 'suse' is not "
+					 "stable or rhel");
+	clean_env(NULL);
+	drop(ws);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +205,8 @@ int main(void)
 		cmocka_unit_test_setup(defaults_without_a_workspace, clean_env),
 		cmocka_unit_test_setup(file_then_environment, clean_env),
 		cmocka_unit_test_setup(bad_value_names_its_key, clean_env),
+		cmocka_unit_test_setup(note_form_stable_rhel_or_an_error,
+				       clean_env),
 	};
 	struct err err = ERR_INIT;
 
