@@ -1,0 +1,93 @@
+#!/bin/sh
+# Adaptation, rule 1 (moved code) hunk by hunk, adversarial: a hunk goes
+# to another file only when exactly one file under the folder defines its
+# function and its lines stand exactly there; otherwise it stays a
+# conflict, and so does its patch (nothing is committed):
+#  - twice: hunk 2's function is defined in two files (a copy left
+#    behind): which one is meant is not known, hunk 2 is a conflict;
+#  - nowhere: no file defines hunk 2's function: a conflict;
+#  - drifted: the one file defining hunk 2's function does not hold its
+#    lines exactly: a conflict, no fuzzy guess;
+#  - whole: two files take the whole file patch (the one-file rule is
+#    ambiguous): it is not split either, a conflict.
+here=$(pwd)
+. ./lib.sh
+. "$here/adapt-lib.sh"
+
+HANDLE='irqreturn_t demo_irq_handler(struct demo_dev *d, int irq)
+{
+	u32 status = demo_read_status(d);
+
+	if (!status)
+		return IRQ_NONE;
+	demo_ack_status(d, status);
+	return IRQ_HANDLED;
+}
+'
+FILL='static void demo_irq_reset(struct demo_dev *d)
+{
+	demo_write(d, DEMO_IMR, 0);
+	demo_write(d, DEMO_IER, 0);
+	demo_write(d, DEMO_IIR, 0);
+	demo_posting_read(d, DEMO_IIR);
+}
+'
+VBL='int demo_enable_vblank(struct demo_dev *d, int pipe)
+{
+	int ret;
+
+	spin_lock(&d->irq_lock);
+	ret = demo_unmask_pipe(d, pipe);
+	spin_unlock(&d->irq_lock);
+	return ret;
+}
+'
+FIX='s/	demo_ack_status(d, status);/	demo_ack_status(d, status);\
+	demo_trace_irq(d, status);/
+s/	ret = demo_unmask_pipe(d, pipe);/	ret = demo_unmask_pipe(d, pipe);\
+	d->vblank_enabled++;/'
+IRQ_OLD="#include \"demo.h\"
+
+$HANDLE
+$FILL
+$VBL"
+make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD"
+commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
+" "demo: trace interrupts and count vblanks"
+
+DISP="#include \"demo.h\"
+
+$HANDLE
+$FILL"
+VBLF="#include \"demo.h\"
+
+$VBL"
+# the same lines under another name: the context stands, the function not
+OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')
+DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/')
+make_repo twice drivers/gpu/demo/display_irq.c "$DISP" \
+	drivers/gpu/demo/display/vblank.c "$VBLF" \
+	drivers/gpu/demo/compat/vblank.c "$VBLF"
+make_repo nowhere drivers/gpu/demo/display_irq.c "$DISP" \
+	drivers/gpu/demo/display/vblank.c "$OTHER
+"
+make_repo drifted drivers/gpu/demo/display_irq.c "$DISP" \
+	drivers/gpu/demo/display/vblank.c "$DRIFT
+"
+make_repo whole drivers/gpu/demo/a.c "$IRQ_OLD" drivers/gpu/demo/b.c "$IRQ_OLD"
+adapt_ws split twice:twice nowhere:nowhere drifted:drifted whole:whole
+
+for t in twice nowhere drifted; do
+	expect_exit 1 kcarry -C ws apply split $t
+	stdout_has '^  0001 conflict          demo: trace interrupts and count vblanks$'
+	stdout_has 'drivers/gpu/demo/irq.c hunk 2: conflict'
+	grep -q 'hunk 2: adapted' "$OUT" && { cat "$OUT"; fail "$t: hunk 2 adapted"; }
+	git -C $t rev-parse -q --verify kcarry/split/v1/$t >/dev/null &&
+		! git -C $t diff --quiet base kcarry/split/v1/$t &&
+		fail "$t: a conflicting patch was committed"
+	expect_exit 1 kcarry -C ws apply --accept-adapted split $t
+done
+expect_exit 1 kcarry -C ws apply split whole
+stdout_has '^  0001 conflict          demo: trace interrupts and count vblanks$'
+grep -q 'adapted' "$OUT" && { cat "$OUT"; fail "whole: adapted"; }
+exit 0
