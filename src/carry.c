@@ -27,6 +27,9 @@ void carry_result_release(struct carry_result *res)
 			}
 			free(cf->hunks);
 			free(cf->moved_to);
+			for (size_t h = 0; cf->hunk_to && h < cf->nr_hunks; h++)
+				free(cf->hunk_to[h]);
+			free(cf->hunk_to);
 			buf_release(&cf->rej);
 		}
 		free(p->files);
@@ -53,6 +56,14 @@ char *carry_branch_name(const char *series, const char *version,
 	buf_addc(&b, '/');
 	name_ref_component(&b, target);
 	return buf_detach(&b, NULL);
+}
+
+const char *carry_hunk_path(const struct carry_file *cf, size_t h)
+{
+	if (cf->hunk_to)
+		return h < cf->nr_hunks && cf->hunk_to[h] ? cf->hunk_to[h]
+							  : cf->path;
+	return cf->moved_to ? cf->moved_to : cf->path;
 }
 
 bool carry_patch_failed(const struct carry_patch *p)
@@ -633,6 +644,7 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		const struct patch_file *pf = &p->files[f];
 		struct carry_file *cf = &cp->files[cp->nr_files++];
 		struct apply_file_result ar;
+		struct moved_out moved = { 0 };
 		struct err ferr = ERR_INIT;
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
 		const char *gone = NULL;
@@ -679,23 +691,42 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 			struct moved_ctx mc = { read_moved, &ov, repo, tree,
 						 &opts->apply };
 
-			if ((error = adapt_moved(&ar, &cf->moved_to, &mode, pf,
-						 gone, &mc, err)) < 0) {
+			if ((error = adapt_moved(&ar, &moved, pf, gone, &mc,
+						 err)) < 0) {
 				apply_file_result_release(&ar);
+				moved_out_release(&moved);
 				break;
 			}
+			cf->moved_to = moved.moved_to;
+			cf->hunk_to = moved.hunk_to;
+			moved.moved_to = NULL;
+			moved.hunk_to = NULL;
+			if (cf->moved_to && !cf->hunk_to)
+				mode = moved.mode;
 		}
 		if ((error = explain_file(&ar, pf,
 					  (struct span){ old.ptr, old.len },
 					  exists, tree, run)) < 0) {
 			apply_file_result_release(&ar);
+			moved_out_release(&moved);
 			break;
 		}
 		cf->outcome = ar.outcome;
 		cf->risk = ar.risk;
 		if (ar.risk)
 			cp->risk = true;
-		if (ar.outcome <= OUTCOME_ADAPTED) {
+		if (ar.outcome <= OUTCOME_ADAPTED && moved.nr_files) {
+			/* rule 1 hunk by hunk: each file its hunks went to */
+			for (size_t i = 0; i < moved.nr_files; i++) {
+				struct moved_file *mf = &moved.files[i];
+				struct overlay_file *of =
+					overlay_get(&ov, mf->path);
+
+				of->removed = false;
+				buf_swap(&of->data, &mf->text);
+				of->mode = mf->mode ? mf->mode : 0100644;
+			}
+		} else if (ar.outcome <= OUTCOME_ADAPTED) {
 			bool renamed = pf->old_path && pf->new_path &&
 				       strcmp(pf->old_path, pf->new_path);
 			if (ar.deleted) {
@@ -716,6 +747,7 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		}
 		take_hunks(cf, &ar);
 		apply_file_result_release(&ar);
+		moved_out_release(&moved);
 	}
 	if (!error) {
 		cp->outcome = patch_outcome(cp);

@@ -530,16 +530,20 @@ bool check_any_adapted(const struct check_report *r, enum check_accept how)
 }
 
 /* The carry file of cp holding path (its own, or where rule 1 moved
- * it), or NULL. */
+ * it, or one of its hunks), or NULL. */
 static struct carry_file *file_of(struct carry_patch *cp, const char *path,
 				  size_t len)
 {
 	for (size_t f = 0; f < cp->nr_files; f++) {
-		const char *p = cp->files[f].moved_to ? cp->files[f].moved_to
-						      : cp->files[f].path;
+		const struct carry_file *cf = &cp->files[f];
+		size_t nh = cf->hunk_to ? cf->nr_hunks : 1;
 
-		if (strlen(p) == len && !strncmp(p, path, len))
-			return &cp->files[f];
+		for (size_t h = 0; h < nh; h++) {
+			const char *p = carry_hunk_path(cf, h);
+
+			if (strlen(p) == len && !strncmp(p, path, len))
+				return &cp->files[f];
+		}
 	}
 	return NULL;
 }
@@ -632,14 +636,16 @@ void check_judge_adapted(struct check_cell *c)
 
 		for (size_t f = 0; f < cp->nr_files; f++) {
 			struct carry_file *cf = &cp->files[f];
-			const char *p = cf->moved_to ? cf->moved_to : cf->path;
 
-			if (!build_compiled(b, p) || diag_in(b, p))
-				continue;
-			for (size_t h = 0; h < cf->nr_hunks; h++)
+			/* each hunk in its file (rule 1 may have moved it) */
+			for (size_t h = 0; h < cf->nr_hunks; h++) {
+				const char *p = carry_hunk_path(cf, h);
+
 				if (cf->hunks[h].rule == RULE_ADAPTED &&
-				    cf->hunks[h].adapt)
+				    cf->hunks[h].adapt &&
+				    build_compiled(b, p) && !diag_in(b, p))
 					cf->hunks[h].adapt->built = true;
+			}
 		}
 	}
 }

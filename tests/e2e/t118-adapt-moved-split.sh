@@ -11,6 +11,8 @@
 #    the target (git apply --check), a note per hunk;
 #  - kept: irq.c still exists but lost both functions: the same, irq.c
 #    untouched;
+#  - swapped: both functions went to one file of a subfolder, in the
+#    other order: both hunks there;
 #  - JSON: each hunk's adaptation names the file it went to.
 here=$(pwd)
 . ./lib.sh
@@ -49,6 +51,14 @@ VBL='int demo_enable_vblank(struct demo_dev *d, int pipe)
 	return ret;
 }
 '
+# what the fix uses, declared in both trees
+DEMO_H='struct demo_dev {
+	int ack;
+	int vblank_enabled;
+};
+
+void demo_trace_irq(struct demo_dev *d, u32 status);
+'
 FIX='s/	demo_ack_status(d, status);/	demo_ack_status(d, status);\
 	demo_trace_irq(d, status);/
 s/	ret = demo_unmask_pipe(d, pipe);/	ret = demo_unmask_pipe(d, pipe);\
@@ -59,7 +69,7 @@ $ACK
 $HANDLE
 $FILL
 $VBL"
-make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD"
+make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
 commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
 " "demo: trace interrupts and count vblanks"
 git -C up show HEAD -- drivers/gpu/demo/irq.c | grep -c '^@@' | grep -qx 2 ||
@@ -77,14 +87,24 @@ static int demo_vblank_pipe(int pipe)
 }
 
 $VBL"
-make_repo gone drivers/gpu/demo/display_irq.c "$DISP" \
+make_repo gone drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
 	drivers/gpu/demo/display/vblank.c "$VBLF" \
 	drivers/gpu/demo/main.c "$ACK"
-make_repo kept drivers/gpu/demo/irq.c "#include \"demo.h\"
+make_repo kept drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/irq.c "#include \"demo.h\"
 
 $ACK" drivers/gpu/demo/display_irq.c "$DISP" \
 	drivers/gpu/demo/display/vblank.c "$VBLF"
-adapt_ws split gone:gone kept:kept
+# both functions in one new file, in the other order, beside another
+# file of that folder
+make_repo swapped drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display/irq.c "#include \"demo.h\"
+
+$VBL
+$HANDLE
+$FILL" drivers/gpu/demo/display/vblank.c "$FILL"
+adapt_ws split gone:gone kept:kept swapped:swapped
 
 for t in gone kept; do
 	expect_exit 1 kcarry -C ws apply split $t
@@ -111,6 +131,13 @@ for t in gone kept; do
 		{ cat "$rp"; fail "$t: refreshed patch does not apply"; }
 	expect_exit 0 kcarry -C ws apply --accept-adapted split $t
 done
+
+expect_exit 1 kcarry -C ws apply split swapped
+stdout_has '^  0001 adapted           demo: trace interrupts and count vblanks$'
+stdout_has 'hunk 2: adapted .*moved from drivers/gpu/demo/irq.c to drivers/gpu/demo/display/irq.c: '
+git -C swapped show kcarry/split/v1/swapped:drivers/gpu/demo/display/irq.c >got.c
+printf '#include "demo.h"\n\n%s\n%s\n%s' "$VBL" "$HANDLE" "$FILL" | sed "$FIX" |
+	diff -u - got.c || fail "swapped: not both hunks in display/irq.c"
 
 expect_exit 1 kcarry -C ws apply --json split gone
 python3 - "$OUT" <<'PY' || fail "JSON"

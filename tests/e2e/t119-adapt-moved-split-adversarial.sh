@@ -2,7 +2,8 @@
 # Adaptation, rule 1 (moved code) hunk by hunk, adversarial: a hunk goes
 # to another file only when exactly one file under the folder defines its
 # function and its lines stand exactly there; otherwise it stays a
-# conflict, and so does its patch (nothing is committed):
+# conflict, and so do the file patch's other hunks (it moves whole or not
+# at all) and its patch (nothing is committed):
 #  - twice: hunk 2's function is defined in two files (a copy left
 #    behind): which one is meant is not known, hunk 2 is a conflict;
 #  - nowhere: no file defines hunk 2's function: a conflict;
@@ -42,6 +43,14 @@ VBL='int demo_enable_vblank(struct demo_dev *d, int pipe)
 	return ret;
 }
 '
+# what the fix uses, declared in both trees
+DEMO_H='struct demo_dev {
+	int ack;
+	int vblank_enabled;
+};
+
+void demo_trace_irq(struct demo_dev *d, u32 status);
+'
 FIX='s/	demo_ack_status(d, status);/	demo_ack_status(d, status);\
 	demo_trace_irq(d, status);/
 s/	ret = demo_unmask_pipe(d, pipe);/	ret = demo_unmask_pipe(d, pipe);\
@@ -51,7 +60,7 @@ IRQ_OLD="#include \"demo.h\"
 $HANDLE
 $FILL
 $VBL"
-make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD"
+make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
 commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
 " "demo: trace interrupts and count vblanks"
 
@@ -65,23 +74,29 @@ $VBL"
 # the same lines under another name: the context stands, the function not
 OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')
 DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/')
-make_repo twice drivers/gpu/demo/display_irq.c "$DISP" \
+make_repo twice drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
 	drivers/gpu/demo/display/vblank.c "$VBLF" \
 	drivers/gpu/demo/compat/vblank.c "$VBLF"
-make_repo nowhere drivers/gpu/demo/display_irq.c "$DISP" \
+make_repo nowhere drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
 	drivers/gpu/demo/display/vblank.c "$OTHER
 "
-make_repo drifted drivers/gpu/demo/display_irq.c "$DISP" \
+make_repo drifted drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
 	drivers/gpu/demo/display/vblank.c "$DRIFT
 "
-make_repo whole drivers/gpu/demo/a.c "$IRQ_OLD" drivers/gpu/demo/b.c "$IRQ_OLD"
+make_repo whole drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/a.c "$IRQ_OLD" drivers/gpu/demo/b.c "$IRQ_OLD"
 adapt_ws split twice:twice nowhere:nowhere drifted:drifted whole:whole
 
 for t in twice nowhere drifted; do
 	expect_exit 1 kcarry -C ws apply split $t
 	stdout_has '^  0001 conflict          demo: trace interrupts and count vblanks$'
 	stdout_has 'drivers/gpu/demo/irq.c hunk 2: conflict'
-	grep -q 'hunk 2: adapted' "$OUT" && { cat "$OUT"; fail "$t: hunk 2 adapted"; }
+	# hunk 1 has its one file, but a file patch moves whole or not at all
+	stdout_has 'drivers/gpu/demo/irq.c hunk 1: conflict'
+	grep -q 'adapted' "$OUT" && { cat "$OUT"; fail "$t: adapted"; }
 	git -C $t rev-parse -q --verify kcarry/split/v1/$t >/dev/null &&
 		! git -C $t diff --quiet base kcarry/split/v1/$t &&
 		fail "$t: a conflicting patch was committed"
