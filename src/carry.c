@@ -533,14 +533,50 @@ done:
 	c->text = buf_detach(&t, NULL);
 }
 
+/* The file rule 1 moved hunk k of cf to, or NULL. */
+static const char *moved_path(const struct carry_file *cf, size_t k)
+{
+	return cf->hunk_to ? cf->hunk_to[k] : cf->moved_to;
+}
+
+/*
+ * hunk_names() for hunk k of pf, which rule 1 moved to the file to: its
+ * names are looked for where it went (its function's parameters and
+ * locals, that file's headers), not in pf's missing file.
+ */
+static int moved_hunk_names(struct apply_hunk_result *r,
+			    const struct cause_check *chk,
+			    const struct patch_file *pf, size_t k,
+			    const char *to, const struct tree_oid *tree,
+			    const struct carry_run *run)
+{
+	struct cause_check here = *chk;
+	struct ident_view v;
+	struct buf text = BUF_INIT;
+	bool exists = false;
+	unsigned mode = 0;
+	int error;
+
+	if ((error = tree_read_file(&text, &exists, &mode, run->repo, tree, to,
+				    run->err)) < 0)
+		return error;
+	ident_view_open(&v, run->opts->index, tree, to,
+			(struct span){ text.ptr, text.len });
+	here.view = &v;
+	error = hunk_names(r, &here, pf, k, NULL, run->err);
+	ident_view_release(&v);
+	buf_release(&text);
+	return error;
+}
+
 /*
  * The name check of file patch pf (meeting old in tree) and the causes of
- * its hunks that conflict or are risks.
+ * its hunks that conflict or are risks; cf: where rule 1 moved them.
  */
 static int explain_file(struct apply_file_result *ar,
 			const struct patch_file *pf, struct span old,
 			bool exists, const struct tree_oid *tree,
-			const struct carry_run *run)
+			const struct carry_file *cf, const struct carry_run *run)
 {
 	const struct carry_opts *opts = run->opts;
 	struct names *nm = run->nm;
@@ -573,8 +609,13 @@ static int explain_file(struct apply_file_result *ar,
 			if (r->rule == RULE_ALREADY || (is_new && k) ||
 			    (is_new && r->rule == RULE_CONFLICT))
 				continue;
-			error = hunk_names(r, &chk, pf, k, is_new ? &whole : NULL,
-					   err);
+			if (r->rule == RULE_ADAPTED && moved_path(cf, k))
+				error = moved_hunk_names(r, &chk, pf, k,
+							 moved_path(cf, k),
+							 tree, run);
+			else
+				error = hunk_names(r, &chk, pf, k,
+						   is_new ? &whole : NULL, err);
 			if (r->risk)
 				ar->risk = true;
 		}
@@ -706,7 +747,7 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		}
 		if ((error = explain_file(&ar, pf,
 					  (struct span){ old.ptr, old.len },
-					  exists, tree, run)) < 0) {
+					  exists, tree, cf, run)) < 0) {
 			apply_file_result_release(&ar);
 			moved_out_release(&moved);
 			break;

@@ -13,6 +13,8 @@
 #    untouched;
 #  - swapped: both functions went to one file of a subfolder, in the
 #    other order: both hunks there;
+#  - back: a fix to display/vblank.c onto the tree before the split:
+#    both hunks go to irq.c, one folder up;
 #  - JSON: each hunk's adaptation names the file it went to.
 here=$(pwd)
 . ./lib.sh
@@ -104,7 +106,20 @@ make_repo swapped drivers/gpu/demo/demo.h "$DEMO_H" \
 $VBL
 $HANDLE
 $FILL" drivers/gpu/demo/display/vblank.c "$FILL"
-adapt_ws split gone:gone kept:kept swapped:swapped
+# back: a fix to the split-out display/vblank.c onto the tree before the
+# split, where its functions are still in irq.c one folder up
+make_repo up2 drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display/vblank.c "#include \"../demo.h\"
+
+$HANDLE
+$FILL
+$VBL"
+commit_file up2 drivers/gpu/demo/display/vblank.c "$(printf '#include "../demo.h"\n\n%s\n%s\n%s' "$HANDLE" "$FILL" "$VBL" | sed "$FIX")
+" "demo: trace interrupts and count vblanks, split"
+make_repo back drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/irq.c "$IRQ_OLD"
+adapt_ws split gone:gone kept:kept swapped:swapped back:back
+expect_exit 0 kcarry -C ws import back --git up2 base..HEAD
 
 for t in gone kept; do
 	expect_exit 1 kcarry -C ws apply split $t
@@ -138,6 +153,13 @@ stdout_has 'hunk 2: adapted .*moved from drivers/gpu/demo/irq.c to drivers/gpu/d
 git -C swapped show kcarry/split/v1/swapped:drivers/gpu/demo/display/irq.c >got.c
 printf '#include "demo.h"\n\n%s\n%s\n%s' "$VBL" "$HANDLE" "$FILL" | sed "$FIX" |
 	diff -u - got.c || fail "swapped: not both hunks in display/irq.c"
+
+expect_exit 1 kcarry -C ws apply back back
+stdout_has '^  0001 adapted           demo: trace interrupts and count vblanks, split$'
+stdout_has 'hunk 2: adapted .*moved from drivers/gpu/demo/display/vblank.c to drivers/gpu/demo/irq.c: .* alone of the files under drivers/gpu/demo defines demo_enable_vblank\(\)'
+git -C back show kcarry/back/v1/back:drivers/gpu/demo/irq.c >got.c
+printf '%s' "$IRQ_OLD" | sed "$FIX" | diff -u - got.c ||
+	fail "back: not both hunks in irq.c"
 
 expect_exit 1 kcarry -C ws apply --json split gone
 python3 - "$OUT" <<'PY' || fail "JSON"
