@@ -90,11 +90,11 @@ static void mark_moved(struct apply_file_result *res,
 		if (r->line) { /* the line numbers of that file */
 			/* hunk by hunk, the hunks before it there are others
 			 * than in pf's file */
-			here.new_start =
-				(unsigned long)((long)r->line +
-						(under ? delta
-						       : (long)here.new_start -
-								 (long)here.old_start));
+			long shift = under ? delta
+					   : (long)here.new_start -
+						     (long)here.old_start;
+
+			here.new_start = (unsigned long)((long)r->line + shift);
 			here.old_start = r->line;
 		}
 		delta += (long)here.new_count - (long)here.old_count;
