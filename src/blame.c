@@ -64,17 +64,22 @@ static const struct patch_file *patch_touches(const struct carry_patch *cp,
 		return NULL;
 	for (size_t f = 0; f < cp->item->patch.nr_files; f++) {
 		const struct patch_file *pf = &cp->item->patch.files[f];
-		const char *moved = NULL;
+		const struct carry_file *cf = NULL;
 
 		/* carry's files follow the patch's (unless a resolution
 		 * replayed another one) */
 		if (f < cp->nr_files &&
 		    !strcmp(cp->files[f].path, patch_file_path(pf)))
-			moved = cp->files[f].moved_to;
-		if (moved) {
-			if (strcmp(moved, path))
+			cf = &cp->files[f];
+		if (cf && cf->moved_to) {
+			/* a split file sends its hunks to several files */
+			bool here = false;
+
+			for (size_t h = 0; !here && h < cf->nr_hunks; h++)
+				here = !strcmp(carry_hunk_path(cf, h), path);
+			if (!here)
 				continue;
-			*before = moved;
+			*before = path;
 			return pf;
 		}
 		if (pf->new_path && !strcmp(pf->new_path, path)) {

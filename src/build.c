@@ -682,20 +682,28 @@ void build_default_targets(char ***out, size_t *nr,
 		if (!cp->committed || !cp->item)
 			continue;
 		for (size_t f = 0; f < cp->item->patch.nr_files; f++) {
-			const char *p = cp->item->patch.files[f].new_path;
-			bool covered = false;
+			const struct carry_file *cf =
+				f < cp->nr_files ? &cp->files[f] : NULL;
+			/* adaptation rule 1: the files it went to are built,
+			 * one per hunk when it went hunk by hunk */
+			size_t nh = cf && cf->hunk_to ? cf->nr_hunks : 1;
 
-			/* adaptation rule 1: the file it went to is built */
-			if (f < cp->nr_files && cp->files[f].moved_to)
-				p = cp->files[f].moved_to;
-			if (!p || !compiled_source(p))
-				continue;
-			for (size_t k = 0; k < nf && !covered; k++)
-				covered = starts_with(p, folders[k]);
-			if (!covered) {
-				char *o = xstrdup(p);
-				o[strlen(o) - 1] = 'o';
-				list_add(out, nr, o);
+			for (size_t h = 0; h < nh; h++) {
+				const char *p =
+					cp->item->patch.files[f].new_path;
+				bool covered = false;
+
+				if (cf && (cf->moved_to || cf->hunk_to))
+					p = carry_hunk_path(cf, h);
+				if (!p || !compiled_source(p))
+					continue;
+				for (size_t k = 0; k < nf && !covered; k++)
+					covered = starts_with(p, folders[k]);
+				if (!covered) {
+					char *o = xstrdup(p);
+					o[strlen(o) - 1] = 'o';
+					list_add(out, nr, o);
+				}
 			}
 		}
 	}

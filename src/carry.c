@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "adapt_move.h"
 #include "mail.h"
 #include "name.h"
 #include "strmap.h"
@@ -27,6 +28,9 @@ void carry_result_release(struct carry_result *res)
 			}
 			free(cf->hunks);
 			free(cf->moved_to);
+			for (size_t h = 0; cf->hunk_to && h < cf->nr_hunks; h++)
+				free(cf->hunk_to[h]);
+			free(cf->hunk_to);
 			buf_release(&cf->rej);
 		}
 		free(p->files);
@@ -53,6 +57,14 @@ char *carry_branch_name(const char *series, const char *version,
 	buf_addc(&b, '/');
 	name_ref_component(&b, target);
 	return buf_detach(&b, NULL);
+}
+
+const char *carry_hunk_path(const struct carry_file *cf, size_t h)
+{
+	if (cf->hunk_to)
+		return h < cf->nr_hunks && cf->hunk_to[h] ? cf->hunk_to[h]
+							  : cf->path;
+	return cf->moved_to ? cf->moved_to : cf->path;
 }
 
 bool carry_patch_failed(const struct carry_patch *p)
@@ -553,14 +565,50 @@ done:
 	c->text = buf_detach(&t, NULL);
 }
 
+/* The file rule 1 moved hunk k of cf to, or NULL. */
+static const char *moved_path(const struct carry_file *cf, size_t k)
+{
+	return cf->hunk_to ? cf->hunk_to[k] : cf->moved_to;
+}
+
+/*
+ * hunk_names() for hunk k of pf, which rule 1 moved to the file to: its
+ * names are looked for where it went (its function's parameters and
+ * locals, that file's headers), not in pf's missing file.
+ */
+static int moved_hunk_names(struct apply_hunk_result *r,
+			    const struct cause_check *chk,
+			    const struct patch_file *pf, size_t k,
+			    const char *to, const struct tree_oid *tree,
+			    const struct carry_run *run)
+{
+	struct cause_check here = *chk;
+	struct ident_view v;
+	struct buf text = BUF_INIT;
+	bool exists = false;
+	unsigned mode = 0;
+	int error;
+
+	if ((error = tree_read_file(&text, &exists, &mode, run->repo, tree, to,
+				    run->err)) < 0)
+		return error;
+	ident_view_open(&v, run->opts->index, tree, to,
+			(struct span){ text.ptr, text.len });
+	here.view = &v;
+	error = hunk_names(r, &here, pf, k, NULL, run->err);
+	ident_view_release(&v);
+	buf_release(&text);
+	return error;
+}
+
 /*
  * The name check of file patch pf (meeting old in tree) and the causes of
- * its hunks that conflict or are risks.
+ * its hunks that conflict or are risks; cf: where rule 1 moved them.
  */
 static int explain_file(struct apply_file_result *ar,
 			const struct patch_file *pf, struct span old,
 			bool exists, const struct tree_oid *tree,
-			const struct carry_run *run)
+			const struct carry_file *cf, const struct carry_run *run)
 {
 	const struct carry_opts *opts = run->opts;
 	struct names *nm = run->nm;
@@ -593,8 +641,13 @@ static int explain_file(struct apply_file_result *ar,
 			if (r->rule == RULE_ALREADY || (is_new && k) ||
 			    (is_new && r->rule == RULE_CONFLICT))
 				continue;
-			error = hunk_names(r, &chk, pf, k, is_new ? &whole : NULL,
-					   err);
+			if (r->rule == RULE_ADAPTED && moved_path(cf, k))
+				error = moved_hunk_names(r, &chk, pf, k,
+							 moved_path(cf, k),
+							 tree, run);
+			else
+				error = hunk_names(r, &chk, pf, k,
+						   is_new ? &whole : NULL, err);
 			if (r->risk)
 				ar->risk = true;
 		}
@@ -613,180 +666,8 @@ static int explain_file(struct apply_file_result *ar,
 	return 0;
 }
 
-/* --- adaptation, rule 1 (moved code): needs the tree, so it is here --- */
-
-/* What adapt_moved() looks in. */
-struct moved_ctx {
-	struct overlay *ov;
-	struct tree_repo *repo;
-	const struct tree_oid *tree;
-	const struct carry_opts *opts;
-};
-
-/* Files of one folder probed at most (fs/btrfs: 60 .c, 40 .h). */
-#define MOVED_MAX_FILES 256
-
-/* Whether every hunk of pf applies exactly (or offset) to text. */
-static bool holds_exactly(struct apply_file_result *res,
-			  const struct patch_file *pf, struct span text,
-			  const struct carry_opts *opts)
-{
-	struct apply_opts ao = opts->apply;
-	struct err err = ERR_INIT;
-	bool ok;
-
-	ao.no_3way = true;
-	ao.no_adapt = true;
-	ao.markers = false;
-	ao.fuzz = 0;
-	apply_file_result_init(res);
-	ok = apply_file(res, pf, text, true, &ao, &err) == 0 &&
-	     (res->outcome == OUTCOME_CLEAN ||
-	      res->outcome == OUTCOME_OFFSET) &&
-	     !res->risk;
-	err_release(&err);
-	return ok;
-}
-
-/* The folder of path ("" at the top) and its extension (".h"), or NULL. */
-static char *folder_of(const char *path, const char **ext)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-
-	*ext = strrchr(base, '.');
-	return xstrndup(path, slash ? (size_t)(slash - path) : 0);
-}
-
-/* Whether paths a and b are in the same folder. */
-static bool same_folder(const char *a, const char *b)
-{
-	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-	size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
-
-	return la == lb && !memcmp(a, b, la);
-}
-
-/*
- * Mark every hunk of res moved from pf's path to path; gone: the function
- * pf's file no longer defines (the file exists), or NULL (it does not).
- */
-static void mark_moved(struct apply_file_result *res,
-		       const struct patch_file *pf, const char *path,
-		       const char *gone)
-{
-	const char *from = patch_file_path(pf);
-
-	for (size_t k = 0; k < res->nr_hunks; k++) {
-		struct apply_hunk_result *r = &res->hunks[k];
-		struct adaptation *a = xcalloc(1, sizeof(*a));
-		struct patch_hunk here;
-		struct buf b = BUF_INIT;
-
-		a->rule = ADAPT_MOVED;
-		adapt_hunk_text(&b, &pf->hunks[k]);
-		a->original = xstrdup(b.ptr);
-		buf_reset(&b);
-		buf_addf(&b, "--- a/%s\n+++ b/%s\n", path, path);
-		here = pf->hunks[k];
-		if (r->line) { /* the line numbers of that file */
-			here.new_start =
-				(unsigned long)((long)r->line +
-						((long)here.new_start -
-						 (long)here.old_start));
-			here.old_start = r->line;
-		}
-		adapt_hunk_text(&b, &here);
-		a->adapted = buf_detach(&b, NULL);
-		a->note = xstrfmt("moved from %s to %s: %s %s%s%s, and its "
-				  "lines stand exactly in %s alone of %s",
-				  from, path, from,
-				  gone ? "has no " : "does not exist in this "
-						     "tree",
-				  gone ? gone : "", gone ? "()" : "", path,
-				  same_folder(from, path)
-					  ? "its folder"
-					  : "the files of its name nearby");
-		a->line = r->line;
-		r->rule = RULE_ADAPTED;
-		free(r->reason);
-		r->reason = xstrdup(a->note);
-		r->adapt = a;
-	}
-	res->outcome = OUTCOME_ADAPTED;
-}
-
-/* Where adapt_moved() looks, and what it found. */
-struct moved_search {
-	const struct patch_file *pf;
-	struct apply_file_result best;
-	char *found;   /* the one file taking the patch (new), or NULL */
-	unsigned mode; /* its mode */
-	size_t holders;
-};
-
-/*
- * Try each file of blobs (but pf's own path; with name, only the files
- * called name) on pf: every hunk exact or at an offset.  Stops at a
- * second file that takes it.
- */
-static int try_holders(struct moved_search *ms, const struct tree_blob *blobs,
-		       size_t nr, const char *name, struct moved_ctx *mc,
-		       struct err *err)
-{
-	struct apply_file_result cand;
-	struct buf text = BUF_INIT;
-	int error = 0;
-
-	for (size_t i = 0; i < nr && ms->holders < 2; i++) {
-		const char *base = strrchr(blobs[i].path, '/');
-		bool exists = false;
-		unsigned m = 0;
-
-		base = base ? base + 1 : blobs[i].path;
-		if (!strcmp(blobs[i].path, ms->pf->old_path) ||
-		    (name && strcmp(base, name)))
-			continue;
-		if ((error = read_current(&text, &exists, &m, mc->ov, mc->repo,
-					  mc->tree, blobs[i].path, err)) < 0)
-			break;
-		if (!exists ||
-		    !holds_exactly(&cand, ms->pf,
-				   (struct span){ text.ptr, text.len },
-				   mc->opts)) {
-			if (exists)
-				apply_file_result_release(&cand);
-			continue;
-		}
-		if (!ms->holders++) {
-			ms->best = cand;
-			ms->found = xstrdup(blobs[i].path);
-			ms->mode = m;
-		} else {
-			apply_file_result_release(&cand);
-		}
-	}
-	buf_release(&text);
-	return error;
-}
-
-/* List the blobs of lo and try them (see try_holders). */
-static int search_holders(struct moved_search *ms,
-			  const struct tree_list_opts *lo, const char *name,
-			  struct moved_ctx *mc, struct err *err)
-{
-	struct tree_blob *blobs = NULL;
-	size_t nr = 0;
-	int error;
-
-	if ((error = tree_list_blobs(&blobs, &nr, mc->repo, mc->tree, lo,
-				     err)) < 0)
-		return error;
-	if (nr <= MOVED_MAX_FILES)
-		error = try_holders(ms, blobs, nr, name, mc, err);
-	tree_blobs_free(blobs, nr);
-	return error;
-}
+/* --- adaptation, rule 1 (moved code): adapt_move.c; here, whether a
+ * file that exists lost its hunks' functions --- */
 
 /*
  * Rule 1 for a file that exists: every hunk of res conflicts, each in a
@@ -812,67 +693,13 @@ static const char *functions_gone(const struct apply_file_result *res,
 	return res->hunks[0].func;
 }
 
-/*
- * Rule 1: pf's file is missing; the one file of the same folder with the
- * same extension to which every hunk of pf applies exactly (offsets
- * allowed, no fuzz, no merge, no risk) takes it: *ar becomes that result,
- * every hunk adapted, and *moved_to that path.  When no file of the
- * folder takes it, the files of the same name under the folder above
- * (the file moved into a subfolder, or out of one: arch/arm/boot/dts/
- * into arch/arm/boot/dts/marvell/ in 6.5) are tried the same way.  Two
- * such files: it stays a conflict (a file that exists twice).  gone: the
- * file exists but lacks the hunks' function (functions_gone): only the
- * folder is tried.
- */
-static int adapt_moved(struct apply_file_result *ar, char **moved_to,
-		       unsigned *mode, const struct patch_file *pf,
-		       const char *gone, struct moved_ctx *mc, struct err *err)
+/* path as the patch has left it so far (adapt_move.c reads through it) */
+static int read_moved(struct buf *out, bool *exists, unsigned *mode,
+		      const char *path, const struct moved_ctx *mc,
+		      struct err *err)
 {
-	struct moved_search ms = { pf, { 0 }, NULL, 0, 0 };
-	const char *ext, *exts[2] = { NULL, NULL }, *base;
-	struct tree_list_opts lo = { NULL, false, NULL };
-	char *dir = NULL, *up = NULL;
-	int error = 0;
-
-	*moved_to = NULL;
-	if (mc->opts->apply.no_adapt || pf->op != PATCH_MODIFY ||
-	    !pf->old_path || !pf->nr_hunks)
-		return 0;
-	dir = folder_of(pf->old_path, &ext);
-	if (!ext)
-		goto out;
-	exts[0] = ext;
-	lo.dir = dir;
-	lo.exts = exts;
-	if ((error = search_holders(&ms, &lo, NULL, mc, err)) < 0)
-		goto out;
-	if (!ms.holders && *dir && !gone) {
-		base = strrchr(pf->old_path, '/') + 1;
-		up = xstrndup(dir, strrchr(dir, '/')
-					   ? (size_t)(strrchr(dir, '/') - dir)
-					   : 0);
-		exts[0] = base;
-		lo.dir = up;
-		lo.recursive = true;
-		if ((error = search_holders(&ms, &lo, base, mc, err)) < 0)
-			goto out;
-	}
-	if (ms.holders == 1) {
-		mark_moved(&ms.best, pf, ms.found, gone);
-		apply_file_result_release(ar);
-		*ar = ms.best;
-		*moved_to = ms.found;
-		*mode = ms.mode;
-		ms.found = NULL;
-		ms.holders = 0;
-	}
-out:
-	if (ms.holders)
-		apply_file_result_release(&ms.best);
-	free(ms.found);
-	free(dir);
-	free(up);
-	return error;
+	return read_current(out, exists, mode, mc->ov, mc->repo, mc->tree,
+			    path, err);
 }
 
 /*
@@ -910,6 +737,7 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		const struct patch_file *pf = &p->files[f];
 		struct carry_file *cf = &cp->files[cp->nr_files++];
 		struct apply_file_result ar;
+		struct moved_out moved = { 0 };
 		struct err ferr = ERR_INIT;
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
 		const char *gone = NULL;
@@ -960,25 +788,45 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 					      (struct span){ old.ptr, old.len });
 		if (ar.outcome == OUTCOME_CONFLICT && (!exists || gone) &&
 		    !refused) {
-			struct moved_ctx mc = { &ov, repo, tree, opts };
+			struct moved_ctx mc = { read_moved, &ov, repo, tree,
+						 &opts->apply };
 
-			if ((error = adapt_moved(&ar, &cf->moved_to, &mode, pf,
-						 gone, &mc, err)) < 0) {
+			if ((error = adapt_moved(&ar, &moved, pf, gone, &mc,
+						 err)) < 0) {
 				apply_file_result_release(&ar);
+				moved_out_release(&moved);
 				break;
 			}
+			cf->moved_to = moved.moved_to;
+			cf->hunk_to = moved.hunk_to;
+			moved.moved_to = NULL;
+			moved.hunk_to = NULL;
+			if (cf->moved_to && !cf->hunk_to)
+				mode = moved.mode;
 		}
 		if ((error = explain_file(&ar, pf,
 					  (struct span){ old.ptr, old.len },
-					  exists, tree, run)) < 0) {
+					  exists, tree, cf, run)) < 0) {
 			apply_file_result_release(&ar);
+			moved_out_release(&moved);
 			break;
 		}
 		cf->outcome = ar.outcome;
 		cf->risk = ar.risk;
 		if (ar.risk)
 			cp->risk = true;
-		if (ar.outcome <= OUTCOME_ADAPTED) {
+		if (ar.outcome <= OUTCOME_ADAPTED && moved.nr_files) {
+			/* rule 1 hunk by hunk: each file its hunks went to */
+			for (size_t i = 0; i < moved.nr_files; i++) {
+				struct moved_file *mf = &moved.files[i];
+				struct overlay_file *of =
+					overlay_get(&ov, mf->path);
+
+				of->removed = false;
+				buf_swap(&of->data, &mf->text);
+				of->mode = mf->mode ? mf->mode : 0100644;
+			}
+		} else if (ar.outcome <= OUTCOME_ADAPTED) {
 			bool renamed = pf->old_path && pf->new_path &&
 				       strcmp(pf->old_path, pf->new_path);
 			if (ar.deleted) {
@@ -999,6 +847,7 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		}
 		take_hunks(cf, &ar);
 		apply_file_result_release(&ar);
+		moved_out_release(&moved);
 	}
 	if (!error) {
 		cp->outcome = patch_outcome(cp);

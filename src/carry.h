@@ -23,8 +23,12 @@ struct carry_file {
 	size_t nr_hunks;
 	struct buf rej; /* .rej text of conflicting hunks */
 	/* adaptation rule 1: the file its hunks went to, when path is
-	 * missing from the tree; else NULL */
+	 * missing from the tree or lost their functions; else NULL */
 	char *moved_to;
+	/* rule 1 hunk by hunk (a file split in several): per hunk, the file
+	 * it went to, NULL for one that stayed; moved_to is the first of
+	 * them.  NULL when the hunks did not go their own ways */
+	char **hunk_to;
 };
 
 /*
@@ -148,6 +152,12 @@ int carry_fingerprint(char hex[41], struct tree_repo *repo,
  *    N: NOTE", each further hunk on a line indented by two spaces.
  */
 size_t carry_adapted_notes(struct buf *msg, const struct carry_patch *cp);
+
+/*
+ * The file hunk h of cf is in on the branch: where rule 1 moved it, else
+ * cf's path.
+ */
+const char *carry_hunk_path(const struct carry_file *cf, size_t h);
 
 /* True when the patch failed (conflict, partial, or risk under strict). */
 bool carry_patch_failed(const struct carry_patch *p);

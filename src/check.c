@@ -336,18 +336,23 @@ static int keep_built(struct carry_result *now,
 	for (size_t i = 0; headers_same && i < now->nr; i++)
 		for (size_t f = 0; f < now->patches[i].nr_files; f++) {
 			const struct carry_file *cf = &now->patches[i].files[f];
-			const char *p = cf->moved_to ? cf->moved_to : cf->path;
-			bool same = now->patches[i].committed;
 
-			for (size_t k = 0; same && k < nr_changed; k++)
-				same = strcmp(changed[k], p) != 0;
-			for (size_t h = 0; same && h < cf->nr_hunks; h++) {
+			for (size_t h = 0; now->patches[i].committed &&
+					   h < cf->nr_hunks;
+			     h++) {
 				struct carry_hunk_ref r = { i, f, h };
 				const struct apply_hunk_result *was =
 					hunk_at(built, &r);
 				struct adaptation *a = cf->hunks[h].adapt;
+				/* the file this hunk went to (rule 1 may
+				 * send each hunk of a split file apart) */
+				const char *p = carry_hunk_path(cf, h);
+				bool same = true;
 
-				if (a && a->adapted && was && was->adapt &&
+				for (size_t k = 0; same && k < nr_changed; k++)
+					same = strcmp(changed[k], p) != 0;
+				if (same && a && a->adapted && was &&
+				    was->adapt &&
 				    was->adapt->built && was->adapt->adapted &&
 				    !strcmp(a->adapted, was->adapt->adapted))
 					a->built = true;
@@ -692,16 +697,20 @@ bool check_any_adapted(const struct check_report *r, enum check_accept how)
 }
 
 /* The carry file of cp holding path (its own, or where rule 1 moved
- * it), or NULL. */
+ * it, or one of its hunks), or NULL. */
 static struct carry_file *file_of(struct carry_patch *cp, const char *path,
 				  size_t len)
 {
 	for (size_t f = 0; f < cp->nr_files; f++) {
-		const char *p = cp->files[f].moved_to ? cp->files[f].moved_to
-						      : cp->files[f].path;
+		const struct carry_file *cf = &cp->files[f];
+		size_t nh = cf->hunk_to ? cf->nr_hunks : 1;
 
-		if (strlen(p) == len && !strncmp(p, path, len))
-			return &cp->files[f];
+		for (size_t h = 0; h < nh; h++) {
+			const char *p = carry_hunk_path(cf, h);
+
+			if (strlen(p) == len && !strncmp(p, path, len))
+				return &cp->files[f];
+		}
 	}
 	return NULL;
 }
@@ -794,14 +803,16 @@ void check_judge_adapted(struct check_cell *c)
 
 		for (size_t f = 0; f < cp->nr_files; f++) {
 			struct carry_file *cf = &cp->files[f];
-			const char *p = cf->moved_to ? cf->moved_to : cf->path;
 
-			if (!build_compiled(b, p) || diag_in(b, p))
-				continue;
-			for (size_t h = 0; h < cf->nr_hunks; h++)
+			/* each hunk in its file (rule 1 may have moved it) */
+			for (size_t h = 0; h < cf->nr_hunks; h++) {
+				const char *p = carry_hunk_path(cf, h);
+
 				if (cf->hunks[h].rule == RULE_ADAPTED &&
-				    cf->hunks[h].adapt)
+				    cf->hunks[h].adapt &&
+				    build_compiled(b, p) && !diag_in(b, p))
 					cf->hunks[h].adapt->built = true;
+			}
 		}
 	}
 }

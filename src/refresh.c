@@ -63,8 +63,8 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 			    const struct carry_patch *cp, struct err *err)
 {
 	const struct patch *orig = &cp->item->patch;
-	const char **paths = xcalloc(orig->nr_files * 2 + cp->nr_files + 1,
-				     sizeof(char *));
+	size_t nr_paths = orig->nr_files * 2 + cp->nr_files + 1;
+	const char **paths;
 	struct buf diff = BUF_INIT;
 	struct patch np;
 	struct patch_parse_opts po = { 0 };
@@ -72,6 +72,10 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 	size_t n = 0;
 	int error;
 
+	for (size_t f = 0; f < cp->nr_files; f++)
+		if (cp->files[f].hunk_to)
+			nr_paths += cp->files[f].nr_hunks;
+	paths = xcalloc(nr_paths, sizeof(char *));
 	patch_init(&np);
 	for (size_t f = 0; f < orig->nr_files; f++) {
 		if (orig->files[f].old_path)
@@ -79,9 +83,15 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 		if (orig->files[f].new_path)
 			paths[n++] = orig->files[f].new_path;
 	}
-	for (size_t f = 0; f < cp->nr_files; f++)
-		if (cp->files[f].moved_to) /* adaptation rule 1 */
-			paths[n++] = cp->files[f].moved_to;
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		const struct carry_file *cf = &cp->files[f];
+
+		if (cf->moved_to) /* adaptation rule 1 */
+			paths[n++] = cf->moved_to;
+		for (size_t h = 0; cf->hunk_to && h < cf->nr_hunks; h++)
+			if (cf->hunk_to[h]) /* the same, hunk by hunk */
+				paths[n++] = cf->hunk_to[h];
+	}
 	if ((error = tree_diff_paths(&diff, repo, parent, &cp->commit, paths, n,
 				     err)) < 0)
 		goto out;

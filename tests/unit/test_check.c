@@ -138,6 +138,32 @@ static void diagnostic_where_rule_1_moved_it_counts(void **s)
 	cell_release(&c);
 }
 
+/* rule 1 hunk by hunk: fs/gone.c's hunk 1 went to fs/a.c, hunk 2 to
+ * fs/b.c; each is judged in its own file */
+static void split_hunks_are_judged_each_in_its_file(void **s)
+{
+	struct check_cell c;
+	struct carry_file *cf;
+
+	(void)s;
+	cell_init(&c, "fs/gone.c", "fs/a.c");
+	cf = &c.carry.patches[0].files[0];
+	cf->hunk_to = xcalloc(2, sizeof(char *));
+	cf->hunk_to[0] = xstrdup("fs/a.c");
+	cf->hunk_to[1] = xstrdup("fs/b.c");
+	cf->hunks[1].rule = RULE_ADAPTED;
+	cf->hunks[1].adapt = xcalloc(1, sizeof(struct adaptation));
+	cf->hunks[1].adapt->rule = ADAPT_MOVED;
+	assert_string_equal(carry_hunk_path(cf, 1), "fs/b.c");
+	add_diag(&c, "fs/b.c", BLAME_PATCH, 2, NULL);
+	check_judge_adapted(&c);
+	assert_int_equal(cf->hunks[1].rule, RULE_CONFLICT);
+	assert_int_equal(c.carry.patches[0].outcome, OUTCOME_CONFLICT);
+	assert_int_equal(hunk1(&c)->rule, RULE_ADAPTED);
+	assert_true(hunk1(&c)->adapt->built); /* fs/a.c built clean */
+	cell_release(&c);
+}
+
 static void diagnostic_on_another_hunk_proves_nothing(void **s)
 {
 	struct check_cell c;
@@ -218,6 +244,7 @@ int main(void)
 			diagnostic_pinned_on_adapted_hunk_makes_it_a_conflict),
 		cmocka_unit_test(note_at_adapted_hunk_makes_it_a_conflict),
 		cmocka_unit_test(diagnostic_where_rule_1_moved_it_counts),
+		cmocka_unit_test(split_hunks_are_judged_each_in_its_file),
 		cmocka_unit_test(diagnostic_on_another_hunk_proves_nothing),
 		cmocka_unit_test(clean_build_of_its_c_file_marks_it_built),
 		cmocka_unit_test(header_or_file_outside_targets_is_never_built),

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Adaptation, rule 1 (moved code) hunk by hunk, adversarial: a hunk goes
+# to another file only when exactly one file under the folder defines its
+# function and its lines stand exactly there; otherwise it stays a
+# conflict, and so do the file patch's other hunks (it moves whole or not
+# at all) and its patch (nothing is committed):
+#  - twice: hunk 2's function is defined in two files (a copy left
+#    behind): which one is meant is not known, hunk 2 is a conflict;
+#  - nowhere: no file defines hunk 2's function: a conflict;
+#  - drifted: the one file defining hunk 2's function does not hold its
+#    lines exactly: a conflict, no fuzzy guess;
+#  - whole: two files take the whole file patch (the one-file rule is
+#    ambiguous): it is not split either, a conflict;
+#  - nodecl: every hunk has its file, but hunk 1 calls a function the
+#    target declares nowhere: adapted with a placement risk, its names
+#    looked for in the file it went to.
+here=$(pwd)
+. ./lib.sh
+. "$here/adapt-lib.sh"
+
+HANDLE='irqreturn_t demo_irq_handler(struct demo_dev *d, int irq)
+{
+	u32 status = demo_read_status(d);
+
+	if (!status)
+		return IRQ_NONE;
+	demo_ack_status(d, status);
+	return IRQ_HANDLED;
+}
+'
+FILL='static void demo_irq_reset(struct demo_dev *d)
+{
+	demo_write(d, DEMO_IMR, 0);
+	demo_write(d, DEMO_IER, 0);
+	demo_write(d, DEMO_IIR, 0);
+	demo_posting_read(d, DEMO_IIR);
+}
+'
+VBL='int demo_enable_vblank(struct demo_dev *d, int pipe)
+{
+	int ret;
+
+	spin_lock(&d->irq_lock);
+	ret = demo_unmask_pipe(d, pipe);
+	spin_unlock(&d->irq_lock);
+	return ret;
+}
+'
+# what the fix uses, declared in both trees
+DEMO_H='struct demo_dev {
+	int ack;
+	int vblank_enabled;
+};
+
+void demo_trace_irq(struct demo_dev *d, u32 status);
+'
+FIX='s/	demo_ack_status(d, status);/	demo_ack_status(d, status);\
+	demo_trace_irq(d, status);/
+s/	ret = demo_unmask_pipe(d, pipe);/	ret = demo_unmask_pipe(d, pipe);\
+	d->vblank_enabled++;/'
+IRQ_OLD="#include \"demo.h\"
+
+$HANDLE
+$FILL
+$VBL"
+make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
+commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
+" "demo: trace interrupts and count vblanks"
+
+DISP="#include \"demo.h\"
+
+$HANDLE
+$FILL"
+VBLF="#include \"demo.h\"
+
+$VBL"
+# the same lines under another name: the context stands, the function not
+OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')
+DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/')
+make_repo twice drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
+	drivers/gpu/demo/display/vblank.c "$VBLF" \
+	drivers/gpu/demo/compat/vblank.c "$VBLF"
+make_repo nowhere drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
+	drivers/gpu/demo/display/vblank.c "$OTHER
+"
+make_repo drifted drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
+	drivers/gpu/demo/display/vblank.c "$DRIFT
+"
+make_repo whole drivers/gpu/demo/demo.h "$DEMO_H" \
+	drivers/gpu/demo/a.c "$IRQ_OLD" drivers/gpu/demo/b.c "$IRQ_OLD"
+# the hunks have their files, but the target declares demo_trace_irq()
+# nowhere: placed, and a risk (names are looked for where a hunk went)
+# (the rest of what display_irq.c uses declared, as a kernel's headers do)
+make_repo nodecl drivers/gpu/demo/demo.h "typedef unsigned int u32;
+typedef int irqreturn_t;
+#define IRQ_NONE 0
+#define IRQ_HANDLED 1
+#define DEMO_IMR 0
+#define DEMO_IER 4
+#define DEMO_IIR 8
+$(printf '%s' "$DEMO_H" | grep -v demo_trace_irq)
+u32 demo_read_status(struct demo_dev *d);
+void demo_ack_status(struct demo_dev *d, u32 status);
+void demo_write(struct demo_dev *d, int reg, u32 val);
+void demo_posting_read(struct demo_dev *d, int reg);
+" \
+	drivers/gpu/demo/display_irq.c "$DISP" \
+	drivers/gpu/demo/display/vblank.c "$VBLF"
+adapt_ws split twice:twice nowhere:nowhere drifted:drifted whole:whole \
+	nodecl:nodecl
+
+for t in twice nowhere drifted; do
+	expect_exit 1 kcarry -C ws apply split $t
+	stdout_has '^  0001 conflict          demo: trace interrupts and count vblanks$'
+	stdout_has 'drivers/gpu/demo/irq.c hunk 2: conflict'
+	# hunk 1 has its one file, but a file patch moves whole or not at all
+	stdout_has 'drivers/gpu/demo/irq.c hunk 1: conflict'
+	grep -q 'adapted' "$OUT" && { cat "$OUT"; fail "$t: adapted"; }
+	git -C $t rev-parse -q --verify kcarry/split/v1/$t >/dev/null &&
+		! git -C $t diff --quiet base kcarry/split/v1/$t &&
+		fail "$t: a conflicting patch was committed"
+	expect_exit 1 kcarry -C ws apply --accept-adapted split $t
+done
+expect_exit 1 kcarry -C ws apply split nodecl
+stdout_has '^  0001 adapted           \[risk\] demo: trace interrupts and count vblanks$'
+stdout_has 'hunk 1: adapted .*RISK: moved from .*; demo_trace_irq\(\): no such function in this tree$'
+grep -q 'hunk 2: adapted .*RISK' "$OUT" && { cat "$OUT"; fail "nodecl: hunk 2 a risk"; }
+expect_exit 1 kcarry -C ws apply split whole
+stdout_has '^  0001 conflict          demo: trace interrupts and count vblanks$'
+grep -q 'adapted' "$OUT" && { cat "$OUT"; fail "whole: adapted"; }
+exit 0
