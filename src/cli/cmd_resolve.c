@@ -404,9 +404,16 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	rc.co.no_ref = true;
 	if (job_carry(&rc.res, &rc.j, v, &rc.co, false, &err) < 0)
 		goto fail;
-	if (resolve_prepare(&sum, rc.dir, rc.j.repo, &rc.res.head,
-			    &v->items[k], (size_t)k + 1, &rc.co.apply, &err) < 0)
-		goto fail;
+	{
+		/* where a build refused adaptations of its hunks */
+		struct resolve_where cell = { rc.root, v->name, v->version,
+					     rc.j.target.name };
+
+		if (resolve_prepare(&sum, rc.dir, rc.j.repo, &rc.res.head,
+				    &v->items[k], (size_t)k + 1, &rc.co.apply,
+				    &cell, &err) < 0)
+			goto fail;
+	}
 	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY) {
 		printf("%s applies to %s after the patches before it (%s): "
 		       "nothing to resolve\n",
