@@ -797,6 +797,7 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 	struct carry_refusal *r = NULL;
 	size_t n = 0, alloc = 0;
 	struct span c, line, v;
+	bool whole = true;
 	int error = ERR_NOTFOUND;
 
 	*out = NULL;
@@ -815,21 +816,21 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 		goto out;
 	c.ptr = text.ptr + strlen(REFUSED_MAGIC) + head.len;
 	c.len = text.len - strlen(REFUSED_MAGIC) - head.len;
-	while (next_line(&line, &c)) {
-		if (line_value(&v, line, "refused")) {
+	while (whole && next_line(&line, &c)) {
+		if (line_value(&v, line, "refused") &&
+		    (!n || r[n - 1].diag)) {
 			ALLOC_GROW(r, n + 1, alloc);
 			memset(&r[n], 0, sizeof(r[n]));
-			if (!parse_refused(&r[n], v))
-				break;
-			n++;
+			whole = parse_refused(&r[n], v);
+			n += whole;
 		} else if (line_value(&v, line, "diag") && n && !r[n - 1].diag) {
 			r[n - 1].diag = xstrndup(v.ptr, v.len);
 		} else {
-			break;
+			whole = false;
 		}
 	}
 	/* every hunk with its diagnostic, or the record is not used */
-	if (c.len || !n || !r[n - 1].diag)
+	if (!whole || !n || !r[n - 1].diag)
 		goto out;
 	*out = r;
 	*nr = n;
