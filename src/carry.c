@@ -933,6 +933,95 @@ int carry_fingerprint(char hex[41], struct tree_repo *repo,
 	return error;
 }
 
+void carry_refusals_free(struct carry_refusal *r, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++) {
+		free(r[k].path);
+		free(r[k].diag);
+	}
+	free(r);
+}
+
+/* Refusal r names a hunk of p (the same file patch, a hunk it has)? */
+static bool refusal_fits(const struct carry_refusal *r, const struct patch *p)
+{
+	return r->file < p->nr_files && r->hunk < p->files[r->file].nr_hunks &&
+	       !strcmp(patch_file_path(&p->files[r->file]), r->path);
+}
+
+/*
+ * Refused hunk r of cp, a conflict again: its cause is the build's
+ * diagnostic (a hunk that applies without adaptation keeps its outcome).
+ */
+static void mark_refused(struct carry_patch *cp, const struct carry_refusal *r,
+			 const char *target)
+{
+	struct apply_hunk_result *hr;
+
+	if (r->file >= cp->nr_files || r->hunk >= cp->files[r->file].nr_hunks)
+		return;
+	hr = &cp->files[r->file].hunks[r->hunk];
+	if (hr->rule != RULE_CONFLICT)
+		return;
+	cause_free(hr->cause);
+	hr->cause = xcalloc(1, sizeof(*hr->cause));
+	hr->cause->kind = CAUSE_BUILD;
+	hr->cause->text = xstrfmt("a build on %s refused this adaptation: %s",
+				  target, r->diag);
+	free(hr->reason);
+	hr->reason = xstrdup("not adapted: a build refused the adaptation "
+			     "on this tree");
+}
+
+/*
+ * apply_one, with the hunks whose adaptation a build refused on tree
+ * (carry_opts.refused) never adapted: patch i of the series, carried as
+ * p (the patch, not a person's resolution).
+ */
+static int apply_refusing(struct carry_patch *cp, struct tree_oid *tree,
+			  const struct patch *p, size_t i, const char *target,
+			  const struct carry_run *run)
+{
+	const struct carry_opts *opts = run->opts;
+	struct carry_refusal *refusals = NULL;
+	struct carry_hunk_ref *refs;
+	struct carry_opts po;
+	struct carry_run pr;
+	size_t nr = 0, n;
+	int error;
+
+	if (!opts->refused || cp->resolved || !cp->fingerprint[0])
+		return apply_one(cp, tree, p, run);
+	error = opts->refused(opts->refused_ctx, cp->fingerprint, tree,
+			      &refusals, &nr, run->err);
+	if (error == ERR_NOTFOUND || (!error && !nr)) {
+		carry_refusals_free(refusals, nr);
+		return apply_one(cp, tree, p, run);
+	}
+	if (error < 0)
+		return error;
+	refs = xcalloc(opts->nr_no_adapt + nr, sizeof(*refs));
+	n = opts->nr_no_adapt;
+	for (size_t k = 0; k < n; k++)
+		refs[k] = opts->no_adapt[k];
+	for (size_t k = 0; k < nr; k++)
+		if (refusal_fits(&refusals[k], p))
+			refs[n++] = (struct carry_hunk_ref){ i, refusals[k].file,
+							     refusals[k].hunk };
+	po = *opts;
+	po.no_adapt = refs;
+	po.nr_no_adapt = n;
+	pr = *run;
+	pr.opts = &po;
+	error = apply_one(cp, tree, p, &pr);
+	for (size_t k = 0; !error && k < nr; k++)
+		if (refusal_fits(&refusals[k], p))
+			mark_refused(cp, &refusals[k], target);
+	free(refs);
+	carry_refusals_free(refusals, nr);
+	return error;
+}
+
 /* Hunk ranges of patch touch those of a failed earlier one? */
 static bool overlaps(const struct patch *later, const struct patch *failed)
 {
@@ -986,6 +1075,7 @@ static int carry_patches(struct carry_result *res,
 
 		cp->item = it;
 		cp->note_form = opts->note_form;
+		cp->met = tree;
 		patch_init(&replay);
 		if (opts->until && i + 1 >= opts->until)
 			stopped = true;
@@ -998,7 +1088,7 @@ static int carry_patches(struct carry_result *res,
 			opts->progress(opts->ctx, i, v->nr, it->patch.subject);
 		/* the fingerprint walks the tree for every file the patch
 		 * names: only to find a resolution, or below for a failure */
-		if (opts->resolution &&
+		if ((opts->resolution || opts->refused) &&
 		    (error = carry_fingerprint(cp->fingerprint, repo, &tree,
 					       &it->patch, err)) < 0)
 			return error;
@@ -1026,7 +1116,7 @@ static int carry_patches(struct carry_result *res,
 			nm->own = &nm->replay_decls;
 			nm->adds = &nm->replay_added;
 		}
-		error = apply_one(cp, &tree, use, run);
+		error = apply_refusing(cp, &tree, use, i, target, run);
 		/* a person resolved it as "nothing to apply here": the
 		 * target needs none of it, as if it were already applied */
 		if (!error && cp->resolved && !use->nr_files)

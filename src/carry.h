@@ -56,6 +56,7 @@ struct carry_patch {
 	/* of the tree state this patch meets: set for failed patches, and
 	 * for all when carry_opts.resolution is set; else "" */
 	char fingerprint[41];
+	struct tree_oid met; /* the tree the patch met (carry_series) */
 	struct tree_oid commit;
 	struct carry_file *files;
 	size_t nr_files;
@@ -85,6 +86,19 @@ struct carry_result {
 struct carry_hunk_ref {
 	size_t patch, file, hunk;
 };
+
+/*
+ * A hunk of one patch whose adaptation a build refused on the tree the
+ * patch meets (recorded by check.c, read back by resolve.c): file and
+ * hunk of the patch, the file patch's path, the build's diagnostic.
+ */
+struct carry_refusal {
+	size_t file, hunk;
+	char *path;
+	char *diag; /* "path:line: error: message" */
+};
+
+void carry_refusals_free(struct carry_refusal *r, size_t nr);
 
 struct carry_opts {
 	struct apply_opts apply;
@@ -117,6 +131,19 @@ struct carry_opts {
 	 */
 	const struct carry_hunk_ref *no_adapt;
 	size_t nr_no_adapt;
+	/*
+	 * The refusals recorded for a patch (fingerprint) meeting tree:
+	 * fill *out and *nr and return 0, or return ERR_NOTFOUND.  Those
+	 * hunks are never adapted, and the conflict's cause is the build's
+	 * diagnostic on target.  Not asked for a patch a recorded
+	 * resolution replaces.  NULL: none (job_carry fills it in unless
+	 * no_refusals: a build is about to judge the adaptations afresh).
+	 */
+	int (*refused)(void *ctx, const char *fingerprint,
+		       const struct tree_oid *tree, struct carry_refusal **out,
+		       size_t *nr, struct err *err);
+	void *refused_ctx;
+	bool no_refusals;
 	/* called before each patch, for progress */
 	void (*progress)(void *ctx, size_t i, size_t nr, const char *subject);
 	void *ctx;

@@ -9,6 +9,7 @@
 #include "fs.h"
 #include "job.h"
 #include "name.h"
+#include "resolve.h"
 
 void check_report_release(struct check_report *r)
 {
@@ -428,6 +429,68 @@ out:
 	return error;
 }
 
+/*
+ * Keep what the build of c judged (check_judge_adapted) for the carries
+ * that do not build: each patch with hunks the build refused is recorded
+ * (resolve_record_refusals) as it meets its tree in c->carry, carried
+ * again without them, which is how a carry honouring the records meets
+ * it.  A build that did not fail judged every adaptation of the cell:
+ * the cell's other records go.  A failed build proves nothing more than
+ * its refusals, and a build that did not run or judge records nothing.
+ */
+static int record_refusals(const struct check_cell *c, const char *root,
+			   const struct check_series *cs, const char *target,
+			   struct err *err)
+{
+	const struct build_result *b = &c->build;
+	const struct resolve_where where = { root, cs->v.name, cs->v.version,
+					     target };
+	char (*keep)[41] = NULL;
+	size_t nr_keep = 0, alloc = 0;
+	int error = 0;
+
+	if (!b->ran || b->skipped || b->error)
+		return 0;
+	for (size_t i = 0; i < c->carry.nr && !error; i++) {
+		const struct carry_patch *cp = &c->carry.patches[i];
+		struct carry_refusal *r = NULL;
+		size_t n = 0, ralloc = 0;
+
+		if (cp->resolved || cp->skipped || !cp->fingerprint[0])
+			continue;
+		for (size_t f = 0; f < cp->nr_files; f++)
+			for (size_t h = 0; h < cp->files[f].nr_hunks; h++) {
+				const struct apply_hunk_result *hr =
+					&cp->files[f].hunks[h];
+
+				if (hr->rule != RULE_CONFLICT || !hr->cause ||
+				    hr->cause->kind != CAUSE_BUILD ||
+				    !hr->cause->text)
+					continue;
+				ALLOC_GROW(r, n + 1, ralloc);
+				r[n++] = (struct carry_refusal){
+					f, h, cp->files[f].path,
+					hr->cause->text
+				};
+			}
+		if (n) {
+			ALLOC_GROW(keep, nr_keep + 1, alloc);
+			error = resolve_record_refusals(keep[nr_keep++], &where,
+							&cp->met,
+							cp->fingerprint, r, n,
+							err);
+		}
+		free(r); /* its strings are the carry's */
+	}
+	if (!error && !b->failed)
+		error = resolve_prune_refusals(&where, keep, nr_keep, err);
+	if (error)
+		err_prefix(err, "recording what the build of %s on %s refused",
+			   cs->v.name, target);
+	free(keep);
+	return error;
+}
+
 static void run_target(struct check_report *r, size_t t,
 		       const struct check_opts *opts, pthread_mutex_t *lock)
 {
@@ -465,7 +528,11 @@ static void run_target(struct check_report *r, size_t t,
 					     cs->name };
 		struct carry_opts co = opts->carry;
 		const struct tree_oid *base = &j.base;
+		bool builds = opts->build && !c->other_shard &&
+			      !(opts->build_no_bases && cs->stacked_base);
 
+		/* the build judges this cell's adaptations afresh */
+		co.no_refusals = co.no_refusals || builds;
 		if (error < 0) {
 			cell_failed(c, &err);
 			continue;
@@ -502,11 +569,12 @@ static void run_target(struct check_report *r, size_t t,
 			continue;
 		}
 		c->ok = true;
-		if (opts->build && !c->other_shard &&
-		    !(opts->build_no_bases && cs->stacked_base)) {
+		if (builds) {
 			build_cell(c, &j, cs, opts, &sc);
 			if (carry_without_refused(c, &j, base, cs, &co,
-						  opts->refresh, &err) < 0) {
+						  opts->refresh, &err) < 0 ||
+			    record_refusals(c, r->root, cs, j.target.name,
+					    &err) < 0) {
 				cell_failed(c, &err);
 				err_release(&err);
 			}

@@ -54,6 +54,7 @@ static int load_blob(void *ctx, const char *hex, struct buf *out,
 
 struct resolution_ctx {
 	const char *root, *name;
+	struct resolve_where cell; /* where a build's refusals are kept */
 };
 
 static int find_resolution(void *vctx, const char *fingerprint,
@@ -62,6 +63,16 @@ static int find_resolution(void *vctx, const char *fingerprint,
 	struct resolution_ctx *ctx = vctx;
 	return series_read_resolution(out, ctx->root, ctx->name, fingerprint,
 				      err);
+}
+
+static int find_refusals(void *vctx, const char *fingerprint,
+			 const struct tree_oid *tree, struct carry_refusal **out,
+			 size_t *nr, struct err *err)
+{
+	struct resolution_ctx *ctx = vctx;
+
+	return resolve_read_refusals(out, nr, &ctx->cell, tree, fingerprint,
+				     err);
 }
 
 int job_carry(struct carry_result *res, struct job *j,
@@ -76,7 +87,9 @@ int job_carry_from(struct carry_result *res, struct job *j,
 		   const struct carry_opts *opts, bool refresh, struct err *err)
 {
 	struct carry_opts co = *opts;
-	struct resolution_ctx rc = { j->root, v->name };
+	struct resolution_ctx rc = { j->root, v->name,
+				     { j->root, v->name, v->version,
+				       j->target.name } };
 	struct cause_finder finder;
 	struct cause_lookup lookup = { cause_finder_find, &finder };
 	struct adapt_conv conv;
@@ -107,6 +120,11 @@ int job_carry_from(struct carry_result *res, struct job *j,
 		if (fs_is_dir(dir)) {
 			co.resolution = find_resolution;
 			co.resolution_ctx = &rc;
+			/* a build's refusals, unless a build judges afresh */
+			if (!co.no_refusals) {
+				co.refused = find_refusals;
+				co.refused_ctx = &rc;
+			}
 		}
 		free(dir);
 	}

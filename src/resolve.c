@@ -272,12 +272,33 @@ static size_t show_adapted(struct buf *out, struct buf *side,
 	return adapted;
 }
 
+/* One flag per hunk of file patch f of the patch: a build refused its
+ * adaptation (new, or NULL when none). */
+static bool *refused_mask(const struct carry_refusal *r, size_t nr, size_t f,
+			  const struct patch_file *pf)
+{
+	bool *mask = NULL;
+
+	for (size_t k = 0; k < nr; k++) {
+		if (r[k].file != f || r[k].hunk >= pf->nr_hunks ||
+		    strcmp(r[k].path, patch_file_path(pf)))
+			continue;
+		if (!mask)
+			mask = xcalloc(pf->nr_hunks, sizeof(*mask));
+		mask[r[k].hunk] = true;
+	}
+	return mask;
+}
+
 int resolve_prepare(struct resolve_summary *summary, const char *dir,
 		    struct tree_repo *repo, const struct tree_oid *base,
 		    const struct series_item *item, size_t index,
-		    const struct apply_opts *opts, struct err *err)
+		    const struct apply_opts *opts,
+		    const struct resolve_where *cell, struct err *err)
 {
 	const struct patch *p = &item->patch;
+	struct carry_refusal *refused = NULL;
+	size_t nr_refused = 0;
 	struct apply_opts ao = *opts;
 	struct tree_oid tree;
 	struct buf old = BUF_INIT, shown = BUF_INIT, side = BUF_INIT;
@@ -298,6 +319,12 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	    (error = resolve_discard(dir, err)) < 0 ||
 	    (error = fs_mkdirs(dir, err)) < 0)
 		goto out;
+	if (cell && (error = resolve_read_refusals(&refused, &nr_refused, cell,
+						   &tree, fp, err)) < 0) {
+		if (error != ERR_NOTFOUND)
+			goto out;
+		error = 0;
+	}
 	for (size_t f = 0; f < p->nr_files && !error; f++) {
 		const struct patch_file *pf = &p->files[f];
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
@@ -306,13 +333,18 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 		struct err ferr = ERR_INIT;
 		bool exists;
 		size_t line;
+		int rc;
 
 		if ((error = tree_read_file(&old, &exists, NULL, repo, &tree,
 					    src, err)) < 0)
 			break;
 		apply_file_result_init(&ar);
-		if (apply_file(&ar, pf, (struct span){ old.ptr, old.len },
-			       exists, &ao, &ferr) < 0) {
+		ao.no_adapt_hunk = refused_mask(refused, nr_refused, f, pf);
+		rc = apply_file(&ar, pf, (struct span){ old.ptr, old.len },
+				exists, &ao, &ferr);
+		free((bool *)ao.no_adapt_hunk);
+		ao.no_adapt_hunk = NULL;
+		if (rc < 0) {
 			/* binary and the like: the person gets the old file */
 			ar.outcome = OUTCOME_CONFLICT;
 			buf_reset(&ar.out);
@@ -399,6 +431,7 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 		error = err_set(err, ERR_IO, "cannot rename '%s': %s", fresh,
 				strerror(errno));
 out:
+	carry_refusals_free(refused, nr_refused);
 	conf_free(c);
 	free(state);
 	free(fresh);
@@ -670,4 +703,232 @@ void resolve_mark_accepted(struct carry_result *res, const char *root,
 	}
 	buf_release(&want);
 	buf_release(&have);
+}
+
+#define REFUSED_MAGIC "kcarry refused adaptations\n"
+
+static char *refusals_dir(const struct resolve_where *cell)
+{
+	return xstrfmt("%s/patches/%s/.resolutions", cell->root, cell->name);
+}
+
+/* The record's head: what it is kept for, in clear. */
+static void refusal_head(struct buf *b, const struct resolve_where *cell,
+			 const struct tree_oid *tree, const char *fingerprint)
+{
+	char hex[41];
+
+	tree_oid_hex(hex, tree);
+	buf_addf(b, "target %s\nversion %s\ntree %s\npatch %s\n", cell->target,
+		 cell->version, hex, fingerprint);
+}
+
+static char *refusal_path(char key[41], const struct resolve_where *cell,
+			  const struct tree_oid *tree, const char *fingerprint)
+{
+	struct buf head = BUF_INIT;
+
+	refusal_head(&head, cell, tree, fingerprint);
+	tree_hash(key, head.ptr, head.len);
+	buf_release(&head);
+	return xstrfmt("%s/patches/%s/.resolutions/%s.refused", cell->root,
+		       cell->name, key);
+}
+
+/* The next line of *c (without its newline) in *line; false at the end. */
+static bool next_line(struct span *line, struct span *c)
+{
+	const char *nl;
+
+	if (!c->len)
+		return false;
+	nl = memchr(c->ptr, '\n', c->len);
+	line->ptr = c->ptr;
+	line->len = nl ? (size_t)(nl - c->ptr) : c->len;
+	c->ptr += nl ? line->len + 1 : line->len;
+	c->len -= nl ? line->len + 1 : line->len;
+	return true;
+}
+
+/* The value of line "WORD value", or false. */
+static bool line_value(struct span *value, struct span line, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (line.len <= n || memcmp(line.ptr, word, n) || line.ptr[n] != ' ')
+		return false;
+	value->ptr = line.ptr + n + 1;
+	value->len = line.len - n - 1;
+	return true;
+}
+
+/* "refused FILE HUNK PATH" (1-based numbers) into r. */
+static bool parse_refused(struct carry_refusal *r, struct span v)
+{
+	char *text = xstrndup(v.ptr, v.len), *end;
+	unsigned long file, hunk;
+	bool ok;
+
+	file = strtoul(text, &end, 10);
+	ok = end != text && *end == ' ';
+	if (ok) {
+		char *at = end + 1;
+
+		hunk = strtoul(at, &end, 10);
+		ok = end != at && *end == ' ' && end[1] && file && hunk;
+	}
+	if (ok) {
+		r->file = file - 1;
+		r->hunk = hunk - 1;
+		r->path = xstrdup(end + 1);
+	}
+	free(text);
+	return ok;
+}
+
+int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
+			  const struct resolve_where *cell,
+			  const struct tree_oid *tree, const char *fingerprint,
+			  struct err *err)
+{
+	char key[41];
+	char *path = refusal_path(key, cell, tree, fingerprint);
+	struct buf text = BUF_INIT, head = BUF_INIT;
+	struct carry_refusal *r = NULL;
+	size_t n = 0, alloc = 0;
+	struct span c, line, v;
+	bool whole = true;
+	int error = ERR_NOTFOUND;
+
+	*out = NULL;
+	*nr = 0;
+	if (!fs_is_file(path))
+		goto out;
+	if ((error = fs_read_file(&text, path, MAX_FILE, err)) < 0)
+		goto out;
+	refusal_head(&head, cell, tree, fingerprint);
+	error = ERR_NOTFOUND;
+	/* a record of another cell, or unreadable: none (the next build
+	 * writes it again) */
+	if (text.len < strlen(REFUSED_MAGIC) + head.len ||
+	    memcmp(text.ptr, REFUSED_MAGIC, strlen(REFUSED_MAGIC)) ||
+	    memcmp(text.ptr + strlen(REFUSED_MAGIC), head.ptr, head.len))
+		goto out;
+	c.ptr = text.ptr + strlen(REFUSED_MAGIC) + head.len;
+	c.len = text.len - strlen(REFUSED_MAGIC) - head.len;
+	while (whole && next_line(&line, &c)) {
+		if (line_value(&v, line, "refused") &&
+		    (!n || r[n - 1].diag)) {
+			ALLOC_GROW(r, n + 1, alloc);
+			memset(&r[n], 0, sizeof(r[n]));
+			whole = parse_refused(&r[n], v);
+			n += whole;
+		} else if (line_value(&v, line, "diag") && n && !r[n - 1].diag) {
+			r[n - 1].diag = xstrndup(v.ptr, v.len);
+		} else {
+			whole = false;
+		}
+	}
+	/* every hunk with its diagnostic, or the record is not used */
+	if (!whole || !n || !r[n - 1].diag)
+		goto out;
+	*out = r;
+	*nr = n;
+	r = NULL;
+	n = 0;
+	error = 0;
+out:
+	carry_refusals_free(r, n);
+	buf_release(&text);
+	buf_release(&head);
+	free(path);
+	return error;
+}
+
+int resolve_record_refusals(char key[41], const struct resolve_where *cell,
+			    const struct tree_oid *tree,
+			    const char *fingerprint,
+			    const struct carry_refusal *r, size_t nr,
+			    struct err *err)
+{
+	char *path = refusal_path(key, cell, tree, fingerprint);
+	char *dir = refusals_dir(cell);
+	struct buf b = BUF_INIT;
+	int error = 0;
+
+	if (!nr) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			error = err_set(err, ERR_IO, "cannot remove '%s': %s",
+					path, strerror(errno));
+		goto out;
+	}
+	buf_adds(&b, REFUSED_MAGIC);
+	refusal_head(&b, cell, tree, fingerprint);
+	for (size_t k = 0; k < nr; k++) {
+		buf_addf(&b, "refused %zu %zu %s\ndiag ", r[k].file + 1,
+			 r[k].hunk + 1, r[k].path);
+		/* one line: a diagnostic's own newlines become spaces */
+		for (const char *p = r[k].diag; *p; p++)
+			buf_addc(&b, *p == '\n' || *p == '\r' ? ' ' : *p);
+		buf_addc(&b, '\n');
+	}
+	if ((error = fs_mkdirs(dir, err)) == 0)
+		error = fs_write_atomic(path, b.ptr, b.len, err);
+out:
+	buf_release(&b);
+	free(dir);
+	free(path);
+	return error;
+}
+
+/* The record at path is one of cell's (its target and version)? */
+static bool refusal_of(const char *path, const struct resolve_where *cell)
+{
+	struct buf text = BUF_INIT, want = BUF_INIT;
+	struct err err = ERR_INIT;
+	bool ours;
+
+	buf_addf(&want, "%starget %s\nversion %s\n", REFUSED_MAGIC,
+		 cell->target, cell->version);
+	ours = fs_read_file(&text, path, MAX_FILE, &err) == 0 &&
+	       text.len >= want.len && !memcmp(text.ptr, want.ptr, want.len);
+	err_release(&err);
+	buf_release(&text);
+	buf_release(&want);
+	return ours;
+}
+
+int resolve_prune_refusals(const struct resolve_where *cell,
+			   char (*keep)[41], size_t nr_keep, struct err *err)
+{
+	char *dir = refusals_dir(cell);
+	char **names = NULL;
+	size_t nr = 0;
+	int error = 0;
+
+	if (!fs_is_dir(dir) || (error = fs_list_dir(dir, &names, &nr, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < nr && !error; i++) {
+		size_t len = strlen(names[i]);
+		bool kept = false;
+		char *path;
+
+		if (len != 40 + strlen(".refused") ||
+		    strcmp(names[i] + 40, ".refused"))
+			continue;
+		for (size_t k = 0; k < nr_keep && !kept; k++)
+			kept = !strncmp(names[i], keep[k], 40);
+		if (kept)
+			continue;
+		path = fs_join(dir, names[i]);
+		if (refusal_of(path, cell) && unlink(path) < 0 &&
+		    errno != ENOENT)
+			error = err_set(err, ERR_IO, "cannot remove '%s': %s",
+					path, strerror(errno));
+		free(path);
+	}
+out:
+	fs_free_list(names, nr);
+	free(dir);
+	return error;
 }

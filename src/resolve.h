@@ -17,6 +17,12 @@
 
 #include "carry.h"
 
+/* The carry of one series version on one target (a build's refusals
+ * are kept per cell). */
+struct resolve_where {
+	const char *root, *name, *version, *target;
+};
+
 struct resolve_state {
 	char *dir;        /* the scratch folder */
 	char *patch_file; /* "0003-foo.patch" */
@@ -45,12 +51,15 @@ void resolve_summary_release(struct resolve_summary *s);
 /*
  * Write patch p meeting base's tree into dir (replaced): files/PATH with
  * markers, files/PATH.rej, and the state.  The outcome of p there goes to
- * summary (a patch that applies needs no person).
+ * summary (a patch that applies needs no person).  Hunks whose
+ * adaptation a build refused in cell (resolve_read_refusals; cell NULL:
+ * none) are shown as the conflicts they are without it.
  */
 int resolve_prepare(struct resolve_summary *summary, const char *dir,
 		    struct tree_repo *repo, const struct tree_oid *base,
 		    const struct series_item *item, size_t index,
-		    const struct apply_opts *opts, struct err *err);
+		    const struct apply_opts *opts,
+		    const struct resolve_where *cell, struct err *err);
 
 /*
  * Remove the scratch folder dir.  Its state goes first, so that a folder
@@ -94,5 +103,39 @@ int resolve_record_acceptance(const char *root, const char *name,
  */
 void resolve_mark_accepted(struct carry_result *res, const char *root,
 			   const char *name);
+
+/*
+ * A build's refusals of adaptations, kept beside the resolutions so that
+ * a carry that does not build (apply, resolve, export, check) does not
+ * propose them again: patches/NAME/.resolutions/KEY.refused, KEY the
+ * hash of the cell's target and version, the tree the patch meets and
+ * the patch's fingerprint there (carry_fingerprint), so that a record
+ * never outlives a change of the patch, of the series version or of the
+ * target.  It holds those four in clear, then per hunk its file patch,
+ * hunk and path, and the diagnostic that refused it.
+ */
+
+/* The refusals of the patch (fingerprint) meeting tree in cell, as
+ * written; ERR_NOTFOUND (err untouched) when none is recorded. */
+int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
+			  const struct resolve_where *cell,
+			  const struct tree_oid *tree, const char *fingerprint,
+			  struct err *err);
+
+/*
+ * Record the refusals r of the patch (fingerprint) meeting tree in cell,
+ * written whole and renamed in; nr 0 removes the record.  *key gets the
+ * record's KEY.
+ */
+int resolve_record_refusals(char key[41], const struct resolve_where *cell,
+			    const struct tree_oid *tree,
+			    const char *fingerprint,
+			    const struct carry_refusal *r, size_t nr,
+			    struct err *err);
+
+/* Remove the refusal records of cell but those whose KEY is in keep: a
+ * build judged the cell afresh. */
+int resolve_prune_refusals(const struct resolve_where *cell,
+			   char (*keep)[41], size_t nr_keep, struct err *err);
 
 #endif

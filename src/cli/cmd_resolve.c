@@ -550,9 +550,16 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	for (long i = 0; i < k; i++)
 		if (rc.res.patches[i].committed)
 			before = rc.res.patches[i].commit;
-	if (resolve_prepare(&sum, rc.dir, rc.j.repo, &before, &v->items[k],
-			    (size_t)k + 1, &rc.co.apply, &err) < 0)
-		goto fail;
+	{
+		/* where a build refused adaptations of its hunks */
+		struct resolve_where cell = { rc.root, v->name, v->version,
+					     rc.j.target.name };
+
+		if (resolve_prepare(&sum, rc.dir, rc.j.repo, &before,
+				    &v->items[k], (size_t)k + 1, &rc.co.apply,
+				    &cell, &err) < 0)
+			goto fail;
+	}
 	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY) {
 		printf("%s applies to %s after the patches before it (%s): "
 		       "nothing to resolve\n",

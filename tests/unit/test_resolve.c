@@ -1,0 +1,247 @@
+/*
+ * resolve: a build's refusals of adaptations as recorded in
+ * patches/NAME/.resolutions/KEY.refused (resolve_record_refusals) and
+ * read back (resolve_read_refusals): only for the cell, tree and
+ * fingerprint they were written for, whole or not at all; pruned per
+ * cell (resolve_prune_refusals).
+ */
+#include "unit.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "resolve.h"
+
+#define FP "0123456789abcdef0123456789abcdef01234567"
+
+struct fixture {
+	char *dir;
+	struct tree_oid tree, other;
+};
+
+static int setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct fixture *fx = xcalloc(1, sizeof(*fx));
+
+	fx->dir = xstrfmt("%s/kcarry-test-resolve-XXXXXX",
+			  tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(fx->dir)) {
+		free(fx->dir);
+		free(fx);
+		return -1;
+	}
+	tree_oid_parse(&fx->tree, "1111111111111111111111111111111111111111");
+	tree_oid_parse(&fx->other, "2222222222222222222222222222222222222222");
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	struct err err = ERR_INIT;
+	int rc = fs_remove_tree(fx->dir, &err);
+
+	err_release(&err);
+	free(fx->dir);
+	free(fx);
+	return rc;
+}
+
+static const struct carry_refusal two[] = {
+	{ 0, 1, "fs/btrfs/demo.c",
+	  "fs/btrfs/demo.c:16: error: too many arguments\nsecond line" },
+	{ 2, 0, "fs/btrfs/demo 2.c", "fs/btrfs/demo 2.c:3: warning: unused" },
+};
+
+static void record(struct fixture *fx, const struct resolve_where *w,
+		   const struct tree_oid *tree, char key[41])
+{
+	struct err err = ERR_INIT;
+
+	assert_int_equal(resolve_record_refusals(key, w, tree, FP, two, 2,
+						 &err),
+			 0);
+	err_release(&err);
+	(void)fx;
+}
+
+static void recorded_refusals_read_back_whole(void **state)
+{
+	struct fixture *fx = *state;
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
+	struct carry_refusal *r;
+	struct err err = ERR_INIT;
+	char key[41];
+	size_t nr;
+
+	record(fx, &w, &fx->tree, key);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
+					       &err),
+			 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(r[0].file, 0);
+	assert_int_equal(r[0].hunk, 1);
+	assert_string_equal(r[0].path, "fs/btrfs/demo.c");
+	/* one line: the diagnostic's newline is a space */
+	assert_string_equal(r[0].diag, "fs/btrfs/demo.c:16: error: too many "
+				       "arguments second line");
+	assert_int_equal(r[1].file, 2);
+	assert_int_equal(r[1].hunk, 0);
+	assert_string_equal(r[1].path, "fs/btrfs/demo 2.c");
+	carry_refusals_free(r, nr);
+	err_release(&err);
+}
+
+static void another_cell_tree_or_patch_finds_none(void **state)
+{
+	struct fixture *fx = *state;
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
+	struct resolve_where v2 = { fx->dir, "s", "v2", "tgt" };
+	struct resolve_where t2 = { fx->dir, "s", "v1", "tgt2" };
+	struct carry_refusal *r = NULL;
+	struct err err = ERR_INIT;
+	char key[41];
+	size_t nr = 9;
+
+	record(fx, &w, &fx->tree, key);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &v2, &fx->tree, FP,
+					       &err),
+			 ERR_NOTFOUND);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &t2, &fx->tree, FP,
+					       &err),
+			 ERR_NOTFOUND);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->other, FP,
+					       &err),
+			 ERR_NOTFOUND);
+	assert_int_equal(resolve_read_refusals(
+				 &r, &nr, &w, &fx->tree,
+				 "fedcba9876543210fedcba9876543210fedcba98",
+				 &err),
+			 ERR_NOTFOUND);
+	assert_null(r);
+	assert_int_equal(nr, 0);
+	err_release(&err);
+}
+
+/* The record of key in w, overwritten with text. */
+static void overwrite(const struct resolve_where *w, const char *key,
+		      const char *text)
+{
+	char *path = xstrfmt("%s/patches/%s/.resolutions/%s.refused", w->root,
+			     w->name, key);
+	struct err err = ERR_INIT;
+
+	assert_int_equal(fs_write_atomic(path, text, strlen(text), &err), 0);
+	free(path);
+}
+
+static void damaged_record_is_not_used(void **state)
+{
+	struct fixture *fx = *state;
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
+	struct carry_refusal *r = NULL;
+	struct err err = ERR_INIT;
+	struct buf head = BUF_INIT;
+	char key[41];
+	size_t nr;
+
+	record(fx, &w, &fx->tree, key);
+	buf_addf(&head, "kcarry refused adaptations\ntarget tgt\nversion v1\n"
+			"tree 1111111111111111111111111111111111111111\n"
+			"patch %s\n",
+		 FP);
+	/* a hunk without its diagnostic */
+	buf_adds(&head, "refused 1 1 fs/btrfs/demo.c\n");
+	overwrite(&w, key, head.ptr);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
+					       &err),
+			 ERR_NOTFOUND);
+	/* a line it does not know */
+	buf_adds(&head, "diag x.c:1: error: y\nfrobnicate 1\n");
+	overwrite(&w, key, head.ptr);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
+					       &err),
+			 ERR_NOTFOUND);
+	/* hunk 0 does not exist (1-based) */
+	overwrite(&w, key,
+		  "kcarry refused adaptations\ntarget tgt\nversion v1\n"
+		  "tree 1111111111111111111111111111111111111111\n"
+		  "patch " FP "\nrefused 1 0 a.c\ndiag a.c:1: error: b\n");
+	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
+					       &err),
+			 ERR_NOTFOUND);
+	assert_null(r);
+	buf_release(&head);
+	err_release(&err);
+}
+
+static size_t nr_records(const char *root)
+{
+	char *dir = xstrfmt("%s/patches/s/.resolutions", root);
+	char **names = NULL;
+	size_t nr = 0, n = 0;
+	struct err err = ERR_INIT;
+
+	if (fs_list_dir(dir, &names, &nr, &err) == 0)
+		for (size_t i = 0; i < nr; i++)
+			n += strstr(names[i], ".refused") != NULL;
+	fs_free_list(names, nr);
+	err_release(&err);
+	free(dir);
+	return n;
+}
+
+static void prune_keeps_its_keys_and_other_cells(void **state)
+{
+	struct fixture *fx = *state;
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
+	struct resolve_where t2 = { fx->dir, "s", "v1", "tgt2" };
+	struct err err = ERR_INIT;
+	char keep[1][41], old[41], other[41];
+	struct carry_refusal *r;
+	size_t nr;
+
+	record(fx, &w, &fx->tree, keep[0]);
+	record(fx, &w, &fx->other, old);
+	record(fx, &t2, &fx->tree, other);
+	assert_int_equal(nr_records(fx->dir), 3);
+	assert_int_equal(resolve_prune_refusals(&w, keep, 1, &err), 0);
+	assert_int_equal(nr_records(fx->dir), 2);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
+					       &err),
+			 0);
+	carry_refusals_free(r, nr);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->other, FP,
+					       &err),
+			 ERR_NOTFOUND);
+	assert_int_equal(resolve_read_refusals(&r, &nr, &t2, &fx->tree, FP,
+					       &err),
+			 0);
+	carry_refusals_free(r, nr);
+	/* none kept: the cell has no record left; recording none removes */
+	assert_int_equal(resolve_prune_refusals(&w, NULL, 0, &err), 0);
+	assert_int_equal(nr_records(fx->dir), 1);
+	assert_int_equal(resolve_record_refusals(other, &t2, &fx->tree, FP,
+						 NULL, 0, &err),
+			 0);
+	assert_int_equal(nr_records(fx->dir), 0);
+	err_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			recorded_refusals_read_back_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			another_cell_tree_or_patch_finds_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(damaged_record_is_not_used,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			prune_keeps_its_keys_and_other_cells, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
