@@ -25,16 +25,22 @@ struct tree_repo {
 	git_odb *fast;
 	git_odb_backend *loose; /* owned by fast */
 	/*
-	 * The blobs written last, by id: a series touches the same files
-	 * again and again, and reading back what we just wrote would inflate
-	 * it once more.  FIFO, bounded in bytes.
+	 * The blobs written and read last, by id: a series touches the same
+	 * files again and again, reading back what we just wrote would
+	 * inflate it once more, and refreshing a carried series diffs the
+	 * blobs its patches read and wrote.  FIFO, bounded in bytes, a hash
+	 * of the ids (slot + 1 in bucket, chained by next) to find them.
+	 * libgit2 reads them here too (mem_backend), before its own stores.
 	 */
 	struct cached_blob {
 		git_oid id;
 		struct buf data;
+		size_t next; /* the next slot of its bucket, + 1; 0: none */
 	} *cache;
+	size_t *buckets;
 	size_t cache_nr, cache_next, cache_bytes;
-	struct prefetch *pf; /* or NULL */
+	struct mem_backend *mem; /* owned by the repository's odb */
+	struct prefetch *pf;	 /* or NULL */
 };
 
 /*
@@ -67,29 +73,55 @@ struct prefetch {
 /* what is read ahead and not yet taken, at most */
 #define PREFETCH_MAX_BYTES (32UL * 1024 * 1024)
 
-#define CACHE_SLOTS 256
+#define CACHE_SLOTS 4096
+#define CACHE_BUCKETS (2 * CACHE_SLOTS) /* a power of 2 */
 #define CACHE_MAX_BYTES (64UL * 1024 * 1024)
+
+static size_t *cache_bucket(const struct tree_repo *r, const git_oid *id)
+{
+	uint32_t h;
+
+	memcpy(&h, id->id, sizeof(h)); /* an id is uniformly distributed */
+	return &r->buckets[h & (CACHE_BUCKETS - 1)];
+}
+
+/* Drop the oldest slot. */
+static void cache_drop_oldest(struct tree_repo *r)
+{
+	size_t oldest =
+		(r->cache_next + CACHE_SLOTS - r->cache_nr) % CACHE_SLOTS;
+	struct cached_blob *c = &r->cache[oldest];
+	size_t *link = cache_bucket(r, &c->id);
+
+	while (*link != oldest + 1)
+		link = &r->cache[*link - 1].next;
+	*link = c->next;
+	c->next = 0;
+	r->cache_bytes -= c->data.len;
+	buf_release(&c->data);
+	r->cache_nr--;
+}
 
 static void cache_put(struct tree_repo *r, const git_oid *id, const void *data,
 		      size_t len)
 {
 	struct cached_blob *c;
+	size_t *bucket;
 
 	if (len > CACHE_MAX_BYTES / 4)
 		return;
-	if (!r->cache)
+	if (!r->cache) {
 		r->cache = xcalloc(CACHE_SLOTS, sizeof(*r->cache));
-	/* make room: the oldest slots go first */
-	while (r->cache_nr &&
-	       (r->cache_nr == CACHE_SLOTS ||
-		r->cache_bytes + len > CACHE_MAX_BYTES)) {
-		size_t oldest = (r->cache_next + CACHE_SLOTS - r->cache_nr) %
-				CACHE_SLOTS;
-		r->cache_bytes -= r->cache[oldest].data.len;
-		buf_release(&r->cache[oldest].data);
-		r->cache_nr--;
+		r->buckets = xcalloc(CACHE_BUCKETS, sizeof(*r->buckets));
 	}
+	/* make room: the oldest slots go first */
+	while (r->cache_nr && (r->cache_nr == CACHE_SLOTS ||
+			       r->cache_bytes + len > CACHE_MAX_BYTES))
+		cache_drop_oldest(r);
 	c = &r->cache[r->cache_next];
+	bucket = cache_bucket(r, id);
+	c->next = *bucket;
+	*bucket = r->cache_next + 1;
 	r->cache_next = (r->cache_next + 1) % CACHE_SLOTS;
 	r->cache_nr++;
 	git_oid_cpy(&c->id, id);
@@ -100,12 +132,74 @@ static void cache_put(struct tree_repo *r, const git_oid *id, const void *data,
 
 static const struct buf *cache_get(const struct tree_repo *r, const git_oid *id)
 {
-	for (size_t k = 0; k < r->cache_nr; k++) {
-		size_t i = (r->cache_next + CACHE_SLOTS - 1 - k) % CACHE_SLOTS;
-		if (git_oid_equal(&r->cache[i].id, id))
-			return &r->cache[i].data;
-	}
+	if (!r->cache)
+		return NULL;
+	for (size_t i = *cache_bucket(r, id); i; i = r->cache[i - 1].next)
+		if (git_oid_equal(&r->cache[i - 1].id, id))
+			return &r->cache[i - 1].data;
 	return NULL;
+}
+
+/*
+ * The blobs of the cache, as an object store libgit2 asks before its own
+ * (priority above the loose and packed stores, and above tree_count_reads'
+ * counter): what the carry read or wrote is not inflated again when a
+ * blob is looked up, as refreshing does for the diffs.  A cached blob is
+ * the object of its id, byte for byte, so what libgit2 makes of it is
+ * unchanged.  Reads only: existence, headers and writes go to the others.
+ */
+struct mem_backend {
+	git_odb_backend parent;
+	struct tree_repo *r; /* NULL once tree_close began */
+};
+
+#define MEM_BACKEND_PRIORITY 1000
+
+static int mem_read(void **data, size_t *len, git_object_t *type,
+		    git_odb_backend *be, const git_oid *id)
+{
+	struct mem_backend *m = (struct mem_backend *)be;
+	const struct buf *hit = m->r ? cache_get(m->r, id) : NULL;
+
+	if (!hit)
+		return GIT_ENOTFOUND;
+	/* NUL-terminated, as libgit2's own stores give an object */
+	*data = git_odb_backend_data_alloc(be, hit->len + 1);
+	if (!*data)
+		return -1;
+	memcpy(*data, hit->ptr, hit->len);
+	((char *)*data)[hit->len] = '\0';
+	*len = hit->len;
+	*type = GIT_OBJECT_BLOB;
+	return 0;
+}
+
+static void mem_free(git_odb_backend *be)
+{
+	free(be);
+}
+
+/* Put the cache in front of r's object stores (see mem_backend). */
+static int mem_backend_add(struct tree_repo *r)
+{
+	struct mem_backend *m = xcalloc(1, sizeof(*m));
+	git_odb *odb = NULL;
+	int rc = -1;
+
+	if (git_odb_init_backend(&m->parent, GIT_ODB_BACKEND_VERSION) == 0 &&
+	    git_repository_odb(&odb, r->repo) == 0) {
+		m->parent.read = mem_read;
+		m->parent.free = mem_free;
+		m->r = r;
+		rc = git_odb_add_backend(odb, &m->parent, MEM_BACKEND_PRIORITY);
+	}
+	git_odb_free(odb);
+	if (rc < 0) {
+		free(m);
+		return rc;
+	}
+	r->mem = m; /* the odb owns it now */
+	return 0;
 }
 
 /* libgit2's last error text, for "our words: <libgit2 text>" messages. */
@@ -136,6 +230,9 @@ static int wrap_repo(struct tree_repo **out, git_repository *repo,
 				path);
 	} else
 		r->loose = loose;
+	if (!error && mem_backend_add(r) < 0)
+		error = err_set(err, ERR_IO, "cannot open the objects of '%s'",
+				path);
 	free(objdir);
 	if (error) {
 		tree_close(r);
@@ -360,9 +457,12 @@ void tree_close(struct tree_repo *r)
 	if (!r)
 		return;
 	tree_prefetch_stop(r);
+	if (r->mem)
+		r->mem->r = NULL;
 	for (size_t i = 0; r->cache && i < CACHE_SLOTS; i++)
 		buf_release(&r->cache[i].data);
 	free(r->cache);
+	free(r->buckets);
 	git_odb_free(r->fast);
 	git_repository_free(r->repo);
 	free(r->path);
@@ -428,37 +528,55 @@ static int format_commit(struct buf *out, git_commit *commit,
 	return 0;
 }
 
-/* The blob at path in commit's tree, or NULL; *mode gets its mode. */
-static int blob_at(git_blob **blob, unsigned *mode, struct tree_repo *r,
-		   const git_oid *commit, const char *path, struct err *err)
+/* The tree of commit (into *t). */
+static int tree_of_commit(git_tree **t, struct tree_repo *r,
+			  const git_oid *commit, struct err *err)
 {
 	git_commit *c = NULL;
-	git_tree *t = NULL;
+	int error = 0;
+
+	*t = NULL;
+	if (git_commit_lookup(&c, r->repo, commit) < 0 ||
+	    git_commit_tree(t, c) < 0)
+		error = err_set(err, ERR_IO, "cannot read commit: %s",
+				git_text());
+	git_commit_free(c);
+	return error;
+}
+
+/*
+ * The blob at path in tree t: its id and mode, *found false when there
+ * is none (a folder or a submodule is not one).
+ */
+static int blob_entry_at(git_oid *id, unsigned *mode, bool *found, git_tree *t,
+			 const char *path, struct err *err)
+{
 	git_tree_entry *e = NULL;
 	int rc, error = 0;
 
-	*blob = NULL;
+	*found = false;
 	*mode = 0;
-	if (git_commit_lookup(&c, r->repo, commit) < 0 ||
-	    git_commit_tree(&t, c) < 0) {
-		error = err_set(err, ERR_IO, "cannot read commit: %s",
-				git_text());
-		goto out;
-	}
 	rc = git_tree_entry_bypath(&e, t, path);
 	if (rc == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+		*found = true;
 		*mode = (unsigned)git_tree_entry_filemode(e);
-		if (git_blob_lookup(blob, r->repo, git_tree_entry_id(e)) < 0)
-			error = err_set(err, ERR_IO, "cannot read '%s': %s",
-					path, git_text());
+		git_oid_cpy(id, git_tree_entry_id(e));
 	} else if (rc < 0 && rc != GIT_ENOTFOUND)
 		error = err_set(err, ERR_IO, "cannot read '%s': %s", path,
 				git_text());
-out:
 	git_tree_entry_free(e);
-	git_tree_free(t);
-	git_commit_free(c);
 	return error;
+}
+
+/* The blob id (path's) into *blob when found, else NULL. */
+static int blob_of(git_blob **blob, struct tree_repo *r, const git_oid *id,
+		   bool found, const char *path, struct err *err)
+{
+	*blob = NULL;
+	if (found && git_blob_lookup(blob, r->repo, id) < 0)
+		return err_set(err, ERR_IO, "cannot read '%s': %s", path,
+			       git_text());
+	return 0;
 }
 
 /* A git mode as git writes it: 100644, 100755 (any execute bit), 120000. */
@@ -597,6 +715,7 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    const char *const *paths, size_t nr, struct err *err)
 {
 	git_oid oc, nc;
+	git_tree *ot = NULL, *nt = NULL;
 	int error = 0;
 
 	struct strmap seen = STRMAP_INIT;
@@ -604,26 +723,40 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 	to_git(&oc, old_commit);
 	to_git(&nc, new_commit);
 	buf_reset(out);
+	if (nr && ((error = tree_of_commit(&ot, r, &oc, err)) < 0 ||
+		   (error = tree_of_commit(&nt, r, &nc, err)) < 0))
+		goto out;
 	for (size_t i = 0; i < nr && !error; i++) {
 		git_blob *a = NULL, *b = NULL;
+		git_oid ia, ib;
 		unsigned ma, mb;
+		bool fa, fb;
 
 		/* a path named twice is diffed once (a hash: a patch may name
 		 * 100,000 files) */
 		if (strmap_get(&seen, paths[i]) != (size_t)-1)
 			continue;
 		strmap_put(&seen, paths[i], i);
-		if ((error = blob_at(&a, &ma, r, &oc, paths[i], err)) == 0 &&
-		    (error = blob_at(&b, &mb, r, &nc, paths[i], err)) == 0 &&
-		    (a || b) &&
-		    !(a && b && git_mode(ma) == git_mode(mb) &&
-		      git_oid_equal(git_blob_id(a), git_blob_id(b))))
+		if ((error = blob_entry_at(&ia, &ma, &fa, ot, paths[i], err)) <
+			    0 ||
+		    (error = blob_entry_at(&ib, &mb, &fb, nt, paths[i], err)) <
+			    0)
+			break;
+		/* the same blob and mode, or none: nothing to read */
+		if ((!fa && !fb) || (fa && fb && git_mode(ma) == git_mode(mb) &&
+				     git_oid_equal(&ia, &ib)))
+			continue;
+		if ((error = blob_of(&a, r, &ia, fa, paths[i], err)) == 0 &&
+		    (error = blob_of(&b, r, &ib, fb, paths[i], err)) == 0)
 			error = diff_blobs(out, paths[i],
 					   (struct blob_side){ a, ma },
 					   (struct blob_side){ b, mb }, err);
 		git_blob_free(a);
 		git_blob_free(b);
 	}
+out:
+	git_tree_free(ot);
+	git_tree_free(nt);
 	strmap_release(&seen);
 	return error;
 }
@@ -1172,6 +1305,8 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 
 		if (hit)
 			buf_add(out, hit->ptr, hit->len);
+		else if (ahead)
+			cache_put(r, git_tree_entry_id(e), out->ptr, out->len);
 		if (hit || ahead) {
 			*exists = true;
 			if (mode)
@@ -1195,6 +1330,7 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 		goto out;
 	}
 	buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	cache_put(r, git_tree_entry_id(e), out->ptr, out->len);
 	*exists = true;
 	if (mode)
 		*mode = (unsigned)git_tree_entry_filemode(e);
