@@ -15,51 +15,11 @@ struct fixture {
 	struct tree_oid base; /* commit of tag 'base' */
 };
 
-static const char *tmpdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	return tmp && *tmp ? tmp : "/tmp";
-}
-
-
-
 /* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
 {
-	struct err err = ERR_INIT;
-	char *home = xstrfmt("%s/kcarry-test-carry-home-XXXXXX", tmpdir());
-	int rc;
-
-	if (!mkdtemp(home)) {
-		free(home);
-		return -1;
-	}
-	/* libgit2 looks HOME up when it starts: set it first. */
-	setenv("HOME", home, 1);
-	setenv("XDG_CONFIG_HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	setenv("GIT_AUTHOR_NAME", "Base Author", 1);
-	setenv("GIT_AUTHOR_EMAIL", "base@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "Base Author", 1);
-	setenv("GIT_COMMITTER_EMAIL", "base@example.org", 1);
-	rc = tree_global_init(&err);
-	err_release(&err);
-	*state = home;
-	return rc;
-}
-
-static int group_teardown(void **state)
-{
-	struct err err = ERR_INIT;
-	char *home = *state;
-	int rc = fs_remove_tree(home, &err);
-
-	tree_global_shutdown();
-	err_release(&err);
-	free(home);
-	return rc;
+	return unit_git_setup(state, "carry", "Base Author", "base@example.org",
+			      "Base Author", "base@example.org");
 }
 
 #define GIT "git -c init.defaultBranch=main -c core.autocrlf=false "
@@ -79,7 +39,7 @@ static int setup(void **state)
 	if (unit_run("git --version") != 0)
 		return -1;
 	fx = xcalloc(1, sizeof(*fx));
-	fx->dir = xstrfmt("%s/kcarry-test-carry-XXXXXX", tmpdir());
+	fx->dir = xstrfmt("%s/kcarry-test-carry-XXXXXX", unit_tmpdir());
 	if (!mkdtemp(fx->dir) || unit_run("cd '%s' && %s", fx->dir, script) != 0)
 		return -1;
 	fx->repo_path = fs_join(fx->dir, "repo");
@@ -1061,5 +1021,5 @@ int main(void)
 		T(many_files_carry_and_refresh_in_linear_work),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
 }
