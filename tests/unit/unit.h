@@ -147,4 +147,59 @@ static inline int unit_git_teardown(void **state)
 	return rc;
 }
 
+/* A throw-away repository per test, made by unit_repo_setup. */
+struct unit_repo {
+	char *dir;	 /* temporary folder */
+	char *repo_path; /* dir/repo, a work tree at tag 'base' */
+	struct tree_repo *repo;
+	struct tree_oid base; /* commit of tag 'base' */
+};
+
+/*
+ * A test setup: a new folder TMPDIR/kcarry-test-NAME-XXXXXX in which the
+ * shell command SCRIPT makes the work tree 'repo' with its tag 'base';
+ * *state is a struct unit_repo with both opened.  Fails when git is
+ * missing or SCRIPT fails.
+ */
+static inline int unit_repo_setup(void **state, const char *name,
+				  const char *script)
+{
+	struct unit_repo *fx;
+	struct err err = ERR_INIT;
+
+	if (unit_run("git --version") != 0)
+		return -1;
+	fx = xcalloc(1, sizeof(*fx));
+	fx->dir = xstrfmt("%s/kcarry-test-%s-XXXXXX", unit_tmpdir(), name);
+	if (!mkdtemp(fx->dir) ||
+	    unit_run("cd '%s' && %s", fx->dir, script) != 0)
+		return -1;
+	fx->repo_path = fs_join(fx->dir, "repo");
+	if (tree_open(&fx->repo, fx->repo_path, &err) < 0 ||
+	    tree_resolve(&fx->base, fx->repo, "base", &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg.ptr);
+		err_release(&err);
+		return -1;
+	}
+	err_release(&err);
+	*state = fx;
+	return 0;
+}
+
+/* The test teardown of unit_repo_setup: closes and removes it all. */
+static inline int unit_repo_teardown(void **state)
+{
+	struct unit_repo *fx = *state;
+	struct err err = ERR_INIT;
+	int rc;
+
+	tree_close(fx->repo);
+	rc = fs_remove_tree(fx->dir, &err);
+	err_release(&err);
+	free(fx->repo_path);
+	free(fx->dir);
+	free(fx);
+	return rc;
+}
+
 #endif
