@@ -9,6 +9,23 @@
 #                                 step_two() gets FLAG_X) and tgt (foo()'s
 #                                 locking and label rewritten around that
 #                                 line), and ws with the series demo
+#   FOO_UP, FOO_TGT               foo() as upstream has it (lock(),
+#                                 step_one(), label out) and as the target
+#                                 rewrote it (mutex_lock(),
+#                                 step_one_locked(), label fail);
+#                                 step_two(c, 0) is the line fixes change:
+#                                 the core of UP_C and TGT_C, of t131's and
+#                                 of adapt-build-lib.sh's files
+#   split_fixture [FUNC]          rule 1's split file (t118, t119): HANDLE,
+#                                 FILL, VBL (functions of irq.c), DEMO_H
+#                                 (what the fix uses), FIX (the fix as a
+#                                 sed script: a trace call in
+#                                 demo_irq_handler(), a count in
+#                                 demo_enable_vblank()), IRQ_OLD (irq.c:
+#                                 demo.h included, then FUNC when given,
+#                                 HANDLE, FILL, VBL) and the repository up
+#                                 (drivers/gpu/demo/irq.c and demo.h at
+#                                 base, the fix committed on top)
 
 adapt_ws() {
 	series=$1
@@ -28,14 +45,7 @@ EOT
 	expect_exit 0 kcarry -C ws import "$series" --git up base..HEAD
 }
 
-UP_C='#include "core.h"
-
-static int other(struct ctx *c)
-{
-	return c->n;
-}
-
-static int foo(struct ctx *c)
+FOO_UP='int foo(struct ctx *c)
 {
 	int ret;
 
@@ -48,20 +58,8 @@ static int foo(struct ctx *c)
 out:
 	return ret;
 }
-
-static int bar(struct ctx *c)
-{
-	return foo(c) + other(c);
-}
 '
-TGT_C='#include "core.h"
-
-static int other(struct ctx *c)
-{
-	return c->n * 2;
-}
-
-static int foo(struct ctx *c)
+FOO_TGT='int foo(struct ctx *c)
 {
 	int ret;
 
@@ -74,12 +72,33 @@ static int foo(struct ctx *c)
 fail:
 	return ret;
 }
+'
+UP_C="#include \"core.h\"
 
+static int other(struct ctx *c)
+{
+	return c->n;
+}
+
+static $FOO_UP
 static int bar(struct ctx *c)
 {
 	return foo(c) + other(c);
 }
-'
+"
+TGT_C="#include \"core.h\"
+
+static int other(struct ctx *c)
+{
+	return c->n * 2;
+}
+
+static $FOO_TGT
+static int bar(struct ctx *c)
+{
+	return foo(c) + other(c);
+}
+"
 
 drift_fixture() {
 	make_repo up drivers/demo/core.c "$UP_C"
@@ -88,4 +107,55 @@ drift_fixture() {
 " "demo: pass FLAG_X to step two"
 	make_repo tgt drivers/demo/core.c "$TGT_C"
 	adapt_ws demo
+}
+
+split_fixture() {
+	HANDLE='irqreturn_t demo_irq_handler(struct demo_dev *d, int irq)
+{
+	u32 status = demo_read_status(d);
+
+	if (!status)
+		return IRQ_NONE;
+	demo_ack_status(d, status);
+	return IRQ_HANDLED;
+}
+'
+	FILL='static void demo_irq_reset(struct demo_dev *d)
+{
+	demo_write(d, DEMO_IMR, 0);
+	demo_write(d, DEMO_IER, 0);
+	demo_write(d, DEMO_IIR, 0);
+	demo_posting_read(d, DEMO_IIR);
+}
+'
+	VBL='int demo_enable_vblank(struct demo_dev *d, int pipe)
+{
+	int ret;
+
+	spin_lock(&d->irq_lock);
+	ret = demo_unmask_pipe(d, pipe);
+	spin_unlock(&d->irq_lock);
+	return ret;
+}
+'
+	DEMO_H='struct demo_dev {
+	int ack;
+	int vblank_enabled;
+};
+
+void demo_trace_irq(struct demo_dev *d, u32 status);
+'
+	FIX='s/	demo_ack_status(d, status);/	demo_ack_status(d, status);\
+	demo_trace_irq(d, status);/
+s/	ret = demo_unmask_pipe(d, pipe);/	ret = demo_unmask_pipe(d, pipe);\
+	d->vblank_enabled++;/'
+	IRQ_OLD="#include \"demo.h\"
+
+${1:+$1
+}$HANDLE
+$FILL
+$VBL"
+	make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
+	commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
+" "demo: trace interrupts and count vblanks"
 }

@@ -18,54 +18,7 @@ here=$(pwd)
 . ./lib.sh
 . "$here/adapt-lib.sh"
 
-HANDLE='irqreturn_t demo_irq_handler(struct demo_dev *d, int irq)
-{
-	u32 status = demo_read_status(d);
-
-	if (!status)
-		return IRQ_NONE;
-	demo_ack_status(d, status);
-	return IRQ_HANDLED;
-}
-'
-FILL='static void demo_irq_reset(struct demo_dev *d)
-{
-	demo_write(d, DEMO_IMR, 0);
-	demo_write(d, DEMO_IER, 0);
-	demo_write(d, DEMO_IIR, 0);
-	demo_posting_read(d, DEMO_IIR);
-}
-'
-VBL='int demo_enable_vblank(struct demo_dev *d, int pipe)
-{
-	int ret;
-
-	spin_lock(&d->irq_lock);
-	ret = demo_unmask_pipe(d, pipe);
-	spin_unlock(&d->irq_lock);
-	return ret;
-}
-'
-# what the fix uses, declared in both trees
-DEMO_H='struct demo_dev {
-	int ack;
-	int vblank_enabled;
-};
-
-void demo_trace_irq(struct demo_dev *d, u32 status);
-'
-FIX='s/	demo_ack_status(d, status);/	demo_ack_status(d, status);\
-	demo_trace_irq(d, status);/
-s/	ret = demo_unmask_pipe(d, pipe);/	ret = demo_unmask_pipe(d, pipe);\
-	d->vblank_enabled++;/'
-IRQ_OLD="#include \"demo.h\"
-
-$HANDLE
-$FILL
-$VBL"
-make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
-commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
-" "demo: trace interrupts and count vblanks"
+split_fixture
 
 DISP="#include \"demo.h\"
 

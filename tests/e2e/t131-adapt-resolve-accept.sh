@@ -13,40 +13,16 @@
 #  - the acceptance holds for that proposal on those files only: when the
 #    target's file changes, the new proposal is not accepted (exit 1);
 #  - a person who edits the proposal records a resolution instead.
+here=$(pwd)
 . ./lib.sh
+. "$here/adapt-lib.sh"
 
-UP_C='#include "core.h"
+UP_C="#include \"core.h\"
 
-static int foo(struct ctx *c)
-{
-	int ret;
+static $FOO_UP"
+TGT_C="#include \"core.h\"
 
-	lock(c);
-	ret = step_one(c);
-	if (ret)
-		goto out;
-	ret = step_two(c, 0);
-	unlock(c);
-out:
-	return ret;
-}
-'
-TGT_C='#include "core.h"
-
-static int foo(struct ctx *c)
-{
-	int ret;
-
-	mutex_lock(&c->lock);
-	ret = step_one_locked(c);
-	if (ret < 0)
-		goto fail;
-	ret = step_two(c, 0);
-	mutex_unlock(&c->lock);
-fail:
-	return ret;
-}
-'
+static $FOO_TGT"
 make_repo up drivers/demo/core.c "$UP_C"
 commit_file up drivers/demo/core.c "$(printf '%s' "$UP_C" |
 	sed 's/step_two(c, 0)/step_two(c, FLAG_X)/')

@@ -13,79 +13,13 @@
 #    "adapted" (not built).
 here=$(pwd)
 . ./lib.sh
-need gcc
-need make
-FX=$KCARRY_FIXTURES/build/proj
-[ -d "$FX" ] || FX=$(cd "$here/../fixtures/build/proj" && pwd)
+. "$here/adapt-lib.sh"
+. "$here/adapt-build-lib.sh"
 
-UP_C='#include "demo.h"
-
-int foo(struct ctx *c)
-{
-	int ret;
-
-	lock(c);
-	ret = step_one(c);
-	if (ret)
-		goto out;
-	ret = step_two(c, 0);
-	unlock(c);
-out:
-	return ret;
-}
-'
-TGT_C='#include "demo.h"
-
-int foo(struct ctx *c)
-{
-	int ret;
-
-	mutex_lock(&c->lock);
-	ret = step_one_locked(c);
-	if (ret < 0)
-		goto fail;
-	ret = step_two(c, 0);
-	mutex_unlock(&c->lock);
-fail:
-	return ret;
-}
-'
-UP_H='struct ctx { int n; int lock; };
-#define DEMO_ONE 1
-#define DEMO_TWO 2
-int demo_flags(void);
-#define DEMO_THREE 3
-#define DEMO_FOUR 4
-int step_one(struct ctx *c);
-int step_two(struct ctx *c, int flags);
-void lock(struct ctx *c);
-void unlock(struct ctx *c);
-int foo(struct ctx *c);
-'
-TGT_H='struct ctx { int n; int lock; };
-#define DEMO_ONE 10
-#define DEMO_TWO 20
-int demo_flags(void);
-#define DEMO_THREE 30
-#define DEMO_FOUR 40
-int step_one_locked(struct ctx *c);
-int step_two(struct ctx *c, int flags);
-void mutex_lock(int *l);
-void mutex_unlock(int *l);
-int foo(struct ctx *c);
-'
-OTHER_C='int other(int n);
-int other(int n)
-{
-	return n + 1;
-}
-'
-for r in tgt up; do
-	mkdir $r && cp "$FX/Makefile" $r/ && cp -r "$FX/include" $r/ || fail "$r"
-done
-make_repo tgt fs/btrfs/demo.c "$TGT_C" fs/btrfs/demo.h "$TGT_H" \
+ab_texts hdr
+ab_repo tgt fs/btrfs/demo.c "$TGT_C" fs/btrfs/demo.h "$TGT_H" \
 	fs/btrfs/other.c "$OTHER_C"
-make_repo up fs/btrfs/demo.c "$UP_C" fs/btrfs/demo.h "$UP_H" \
+ab_repo up fs/btrfs/demo.c "$UP_C" fs/btrfs/demo.h "$UP_H" \
 	fs/btrfs/other.c "$OTHER_C"
 git -C up checkout -qb hdr
 commit_file up fs/btrfs/demo.h "$(printf '%s' "$UP_H" |
@@ -103,9 +37,7 @@ commit_file up fs/btrfs/other.c "$(printf '%s' "$OTHER_C" |
 	sed 's/return n + 1;/return n + undefined_thing;/')
 " "btrfs: other: break it"
 
-kcarry init ws >/dev/null
-printf '[kernel]\n\turl = %s/tgt\n\tref = base\n[build]\n\tconfig = defconfig\n\tjobs = 1\n' \
-	"$TEST_TMP" >ws/kernels/tgt.conf
+ab_ws tgt
 for s in hdr warn mixed; do
 	expect_exit 0 kcarry -C ws import $s --git up base..$s
 done

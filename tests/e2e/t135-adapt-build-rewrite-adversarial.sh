@@ -15,83 +15,18 @@
 #    again, never on the one with the refused adaptation.
 here=$(pwd)
 . ./lib.sh
-need gcc
-need make
-FX=$KCARRY_FIXTURES/build/proj
-[ -d "$FX" ] || FX=$(cd "$here/../fixtures/build/proj" && pwd)
+. "$here/adapt-lib.sh"
+. "$here/adapt-build-lib.sh"
 
-UP_C='#include "demo.h"
-
-int foo(struct ctx *c)
-{
-	int ret;
-
-	lock(c);
-	ret = step_one(c);
-	if (ret)
-		goto out;
-	ret = step_two(c, 0);
-	unlock(c);
-out:
-	return ret;
-}
-'
-TGT_C='#include "demo.h"
-
-int foo(struct ctx *c)
-{
-	int ret;
-
-	mutex_lock(&c->lock);
-	ret = step_one_locked(c);
-	if (ret < 0)
-		goto fail;
-	ret = step_two(c, 0);
-	mutex_unlock(&c->lock);
-fail:
-	return ret;
-}
-'
-UP_H='struct ctx { int n; int lock; };
-#define DEMO_ONE 1
-#define DEMO_TWO 2
-int demo_flags(void);
-#define DEMO_THREE 3
-#define DEMO_FOUR 4
-int step_one(struct ctx *c);
-int step_two(struct ctx *c, int flags);
-void lock(struct ctx *c);
-void unlock(struct ctx *c);
-int foo(struct ctx *c);
-int foo2(struct ctx *c);
-'
-TGT_H='struct ctx { int n; int lock; };
-#define DEMO_ONE 10
-#define DEMO_TWO 20
-int demo_flags(void);
-#define DEMO_THREE 30
-#define DEMO_FOUR 40
-int step_one_locked(struct ctx *c);
-int step_two(struct ctx *c, int flags);
-void mutex_lock(int *l);
-void mutex_unlock(int *l);
-int foo(struct ctx *c);
-int foo2(struct ctx *c);
-'
-OTHER_C='int other(int n);
-int other(int n)
-{
-	return n + 1;
-}
-'
-UP2_C=$(printf '%s' "$UP_C" | sed 's/foo/foo2/g')
-TGT2_C=$(printf '%s' "$TGT_C" | sed 's/foo/foo2/g')
-for r in tgt up; do
-	mkdir $r && cp "$FX/Makefile" $r/ && cp -r "$FX/include" $r/ || fail "$r"
-done
-make_repo tgt fs/btrfs/demo.c "$TGT_C" fs/btrfs/demo2.c "$TGT2_C
+# demo.h also declares foo2(), defined in demo2.c
+ab_texts hdr
+UP_H="${UP_H}int foo2(struct ctx *c);
+"
+TGT_H="${TGT_H}int foo2(struct ctx *c);
+"
+ab_repo tgt fs/btrfs/demo.c "$TGT_C" fs/btrfs/demo2.c "$TGT2_C
 " fs/btrfs/demo.h "$TGT_H" fs/btrfs/other.c "$OTHER_C"
-make_repo up fs/btrfs/demo.c "$UP_C" fs/btrfs/demo2.c "$UP2_C
+ab_repo up fs/btrfs/demo.c "$UP_C" fs/btrfs/demo2.c "$UP2_C
 " fs/btrfs/demo.h "$UP_H" fs/btrfs/other.c "$OTHER_C"
 D2_FIX="$(printf '%s' "$UP2_C" | sed 's/step_two(c, 0)/step_two(c, 1)/')
 "
@@ -110,9 +45,7 @@ commit_file up fs/btrfs/other.c "$(printf '%s' "$OTHER_C" |
 	sed 's/n + 1/n + 2/')
 " "btrfs: other: one more"
 
-kcarry init ws >/dev/null
-printf '[kernel]\n\turl = %s/tgt\n\tref = base\n[build]\n\tconfig = defconfig\n\tjobs = 1\n' \
-	"$TEST_TMP" >ws/kernels/tgt.conf
+ab_ws tgt
 expect_exit 0 kcarry -C ws import warn --git up base..warn
 expect_exit 0 kcarry -C ws import hdr --git up base..hdr
 expect_exit 0 kcarry -C ws import top --git up warn..top

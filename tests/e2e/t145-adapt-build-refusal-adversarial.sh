@@ -16,71 +16,20 @@
 #    cell's old record, and the adaptation stays "adapted, builds".
 here=$(pwd)
 . ./lib.sh
-need gcc
-need make
-FX=$KCARRY_FIXTURES/build/proj
-[ -d "$FX" ] || FX=$(cd "$here/../fixtures/build/proj" && pwd)
+. "$here/adapt-lib.sh"
+. "$here/adapt-build-lib.sh"
 
-UP_C='struct ctx { int n; int lock; };
-int step_one(struct ctx *c);
-int step_two(struct ctx *c, int flags, ...);
-void lock(struct ctx *c);
-void unlock(struct ctx *c);
-int foo(struct ctx *c);
-
-int foo(struct ctx *c)
-{
-	int ret;
-
-	lock(c);
-	ret = step_one(c);
-	if (ret)
-		goto out;
-	ret = step_two(c, 0);
-	unlock(c);
-out:
-	return ret;
-}
-'
-TGT_C='struct ctx { int n; int lock; };
-int step_one_locked(struct ctx *c);
-int step_two(struct ctx *c, int flags);
-void mutex_lock(int *l);
-void mutex_unlock(int *l);
-int foo(struct ctx *c);
-
-int foo(struct ctx *c)
-{
-	int ret;
-
-	mutex_lock(&c->lock);
-	ret = step_one_locked(c);
-	if (ret < 0)
-		goto fail;
-	ret = step_two(c, 0);
-	mutex_unlock(&c->lock);
-fail:
-	return ret;
-}
-'
-UP2_C=$(printf '%s' "$UP_C" | sed 's/foo/foo2/g')
-TGT2_C=$(printf '%s' "$TGT_C" | sed 's/foo/foo2/g')
-mkdir tgt && cp "$FX/Makefile" tgt/ && cp -r "$FX/include" tgt/ || fail "tree"
-make_repo tgt fs/btrfs/demo.c "$TGT_C" fs/btrfs/demo2.c "$TGT2_C
+ab_texts decl
+ab_repo tgt fs/btrfs/demo.c "$TGT_C" fs/btrfs/demo2.c "$TGT2_C
 "
-mkdir up && cp "$FX/Makefile" up/ && cp -r "$FX/include" up/ || fail "up"
-make_repo up fs/btrfs/demo.c "$UP_C" fs/btrfs/demo2.c "$UP2_C
+ab_repo up fs/btrfs/demo.c "$UP_C" fs/btrfs/demo2.c "$UP2_C
 "
 git -C up checkout -qb two
 printf '%s' "$UP_C" | sed 's/step_two(c, 0)/step_two(c, 0, 1)/' >up/fs/btrfs/demo.c
 printf '%s\n' "$UP2_C" | sed 's/step_two(c, 0)/step_two(c, 1)/' >up/fs/btrfs/demo2.c
 git -C up commit -qam "btrfs: demo: pass more to step two" || fail "commit"
 
-kcarry init ws >/dev/null
-for t in tgt same; do
-	printf '[kernel]\n\turl = %s/tgt\n\tref = base\n[build]\n\tconfig = defconfig\n\tjobs = 1\n' \
-		"$TEST_TMP" >ws/kernels/$t.conf
-done
+ab_ws tgt same
 expect_exit 0 kcarry -C ws import two --git up base..two
 res=ws/patches/two/.resolutions
 

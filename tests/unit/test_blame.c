@@ -15,46 +15,11 @@ struct fixture {
 	struct carry_result cr;
 };
 
-static const char *tmpdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	return tmp && *tmp ? tmp : "/tmp";
-}
-
+/* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
 {
-	struct err err = ERR_INIT;
-	char *home = xstrfmt("%s/kcarry-test-blame-home-XXXXXX", tmpdir());
-	int rc;
-
-	if (!mkdtemp(home)) {
-		free(home);
-		return -1;
-	}
-	setenv("HOME", home, 1);
-	setenv("XDG_CONFIG_HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	setenv("GIT_AUTHOR_NAME", "Base Author", 1);
-	setenv("GIT_AUTHOR_EMAIL", "base@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "Base Author", 1);
-	setenv("GIT_COMMITTER_EMAIL", "base@example.org", 1);
-	rc = tree_global_init(&err);
-	err_release(&err);
-	*state = home;
-	return rc;
-}
-
-static int group_teardown(void **state)
-{
-	struct err err = ERR_INIT;
-	char *home = *state;
-	int rc = fs_remove_tree(home, &err);
-
-	tree_global_shutdown();
-	err_release(&err);
-	free(home);
-	return rc;
+	return unit_git_setup(state, "blame", "Base Author", "base@example.org",
+			      "Base Author", "base@example.org");
 }
 
 #define GIT "git -c init.defaultBranch=main "
@@ -118,7 +83,7 @@ static int setup(void **state)
 	struct err err = ERR_INIT;
 	char *path;
 
-	fx->dir = xstrfmt("%s/kcarry-test-blame-XXXXXX", tmpdir());
+	fx->dir = xstrfmt("%s/kcarry-test-blame-XXXXXX", unit_tmpdir());
 	if (!mkdtemp(fx->dir) || unit_run("cd '%s' && %s", fx->dir, script))
 		return -1;
 	path = fs_join(fx->dir, "repo");
@@ -391,5 +356,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			nothing_explains_it_a_pre_existing_line, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
 }

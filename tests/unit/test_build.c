@@ -17,44 +17,11 @@ struct fixture {
 	struct tree_oid c1, c2;
 };
 
-static const char *tmpdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	return tmp && *tmp ? tmp : "/tmp";
-}
-
+/* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
 {
-	struct err err = ERR_INIT;
-	char *home = xstrfmt("%s/kcarry-test-build-home-XXXXXX", tmpdir());
-	int rc;
-
-	if (!mkdtemp(home)) {
-		free(home);
-		return -1;
-	}
-	setenv("HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	setenv("GIT_AUTHOR_NAME", "A", 1);
-	setenv("GIT_AUTHOR_EMAIL", "a@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "A", 1);
-	setenv("GIT_COMMITTER_EMAIL", "a@example.org", 1);
-	rc = tree_global_init(&err);
-	err_release(&err);
-	*state = home;
-	return rc;
-}
-
-static int group_teardown(void **state)
-{
-	struct err err = ERR_INIT;
-	char *home = *state;
-	fs_remove_tree(home, &err);
-	tree_global_shutdown();
-	err_release(&err);
-	free(home);
-	return 0;
+	return unit_git_setup(state, "build", "A", "a@example.org", "A",
+			      "a@example.org");
 }
 
 #define GIT "git -c init.defaultBranch=main "
@@ -74,7 +41,7 @@ static int setup(void **state)
 	struct err err = ERR_INIT;
 	char *path;
 
-	fx->dir = xstrfmt("%s/kcarry-test-build-XXXXXX", tmpdir());
+	fx->dir = xstrfmt("%s/kcarry-test-build-XXXXXX", unit_tmpdir());
 	if (!mkdtemp(fx->dir) || unit_run("cd '%s' && %s", fx->dir, script))
 		return -1;
 	path = fs_join(fx->dir, "repo");
@@ -581,5 +548,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			gc_dry_run_measures_and_frees_nothing, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
 }

@@ -8,58 +8,11 @@
 
 /* ---- fixture: a throw-away repository per test ------------------------ */
 
-struct fixture {
-	char *dir;            /* temporary folder */
-	char *repo_path;      /* dir/repo, a work tree at tag 'base' */
-	struct tree_repo *repo;
-	struct tree_oid base; /* commit of tag 'base' */
-};
-
-static const char *tmpdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	return tmp && *tmp ? tmp : "/tmp";
-}
-
-
-
 /* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
 {
-	struct err err = ERR_INIT;
-	char *home = xstrfmt("%s/kcarry-test-carry-home-XXXXXX", tmpdir());
-	int rc;
-
-	if (!mkdtemp(home)) {
-		free(home);
-		return -1;
-	}
-	/* libgit2 looks HOME up when it starts: set it first. */
-	setenv("HOME", home, 1);
-	setenv("XDG_CONFIG_HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	setenv("GIT_AUTHOR_NAME", "Base Author", 1);
-	setenv("GIT_AUTHOR_EMAIL", "base@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "Base Author", 1);
-	setenv("GIT_COMMITTER_EMAIL", "base@example.org", 1);
-	rc = tree_global_init(&err);
-	err_release(&err);
-	*state = home;
-	return rc;
-}
-
-static int group_teardown(void **state)
-{
-	struct err err = ERR_INIT;
-	char *home = *state;
-	int rc = fs_remove_tree(home, &err);
-
-	tree_global_shutdown();
-	err_release(&err);
-	free(home);
-	return rc;
+	return unit_git_setup(state, "carry", "Base Author", "base@example.org",
+			      "Base Author", "base@example.org");
 }
 
 #define GIT "git -c init.defaultBranch=main -c core.autocrlf=false "
@@ -73,40 +26,8 @@ static int setup(void **state)
 		"seq -f 'b%02g' 1 20 > fs/btrfs/b.c && "
 		"seq -f 'c%02g' 1 20 > fs/btrfs/c.c && "
 		GIT "add . && " GIT "commit -qm base && " GIT "tag base";
-	struct fixture *fx;
-	struct err err = ERR_INIT;
 
-	if (unit_run("git --version") != 0)
-		return -1;
-	fx = xcalloc(1, sizeof(*fx));
-	fx->dir = xstrfmt("%s/kcarry-test-carry-XXXXXX", tmpdir());
-	if (!mkdtemp(fx->dir) || unit_run("cd '%s' && %s", fx->dir, script) != 0)
-		return -1;
-	fx->repo_path = fs_join(fx->dir, "repo");
-	if (tree_open(&fx->repo, fx->repo_path, &err) < 0 ||
-	    tree_resolve(&fx->base, fx->repo, "base", &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg.ptr);
-		err_release(&err);
-		return -1;
-	}
-	err_release(&err);
-	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-	struct err err = ERR_INIT;
-	int rc;
-
-	tree_close(fx->repo);
-	rc = fs_remove_tree(fx->dir, &err);
-	err_release(&err);
-	free(fx->repo_path);
-	free(fx->dir);
-	free(fx);
-	return rc;
+	return unit_repo_setup(state, "carry", script);
 }
 
 /* ---- patches ---------------------------------------------------------- */
@@ -213,7 +134,7 @@ static void make_version(struct series_version *v, const char *version,
 	}
 }
 
-static void carry_ok(struct carry_result *res, const struct fixture *fx,
+static void carry_ok(struct carry_result *res, const struct unit_repo *fx,
 		     const struct series_version *v, const char *target,
 		     const struct carry_opts *opts)
 {
@@ -241,13 +162,13 @@ static void assert_oid(const struct tree_oid *oid, const char *hex)
 }
 
 /* `git rev-parse rev` in the fixture's repository; caller frees. */
-static char *rev(const struct fixture *fx, const char *r)
+static char *rev(const struct unit_repo *fx, const char *r)
 {
 	return unit_capture("git -C '%s' rev-parse --verify -q '%s'", fx->repo_path,
 		       r);
 }
 
-static char *show(const struct fixture *fx, const char *what)
+static char *show(const struct unit_repo *fx, const char *what)
 {
 	return unit_capture("git -C '%s' show '%s'", fx->repo_path, what);
 }
@@ -256,7 +177,7 @@ static char *show(const struct fixture *fx, const char *what)
 
 static void clean_series_becomes_commits_on_a_branch(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a, p_overlap_b,
 					     p_clean_c };
 	struct series_version v;
@@ -341,7 +262,7 @@ static void clean_series_becomes_commits_on_a_branch(void **state)
 
 static void conflict_is_not_committed_and_overlap_depends_on_it(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a, p_conflict_b,
 					     p_overlap_b };
 	struct series_version v;
@@ -397,7 +318,7 @@ static void conflict_is_not_committed_and_overlap_depends_on_it(void **state)
 
 static void already_applied_patch_is_not_committed(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a, p_clean_a };
 	struct series_version v;
 	struct carry_result res;
@@ -428,7 +349,7 @@ static void already_applied_patch_is_not_committed(void **state)
 
 static void until_stops_before_the_given_patch(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a, p_overlap_b,
 					     p_clean_c };
 	struct series_version v;
@@ -458,7 +379,7 @@ static void until_stops_before_the_given_patch(void **state)
 
 static void stop_skips_everything_after_a_conflict(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a, p_conflict_b,
 					     p_clean_c };
 	struct series_version v;
@@ -481,7 +402,7 @@ static void stop_skips_everything_after_a_conflict(void **state)
 
 static void no_ref_computes_without_moving_a_branch(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a };
 	struct series_version v;
 	struct carry_result res;
@@ -504,7 +425,7 @@ static void no_ref_computes_without_moving_a_branch(void **state)
 
 static void carrying_again_gives_the_same_commits(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a, p_overlap_b };
 	struct series_version v;
 	struct carry_result a, b;
@@ -540,7 +461,7 @@ static const char p_drift_a[] =
 
 static void refused_hunk_is_never_adapted(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_drift_a, p_clean_c };
 	/* patch 1's file 1 hunk 1; another hunk, file, patch */
 	static const struct carry_hunk_ref refuse = { 0, 0, 0 };
@@ -580,7 +501,7 @@ static void refused_hunk_is_never_adapted(void **state)
 
 static void empty_version_points_the_branch_at_base(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	struct series_version v;
 	struct carry_result res;
 	struct carry_opts opts;
@@ -611,7 +532,7 @@ static void note_progress(void *ctx, size_t i, size_t nr, const char *subject)
 
 static void progress_is_called_before_each_patch(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a, p_overlap_b };
 	struct progress_log log = { BUF_INIT };
 	struct series_version v;
@@ -661,7 +582,7 @@ static int resolve_b10(void *ctx, const char *fingerprint, struct patch *out,
 
 static void recorded_resolution_is_replayed(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_conflict_b };
 	struct series_version v;
 	struct carry_result res;
@@ -701,7 +622,7 @@ static void recorded_resolution_is_replayed(void **state)
 
 static void tilde_in_version_makes_a_valid_branch(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_clean_a };
 	struct series_version v;
 	struct carry_result res;
@@ -773,7 +694,7 @@ static void branch_names_of_distinct_versions_differ(void **state)
 
 static void fingerprint_ignores_line_numbers(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char header[] = "@@ -7,7 +7,7 @@";
 	const char *at = strstr(p_conflict_b, header);
 	struct buf moved = BUF_INIT;
@@ -803,7 +724,7 @@ static void fingerprint_ignores_line_numbers(void **state)
 
 static void fingerprint_changes_with_the_tree_or_the_change(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	static const char *const texts[] = { p_overlap_b };
 	struct series_version v;
 	struct carry_result res;
@@ -855,7 +776,7 @@ static void fingerprint_changes_with_the_tree_or_the_change(void **state)
  */
 static void read_ahead_gives_what_the_tree_has(void **state)
 {
-	struct fixture *fx = *state;
+	struct unit_repo *fx = *state;
 	static const char *const paths[] = { "fs/btrfs/a.c", "fs/btrfs/b.c",
 					     "fs/btrfs/c.c", "fs/btrfs",
 					     "fs/btrfs/nosuch.c" };
@@ -915,7 +836,7 @@ static void read_ahead_gives_what_the_tree_has(void **state)
  */
 static void many_files_carry_and_refresh_in_linear_work(void **state)
 {
-	const struct fixture *fx = *state;
+	const struct unit_repo *fx = *state;
 	const size_t n = 2000;
 	struct buf text = BUF_INIT;
 	const char *texts[1];
@@ -961,7 +882,7 @@ static void many_files_carry_and_refresh_in_linear_work(void **state)
 	free(got);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, unit_repo_teardown)
 
 /* A patch whose two files each have one adapted hunk, for the notes. */
 static const char *const adapted_msg =
@@ -1061,5 +982,5 @@ int main(void)
 		T(many_files_carry_and_refresh_in_linear_work),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
 }

@@ -11,58 +11,18 @@ struct fixture {
 	char *dir;
 };
 
-static const char *tmpdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	return tmp && *tmp ? tmp : "/tmp";
-}
-
 /* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
 {
-	struct err err = ERR_INIT;
-	char *home;
-	int rc;
-
-	/*
-	 * Neither git nor libgit2 may read the user's configuration; libgit2
-	 * looks HOME up when it starts.
-	 */
-	home = xstrfmt("%s/kcarry-test-import-home-XXXXXX", tmpdir());
-	if (!mkdtemp(home))
-		return -1;
-	setenv("HOME", home, 1);
-	setenv("XDG_CONFIG_HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	setenv("GIT_AUTHOR_NAME", "Ann Author", 1);
-	setenv("GIT_AUTHOR_EMAIL", "ann@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "Cee Committer", 1);
-	setenv("GIT_COMMITTER_EMAIL", "cee@example.org", 1);
-	rc = tree_global_init(&err);
-	err_release(&err);
-	*state = home;
-	return rc;
-}
-
-static int group_teardown(void **state)
-{
-	struct err err = ERR_INIT;
-	char *home = *state;
-	int rc = fs_remove_tree(home, &err);
-
-	tree_global_shutdown();
-	err_release(&err);
-	free(home);
-	return rc;
+	return unit_git_setup(state, "import", "Ann Author", "ann@example.org",
+			      "Cee Committer", "cee@example.org");
 }
 
 static int setup(void **state)
 {
 	struct fixture *fx = xcalloc(1, sizeof(*fx));
 
-	fx->dir = xstrfmt("%s/kcarry-test-import-XXXXXX", tmpdir());
+	fx->dir = xstrfmt("%s/kcarry-test-import-XXXXXX", unit_tmpdir());
 	if (!mkdtemp(fx->dir)) {
 		free(fx->dir);
 		free(fx);
@@ -829,5 +789,5 @@ int main(void)
 		T(git_repository_that_is_not_one_is_an_error),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
 }

@@ -14,45 +14,11 @@
  * resolution carried into V2 and recorded, never replayed otherwise.
  */
 
-static const char *tmpdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	return tmp && *tmp ? tmp : "/tmp";
-}
-
+/* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
 {
-	struct err err = ERR_INIT;
-	char *home = xstrfmt("%s/kcarry-test-rebase-home-XXXXXX", tmpdir());
-	int rc;
-
-	if (!mkdtemp(home))
-		return -1;
-	setenv("HOME", home, 1);
-	setenv("XDG_CONFIG_HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	setenv("GIT_AUTHOR_NAME", "Ann Author", 1);
-	setenv("GIT_AUTHOR_EMAIL", "ann@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "Cee Committer", 1);
-	setenv("GIT_COMMITTER_EMAIL", "cee@example.org", 1);
-	rc = tree_global_init(&err);
-	err_release(&err);
-	*state = home;
-	return rc;
-}
-
-static int group_teardown(void **state)
-{
-	struct err err = ERR_INIT;
-	char *home = *state;
-	int rc = fs_remove_tree(home, &err);
-
-	tree_global_shutdown();
-	err_release(&err);
-	free(home);
-	return rc;
+	return unit_git_setup(state, "rebase", "Ann Author", "ann@example.org",
+			      "Cee Committer", "cee@example.org");
 }
 
 /* ---- building patches ---------------------------------------------------- */
@@ -442,7 +408,7 @@ struct ws {
 
 static void ws_init(struct ws *w)
 {
-	w->dir = xstrfmt("%s/kcarry-test-rebase-XXXXXX", tmpdir());
+	w->dir = xstrfmt("%s/kcarry-test-rebase-XXXXXX", unit_tmpdir());
 	if (!mkdtemp(w->dir))
 		fail_msg("mkdtemp");
 	{
@@ -694,5 +660,5 @@ int main(void)
 		cmocka_unit_test(dry_run_records_nothing),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
 }

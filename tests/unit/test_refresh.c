@@ -12,54 +12,12 @@
  * the object store gives, byte for byte.
  */
 
-struct fixture {
-	char *dir;	 /* temporary folder */
-	char *repo_path; /* dir/repo, a work tree at tag 'base' */
-	struct tree_repo *repo;
-	struct tree_oid base; /* commit of tag 'base' */
-};
-
-static const char *tmpdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	return tmp && *tmp ? tmp : "/tmp";
-}
-
+/* The group's state is HOME for git and libgit2, a folder of its own. */
 static int group_setup(void **state)
 {
-	struct err err = ERR_INIT;
-	char *home = xstrfmt("%s/kcarry-test-refresh-home-XXXXXX", tmpdir());
-	int rc;
-
-	if (!mkdtemp(home)) {
-		free(home);
-		return -1;
-	}
-	setenv("HOME", home, 1);
-	setenv("XDG_CONFIG_HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-	setenv("GIT_AUTHOR_NAME", "Base Author", 1);
-	setenv("GIT_AUTHOR_EMAIL", "base@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "Base Author", 1);
-	setenv("GIT_COMMITTER_EMAIL", "base@example.org", 1);
-	rc = tree_global_init(&err);
-	err_release(&err);
-	*state = home;
-	return rc;
-}
-
-static int group_teardown(void **state)
-{
-	struct err err = ERR_INIT;
-	char *home = *state;
-	int rc = fs_remove_tree(home, &err);
-
-	tree_global_shutdown();
-	err_release(&err);
-	free(home);
-	return rc;
+	return unit_git_setup(state, "refresh", "Base Author",
+			      "base@example.org", "Base Author",
+			      "base@example.org");
 }
 
 #define GIT "git -c init.defaultBranch=main -c core.autocrlf=false "
@@ -82,41 +40,8 @@ static int setup(void **state)
 		"printf '#!/bin/sh\\necho hi\\n' > lib/tool.sh && " GIT
 		"add . && " GIT "commit -qm base && " GIT "tag base && " GIT
 		"repack -adq";
-	struct fixture *fx;
-	struct err err = ERR_INIT;
 
-	if (unit_run("git --version") != 0)
-		return -1;
-	fx = xcalloc(1, sizeof(*fx));
-	fx->dir = xstrfmt("%s/kcarry-test-refresh-XXXXXX", tmpdir());
-	if (!mkdtemp(fx->dir) ||
-	    unit_run("cd '%s' && %s", fx->dir, script) != 0)
-		return -1;
-	fx->repo_path = fs_join(fx->dir, "repo");
-	if (tree_open(&fx->repo, fx->repo_path, &err) < 0 ||
-	    tree_resolve(&fx->base, fx->repo, "base", &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg.ptr);
-		err_release(&err);
-		return -1;
-	}
-	err_release(&err);
-	*state = fx;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-	struct err err = ERR_INIT;
-	int rc;
-
-	tree_close(fx->repo);
-	rc = fs_remove_tree(fx->dir, &err);
-	err_release(&err);
-	free(fx->repo_path);
-	free(fx->dir);
-	free(fx);
-	return rc;
+	return unit_repo_setup(state, "refresh", script);
 }
 
 /* big.c line 100, a new file, tool.sh made executable */
@@ -216,7 +141,7 @@ static void make_version(struct series_version *v, const char *const *texts,
 	err_release(&err);
 }
 
-static void carry(struct carry_result *res, const struct fixture *fx,
+static void carry(struct carry_result *res, const struct unit_repo *fx,
 		  const struct series_version *v)
 {
 	static const struct apply_opts apply = APPLY_OPTS_INIT;
@@ -241,7 +166,7 @@ static void carry(struct carry_result *res, const struct fixture *fx,
  */
 static void refresh_reads_no_blob_the_carry_holds(void **state)
 {
-	struct fixture *fx = *state;
+	struct unit_repo *fx = *state;
 	static const char *const texts[] = { p1, p2, p3 };
 	struct series_version v;
 	struct carry_result res;
@@ -289,7 +214,7 @@ static void refresh_reads_no_blob_the_carry_holds(void **state)
 	err_release(&err);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, unit_repo_teardown)
 
 int main(void)
 {
@@ -297,5 +222,5 @@ int main(void)
 		T(refresh_reads_no_blob_the_carry_holds),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
 }
