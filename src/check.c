@@ -445,7 +445,7 @@ static int record_refusals(const struct check_cell *c, const char *root,
 {
 	const struct build_result *b = &c->build;
 	const struct resolve_where where = { root, cs->v.name, cs->v.version,
-					     target };
+					     target, NULL, NULL };
 	char (*keep)[41] = NULL;
 	size_t nr_keep = 0, alloc = 0;
 	int error = 0;
@@ -475,11 +475,13 @@ static int record_refusals(const struct check_cell *c, const char *root,
 				};
 			}
 		if (n) {
+			struct resolve_where at = where;
+
+			at.tree = &cp->met;
+			at.fingerprint = cp->fingerprint;
 			ALLOC_GROW(keep, nr_keep + 1, alloc);
-			error = resolve_record_refusals(keep[nr_keep++], &where,
-							&cp->met,
-							cp->fingerprint, r, n,
-							err);
+			error = resolve_record_refusals(keep[nr_keep++], &at, r,
+							n, err);
 		}
 		free(r); /* its strings are the carry's */
 	}
