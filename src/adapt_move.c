@@ -211,8 +211,12 @@ static int search_holders(struct moved_search *ms,
 struct moved_split {
 	const struct patch_file *pf;
 	const struct apply_file_result *ar; /* the hunks' functions */
+	const char *gone;  /* adapt_moved()'s */
+	const char *under; /* the folder def was searched under */
 	char **def;  /* per hunk: the one file defining it (new), or NULL */
 	bool *twice; /* per hunk: two files define it */
+	/* per hunk: its result where place_split() placed it */
+	struct apply_file_result *got;
 };
 
 static void split_reset(struct moved_split *sp)
@@ -284,17 +288,24 @@ static size_t split_found(const struct moved_split *sp)
 	return n;
 }
 
-/* Whether hunks idx[0..n) of pf apply exactly to text, together. */
-static bool hunks_hold(struct apply_file_result *res,
-		       const struct patch_file *pf, const size_t *idx, size_t n,
-		       struct span text, const struct apply_opts *opts,
-		       struct patch_file *sub)
+/* sub: pf with only its hunks idx[0..n) (sub->hunks new). */
+static void pick_hunks(struct patch_file *sub, const struct patch_file *pf,
+		       const size_t *idx, size_t n)
 {
 	*sub = *pf;
 	sub->hunks = xcalloc(n + 1, sizeof(*sub->hunks));
 	sub->nr_hunks = n;
 	for (size_t j = 0; j < n; j++)
 		sub->hunks[j] = pf->hunks[idx[j]];
+}
+
+/*
+ * Whether the hunks of sub (pick_hunks) apply exactly to text, together;
+ * when not, sub->hunks is freed.
+ */
+static bool hunks_hold(struct apply_file_result *res, struct patch_file *sub,
+		       struct span text, const struct apply_opts *opts)
+{
 	if (holds_exactly(res, sub, text, opts))
 		return true;
 	apply_file_result_release(res);
@@ -304,19 +315,20 @@ static bool hunks_hold(struct apply_file_result *res,
 }
 
 /*
- * Hunks idx[0..n) of got, marked moved (under: where their files were
- * found), take the results of res (a file patch sub of those hunks).
+ * Hunks idx[0..sub->nr_hunks) of sp->got, moved to path (marked moved
+ * from under sp->under), take the results of res (a file patch sub of
+ * those hunks).
  */
-static void take_moved(struct apply_file_result *got, char **hunk_to,
+static void take_moved(const struct moved_split *sp, char **hunk_to,
 		       struct apply_file_result *res,
 		       const struct patch_file *sub, const size_t *idx,
-		       size_t n, const char *path, const char *gone,
-		       const char *under)
+		       const char *path)
 {
+	struct apply_file_result *got = sp->got;
 	struct apply_hunk_result tmp;
 
-	mark_moved(res, sub, path, gone, under);
-	for (size_t j = 0; j < n; j++) {
+	mark_moved(res, sub, path, sp->gone, sp->under);
+	for (size_t j = 0; j < sub->nr_hunks; j++) {
 		tmp = got->hunks[idx[j]];
 		got->hunks[idx[j]] = res->hunks[j];
 		res->hunks[j] = tmp;
@@ -338,7 +350,8 @@ static bool order_by_landing(size_t *idx, size_t n,
 	bool ok = true;
 
 	for (size_t j = 0; j < n && ok; j++) {
-		ok = hunks_hold(&res, pf, &idx[j], 1, text, opts, &sub);
+		pick_hunks(&sub, pf, &idx[j], 1);
+		ok = hunks_hold(&res, &sub, text, opts);
 		if (!ok)
 			break;
 		line[j] = res.hunks[0].line;
@@ -363,14 +376,12 @@ static bool order_by_landing(size_t *idx, size_t n,
  * Place each hunk of sp there where its one file is: the hunks of one
  * file together, in the order they land there (their functions may come
  * in another order now), each exactly (offsets allowed) as adapt_moved()
- * asks of a whole file patch.  got: the results of those placed (the
- * others' stay empty); stops at the first file that does not take its
- * hunks (a file patch moves whole or not at all).
+ * asks of a whole file patch.  sp->got: the results of those placed
+ * (the others' stay empty); stops at the first file that does not take
+ * its hunks (a file patch moves whole or not at all).
  */
-static int place_split(struct apply_file_result *got, struct moved_out *out,
-		       const struct moved_split *sp, const char *gone,
-		       const char *under, struct moved_ctx *mc,
-		       struct err *err)
+static int place_split(struct moved_out *out, const struct moved_split *sp,
+		       struct moved_ctx *mc, struct err *err)
 {
 	const struct patch_file *pf = sp->pf;
 	size_t *idx = xcalloc(pf->nr_hunks + 1, sizeof(*idx));
@@ -397,11 +408,12 @@ static int place_split(struct apply_file_result *got, struct moved_out *out,
 		if ((error = mc->read(&text, &exists, &m, path, mc, err)) < 0)
 			break;
 		t = (struct span){ text.ptr, text.len };
-		if (!exists || !order_by_landing(idx, n, pf, t, mc->apply) ||
-		    !hunks_hold(&res, pf, idx, n, t, mc->apply, &sub))
+		if (!exists || !order_by_landing(idx, n, pf, t, mc->apply))
 			break;
-		take_moved(got, out->hunk_to, &res, &sub, idx, n, path, gone,
-			   under);
+		pick_hunks(&sub, pf, idx, n);
+		if (!hunks_hold(&res, &sub, t, mc->apply))
+			break;
+		take_moved(sp, out->hunk_to, &res, &sub, idx, path);
 		ALLOC_GROW(out->files, out->nr_files + 1, out->alloc_files);
 		mf = &out->files[out->nr_files++];
 		mf->path = xstrdup(path);
@@ -426,12 +438,11 @@ static int adapt_split(struct apply_file_result *ar, struct moved_out *out,
 		       const struct patch_file *pf, const char *gone,
 		       struct moved_ctx *mc, struct err *err)
 {
-	struct moved_split sp = { pf, ar, NULL, NULL };
 	struct apply_file_result got;
+	struct moved_split sp = { pf, ar, gone, NULL, NULL, NULL, &got };
 	const char *ext, *exts[2] = { NULL, NULL };
 	struct tree_list_opts lo = { NULL, true, exts };
 	char *dir = folder_of(pf->old_path, &ext), *up = NULL;
-	const char *under = dir;
 	size_t placed = 0;
 	int error = 0;
 
@@ -445,6 +456,7 @@ static int adapt_split(struct apply_file_result *ar, struct moved_out *out,
 	sp.twice = xcalloc(pf->nr_hunks + 1, sizeof(*sp.twice));
 	exts[0] = ext;
 	lo.dir = dir;
+	sp.under = dir;
 	if ((error = find_definers(&sp, &lo, mc, err)) < 0)
 		goto out;
 	if (split_found(&sp) < pf->nr_hunks && *dir && !gone) {
@@ -457,13 +469,13 @@ static int adapt_split(struct apply_file_result *ar, struct moved_out *out,
 					   ? (size_t)(strrchr(dir, '/') - dir)
 					   : 0);
 		lo.dir = up;
+		wide.under = up;
 		error = find_definers(&wide, &lo, mc, err);
 		if (!error && split_found(&wide) > split_found(&sp)) {
 			split_reset(&sp);
 			free(sp.def);
 			free(sp.twice);
 			sp = wide;
-			under = up;
 		} else {
 			split_reset(&wide);
 			free(wide.def);
@@ -476,7 +488,7 @@ static int adapt_split(struct apply_file_result *ar, struct moved_out *out,
 		goto out;
 	got.hunks = xcalloc(pf->nr_hunks + 1, sizeof(*got.hunks));
 	got.nr_hunks = pf->nr_hunks;
-	if ((error = place_split(&got, out, &sp, gone, under, mc, err)) < 0)
+	if ((error = place_split(out, &sp, mc, err)) < 0)
 		goto out;
 	for (size_t k = 0; k < pf->nr_hunks; k++)
 		placed += out->hunk_to[k] != NULL;

@@ -340,6 +340,8 @@ struct carry_run {
 	const struct carry_opts *opts;
 	struct names *nm;
 	struct err *err;
+	/* the tree the patch at hand meets (apply_one's), or NULL */
+	const struct tree_oid *tree;
 };
 
 static void append_reason(struct apply_hunk_result *r, const char *text)
@@ -579,9 +581,9 @@ static const char *moved_path(const struct carry_file *cf, size_t k)
 static int moved_hunk_names(struct apply_hunk_result *r,
 			    const struct cause_check *chk,
 			    const struct patch_file *pf, size_t k,
-			    const char *to, const struct tree_oid *tree,
-			    const struct carry_run *run)
+			    const char *to, const struct carry_run *run)
 {
+	const struct tree_oid *tree = run->tree;
 	struct cause_check here = *chk;
 	struct ident_view v;
 	struct buf text = BUF_INIT;
@@ -602,14 +604,16 @@ static int moved_hunk_names(struct apply_hunk_result *r,
 }
 
 /*
- * The name check of file patch pf (meeting old in tree) and the causes of
- * its hunks that conflict or are risks; cf: where rule 1 moved them.
+ * The name check of file patch pf (meeting old in run->tree) and the
+ * causes of its hunks that conflict or are risks; cf: where rule 1 moved
+ * them.
  */
 static int explain_file(struct apply_file_result *ar,
 			const struct patch_file *pf, struct span old,
-			bool exists, const struct tree_oid *tree,
-			const struct carry_file *cf, const struct carry_run *run)
+			bool exists, const struct carry_file *cf,
+			const struct carry_run *run)
 {
+	const struct tree_oid *tree = run->tree;
 	const struct carry_opts *opts = run->opts;
 	struct names *nm = run->nm;
 	struct err *err = run->err;
@@ -644,7 +648,7 @@ static int explain_file(struct apply_file_result *ar,
 			if (r->rule == RULE_ADAPTED && moved_path(cf, k))
 				error = moved_hunk_names(r, &chk, pf, k,
 							 moved_path(cf, k),
-							 tree, run);
+							 run);
 			else
 				error = hunk_names(r, &chk, pf, k,
 						   is_new ? &whole : NULL, err);
@@ -728,10 +732,12 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 	struct tree_repo *repo = run->repo;
 	const struct carry_opts *opts = run->opts;
 	struct err *err = run->err;
+	struct carry_run here = *run;
 	struct overlay ov = { 0 };
 	struct buf old = BUF_INIT;
 	int error = 0;
 
+	here.tree = tree;
 	cp->files = xcalloc(p->nr_files + 1, sizeof(*cp->files));
 	for (size_t f = 0; f < p->nr_files && !error; f++) {
 		const struct patch_file *pf = &p->files[f];
@@ -806,7 +812,7 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		}
 		if ((error = explain_file(&ar, pf,
 					  (struct span){ old.ptr, old.len },
-					  exists, tree, cf, run)) < 0) {
+					  exists, cf, &here)) < 0) {
 			apply_file_result_release(&ar);
 			moved_out_release(&moved);
 			break;
@@ -1251,7 +1257,7 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	nm.res = res;
 	prefetch(repo, &tree, v);
 	{
-		struct carry_run run = { repo, opts, &nm, err };
+		struct carry_run run = { repo, opts, &nm, err, NULL };
 
 		error = carry_patches(res, &tree, base, v, target, &run);
 	}

@@ -375,14 +375,15 @@ static int keep_built(struct carry_result *now,
  * it as usual.  The build is not run again: its diagnostics stand for
  * the tree it built; a refused hunk keeps its cause "build", its reason
  * saying the branch was carried again.  The audit follows the new
- * result.
+ * result.  The series is carried from the commit c was carried from
+ * (c->carry.base).
  */
 static int carry_without_refused(struct check_cell *c, struct job *j,
-				 const struct tree_oid *base,
 				 const struct check_series *cs,
 				 const struct carry_opts *co, bool refresh,
 				 struct err *err)
 {
+	const struct tree_oid base = c->carry.base;
 	const struct series_version *v = &cs->v;
 	struct carry_opts o = *co;
 	struct carry_result again;
@@ -395,7 +396,7 @@ static int carry_without_refused(struct check_cell *c, struct job *j,
 	o.no_adapt = refs;
 	o.nr_no_adapt = n;
 	memset(&again, 0, sizeof(again));
-	if ((error = job_carry_from(&again, j, base, v, &o, refresh, err)) < 0 ||
+	if ((error = job_carry_from(&again, j, &base, v, &o, refresh, err)) < 0 ||
 	    (error = keep_built(&again, &c->carry, j->repo, err)) < 0) {
 		err_prefix(err, "carrying %s again without the adaptations "
 				"the build refused",
@@ -444,7 +445,7 @@ static int record_refusals(const struct check_cell *c, const char *root,
 {
 	const struct build_result *b = &c->build;
 	const struct resolve_where where = { root, cs->v.name, cs->v.version,
-					     target };
+					     target, NULL, NULL };
 	char (*keep)[41] = NULL;
 	size_t nr_keep = 0, alloc = 0;
 	int error = 0;
@@ -474,11 +475,13 @@ static int record_refusals(const struct check_cell *c, const char *root,
 				};
 			}
 		if (n) {
+			struct resolve_where at = where;
+
+			at.tree = &cp->met;
+			at.fingerprint = cp->fingerprint;
 			ALLOC_GROW(keep, nr_keep + 1, alloc);
-			error = resolve_record_refusals(keep[nr_keep++], &where,
-							&cp->met,
-							cp->fingerprint, r, n,
-							err);
+			error = resolve_record_refusals(keep[nr_keep++], &at, r,
+							n, err);
 		}
 		free(r); /* its strings are the carry's */
 	}
@@ -571,7 +574,7 @@ static void run_target(struct check_report *r, size_t t,
 		c->ok = true;
 		if (builds) {
 			build_cell(c, &j, cs, opts, &sc);
-			if (carry_without_refused(c, &j, base, cs, &co,
+			if (carry_without_refused(c, &j, cs, &co,
 						  opts->refresh, &err) < 0 ||
 			    record_refusals(c, r->root, cs, j.target.name,
 					    &err) < 0) {

@@ -70,9 +70,11 @@ static int find_refusals(void *vctx, const char *fingerprint,
 			 size_t *nr, struct err *err)
 {
 	struct resolution_ctx *ctx = vctx;
+	struct resolve_where at = ctx->cell;
 
-	return resolve_read_refusals(out, nr, &ctx->cell, tree, fingerprint,
-				     err);
+	at.tree = tree;
+	at.fingerprint = fingerprint;
+	return resolve_read_refusals(out, nr, &at, err);
 }
 
 int job_carry(struct carry_result *res, struct job *j,
@@ -89,7 +91,7 @@ int job_carry_from(struct carry_result *res, struct job *j,
 	struct carry_opts co = *opts;
 	struct resolution_ctx rc = { j->root, v->name,
 				     { j->root, v->name, v->version,
-				       j->target.name } };
+				       j->target.name, NULL, NULL } };
 	struct cause_finder finder;
 	struct cause_lookup lookup = { cause_finder_find, &finder };
 	struct adapt_conv conv;

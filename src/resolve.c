@@ -290,12 +290,15 @@ static bool *refused_mask(const struct carry_refusal *r, size_t nr, size_t f,
 	return mask;
 }
 
-int resolve_prepare(struct resolve_summary *summary, const char *dir,
-		    struct tree_repo *repo, const struct tree_oid *base,
-		    const struct series_item *item, size_t index,
+int resolve_prepare(struct resolve_summary *summary,
+		    const struct resolve_patch *rp, struct tree_repo *repo,
 		    const struct apply_opts *opts,
 		    const struct resolve_where *cell, struct err *err)
 {
+	const char *dir = rp->dir;
+	const struct tree_oid *base = rp->base;
+	const struct series_item *item = rp->item;
+	size_t index = rp->index;
 	const struct patch *p = &item->patch;
 	struct carry_refusal *refused = NULL;
 	size_t nr_refused = 0;
@@ -319,9 +322,13 @@ int resolve_prepare(struct resolve_summary *summary, const char *dir,
 	    (error = resolve_discard(dir, err)) < 0 ||
 	    (error = fs_mkdirs(dir, err)) < 0)
 		goto out;
-	if (cell && (error = resolve_read_refusals(&refused, &nr_refused, cell,
-						   &tree, fp, err)) < 0) {
-		if (error != ERR_NOTFOUND)
+	if (cell) {
+		struct resolve_where at = *cell;
+
+		at.tree = &tree;
+		at.fingerprint = fp;
+		error = resolve_read_refusals(&refused, &nr_refused, &at, err);
+		if (error < 0 && error != ERR_NOTFOUND)
 			goto out;
 		error = 0;
 	}
@@ -713,22 +720,20 @@ static char *refusals_dir(const struct resolve_where *cell)
 }
 
 /* The record's head: what it is kept for, in clear. */
-static void refusal_head(struct buf *b, const struct resolve_where *cell,
-			 const struct tree_oid *tree, const char *fingerprint)
+static void refusal_head(struct buf *b, const struct resolve_where *cell)
 {
 	char hex[41];
 
-	tree_oid_hex(hex, tree);
+	tree_oid_hex(hex, cell->tree);
 	buf_addf(b, "target %s\nversion %s\ntree %s\npatch %s\n", cell->target,
-		 cell->version, hex, fingerprint);
+		 cell->version, hex, cell->fingerprint);
 }
 
-static char *refusal_path(char key[41], const struct resolve_where *cell,
-			  const struct tree_oid *tree, const char *fingerprint)
+static char *refusal_path(char key[41], const struct resolve_where *cell)
 {
 	struct buf head = BUF_INIT;
 
-	refusal_head(&head, cell, tree, fingerprint);
+	refusal_head(&head, cell);
 	tree_hash(key, head.ptr, head.len);
 	buf_release(&head);
 	return xstrfmt("%s/patches/%s/.resolutions/%s.refused", cell->root,
@@ -787,12 +792,10 @@ static bool parse_refused(struct carry_refusal *r, struct span v)
 }
 
 int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
-			  const struct resolve_where *cell,
-			  const struct tree_oid *tree, const char *fingerprint,
-			  struct err *err)
+			  const struct resolve_where *cell, struct err *err)
 {
 	char key[41];
-	char *path = refusal_path(key, cell, tree, fingerprint);
+	char *path = refusal_path(key, cell);
 	struct buf text = BUF_INIT, head = BUF_INIT;
 	struct carry_refusal *r = NULL;
 	size_t n = 0, alloc = 0;
@@ -806,7 +809,7 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 		goto out;
 	if ((error = fs_read_file(&text, path, MAX_FILE, err)) < 0)
 		goto out;
-	refusal_head(&head, cell, tree, fingerprint);
+	refusal_head(&head, cell);
 	error = ERR_NOTFOUND;
 	/* a record of another cell, or unreadable: none (the next build
 	 * writes it again) */
@@ -846,12 +849,10 @@ out:
 }
 
 int resolve_record_refusals(char key[41], const struct resolve_where *cell,
-			    const struct tree_oid *tree,
-			    const char *fingerprint,
 			    const struct carry_refusal *r, size_t nr,
 			    struct err *err)
 {
-	char *path = refusal_path(key, cell, tree, fingerprint);
+	char *path = refusal_path(key, cell);
 	char *dir = refusals_dir(cell);
 	struct buf b = BUF_INIT;
 	int error = 0;
@@ -863,7 +864,7 @@ int resolve_record_refusals(char key[41], const struct resolve_where *cell,
 		goto out;
 	}
 	buf_adds(&b, REFUSED_MAGIC);
-	refusal_head(&b, cell, tree, fingerprint);
+	refusal_head(&b, cell);
 	for (size_t k = 0; k < nr; k++) {
 		buf_addf(&b, "refused %zu %zu %s\ndiag ", r[k].file + 1,
 			 r[k].hunk + 1, r[k].path);

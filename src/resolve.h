@@ -21,6 +21,10 @@
  * are kept per cell). */
 struct resolve_where {
 	const char *root, *name, *version, *target;
+	/* a patch of the cell: the tree it meets and its fingerprint there
+	 * (the refusals of one patch); NULL for the whole cell */
+	const struct tree_oid *tree;
+	const char *fingerprint;
 };
 
 struct resolve_state {
@@ -48,16 +52,23 @@ struct resolve_summary {
 
 void resolve_summary_release(struct resolve_summary *s);
 
+/* The patch resolve_prepare() hands to a person, and where. */
+struct resolve_patch {
+	const char *dir; /* the scratch folder */
+	const struct series_item *item;
+	size_t index;                /* 1-based */
+	const struct tree_oid *base; /* the commit it is resolved against */
+};
+
 /*
- * Write patch p meeting base's tree into dir (replaced): files/PATH with
- * markers, files/PATH.rej, and the state.  The outcome of p there goes to
- * summary (a patch that applies needs no person).  Hunks whose
- * adaptation a build refused in cell (resolve_read_refusals; cell NULL:
- * none) are shown as the conflicts they are without it.
+ * Write patch rp->item meeting rp->base's tree into rp->dir (replaced):
+ * files/PATH with markers, files/PATH.rej, and the state.  The outcome of
+ * the patch there goes to summary (a patch that applies needs no person).
+ * Hunks whose adaptation a build refused in cell (resolve_read_refusals;
+ * cell NULL: none) are shown as the conflicts they are without it.
  */
-int resolve_prepare(struct resolve_summary *summary, const char *dir,
-		    struct tree_repo *repo, const struct tree_oid *base,
-		    const struct series_item *item, size_t index,
+int resolve_prepare(struct resolve_summary *summary,
+		    const struct resolve_patch *rp, struct tree_repo *repo,
 		    const struct apply_opts *opts,
 		    const struct resolve_where *cell, struct err *err);
 
@@ -115,21 +126,17 @@ void resolve_mark_accepted(struct carry_result *res, const char *root,
  * hunk and path, and the diagnostic that refused it.
  */
 
-/* The refusals of the patch (fingerprint) meeting tree in cell, as
- * written; ERR_NOTFOUND (err untouched) when none is recorded. */
+/* The refusals of the patch (cell->fingerprint) meeting cell->tree in
+ * cell, as written; ERR_NOTFOUND (err untouched) when none is recorded. */
 int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
-			  const struct resolve_where *cell,
-			  const struct tree_oid *tree, const char *fingerprint,
-			  struct err *err);
+			  const struct resolve_where *cell, struct err *err);
 
 /*
- * Record the refusals r of the patch (fingerprint) meeting tree in cell,
- * written whole and renamed in; nr 0 removes the record.  *key gets the
+ * Record the refusals r of the patch (cell->fingerprint) meeting
+ * cell->tree in cell, written whole and renamed in; nr 0 removes the record.  *key gets the
  * record's KEY.
  */
 int resolve_record_refusals(char key[41], const struct resolve_where *cell,
-			    const struct tree_oid *tree,
-			    const char *fingerprint,
 			    const struct carry_refusal *r, size_t nr,
 			    struct err *err);
 

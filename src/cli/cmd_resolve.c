@@ -553,11 +553,12 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	{
 		/* where a build refused adaptations of its hunks */
 		struct resolve_where cell = { rc.root, v->name, v->version,
-					     rc.j.target.name };
+					     rc.j.target.name, NULL, NULL };
+		struct resolve_patch rp = { rc.dir, &v->items[k],
+					    (size_t)k + 1, &before };
 
-		if (resolve_prepare(&sum, rc.dir, rc.j.repo, &before,
-				    &v->items[k], (size_t)k + 1, &rc.co.apply,
-				    &cell, &err) < 0)
+		if (resolve_prepare(&sum, &rp, rc.j.repo, &rc.co.apply, &cell,
+				    &err) < 0)
 			goto fail;
 	}
 	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY) {

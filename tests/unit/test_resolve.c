@@ -56,12 +56,22 @@ static const struct carry_refusal two[] = {
 	{ 2, 0, "fs/btrfs/demo 2.c", "fs/btrfs/demo 2.c:3: warning: unused" },
 };
 
-static void record(struct fixture *fx, const struct resolve_where *w,
+/* w, for the patch (fingerprint) meeting tree. */
+static const struct resolve_where *at(struct resolve_where *w,
+				      const struct tree_oid *tree,
+				      const char *fingerprint)
+{
+	w->tree = tree;
+	w->fingerprint = fingerprint;
+	return w;
+}
+
+static void record(struct fixture *fx, struct resolve_where *w,
 		   const struct tree_oid *tree, char key[41])
 {
 	struct err err = ERR_INIT;
 
-	assert_int_equal(resolve_record_refusals(key, w, tree, FP, two, 2,
+	assert_int_equal(resolve_record_refusals(key, at(w, tree, FP), two, 2,
 						 &err),
 			 0);
 	err_release(&err);
@@ -71,15 +81,15 @@ static void record(struct fixture *fx, const struct resolve_where *w,
 static void recorded_refusals_read_back_whole(void **state)
 {
 	struct fixture *fx = *state;
-	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt", NULL, NULL };
 	struct carry_refusal *r;
 	struct err err = ERR_INIT;
 	char key[41];
 	size_t nr;
 
 	record(fx, &w, &fx->tree, key);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->tree, FP), &err),
 			 0);
 	assert_int_equal(nr, 2);
 	assert_int_equal(r[0].file, 0);
@@ -98,27 +108,28 @@ static void recorded_refusals_read_back_whole(void **state)
 static void another_cell_tree_or_patch_finds_none(void **state)
 {
 	struct fixture *fx = *state;
-	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
-	struct resolve_where v2 = { fx->dir, "s", "v2", "tgt" };
-	struct resolve_where t2 = { fx->dir, "s", "v1", "tgt2" };
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt", NULL, NULL };
+	struct resolve_where v2 = { fx->dir, "s", "v2", "tgt", NULL, NULL };
+	struct resolve_where t2 = { fx->dir, "s", "v1", "tgt2", NULL, NULL };
 	struct carry_refusal *r = NULL;
 	struct err err = ERR_INIT;
 	char key[41];
 	size_t nr = 9;
 
 	record(fx, &w, &fx->tree, key);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &v2, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&v2, &fx->tree, FP), &err),
 			 ERR_NOTFOUND);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &t2, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&t2, &fx->tree, FP), &err),
 			 ERR_NOTFOUND);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->other, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->other, FP), &err),
 			 ERR_NOTFOUND);
 	assert_int_equal(resolve_read_refusals(
-				 &r, &nr, &w, &fx->tree,
-				 "fedcba9876543210fedcba9876543210fedcba98",
+				 &r, &nr,
+				 at(&w, &fx->tree,
+				    "fedcba9876543210fedcba9876543210fedcba98"),
 				 &err),
 			 ERR_NOTFOUND);
 	assert_null(r);
@@ -141,7 +152,7 @@ static void overwrite(const struct resolve_where *w, const char *key,
 static void damaged_record_is_not_used(void **state)
 {
 	struct fixture *fx = *state;
-	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt", NULL, NULL };
 	struct carry_refusal *r = NULL;
 	struct err err = ERR_INIT;
 	struct buf head = BUF_INIT;
@@ -156,22 +167,22 @@ static void damaged_record_is_not_used(void **state)
 	/* a hunk without its diagnostic */
 	buf_adds(&head, "refused 1 1 fs/btrfs/demo.c\n");
 	overwrite(&w, key, head.ptr);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->tree, FP), &err),
 			 ERR_NOTFOUND);
 	/* a line it does not know */
 	buf_adds(&head, "diag x.c:1: error: y\nfrobnicate 1\n");
 	overwrite(&w, key, head.ptr);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->tree, FP), &err),
 			 ERR_NOTFOUND);
 	/* hunk 0 does not exist (1-based) */
 	overwrite(&w, key,
 		  "kcarry refused adaptations\ntarget tgt\nversion v1\n"
 		  "tree 1111111111111111111111111111111111111111\n"
 		  "patch " FP "\nrefused 1 0 a.c\ndiag a.c:1: error: b\n");
-	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->tree, FP), &err),
 			 ERR_NOTFOUND);
 	assert_null(r);
 	buf_release(&head);
@@ -197,8 +208,8 @@ static size_t nr_records(const char *root)
 static void prune_keeps_its_keys_and_other_cells(void **state)
 {
 	struct fixture *fx = *state;
-	struct resolve_where w = { fx->dir, "s", "v1", "tgt" };
-	struct resolve_where t2 = { fx->dir, "s", "v1", "tgt2" };
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt", NULL, NULL };
+	struct resolve_where t2 = { fx->dir, "s", "v1", "tgt2", NULL, NULL };
 	struct err err = ERR_INIT;
 	char keep[1][41], old[41], other[41];
 	struct carry_refusal *r;
@@ -210,21 +221,21 @@ static void prune_keeps_its_keys_and_other_cells(void **state)
 	assert_int_equal(nr_records(fx->dir), 3);
 	assert_int_equal(resolve_prune_refusals(&w, keep, 1, &err), 0);
 	assert_int_equal(nr_records(fx->dir), 2);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->tree, FP), &err),
 			 0);
 	carry_refusals_free(r, nr);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &w, &fx->other, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->other, FP), &err),
 			 ERR_NOTFOUND);
-	assert_int_equal(resolve_read_refusals(&r, &nr, &t2, &fx->tree, FP,
-					       &err),
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&t2, &fx->tree, FP), &err),
 			 0);
 	carry_refusals_free(r, nr);
 	/* none kept: the cell has no record left; recording none removes */
 	assert_int_equal(resolve_prune_refusals(&w, NULL, 0, &err), 0);
 	assert_int_equal(nr_records(fx->dir), 1);
-	assert_int_equal(resolve_record_refusals(other, &t2, &fx->tree, FP,
+	assert_int_equal(resolve_record_refusals(other, at(&t2, &fx->tree, FP),
 						 NULL, 0, &err),
 			 0);
 	assert_int_equal(nr_records(fx->dir), 0);
