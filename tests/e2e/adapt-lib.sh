@@ -159,3 +159,20 @@ $VBL"
 	commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
 " "demo: trace interrupts and count vblanks"
 }
+
+# note_fixture: t070's drifted-context fix in two files, as the note
+# tests (t137, t138) want it: up/ with both files of UP_C changed to
+# pass FLAG_X, committed with a body and a Signed-off-by; tgt/ with
+# both files of TGT_C.
+note_fixture() {
+	make_repo up drivers/demo/core.c "$UP_C" drivers/demo/other.c "$UP_C"
+	printf '%s' "$UP_C" | sed 's/step_two(c, 0)/step_two(c, FLAG_X)/' \
+		>up/drivers/demo/core.c
+	cp up/drivers/demo/core.c up/drivers/demo/other.c
+	git -C up commit -qam "demo: pass FLAG_X to step two
+
+Step two must know the caller holds the lock.
+
+Signed-off-by: A U Thor <author@example.org>" || fail commit
+	make_repo tgt drivers/demo/core.c "$TGT_C" drivers/demo/other.c "$TGT_C"
+}

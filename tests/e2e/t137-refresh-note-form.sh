@@ -17,18 +17,7 @@ here=$(pwd)
 . ./lib.sh
 . "$here/adapt-lib.sh"
 
-fixed() {
-	printf '%s' "$UP_C" | sed 's/step_two(c, 0)/step_two(c, FLAG_X)/'
-}
-make_repo up drivers/demo/core.c "$UP_C" drivers/demo/other.c "$UP_C"
-fixed >up/drivers/demo/core.c
-fixed >up/drivers/demo/other.c
-git -C up commit -qam "demo: pass FLAG_X to step two
-
-Step two must know the caller holds the lock.
-
-Signed-off-by: A U Thor <author@example.org>" || fail commit
-make_repo tgt drivers/demo/core.c "$TGT_C" drivers/demo/other.c "$TGT_C"
+note_fixture
 adapt_ws demo
 
 note1='drivers/demo/core.c hunk 1: context taken from the target: the lines it removes stand once in foo(), at line 16'
