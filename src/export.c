@@ -264,9 +264,55 @@ static void add_wrapped(struct buf *out, const char *text, size_t width,
 		buf_addc(out, '\n');
 }
 
+/*
+ * The hunks of cf the backport adjusted: "hunk 1 offset +5 lines, hunk 2
+ * fuzz 1".  Leaves out the adapted ones when asked (RHEL's Conflicts
+ * paragraph holds their notes in full).  True when it wrote any.
+ */
+static bool file_adjustments(struct buf *out, const struct carry_file *cf,
+			     bool skip_adapted)
+{
+	bool any = false;
+
+	for (size_t h = 0; h < cf->nr_hunks; h++) {
+		const struct apply_hunk_result *hr = &cf->hunks[h];
+		long off = hr->offset;
+		const char *lines = off == 1 || off == -1 ? "line" : "lines";
+
+		if ((hr->rule == RULE_EXACT && !hr->risk) ||
+		    (skip_adapted && hr->adapt))
+			continue;
+		if (any)
+			buf_adds(out, ", ");
+		any = true;
+		buf_addf(out, "hunk %zu ", h + 1);
+		switch (hr->rule) {
+		case RULE_OFFSET:
+			buf_addf(out, "offset %+ld %s", off, lines);
+			break;
+		case RULE_FUZZ:
+			buf_addf(out, "fuzz %u", hr->fuzz);
+			if (off)
+				buf_addf(out, " at offset %+ld %s", off, lines);
+			break;
+		case RULE_3WAY:
+		case RULE_3WAY_HUNK:
+			buf_adds(out, "3-way merge");
+			break;
+		default:
+			buf_adds(out, apply_rule_name(hr->rule));
+			break;
+		}
+		if (hr->risk)
+			buf_adds(out, " (placement risk)");
+	}
+	return any;
+}
+
 void export_adjustments(struct buf *out, const struct export_patch *p)
 {
 	const struct carry_patch *cp = p->cp;
+	struct buf items = BUF_INIT;
 	bool first = true;
 
 	if (!cp)
@@ -276,47 +322,61 @@ void export_adjustments(struct buf *out, const struct export_patch *p)
 		first = false;
 	}
 	for (size_t f = 0; f < cp->nr_files; f++) {
-		const struct carry_file *cf = &cp->files[f];
-		bool any = false;
-
-		for (size_t h = 0; h < cf->nr_hunks; h++) {
-			const struct apply_hunk_result *hr = &cf->hunks[h];
-			long off = hr->offset;
-			const char *lines = off == 1 || off == -1 ? "line"
-								  : "lines";
-
-			if (hr->rule == RULE_EXACT && !hr->risk)
-				continue;
-			if (!any)
-				buf_addf(out, "%s%s: ", first ? "" : "; ",
-					 cf->path);
-			else
-				buf_adds(out, ", ");
-			any = true;
-			first = false;
-			buf_addf(out, "hunk %zu ", h + 1);
-			switch (hr->rule) {
-			case RULE_OFFSET:
-				buf_addf(out, "offset %+ld %s", off, lines);
-				break;
-			case RULE_FUZZ:
-				buf_addf(out, "fuzz %u", hr->fuzz);
-				if (off)
-					buf_addf(out, " at offset %+ld %s", off,
-						 lines);
-				break;
-			case RULE_3WAY:
-			case RULE_3WAY_HUNK:
-				buf_adds(out, "3-way merge");
-				break;
-			default:
-				buf_adds(out, apply_rule_name(hr->rule));
-				break;
-			}
-			if (hr->risk)
-				buf_adds(out, " (placement risk)");
-		}
+		buf_reset(&items);
+		if (!file_adjustments(&items, &cp->files[f], false))
+			continue;
+		buf_addf(out, "%s%s: %s", first ? "" : "; ", cp->files[f].path,
+			 items.ptr);
+		first = false;
 	}
+	buf_release(&items);
+}
+
+/* Does the description of cp end with a Conflicts paragraph of adapted
+ * notes (carry_adapted_notes, RHEL's form)? */
+static bool has_conflicts(const struct carry_patch *cp)
+{
+	if (cp->note_form != CARRY_NOTE_RHEL)
+		return false;
+	for (size_t f = 0; f < cp->nr_files; f++)
+		for (size_t h = 0; h < cp->files[f].nr_hunks; h++)
+			if (cp->files[f].hunks[h].adapt)
+				return true;
+	return false;
+}
+
+/* One line of RHEL's Conflicts paragraph: its key on the first. */
+static void add_conflict(struct buf *out, bool *first, const char *text)
+{
+	buf_addf(out, "%s%s\n", *first ? "Conflicts: " : "  ", text);
+	*first = false;
+}
+
+/*
+ * RHEL's form of the backporter's note: what the backport adjusted, a
+ * line a file, in the Conflicts paragraph the description ends with (a
+ * continuation of it) or in one of its own.  A RHEL backport names
+ * neither the backporter (the Signed-off-by does) nor the target (the
+ * branch does).
+ */
+static void rhel_note(struct buf *out, const struct export_patch *p)
+{
+	const struct carry_patch *cp = p->cp;
+	bool first = !has_conflicts(cp);
+	struct buf items = BUF_INIT, line = BUF_INIT;
+
+	if (cp->resolved)
+		add_conflict(out, &first, "resolved by hand");
+	for (size_t f = 0; f < cp->nr_files; f++) {
+		buf_reset(&items);
+		if (!file_adjustments(&items, &cp->files[f], true))
+			continue;
+		buf_reset(&line);
+		buf_addf(&line, "%s: %s", cp->files[f].path, items.ptr);
+		add_conflict(out, &first, line.ptr);
+	}
+	buf_release(&items);
+	buf_release(&line);
 }
 
 static const char *tree_name(const struct export_series *s)
@@ -329,6 +389,10 @@ void export_note(struct buf *out, const struct export_series *s,
 {
 	struct buf items = BUF_INIT, text = BUF_INIT;
 
+	if (p->cp && p->cp->note_form == CARRY_NOTE_RHEL) {
+		rhel_note(out, p);
+		return;
+	}
 	export_adjustments(&items, p);
 	if (items.len) {
 		buf_adds(&text, "[ ");
@@ -823,7 +887,8 @@ static void compose_body(struct buf *out, const struct export_series *s,
 			 const struct export_text_opts *o,
 			 enum body_style style)
 {
-	struct buf tail = BUF_INIT, line = BUF_INIT;
+	struct buf tail = BUF_INIT, line = BUF_INIT, conflicts = BUF_INIT;
+	bool rhel = p->cp && p->cp->note_form == CARRY_NOTE_RHEL;
 
 	if (style == BODY_MBOX && p->upstream[0] &&
 	    p->upstream_from != UPSTREAM_LINE) {
@@ -834,12 +899,20 @@ static void compose_body(struct buf *out, const struct export_series *s,
 			buf_addf(out, "commit %s upstream.\n\n", p->upstream);
 	}
 	buf_add(out, p->message.ptr, p->message.len);
+	/* RHEL: the note is the description's Conflicts paragraph (or one
+	 * of its own), the backporter's lines a paragraph after it */
+	if (rhel)
+		export_note(&conflicts, s, p);
+	if (conflicts.len && p->message.len && !has_conflicts(p->cp))
+		buf_addc(out, '\n');
+	buf_add(out, conflicts.ptr, conflicts.len);
 	if (style == BODY_GIT && p->upstream[0]) {
 		buf_addf(&line, "(cherry picked from commit %s)", p->upstream);
 		if (!has_line(&p->message, line.ptr))
 			buf_addf(&tail, "%s\n", line.ptr);
 	}
-	export_note(&tail, s, p);
+	if (!rhel)
+		export_note(&tail, s, p);
 	if (o && o->signoff && (s->backporter_name || s->backporter_email)) {
 		buf_reset(&line);
 		buf_addf(&line, "%s: ",
@@ -847,14 +920,16 @@ static void compose_body(struct buf *out, const struct export_series *s,
 		add_person(&line, s->backporter_name, s->backporter_email);
 		/* as git commit -s: not twice in a row */
 		if (!(span_eq(last_line(&tail), line.ptr) ||
-		      (!tail.len && span_eq(last_line(&p->message), line.ptr))))
+		      (!tail.len && !conflicts.len &&
+		       span_eq(last_line(&p->message), line.ptr))))
 			buf_addf(&tail, "%s\n", line.ptr);
 	}
 	if (tail.len) {
-		if (p->message.len && !p->has_trailers)
+		if ((p->message.len && !p->has_trailers) || conflicts.len)
 			buf_addc(out, '\n');
 		buf_add(out, tail.ptr, tail.len);
 	}
+	buf_release(&conflicts);
 	buf_release(&tail);
 	buf_release(&line);
 }

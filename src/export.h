@@ -154,7 +154,10 @@ void export_adjustments(struct buf *out, const struct export_patch *p);
 /*
  * The backporter's note, wrapped at 72 columns:
  * "[ Name: backported to 6.1.y: <adjustments> ]\n"; nothing when the
- * patch applied exactly.
+ * patch applied exactly.  With RHEL's note form (refresh.note = rhel):
+ * lines of the Conflicts paragraph, "Conflicts: fs/a.c: hunk 1 offset
+ * +5 lines\n" (or "  fs/a.c: ..." continuing the one of the adapted
+ * notes, whose hunks it leaves out), unwrapped as those notes are.
  */
 void export_note(struct buf *out, const struct export_series *s,
 		 const struct export_patch *p);

@@ -4,8 +4,8 @@
 # fixture of t137 (two adapted hunks, a description with a sign-off).
 #  - rhel: every format (quilt, debian, rpm, suse, mbox, git) carries the
 #    "Conflicts:" paragraph after the description, a paragraph of its
-#    own before the backporter's note and sign-off, and no "[ adapted"
-#    line;
+#    own before the backporter's sign-off, and no "[ adapted" line (the
+#    backporter's own lines: t154);
 #  - stable: the "[ adapted: ... ]" lines stand after the patch's
 #    trailers, just before the backporter's note and Signed-off-by, in
 #    one block; without trailers they open that block.
@@ -52,13 +52,11 @@ Signed-off-by: A U Thor <author@example.org>
 Conflicts: $n1
   $n2
 
-[ B P: backported to old: drivers/demo/core.c: hunk 1 adapted;
-  drivers/demo/other.c: hunk 1 adapted ]
 Signed-off-by: $who
 EOT
 description mbox/0001-demo-pass-FLAG_X-to-step-two.patch >got
 diff -u want got || fail "rhel: mbox"
-sed "1,2d; /^\[ B P/i (cherry picked from commit $up)" want >want.git
+sed "1,2d; /^Signed-off-by: B P/i (cherry picked from commit $up)" want >want.git
 git -C tgt log -1 --format=%b kcarry-export/demo/v1/old | sed '$d' >got
 diff -u want.git got || fail "rhel: git"
 for p in quilt/0001-demo-pass-FLAG_X-to-step-two.patch \

@@ -1,6 +1,7 @@
 #include "unit.h"
 
 #include "export.h"
+#include "adapt.h"
 
 /* ---- a hand-made series of one patch, without a repository ------------ */
 
@@ -300,6 +301,57 @@ static void long_notes_wrap_at_72_columns(void **state)
 		       "  offset +12 lines, hunk 2 offset -1 line ]\n");
 	for (l = b.ptr; *l; l += strcspn(l, "\n") + 1)
 		assert_true(strcspn(l, "\n") <= 72);
+	buf_release(&b);
+}
+
+/*
+ * refresh.note = rhel: no bracket; what was adjusted is a line a file of
+ * RHEL's Conflicts paragraph, of its own when no hunk was adapted.
+ */
+static void rhel_note_is_a_conflicts_paragraph(void **state)
+{
+	struct fixture *fx = *state;
+	struct buf b = BUF_INIT;
+
+	fx->cp.note_form = CARRY_NOTE_RHEL;
+	fx->hunks[1].rule = RULE_OFFSET;
+	fx->hunks[1].offset = -1;
+	fx->cf.nr_hunks = 2;
+	export_note(&b, &fx->s, patch0(state));
+	assert_string_equal(b.ptr, "Conflicts: fs/btrfs/bio.c: hunk 1 fuzz 1 "
+				   "at offset +12 lines, hunk 2 offset -1 "
+				   "line\n");
+	buf_release(&b);
+}
+
+/*
+ * An adapted hunk opened the Conflicts paragraph with its own note
+ * (carry_adapted_notes): the backporter's lines continue it and do not
+ * name that hunk again; a resolution by hand is one of them.
+ */
+static void rhel_note_continues_the_adapted_notes(void **state)
+{
+	struct fixture *fx = *state;
+	struct adaptation a;
+	struct buf b = BUF_INIT;
+
+	memset(&a, 0, sizeof(a));
+	fx->cp.note_form = CARRY_NOTE_RHEL;
+	fx->cp.resolved = true;
+	fx->hunks[0].rule = RULE_ADAPTED;
+	fx->hunks[0].adapt = &a;
+	fx->hunks[1].rule = RULE_3WAY_HUNK;
+	fx->cf.nr_hunks = 2;
+	export_note(&b, &fx->s, patch0(state));
+	assert_string_equal(b.ptr, "  resolved by hand\n"
+				   "  fs/btrfs/bio.c: hunk 2 3-way merge\n");
+	/* only adapted hunks: nothing of the backporter's to add */
+	fx->cp.resolved = false;
+	fx->cf.nr_hunks = 1;
+	buf_reset(&b);
+	export_note(&b, &fx->s, patch0(state));
+	assert_string_equal(b.ptr, "");
+	fx->hunks[0].adapt = NULL;
 	buf_release(&b);
 }
 
@@ -841,6 +893,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(long_notes_wrap_at_72_columns,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			rhel_note_is_a_conflicts_paragraph, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			rhel_note_continues_the_adapted_notes, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			debian_header_holds_only_dep3_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(
