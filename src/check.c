@@ -522,6 +522,10 @@ static void run_target(struct check_report *r, size_t t,
 	}
 	memset(&j, 0, sizeof(j));
 	error = job_open(&j, r->root, r->targets[t], &tp, &err);
+	/* the blobs a carry reads are kept for the diffs of the refreshed
+	 * series and of the patches' texts (--no-patch-text: none) */
+	if (!error && !opts->refresh && !opts->carry.patch_texts)
+		tree_keep_read_blobs(j.repo, false);
 	for (size_t s = 0; s < r->nr_series; s++) {
 		if (!needed[s])
 			continue;

@@ -31,6 +31,7 @@ struct tree_repo {
 	 * blobs its patches read and wrote.  FIFO, bounded in bytes, a hash
 	 * of the ids (slot + 1 in bucket, chained by next) to find them.
 	 * libgit2 reads them here too (mem_backend), before its own stores.
+	 * The read ones only when a refresh may diff them (drop_reads).
 	 */
 	struct cached_blob {
 		git_oid id;
@@ -39,6 +40,7 @@ struct tree_repo {
 	} *cache;
 	size_t *buckets;
 	size_t cache_nr, cache_next, cache_bytes;
+	bool drop_reads; /* tree_keep_read_blobs(r, false): written ones only */
 	struct mem_backend *mem; /* owned by the repository's odb */
 	struct prefetch *pf;	 /* or NULL */
 };
@@ -138,6 +140,16 @@ static const struct buf *cache_get(const struct tree_repo *r, const git_oid *id)
 		if (git_oid_equal(&r->cache[i - 1].id, id))
 			return &r->cache[i - 1].data;
 	return NULL;
+}
+
+void tree_keep_read_blobs(struct tree_repo *r, bool keep)
+{
+	r->drop_reads = !keep;
+}
+
+size_t tree_held_bytes(const struct tree_repo *r)
+{
+	return r->cache_bytes;
 }
 
 /*
@@ -1305,7 +1317,7 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 
 		if (hit)
 			buf_add(out, hit->ptr, hit->len);
-		else if (ahead)
+		else if (ahead && !r->drop_reads)
 			cache_put(r, git_tree_entry_id(e), out->ptr, out->len);
 		if (hit || ahead) {
 			*exists = true;
@@ -1330,7 +1342,8 @@ int tree_read_file(struct buf *out, bool *exists, unsigned *mode,
 		goto out;
 	}
 	buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	cache_put(r, git_tree_entry_id(e), out->ptr, out->len);
+	if (!r->drop_reads)
+		cache_put(r, git_tree_entry_id(e), out->ptr, out->len);
 	*exists = true;
 	if (mode)
 		*mode = (unsigned)git_tree_entry_filemode(e);

@@ -327,6 +327,17 @@ bool tree_branch_name_valid(const char *name);
 bool tree_has_commit(struct tree_repo *r, const char *hex);
 
 /*
+ * The blobs r holds in memory, in front of its object store: those it
+ * wrote and, unless told otherwise, those tree_read_file read, so that
+ * a refresh of the carry diffs them without inflating them again.
+ * tree_keep_read_blobs(r, false) (apply --no-refresh: nothing will diff
+ * them) keeps only the written ones from now on; tree_held_bytes is
+ * the bytes held.
+ */
+void tree_keep_read_blobs(struct tree_repo *r, bool keep);
+size_t tree_held_bytes(const struct tree_repo *r);
+
+/*
  * From now on until tree_close(r), count in *out every object read from
  * r's storage through r: the ones libgit2's cache does not hold, each
  * inflated (bytes: their sizes summed); not what tree_prefetch_start's

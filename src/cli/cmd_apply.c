@@ -140,6 +140,10 @@ int cmd_apply(int argc, char **argv, struct cli_ctx *cx)
 			     v.name, v.version, cli.targets[i], stacks_on);
 		co.progress = progress_patch;
 		co.ctx = &pc;
+		/* nothing diffs the blobs the carry reads: not kept (issue
+		 * 18: up to 26 MB on Debian's series) */
+		if (cli.no_refresh && !co.patch_texts)
+			tree_keep_read_blobs(j.repo, false);
 		error = job_carry(&results[nres], &j, &v, &co, !cli.no_refresh,
 				  &err);
 		if (!error)

@@ -214,12 +214,58 @@ static void refresh_reads_no_blob_the_carry_holds(void **state)
 	err_release(&err);
 }
 
+/*
+ * With no refresh to come (apply --no-refresh, check --no-patch-text
+ * without --refresh) the carry keeps in memory the blobs it wrote,
+ * which later patches read back, and not those it read: patch 2 reads
+ * big.c (88,000 bytes) and gone.c and writes big.c once; what stays is
+ * that one version, not the one read beside it (176,017 bytes before).
+ * Without the blobs it read, the refreshed texts are still those of the
+ * store.
+ */
+static void a_carry_without_refresh_keeps_no_read_blob(void **state)
+{
+	struct unit_repo *fx = *state;
+	static const char *const texts[] = { p2 };
+	struct series_version v;
+	struct carry_result res;
+	struct tree_repo *cold = NULL;
+	struct err err = ERR_INIT;
+	size_t held;
+	char *want;
+
+	make_version(&v, texts, 1);
+	assert_int_equal(tree_held_bytes(fx->repo), 0);
+	tree_keep_read_blobs(fx->repo, false);
+	carry(&res, fx, &v);
+	assert_true(res.patches[0].committed);
+	held = tree_held_bytes(fx->repo);
+	if (held < BIG_BYTES || held >= BIG_BYTES + BIG_BYTES / 2)
+		fail_msg("the carry holds %zu bytes, not the one version of "
+			 "big.c it wrote",
+			 held);
+	assert_int_equal(tree_open(&cold, fx->repo_path, &err), 0);
+	if (refresh_texts(cold, &res, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	want = res.patches[0].refreshed;
+	res.patches[0].refreshed = NULL;
+	tree_close(cold);
+	if (refresh_texts(fx->repo, &res, &err) < 0)
+		fail_msg("%s", err.msg.ptr);
+	assert_string_equal(res.patches[0].refreshed, want);
+	free(want);
+	carry_result_release(&res);
+	series_version_release(&v);
+	err_release(&err);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, unit_repo_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(refresh_reads_no_blob_the_carry_holds),
+		T(a_carry_without_refresh_keeps_no_read_blob),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, unit_git_teardown);
