@@ -272,22 +272,86 @@ static size_t show_adapted(struct buf *out, struct buf *side,
 	return adapted;
 }
 
-/* One flag per hunk of file patch f of the patch: a build refused its
- * adaptation (new, or NULL when none). */
-static bool *refused_mask(const struct carry_refusal *r, size_t nr, size_t f,
+/* The refusals of the patch resolve_prepare shows, and which hold. */
+struct refusals {
+	const struct carry_refusal *r;
+	size_t nr;
+	bool *held; /* per refusal */
+};
+
+/* Refusal k names a hunk of file patch f (pf)? */
+static bool refusal_in(const struct refusals *rs, size_t k, size_t f,
+		       const struct patch_file *pf)
+{
+	const struct carry_refusal *r = &rs->r[k];
+
+	return r->file == f && r->hunk < pf->nr_hunks &&
+	       !strcmp(r->path, patch_file_path(pf));
+}
+
+/* One flag per hunk of file patch f of the patch: a refusal of its
+ * adaptation holds (new, or NULL when none does). */
+static bool *refused_mask(const struct refusals *rs, size_t f,
 			  const struct patch_file *pf)
 {
 	bool *mask = NULL;
 
-	for (size_t k = 0; k < nr; k++) {
-		if (r[k].file != f || r[k].hunk >= pf->nr_hunks ||
-		    strcmp(r[k].path, patch_file_path(pf)))
+	for (size_t k = 0; k < rs->nr; k++) {
+		if (!rs->held[k] || !refusal_in(rs, k, f, pf))
 			continue;
 		if (!mask)
 			mask = xcalloc(pf->nr_hunks, sizeof(*mask));
-		mask[r[k].hunk] = true;
+		mask[rs->r[k].hunk] = true;
 	}
 	return mask;
+}
+
+/* One file patch of the patch, and the file it meets. */
+struct file_in {
+	const struct patch_file *pf;
+	size_t f;
+	struct span old;
+	bool exists;
+};
+
+/*
+ * apply_file of in, its hunks never adapted whose refusal holds for the
+ * adaptation they get (carry_refusal_holds, as carry.c does): applied
+ * once, a hunk adapted as its refusal names is refused and the file
+ * applied again, until no more holds.
+ */
+static int apply_refusing(struct apply_file_result *ar,
+			  const struct file_in *in, struct apply_opts *ao,
+			  struct refusals *rs, struct err *err)
+{
+	for (;;) {
+		size_t more = 0;
+		int rc;
+
+		ao->no_adapt_hunk = refused_mask(rs, in->f, in->pf);
+		rc = apply_file(ar, in->pf, in->old, in->exists, ao, err);
+		free((bool *)ao->no_adapt_hunk);
+		ao->no_adapt_hunk = NULL;
+		if (rc < 0)
+			return rc;
+		for (size_t k = 0; k < rs->nr; k++) {
+			const struct apply_hunk_result *hr;
+
+			if (rs->held[k] || !refusal_in(rs, k, in->f, in->pf) ||
+			    rs->r[k].hunk >= ar->nr_hunks)
+				continue;
+			hr = &ar->hunks[rs->r[k].hunk];
+			if (hr->rule != RULE_ADAPTED ||
+			    !carry_refusal_holds(&rs->r[k], hr->adapt))
+				continue;
+			rs->held[k] = true;
+			more++;
+		}
+		if (!more)
+			return 0;
+		apply_file_result_release(ar);
+		apply_file_result_init(ar);
+	}
 }
 
 int resolve_prepare(struct resolve_summary *summary,
@@ -302,6 +366,7 @@ int resolve_prepare(struct resolve_summary *summary,
 	const struct patch *p = &item->patch;
 	struct carry_refusal *refused = NULL;
 	size_t nr_refused = 0;
+	struct refusals rs = { 0 };
 	struct apply_opts ao = *opts;
 	struct tree_oid tree;
 	struct buf old = BUF_INIT, shown = BUF_INIT, side = BUF_INIT;
@@ -332,12 +397,19 @@ int resolve_prepare(struct resolve_summary *summary,
 			goto out;
 		error = 0;
 	}
+	rs.r = refused;
+	rs.nr = nr_refused;
+	rs.held = xcalloc(nr_refused + 1, sizeof(*rs.held));
+	/* an older record's refusals hold before anything is applied */
+	for (size_t k = 0; k < nr_refused; k++)
+		rs.held[k] = carry_refusal_holds(&refused[k], NULL);
 	for (size_t f = 0; f < p->nr_files && !error; f++) {
 		const struct patch_file *pf = &p->files[f];
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
 		const char *dst = patch_file_path(pf);
 		struct apply_file_result ar;
 		struct err ferr = ERR_INIT;
+		struct file_in in;
 		bool exists;
 		size_t line;
 		int rc;
@@ -346,11 +418,8 @@ int resolve_prepare(struct resolve_summary *summary,
 					    src, err)) < 0)
 			break;
 		apply_file_result_init(&ar);
-		ao.no_adapt_hunk = refused_mask(refused, nr_refused, f, pf);
-		rc = apply_file(&ar, pf, (struct span){ old.ptr, old.len },
-				exists, &ao, &ferr);
-		free((bool *)ao.no_adapt_hunk);
-		ao.no_adapt_hunk = NULL;
+		in = (struct file_in){ pf, f, { old.ptr, old.len }, exists };
+		rc = apply_refusing(&ar, &in, &ao, &rs, &ferr);
 		if (rc < 0) {
 			/* binary and the like: the person gets the old file */
 			ar.outcome = OUTCOME_CONFLICT;
@@ -438,6 +507,7 @@ int resolve_prepare(struct resolve_summary *summary,
 		error = err_set(err, ERR_IO, "cannot rename '%s': %s", fresh,
 				strerror(errno));
 out:
+	free(rs.held);
 	carry_refusals_free(refused, nr_refused);
 	conf_free(c);
 	free(state);
@@ -799,7 +869,7 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 	struct buf text = BUF_INIT, head = BUF_INIT;
 	struct carry_refusal *r = NULL;
 	size_t n = 0, alloc = 0;
-	struct span c, line, v;
+	struct span c, series, line, v;
 	bool whole = true;
 	int error = ERR_NOTFOUND;
 
@@ -819,6 +889,11 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 		goto out;
 	c.ptr = text.ptr + strlen(REFUSED_MAGIC) + head.len;
 	c.len = text.len - strlen(REFUSED_MAGIC) - head.len;
+	/* "series NAME" is for gc (resolve_gc_refusals); an older record
+	 * has none */
+	series = c;
+	if (next_line(&line, &series) && line_value(&v, line, "series"))
+		c = series;
 	while (whole && next_line(&line, &c)) {
 		if (line_value(&v, line, "refused") &&
 		    (!n || r[n - 1].diag)) {
@@ -826,6 +901,11 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 			memset(&r[n], 0, sizeof(r[n]));
 			whole = parse_refused(&r[n], v);
 			n += whole;
+		} else if (line_value(&v, line, "adapted") && n &&
+			   !r[n - 1].diag && !r[n - 1].adapted) {
+			/* an older record has none: its refusals hold for
+			 * any adaptation (carry_refusal_holds) */
+			r[n - 1].adapted = xstrndup(v.ptr, v.len);
 		} else if (line_value(&v, line, "diag") && n && !r[n - 1].diag) {
 			r[n - 1].diag = xstrndup(v.ptr, v.len);
 		} else {
@@ -865,9 +945,14 @@ int resolve_record_refusals(char key[41], const struct resolve_where *cell,
 	}
 	buf_adds(&b, REFUSED_MAGIC);
 	refusal_head(&b, cell);
+	/* not in the head: KEY stays what it was for older records */
+	buf_addf(&b, "series %s\n", cell->name);
 	for (size_t k = 0; k < nr; k++) {
-		buf_addf(&b, "refused %zu %zu %s\ndiag ", r[k].file + 1,
+		buf_addf(&b, "refused %zu %zu %s\n", r[k].file + 1,
 			 r[k].hunk + 1, r[k].path);
+		if (r[k].adapted)
+			buf_addf(&b, "adapted %s\n", r[k].adapted);
+		buf_adds(&b, "diag ");
 		/* one line: a diagnostic's own newlines become spaces */
 		for (const char *p = r[k].diag; *p; p++)
 			buf_addc(&b, *p == '\n' || *p == '\r' ? ' ' : *p);

@@ -122,8 +122,11 @@ void resolve_mark_accepted(struct carry_result *res, const char *root,
  * hash of the cell's target and version, the tree the patch meets and
  * the patch's fingerprint there (carry_fingerprint), so that a record
  * never outlives a change of the patch, of the series version or of the
- * target.  It holds those four in clear, then per hunk its file patch,
- * hunk and path, and the diagnostic that refused it.
+ * target.  It holds those four in clear and the series' name (not in
+ * KEY: older records, without it, keep their KEY), then per hunk its
+ * file patch, hunk and path, the id of the adaptation refused
+ * (carry_refusal.adapted; none in an older record) and the diagnostic
+ * that refused it.
  */
 
 /* The refusals of the patch (cell->fingerprint) meeting cell->tree in
@@ -133,8 +136,8 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 
 /*
  * Record the refusals r of the patch (cell->fingerprint) meeting
- * cell->tree in cell, written whole and renamed in; nr 0 removes the record.  *key gets the
- * record's KEY.
+ * cell->tree in cell, written whole and renamed in; nr 0 removes the
+ * record.  *key gets the record's KEY.
  */
 int resolve_record_refusals(char key[41], const struct resolve_where *cell,
 			    const struct carry_refusal *r, size_t nr,

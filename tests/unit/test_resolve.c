@@ -50,10 +50,13 @@ static int teardown(void **state)
 	return rc;
 }
 
+#define ID "89abcdef0123456789abcdef0123456789abcdef"
+
 static const struct carry_refusal two[] = {
 	{ 0, 1, "fs/btrfs/demo.c",
-	  "fs/btrfs/demo.c:16: error: too many arguments\nsecond line" },
-	{ 2, 0, "fs/btrfs/demo 2.c", "fs/btrfs/demo 2.c:3: warning: unused" },
+	  "fs/btrfs/demo.c:16: error: too many arguments\nsecond line", ID },
+	{ 2, 0, "fs/btrfs/demo 2.c", "fs/btrfs/demo 2.c:3: warning: unused",
+	  NULL },
 };
 
 /* w, for the patch (fingerprint) meeting tree. */
@@ -101,8 +104,39 @@ static void recorded_refusals_read_back_whole(void **state)
 	assert_int_equal(r[1].file, 2);
 	assert_int_equal(r[1].hunk, 0);
 	assert_string_equal(r[1].path, "fs/btrfs/demo 2.c");
+	/* the adapted hunk refused, by its id; none given, none read */
+	assert_string_equal(r[0].adapted, ID);
+	assert_null(r[1].adapted);
 	carry_refusals_free(r, nr);
 	err_release(&err);
+}
+
+/* The text of the record of key in w. */
+static char *record_text(const struct resolve_where *w, const char *key)
+{
+	char *path = xstrfmt("%s/patches/%s/.resolutions/%s.refused", w->root,
+			     w->name, key);
+	struct buf b = BUF_INIT;
+	struct err err = ERR_INIT;
+
+	assert_int_equal(fs_read_file(&b, path, 1 << 20, &err), 0);
+	free(path);
+	return buf_detach(&b, NULL);
+}
+
+static void record_names_its_series_in_clear(void **state)
+{
+	struct fixture *fx = *state;
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt", NULL, NULL };
+	char key[41], *text;
+
+	record(fx, &w, &fx->tree, key);
+	text = record_text(&w, key);
+	assert_non_null(strstr(text, "\ntarget tgt\nversion v1\n"));
+	assert_non_null(strstr(text, "\npatch " FP "\nseries s\n"));
+	assert_non_null(strstr(text, "\nrefused 1 2 fs/btrfs/demo.c\n"
+				     "adapted " ID "\ndiag "));
+	free(text);
 }
 
 static void another_cell_tree_or_patch_finds_none(void **state)
@@ -189,6 +223,51 @@ static void damaged_record_is_not_used(void **state)
 	err_release(&err);
 }
 
+/* A record kcarry wrote before it kept the adapted hunks (issue 18):
+ * read, and its refusals hold for any adaptation, as they did. */
+static void old_record_refuses_any_adaptation(void **state)
+{
+	struct fixture *fx = *state;
+	struct resolve_where w = { fx->dir, "s", "v1", "tgt", NULL, NULL };
+	struct adaptation a = { .adapted = "@@ -1 +1 @@\n-a\n+b\n" };
+	struct carry_refusal *r = NULL;
+	struct err err = ERR_INIT;
+	char key[41];
+	size_t nr;
+
+	record(fx, &w, &fx->tree, key);
+	overwrite(&w, key,
+		  "kcarry refused adaptations\ntarget tgt\nversion v1\n"
+		  "tree 1111111111111111111111111111111111111111\n"
+		  "patch " FP "\nrefused 1 2 a.c\ndiag a.c:1: error: b\n");
+	assert_int_equal(resolve_read_refusals(&r, &nr,
+					       at(&w, &fx->tree, FP), &err),
+			 0);
+	assert_int_equal(nr, 1);
+	assert_null(r[0].adapted);
+	assert_true(carry_refusal_holds(&r[0], &a));
+	assert_true(carry_refusal_holds(&r[0], NULL));
+	carry_refusals_free(r, nr);
+	err_release(&err);
+}
+
+static void refusal_holds_for_the_same_adaptation_alone(void **state)
+{
+	struct adaptation a = { .adapted = "@@ -1 +1 @@\n-a\n+b\n" };
+	struct adaptation same = { .adapted = "@@ -1 +1 @@\n-a\n+b\n" };
+	struct adaptation other = { .adapted = "@@ -1 +1 @@\n-a\n+c\n" };
+	struct carry_refusal r = { 0, 0, "a.c", "a.c:1: error: b", NULL };
+	char id[41];
+
+	(void)state;
+	carry_adaptation_id(id, &a);
+	r.adapted = id;
+	assert_true(carry_refusal_holds(&r, &same));
+	assert_false(carry_refusal_holds(&r, &other));
+	/* the hunk is not adapted now: nothing to refuse */
+	assert_false(carry_refusal_holds(&r, NULL));
+}
+
 static size_t nr_records(const char *root)
 {
 	char *dir = xstrfmt("%s/patches/s/.resolutions", root);
@@ -249,8 +328,13 @@ int main(void)
 			recorded_refusals_read_back_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			another_cell_tree_or_patch_finds_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			record_names_its_series_in_clear, setup, teardown),
 		cmocka_unit_test_setup_teardown(damaged_record_is_not_used,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			old_record_refuses_any_adaptation, setup, teardown),
+		cmocka_unit_test(refusal_holds_for_the_same_adaptation_alone),
 		cmocka_unit_test_setup_teardown(
 			prune_keeps_its_keys_and_other_cells, setup, teardown),
 	};
