@@ -10,6 +10,7 @@
 #include "cursor.h"
 #include "fs.h"
 #include "mail.h"
+#include "target.h"
 
 #define MAX_FILE (256UL * 1024 * 1024)
 
@@ -1017,4 +1018,238 @@ out:
 	fs_free_list(names, nr);
 	free(dir);
 	return error;
+}
+
+/* ---- gc of the refusal records ---- */
+
+/* What a record names in clear (refusal_head, then "series"). */
+struct record_head {
+	char *target, *version, *tree, *patch;
+	char *series; /* NULL in an older record */
+};
+
+static void record_head_release(struct record_head *h)
+{
+	free(h->target);
+	free(h->version);
+	free(h->tree);
+	free(h->patch);
+	free(h->series);
+	memset(h, 0, sizeof(*h));
+}
+
+/* The head of record text into h; false when it is none. */
+static bool parse_head(struct record_head *h, struct span c)
+{
+	static const char *const words[] = { "target", "version", "tree",
+					     "patch", "series" };
+	char **out[] = { &h->target, &h->version, &h->tree, &h->patch,
+			 &h->series };
+	size_t n = strlen(REFUSED_MAGIC);
+	struct span line, v;
+
+	memset(h, 0, sizeof(*h));
+	if (c.len < n || memcmp(c.ptr, REFUSED_MAGIC, n))
+		return false;
+	c.ptr += n;
+	c.len -= n;
+	for (size_t i = 0; i < 5; i++) {
+		struct span at = c;
+
+		if (!next_line(&line, &at) || !line_value(&v, line, words[i]))
+			break;
+		*out[i] = xstrndup(v.ptr, v.len);
+		c = at;
+	}
+	return h->target && h->version && h->tree && h->patch;
+}
+
+static bool in_list(char *const *list, size_t nr, const char *s)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* Some patch of name@h->version has h->patch as fingerprint on h->tree
+ * (1), none has (0), or cannot tell (< 0, err says why). */
+static int patch_there(const char *root, const char *name,
+		       const struct record_head *h, struct err *err)
+{
+	struct target t;
+	struct tree_repo *repo = NULL;
+	struct series_version v = { 0 };
+	struct tree_oid tree;
+	char fp[41];
+	int found;
+
+	if (tree_oid_parse(&tree, h->tree) < 0)
+		return err_set(err, ERR_PARSE, "bad tree '%s'", h->tree);
+	if ((found = target_load(&t, root, h->target, err)) < 0)
+		return found;
+	/* the tree as the repository has it: gc never fetches */
+	if (!fs_is_dir(t.repo_path))
+		found = err_set(err, ERR_NOTFOUND, "'%s' is not there",
+				t.repo_path);
+	else if ((found = tree_open(&repo, t.repo_path, err)) == 0)
+		found = series_load_version(&v, root, name, h->version, err);
+	for (size_t i = 0; found == 0 && i < v.nr; i++) {
+		if ((found = carry_fingerprint(fp, repo, &tree,
+					       &v.items[i].patch, err)) < 0)
+			break;
+		found = !strcmp(fp, h->patch);
+	}
+	series_version_release(&v);
+	tree_close(repo);
+	target_release(&t);
+	return found;
+}
+
+/*
+ * Why the record of series name with head h is stale (*why, true), or
+ * why gc keeps it (*why, false); *why NULL: it is live.
+ */
+static bool judge_record(char **why, const char *root, const char *name,
+			 const struct record_head *h, char **targets,
+			 size_t nr_targets)
+{
+	struct err err = ERR_INIT;
+	char **versions = NULL;
+	size_t nr = 0;
+	bool stale = false;
+	int rc;
+
+	*why = NULL;
+	if (!h->series) {
+		/* written before records named their series */
+		*why = xstrdup("an older record, without its series: gc "
+			       "cannot tell whether it applies");
+		return false;
+	}
+	if (strcmp(h->series, name)) {
+		*why = xstrfmt("it names series %s, not %s: gc cannot tell "
+			       "whether it applies",
+			       h->series, name);
+		return false;
+	}
+	if (!in_list(targets, nr_targets, h->target)) {
+		*why = xstrfmt("target %s is no target of the workspace",
+			       h->target);
+		return true;
+	}
+	if (series_list_versions(root, name, &versions, &nr, &err) == 0 &&
+	    !in_list(versions, nr, h->version)) {
+		*why = xstrfmt("%s has no version %s", name, h->version);
+		stale = true;
+	} else if ((rc = patch_there(root, name, h, &err)) == 0) {
+		*why = xstrfmt("no patch of %s@%s has fingerprint %s on tree "
+			       "%s",
+			       name, h->version, h->patch, h->tree);
+		stale = true;
+	} else if (rc < 0) {
+		*why = xstrfmt("gc cannot tell whether a patch of %s@%s meets "
+			       "tree %s: %s",
+			       name, h->version, h->tree,
+			       err.msg.len ? err.msg.ptr : "unknown");
+	}
+	series_free_list(versions, nr);
+	err_release(&err);
+	return stale;
+}
+
+/* What gc_record needs besides the record. */
+struct gc_ctx {
+	const struct resolve_gc_opts *o;
+	struct resolve_gc_result *res;
+	char **targets; /* the workspace's */
+	size_t nr_targets;
+};
+
+/* Judge (and unless dry_run remove) the record file of series name. */
+static int gc_record(const struct gc_ctx *g, const char *name,
+		     const char *file, struct err *err)
+{
+	const struct resolve_gc_opts *o = g->o;
+	struct resolve_gc_result *res = g->res;
+	char *path = xstrfmt("%s/patches/%s/.resolutions/%s", o->root, name,
+			     file);
+	struct buf text = BUF_INIT;
+	struct record_head h = { 0 };
+	struct err e2 = ERR_INIT;
+	char *why = NULL;
+	bool stale = false;
+	int error = 0;
+
+	if (fs_read_file(&text, path, MAX_FILE, &e2) < 0 ||
+	    !parse_head(&h, (struct span){ text.ptr, text.len }))
+		why = xstrdup("not a record gc can read");
+	else if (o->nr_targets &&
+		 !in_list(o->targets, o->nr_targets, h.target))
+		goto out;
+	else
+		stale = judge_record(&why, o->root, name, &h, g->targets,
+				     g->nr_targets);
+	if (!why)
+		goto out; /* live */
+	if (stale && !o->dry_run && unlink(path) < 0 && errno != ENOENT) {
+		error = err_set(err, ERR_IO, "cannot remove '%s': %s", path,
+				strerror(errno));
+		goto out;
+	}
+	ALLOC_GROW(res->entries, res->nr + 1, res->alloc);
+	res->entries[res->nr++] = (struct resolve_gc_entry){
+		xstrfmt("patches/%s/.resolutions/%s", name, file), why, stale
+	};
+	why = NULL;
+out:
+	free(why);
+	record_head_release(&h);
+	err_release(&e2);
+	buf_release(&text);
+	free(path);
+	return error;
+}
+
+int resolve_gc_refusals(struct resolve_gc_result *res,
+			const struct resolve_gc_opts *o, struct err *err)
+{
+	struct gc_ctx g = { o, res, NULL, 0 };
+	char **series = NULL;
+	size_t nr_series = 0;
+	int error;
+
+	memset(res, 0, sizeof(*res));
+	if ((error = series_list_names(o->root, &series, &nr_series, err)) <
+		    0 ||
+	    (error = target_list(o->root, &g.targets, &g.nr_targets, err)) < 0)
+		goto out;
+	for (size_t s = 0; s < nr_series && !error; s++) {
+		char *dir = xstrfmt("%s/patches/%s/.resolutions", o->root,
+				    series[s]);
+		char **names = NULL;
+		size_t nr = 0;
+
+		if (fs_is_dir(dir))
+			error = fs_list_dir(dir, &names, &nr, err);
+		for (size_t i = 0; i < nr && !error; i++)
+			if (ends_with(names[i], ".refused"))
+				error = gc_record(&g, series[s], names[i], err);
+		fs_free_list(names, nr);
+		free(dir);
+	}
+out:
+	series_free_list(series, nr_series);
+	fs_free_list(g.targets, g.nr_targets);
+	return error;
+}
+
+void resolve_gc_result_release(struct resolve_gc_result *res)
+{
+	for (size_t i = 0; i < res->nr; i++) {
+		free(res->entries[i].path);
+		free(res->entries[i].why);
+	}
+	free(res->entries);
+	memset(res, 0, sizeof(*res));
 }

@@ -148,4 +148,36 @@ int resolve_record_refusals(char key[41], const struct resolve_where *cell,
 int resolve_prune_refusals(const struct resolve_where *cell,
 			   char (*keep)[41], size_t nr_keep, struct err *err);
 
+/*
+ * gc of the refusal records: those that can no longer apply go.  A
+ * record is stale when its target is no target of the workspace
+ * (kernels/), when its series has no such version (patches/NAME/), or
+ * when no patch of that version has its fingerprint on the tree it
+ * names (read from the target's repository, never fetched).  A record
+ * gc cannot judge stays: an older one that does not name its series,
+ * one that names another series than its folder's, one it cannot read,
+ * one whose tree the repository does not hold.  A live record stays.
+ */
+struct resolve_gc_opts {
+	const char *root;
+	char *const *targets; /* the records of these alone; none: all */
+	size_t nr_targets;
+	bool dry_run;         /* judge; remove nothing */
+};
+
+struct resolve_gc_entry {
+	char *path;  /* the record, relative to root */
+	char *why;   /* why it goes, or why gc keeps it */
+	bool stale;  /* removed (with dry_run: would be); else kept */
+};
+
+struct resolve_gc_result {
+	struct resolve_gc_entry *entries; /* stale and kept, no live one */
+	size_t nr, alloc;
+};
+
+int resolve_gc_refusals(struct resolve_gc_result *res,
+			const struct resolve_gc_opts *o, struct err *err);
+void resolve_gc_result_release(struct resolve_gc_result *res);
+
 #endif
