@@ -75,6 +75,7 @@ int cmd_gc(int argc, char **argv, struct cli_ctx *cx)
 	struct err err = ERR_INIT;
 	struct build_gc_result res = { 0 };
 	struct resolve_gc_result rg = { 0 };
+	struct lock wl = LOCK_INIT;
 	struct build_gc_opts go = { 0 };
 	char *ident = job_ident_dir(), **known = NULL;
 	const char *root = NULL;
@@ -121,7 +122,11 @@ int cmd_gc(int argc, char **argv, struct cli_ctx *cx)
 		struct resolve_gc_opts ro = { root, (char *const *)args, nr,
 					      cli.dry_run };
 
-		if (resolve_gc_refusals(&rg, &ro, &err) < 0) {
+		/* removing records writes the workspace: not beside a check
+		 * or an import (a dry run writes nothing: no lock) */
+		if ((!cli.dry_run &&
+		     workspace_lock(&wl, root, opts, &err) < 0) ||
+		    resolve_gc_refusals(&rg, &ro, &err) < 0) {
 			/* what was removed before the trouble */
 			print_refusals(&rg, cli.dry_run, opts->verbosity);
 			rc = err_report(&err, opts);
@@ -132,6 +137,7 @@ int cmd_gc(int argc, char **argv, struct cli_ctx *cx)
 	if (!res.nr && !removed)
 		printf("nothing to free\n");
 out:
+	lock_release(&wl);
 	resolve_gc_result_release(&rg);
 	build_gc_result_release(&res);
 	fs_free_list(known, nk);

@@ -58,6 +58,12 @@ stdout_has "^kept $(rel "$old"): an older record, without its series: gc cannot 
 grep -q "$(rel "$live")" "$OUT" && { cat "$OUT"; fail "gc --dry-run names the live record"; }
 stdout_has "^kept $(rel "$notree"): gc cannot tell whether a patch of bad@v1 meets tree 3{40}: "
 
+# with names, the records of those targets alone
+expect_exit 0 kcarry -C ws gc --dry-run tgt
+stdout_has "^would remove $(rel "$gone_version"): "
+stdout_has "^would remove $(rel "$gone_patch"): "
+grep -q "$(rel "$gone_target")" "$OUT" && { cat "$OUT"; fail "gc tgt judges tgt2's record"; }
+
 expect_exit 0 kcarry -C ws gc
 stdout_has "^removed $(rel "$gone_target"): target tgt2 is no target of the workspace\$"
 stdout_has "^removed $(rel "$gone_version"): bad has no version v2\$"
@@ -79,5 +85,6 @@ stdout_has '^ *cause: a build on tgt refused this adaptation: fs/btrfs/demo.c:'
 expect_exit 0 kcarry -C ws -v gc
 stdout_has "^kept $(rel "$old"): an older record"
 grep -q "^removed" "$OUT" && { cat "$OUT"; fail "gc removed more"; }
+
 [ -f "$live" ] || fail "gc removed the live record"
 exit 0
