@@ -321,6 +321,98 @@ static void prune_keeps_its_keys_and_other_cells(void **state)
 	err_release(&err);
 }
 
+/* root/rel with text (its folders made). */
+static void put(const char *root, const char *rel, const char *text)
+{
+	char *path = fs_join(root, rel), *slash;
+	struct err err = ERR_INIT;
+
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	assert_int_equal(fs_mkdirs(path, &err), 0);
+	*slash = '/';
+	assert_int_equal(fs_write_atomic(path, text, strlen(text), &err), 0);
+	free(path);
+}
+
+static const struct resolve_gc_entry *
+gc_entry(const struct resolve_gc_result *res, const char *key)
+{
+	for (size_t i = 0; i < res->nr; i++)
+		if (strstr(res->entries[i].path, key))
+			return &res->entries[i];
+	return NULL;
+}
+
+/*
+ * gc judges each record by what it names: a target gone and a version
+ * gone make it stale; an older record (no series line), one naming
+ * another series and one it cannot read stay, said why; --dry-run
+ * removes nothing, gc the stale alone.
+ */
+static void gc_removes_the_stale_and_keeps_what_it_cannot_judge(void **state)
+{
+	struct fixture *fx = *state;
+	struct resolve_where tgt = { fx->dir, "s", "v1", "tgt", NULL, NULL };
+	struct resolve_where gone = { fx->dir, "s", "v1", "gone", NULL, NULL };
+	struct resolve_where v9 = { fx->dir, "s", "v9", "tgt", NULL, NULL };
+	struct resolve_gc_opts o = { fx->dir, NULL, 0, true };
+	struct resolve_gc_result res;
+	const struct resolve_gc_entry *e;
+	struct err err = ERR_INIT;
+	char k_gone[41], k_v9[41], k_old[41], k_other[41], k_bad[41];
+	char *text;
+
+	put(fx->dir, "kernels/tgt.conf", "");
+	put(fx->dir, "patches/s/v1/series", "");
+	record(fx, &gone, &fx->tree, k_gone);
+	record(fx, &v9, &fx->tree, k_v9);
+	record(fx, &tgt, &fx->other, k_old);
+	record(fx, &tgt, &fx->tree, k_other);
+	record(fx, &v9, &fx->other, k_bad);
+	/* older: the same record without its series line */
+	text = record_text(&tgt, k_old);
+	memmove(strstr(text, "series s\n"), strstr(text, "series s\n") + 9,
+		strlen(strstr(text, "series s\n") + 9) + 1);
+	overwrite(&tgt, k_old, text);
+	free(text);
+	text = record_text(&tgt, k_other);
+	memcpy(strstr(text, "series s\n"), "series t\n", 9);
+	overwrite(&tgt, k_other, text);
+	free(text);
+	overwrite(&tgt, k_bad, "not a record\n");
+	assert_int_equal(nr_records(fx->dir), 5);
+
+	assert_int_equal(resolve_gc_refusals(&res, &o, &err), 0);
+	assert_int_equal(nr_records(fx->dir), 5);
+	assert_int_equal(res.nr, 5);
+	assert_non_null(e = gc_entry(&res, k_gone));
+	assert_true(e->stale);
+	assert_string_equal(e->why, "target gone is no target of the workspace");
+	assert_non_null(e = gc_entry(&res, k_v9));
+	assert_true(e->stale);
+	assert_string_equal(e->why, "s has no version v9");
+	assert_non_null(e = gc_entry(&res, k_old));
+	assert_false(e->stale);
+	assert_non_null(strstr(e->why, "an older record"));
+	assert_non_null(e = gc_entry(&res, k_other));
+	assert_false(e->stale);
+	assert_non_null(strstr(e->why, "names series t, not s"));
+	assert_non_null(e = gc_entry(&res, k_bad));
+	assert_false(e->stale);
+	resolve_gc_result_release(&res);
+
+	o.dry_run = false;
+	assert_int_equal(resolve_gc_refusals(&res, &o, &err), 0);
+	assert_int_equal(nr_records(fx->dir), 3);
+	assert_int_equal(res.nr, 5);
+	resolve_gc_result_release(&res);
+	assert_int_equal(resolve_gc_refusals(&res, &o, &err), 0);
+	assert_int_equal(res.nr, 3); /* the kept alone */
+	resolve_gc_result_release(&res);
+	err_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +429,9 @@ int main(void)
 		cmocka_unit_test(refusal_holds_for_the_same_adaptation_alone),
 		cmocka_unit_test_setup_teardown(
 			prune_keeps_its_keys_and_other_cells, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			gc_removes_the_stale_and_keeps_what_it_cannot_judge,
+			setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
