@@ -9,31 +9,40 @@
 #include "name.h"
 #include "strmap.h"
 
+/* The files apply_one gave p (p->files left NULL). */
+static void patch_files_release(struct carry_patch *p)
+{
+	for (size_t f = 0; f < p->nr_files; f++) {
+		struct carry_file *cf = &p->files[f];
+		free(cf->path);
+		free(cf->error);
+		for (size_t h = 0; h < cf->nr_hunks; h++) {
+			free(cf->hunks[h].func);
+			free(cf->hunks[h].found_func);
+			free(cf->hunks[h].reason);
+			free(cf->hunks[h].similar);
+			cause_free(cf->hunks[h].cause);
+			free(cf->hunks[h].found);
+			adaptation_free(cf->hunks[h].adapt);
+		}
+		free(cf->hunks);
+		free(cf->moved_to);
+		for (size_t h = 0; cf->hunk_to && h < cf->nr_hunks; h++)
+			free(cf->hunk_to[h]);
+		free(cf->hunk_to);
+		buf_release(&cf->rej);
+	}
+	free(p->files);
+	p->files = NULL;
+	p->nr_files = 0;
+}
+
 void carry_result_release(struct carry_result *res)
 {
 	for (size_t i = 0; i < res->nr; i++) {
 		struct carry_patch *p = &res->patches[i];
-		for (size_t f = 0; f < p->nr_files; f++) {
-			struct carry_file *cf = &p->files[f];
-			free(cf->path);
-			free(cf->error);
-			for (size_t h = 0; h < cf->nr_hunks; h++) {
-				free(cf->hunks[h].func);
-				free(cf->hunks[h].found_func);
-				free(cf->hunks[h].reason);
-				free(cf->hunks[h].similar);
-				cause_free(cf->hunks[h].cause);
-				free(cf->hunks[h].found);
-				adaptation_free(cf->hunks[h].adapt);
-			}
-			free(cf->hunks);
-			free(cf->moved_to);
-			for (size_t h = 0; cf->hunk_to && h < cf->nr_hunks; h++)
-				free(cf->hunk_to[h]);
-			free(cf->hunk_to);
-			buf_release(&cf->rej);
-		}
-		free(p->files);
+
+		patch_files_release(p);
 		free(p->depends);
 		free(p->refreshed);
 	}
@@ -944,8 +953,31 @@ void carry_refusals_free(struct carry_refusal *r, size_t nr)
 	for (size_t k = 0; k < nr; k++) {
 		free(r[k].path);
 		free(r[k].diag);
+		free(r[k].adapted);
 	}
 	free(r);
+}
+
+void carry_adaptation_id(char hex[41], const struct adaptation *a)
+{
+	const char *text = a->adapted ? a->adapted : "";
+
+	tree_hash(hex, text, strlen(text));
+}
+
+bool carry_refusal_holds(const struct carry_refusal *r,
+			 const struct adaptation *a)
+{
+	char id[41];
+
+	/* an older record did not keep what it refused: it refuses any
+	 * adaptation of the hunk, as it did when it was written */
+	if (!r->adapted)
+		return true;
+	if (!a || !a->adapted)
+		return false;
+	carry_adaptation_id(id, a);
+	return !strcmp(id, r->adapted);
 }
 
 /* Refusal r names a hunk of p (the same file patch, a hunk it has)? */
@@ -974,15 +1006,86 @@ static void mark_refused(struct carry_patch *cp, const struct carry_refusal *r,
 	hr->cause->kind = CAUSE_BUILD;
 	hr->cause->text = xstrfmt("a build on %s refused this adaptation: %s",
 				  target, r->diag);
+	hr->cause->adapted = r->adapted ? xstrdup(r->adapted) : NULL;
 	free(hr->reason);
 	hr->reason = xstrdup("not adapted: a build refused the adaptation "
 			     "on this tree");
 }
 
+/* The adaptation of hunk r of cp, or NULL when it is not adapted. */
+static const struct adaptation *adapted_at(const struct carry_patch *cp,
+					   const struct carry_refusal *r)
+{
+	const struct apply_hunk_result *hr;
+
+	if (r->file >= cp->nr_files || r->hunk >= cp->files[r->file].nr_hunks)
+		return NULL;
+	hr = &cp->files[r->file].hunks[r->hunk];
+	return hr->rule == RULE_ADAPTED ? hr->adapt : NULL;
+}
+
+/* The refusals of one patch, and the hunks never adapted. */
+struct held {
+	const struct carry_refusal *r;
+	size_t nr;
+	bool *held;                  /* per refusal: it holds */
+	struct carry_hunk_ref *refs; /* room for nr more */
+	size_t n;
+};
+
+/*
+ * apply_one with the hunks of hd->refs never adapted, each refusal that
+ * holds (hd->held) among them.  A refusal holds for the
+ * adaptation the hunk gets now: carried once, a hunk adapted as its
+ * refusal names joins refs and the patch is carried again, until none
+ * more holds (each round adds one at least, so at most nr + 1).
+ */
+static int apply_held(struct carry_patch *cp, struct tree_oid *tree,
+		      const struct patch *p, const struct carry_run *run,
+		      struct held *hd)
+{
+	const struct carry_refusal *r = hd->r;
+	struct carry_hunk_ref *refs = hd->refs;
+	size_t nr = hd->nr, *n = &hd->n;
+	bool *held = hd->held;
+	struct carry_opts po = *run->opts;
+	struct carry_run pr = *run;
+	int error;
+
+	pr.opts = &po;
+	for (;;) {
+		struct tree_oid t = *tree;
+		size_t more = 0;
+
+		po.no_adapt = refs;
+		po.nr_no_adapt = *n;
+		if ((error = apply_one(cp, &t, p, &pr)) < 0)
+			return error;
+		for (size_t k = 0; k < nr; k++) {
+			if (held[k] || !refusal_fits(&r[k], p) ||
+			    !carry_refusal_holds(&r[k], adapted_at(cp, &r[k])))
+				continue;
+			held[k] = true;
+			refs[(*n)++] = (struct carry_hunk_ref){
+				run->nm->index, r[k].file, r[k].hunk
+			};
+			more++;
+		}
+		if (!more) {
+			*tree = t;
+			return 0;
+		}
+		patch_files_release(cp);
+		cp->outcome = OUTCOME_CLEAN;
+		cp->risk = false;
+	}
+}
+
 /*
  * apply_one, with the hunks whose adaptation a build refused on tree
- * (carry_opts.refused) never adapted: patch i of the series, carried as
- * p (the patch, not a person's resolution).
+ * (carry_opts.refused) never adapted when the refusal holds for the
+ * adaptation they get (carry_refusal_holds): patch i of the series,
+ * carried as p (the patch, not a person's resolution).
  */
 static int apply_refusing(struct carry_patch *cp, struct tree_oid *tree,
 			  const struct patch *p, size_t i, const char *target,
@@ -990,10 +1093,8 @@ static int apply_refusing(struct carry_patch *cp, struct tree_oid *tree,
 {
 	const struct carry_opts *opts = run->opts;
 	struct carry_refusal *refusals = NULL;
-	struct carry_hunk_ref *refs;
-	struct carry_opts po;
-	struct carry_run pr;
-	size_t nr = 0, n;
+	struct held hd = { 0 };
+	size_t nr = 0;
 	int error;
 
 	if (!opts->refused || cp->resolved || !cp->fingerprint[0])
@@ -1006,24 +1107,27 @@ static int apply_refusing(struct carry_patch *cp, struct tree_oid *tree,
 	}
 	if (error < 0)
 		return error;
-	refs = xcalloc(opts->nr_no_adapt + nr, sizeof(*refs));
-	n = opts->nr_no_adapt;
-	for (size_t k = 0; k < n; k++)
-		refs[k] = opts->no_adapt[k];
+	hd.r = refusals;
+	hd.nr = nr;
+	hd.refs = xcalloc(opts->nr_no_adapt + nr, sizeof(*hd.refs));
+	hd.held = xcalloc(nr, sizeof(*hd.held));
+	for (size_t k = 0; k < opts->nr_no_adapt; k++)
+		hd.refs[hd.n++] = opts->no_adapt[k];
+	/* an older record's refusals hold before anything is carried */
 	for (size_t k = 0; k < nr; k++)
-		if (refusal_fits(&refusals[k], p))
-			refs[n++] = (struct carry_hunk_ref){ i, refusals[k].file,
-							     refusals[k].hunk };
-	po = *opts;
-	po.no_adapt = refs;
-	po.nr_no_adapt = n;
-	pr = *run;
-	pr.opts = &po;
-	error = apply_one(cp, tree, p, &pr);
+		if (refusal_fits(&refusals[k], p) &&
+		    carry_refusal_holds(&refusals[k], NULL)) {
+			hd.held[k] = true;
+			hd.refs[hd.n++] = (struct carry_hunk_ref){
+				i, refusals[k].file, refusals[k].hunk
+			};
+		}
+	error = apply_held(cp, tree, p, run, &hd);
 	for (size_t k = 0; !error && k < nr; k++)
-		if (refusal_fits(&refusals[k], p))
+		if (hd.held[k])
 			mark_refused(cp, &refusals[k], target);
-	free(refs);
+	free(hd.held);
+	free(hd.refs);
 	carry_refusals_free(refusals, nr);
 	return error;
 }

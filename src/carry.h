@@ -90,15 +90,32 @@ struct carry_hunk_ref {
 /*
  * A hunk of one patch whose adaptation a build refused on the tree the
  * patch meets (recorded by check.c, read back by resolve.c): file and
- * hunk of the patch, the file patch's path, the build's diagnostic.
+ * hunk of the patch, the file patch's path, the build's diagnostic, and
+ * which adaptation of the hunk it refused.
  */
 struct carry_refusal {
 	size_t file, hunk;
 	char *path;
 	char *diag; /* "path:line: error: message" */
+	/* the refused adapted hunk's id (carry_adaptation_id); NULL in a
+	 * record written before kcarry kept it */
+	char *adapted;
 };
 
 void carry_refusals_free(struct carry_refusal *r, size_t nr);
+
+/* The id of adaptation a: a hash of its adapted hunk's text. */
+void carry_adaptation_id(char hex[41], const struct adaptation *a);
+
+/*
+ * Refusal r holds for the hunk adapted as a now (NULL: not adapted):
+ * only when a is the adaptation the build refused, so that another
+ * adaptation of the hunk (a newer kcarry, a changed rule) is proposed
+ * again, to be built.  A refusal without the id (an older record)
+ * holds for any, as it always did.
+ */
+bool carry_refusal_holds(const struct carry_refusal *r,
+			 const struct adaptation *a);
 
 struct carry_opts {
 	struct apply_opts apply;

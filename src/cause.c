@@ -41,6 +41,7 @@ void cause_free(struct cause *c)
 	cause_names_free(c->names, c->nr_names);
 	free(c->patches);
 	free(c->stacks_on);
+	free(c->adapted);
 	free(c);
 }
 

@@ -73,6 +73,9 @@ struct cause {
 	size_t *patches; /* CAUSE_FAILED_PATCH: 1-based failed patches */
 	size_t nr_patches;
 	char *stacks_on; /* a series the missing names come from */
+	/* CAUSE_BUILD: the id of the adapted hunk the build refused
+	 * (carry_adaptation_id), or NULL */
+	char *adapted;
 };
 
 void cause_free(struct cause *c);

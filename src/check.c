@@ -471,7 +471,7 @@ static int record_refusals(const struct check_cell *c, const char *root,
 				ALLOC_GROW(r, n + 1, ralloc);
 				r[n++] = (struct carry_refusal){
 					f, h, cp->files[f].path,
-					hr->cause->text
+					hr->cause->text, hr->cause->adapted
 				};
 			}
 		if (n) {
@@ -829,6 +829,9 @@ static void adapted_fails(struct carry_result *cr, struct carry_patch *cp,
 	hr->cause = xcalloc(1, sizeof(*hr->cause));
 	hr->cause->kind = CAUSE_BUILD;
 	hr->cause->text = buf_detach(&b, NULL);
+	/* which adaptation was refused: another is proposed again */
+	hr->cause->adapted = xmalloc(41);
+	carry_adaptation_id(hr->cause->adapted, hr->adapt);
 	free(hr->reason);
 	hr->reason = xstrfmt("the adapted hunk (rule %s) does not build",
 			     adapt_rule_name(hr->adapt->rule));

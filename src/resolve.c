@@ -10,6 +10,7 @@
 #include "cursor.h"
 #include "fs.h"
 #include "mail.h"
+#include "target.h"
 
 #define MAX_FILE (256UL * 1024 * 1024)
 
@@ -272,22 +273,86 @@ static size_t show_adapted(struct buf *out, struct buf *side,
 	return adapted;
 }
 
-/* One flag per hunk of file patch f of the patch: a build refused its
- * adaptation (new, or NULL when none). */
-static bool *refused_mask(const struct carry_refusal *r, size_t nr, size_t f,
+/* The refusals of the patch resolve_prepare shows, and which hold. */
+struct refusals {
+	const struct carry_refusal *r;
+	size_t nr;
+	bool *held; /* per refusal */
+};
+
+/* Refusal k names a hunk of file patch f (pf)? */
+static bool refusal_in(const struct refusals *rs, size_t k, size_t f,
+		       const struct patch_file *pf)
+{
+	const struct carry_refusal *r = &rs->r[k];
+
+	return r->file == f && r->hunk < pf->nr_hunks &&
+	       !strcmp(r->path, patch_file_path(pf));
+}
+
+/* One flag per hunk of file patch f of the patch: a refusal of its
+ * adaptation holds (new, or NULL when none does). */
+static bool *refused_mask(const struct refusals *rs, size_t f,
 			  const struct patch_file *pf)
 {
 	bool *mask = NULL;
 
-	for (size_t k = 0; k < nr; k++) {
-		if (r[k].file != f || r[k].hunk >= pf->nr_hunks ||
-		    strcmp(r[k].path, patch_file_path(pf)))
+	for (size_t k = 0; k < rs->nr; k++) {
+		if (!rs->held[k] || !refusal_in(rs, k, f, pf))
 			continue;
 		if (!mask)
 			mask = xcalloc(pf->nr_hunks, sizeof(*mask));
-		mask[r[k].hunk] = true;
+		mask[rs->r[k].hunk] = true;
 	}
 	return mask;
+}
+
+/* One file patch of the patch, and the file it meets. */
+struct file_in {
+	const struct patch_file *pf;
+	size_t f;
+	struct span old;
+	bool exists;
+};
+
+/*
+ * apply_file of in, its hunks never adapted whose refusal holds for the
+ * adaptation they get (carry_refusal_holds, as carry.c does): applied
+ * once, a hunk adapted as its refusal names is refused and the file
+ * applied again, until no more holds.
+ */
+static int apply_refusing(struct apply_file_result *ar,
+			  const struct file_in *in, struct apply_opts *ao,
+			  struct refusals *rs, struct err *err)
+{
+	for (;;) {
+		size_t more = 0;
+		int rc;
+
+		ao->no_adapt_hunk = refused_mask(rs, in->f, in->pf);
+		rc = apply_file(ar, in->pf, in->old, in->exists, ao, err);
+		free((bool *)ao->no_adapt_hunk);
+		ao->no_adapt_hunk = NULL;
+		if (rc < 0)
+			return rc;
+		for (size_t k = 0; k < rs->nr; k++) {
+			const struct apply_hunk_result *hr;
+
+			if (rs->held[k] || !refusal_in(rs, k, in->f, in->pf) ||
+			    rs->r[k].hunk >= ar->nr_hunks)
+				continue;
+			hr = &ar->hunks[rs->r[k].hunk];
+			if (hr->rule != RULE_ADAPTED ||
+			    !carry_refusal_holds(&rs->r[k], hr->adapt))
+				continue;
+			rs->held[k] = true;
+			more++;
+		}
+		if (!more)
+			return 0;
+		apply_file_result_release(ar);
+		apply_file_result_init(ar);
+	}
 }
 
 int resolve_prepare(struct resolve_summary *summary,
@@ -302,6 +367,7 @@ int resolve_prepare(struct resolve_summary *summary,
 	const struct patch *p = &item->patch;
 	struct carry_refusal *refused = NULL;
 	size_t nr_refused = 0;
+	struct refusals rs = { 0 };
 	struct apply_opts ao = *opts;
 	struct tree_oid tree;
 	struct buf old = BUF_INIT, shown = BUF_INIT, side = BUF_INIT;
@@ -332,12 +398,19 @@ int resolve_prepare(struct resolve_summary *summary,
 			goto out;
 		error = 0;
 	}
+	rs.r = refused;
+	rs.nr = nr_refused;
+	rs.held = xcalloc(nr_refused + 1, sizeof(*rs.held));
+	/* an older record's refusals hold before anything is applied */
+	for (size_t k = 0; k < nr_refused; k++)
+		rs.held[k] = carry_refusal_holds(&refused[k], NULL);
 	for (size_t f = 0; f < p->nr_files && !error; f++) {
 		const struct patch_file *pf = &p->files[f];
 		const char *src = pf->old_path ? pf->old_path : pf->new_path;
 		const char *dst = patch_file_path(pf);
 		struct apply_file_result ar;
 		struct err ferr = ERR_INIT;
+		struct file_in in;
 		bool exists;
 		size_t line;
 		int rc;
@@ -346,11 +419,8 @@ int resolve_prepare(struct resolve_summary *summary,
 					    src, err)) < 0)
 			break;
 		apply_file_result_init(&ar);
-		ao.no_adapt_hunk = refused_mask(refused, nr_refused, f, pf);
-		rc = apply_file(&ar, pf, (struct span){ old.ptr, old.len },
-				exists, &ao, &ferr);
-		free((bool *)ao.no_adapt_hunk);
-		ao.no_adapt_hunk = NULL;
+		in = (struct file_in){ pf, f, { old.ptr, old.len }, exists };
+		rc = apply_refusing(&ar, &in, &ao, &rs, &ferr);
 		if (rc < 0) {
 			/* binary and the like: the person gets the old file */
 			ar.outcome = OUTCOME_CONFLICT;
@@ -438,6 +508,7 @@ int resolve_prepare(struct resolve_summary *summary,
 		error = err_set(err, ERR_IO, "cannot rename '%s': %s", fresh,
 				strerror(errno));
 out:
+	free(rs.held);
 	carry_refusals_free(refused, nr_refused);
 	conf_free(c);
 	free(state);
@@ -799,7 +870,7 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 	struct buf text = BUF_INIT, head = BUF_INIT;
 	struct carry_refusal *r = NULL;
 	size_t n = 0, alloc = 0;
-	struct span c, line, v;
+	struct span c, series, line, v;
 	bool whole = true;
 	int error = ERR_NOTFOUND;
 
@@ -819,6 +890,11 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 		goto out;
 	c.ptr = text.ptr + strlen(REFUSED_MAGIC) + head.len;
 	c.len = text.len - strlen(REFUSED_MAGIC) - head.len;
+	/* "series NAME" is for gc (resolve_gc_refusals); an older record
+	 * has none */
+	series = c;
+	if (next_line(&line, &series) && line_value(&v, line, "series"))
+		c = series;
 	while (whole && next_line(&line, &c)) {
 		if (line_value(&v, line, "refused") &&
 		    (!n || r[n - 1].diag)) {
@@ -826,6 +902,11 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 			memset(&r[n], 0, sizeof(r[n]));
 			whole = parse_refused(&r[n], v);
 			n += whole;
+		} else if (line_value(&v, line, "adapted") && n &&
+			   !r[n - 1].diag && !r[n - 1].adapted) {
+			/* an older record has none: its refusals hold for
+			 * any adaptation (carry_refusal_holds) */
+			r[n - 1].adapted = xstrndup(v.ptr, v.len);
 		} else if (line_value(&v, line, "diag") && n && !r[n - 1].diag) {
 			r[n - 1].diag = xstrndup(v.ptr, v.len);
 		} else {
@@ -865,9 +946,14 @@ int resolve_record_refusals(char key[41], const struct resolve_where *cell,
 	}
 	buf_adds(&b, REFUSED_MAGIC);
 	refusal_head(&b, cell);
+	/* not in the head: KEY stays what it was for older records */
+	buf_addf(&b, "series %s\n", cell->name);
 	for (size_t k = 0; k < nr; k++) {
-		buf_addf(&b, "refused %zu %zu %s\ndiag ", r[k].file + 1,
+		buf_addf(&b, "refused %zu %zu %s\n", r[k].file + 1,
 			 r[k].hunk + 1, r[k].path);
+		if (r[k].adapted)
+			buf_addf(&b, "adapted %s\n", r[k].adapted);
+		buf_adds(&b, "diag ");
 		/* one line: a diagnostic's own newlines become spaces */
 		for (const char *p = r[k].diag; *p; p++)
 			buf_addc(&b, *p == '\n' || *p == '\r' ? ' ' : *p);
@@ -932,4 +1018,238 @@ out:
 	fs_free_list(names, nr);
 	free(dir);
 	return error;
+}
+
+/* ---- gc of the refusal records ---- */
+
+/* What a record names in clear (refusal_head, then "series"). */
+struct record_head {
+	char *target, *version, *tree, *patch;
+	char *series; /* NULL in an older record */
+};
+
+static void record_head_release(struct record_head *h)
+{
+	free(h->target);
+	free(h->version);
+	free(h->tree);
+	free(h->patch);
+	free(h->series);
+	memset(h, 0, sizeof(*h));
+}
+
+/* The head of record text into h; false when it is none. */
+static bool parse_head(struct record_head *h, struct span c)
+{
+	static const char *const words[] = { "target", "version", "tree",
+					     "patch", "series" };
+	char **out[] = { &h->target, &h->version, &h->tree, &h->patch,
+			 &h->series };
+	size_t n = strlen(REFUSED_MAGIC);
+	struct span line, v;
+
+	memset(h, 0, sizeof(*h));
+	if (c.len < n || memcmp(c.ptr, REFUSED_MAGIC, n))
+		return false;
+	c.ptr += n;
+	c.len -= n;
+	for (size_t i = 0; i < 5; i++) {
+		struct span at = c;
+
+		if (!next_line(&line, &at) || !line_value(&v, line, words[i]))
+			break;
+		*out[i] = xstrndup(v.ptr, v.len);
+		c = at;
+	}
+	return h->target && h->version && h->tree && h->patch;
+}
+
+static bool in_list(char *const *list, size_t nr, const char *s)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* Some patch of name@h->version has h->patch as fingerprint on h->tree
+ * (1), none has (0), or cannot tell (< 0, err says why). */
+static int patch_there(const char *root, const char *name,
+		       const struct record_head *h, struct err *err)
+{
+	struct target t;
+	struct tree_repo *repo = NULL;
+	struct series_version v = { 0 };
+	struct tree_oid tree;
+	char fp[41];
+	int found;
+
+	if (tree_oid_parse(&tree, h->tree) < 0)
+		return err_set(err, ERR_PARSE, "bad tree '%s'", h->tree);
+	if ((found = target_load(&t, root, h->target, err)) < 0)
+		return found;
+	/* the tree as the repository has it: gc never fetches */
+	if (!fs_is_dir(t.repo_path))
+		found = err_set(err, ERR_NOTFOUND, "'%s' is not there",
+				t.repo_path);
+	else if ((found = tree_open(&repo, t.repo_path, err)) == 0)
+		found = series_load_version(&v, root, name, h->version, err);
+	for (size_t i = 0; found == 0 && i < v.nr; i++) {
+		if ((found = carry_fingerprint(fp, repo, &tree,
+					       &v.items[i].patch, err)) < 0)
+			break;
+		found = !strcmp(fp, h->patch);
+	}
+	series_version_release(&v);
+	tree_close(repo);
+	target_release(&t);
+	return found;
+}
+
+/*
+ * Why the record of series name with head h is stale (*why, true), or
+ * why gc keeps it (*why, false); *why NULL: it is live.
+ */
+static bool judge_record(char **why, const char *root, const char *name,
+			 const struct record_head *h, char **targets,
+			 size_t nr_targets)
+{
+	struct err err = ERR_INIT;
+	char **versions = NULL;
+	size_t nr = 0;
+	bool stale = false;
+	int rc;
+
+	*why = NULL;
+	if (!h->series) {
+		/* written before records named their series */
+		*why = xstrdup("an older record, without its series: gc "
+			       "cannot tell whether it applies");
+		return false;
+	}
+	if (strcmp(h->series, name)) {
+		*why = xstrfmt("it names series %s, not %s: gc cannot tell "
+			       "whether it applies",
+			       h->series, name);
+		return false;
+	}
+	if (!in_list(targets, nr_targets, h->target)) {
+		*why = xstrfmt("target %s is no target of the workspace",
+			       h->target);
+		return true;
+	}
+	if (series_list_versions(root, name, &versions, &nr, &err) == 0 &&
+	    !in_list(versions, nr, h->version)) {
+		*why = xstrfmt("%s has no version %s", name, h->version);
+		stale = true;
+	} else if ((rc = patch_there(root, name, h, &err)) == 0) {
+		*why = xstrfmt("no patch of %s@%s has fingerprint %s on tree "
+			       "%s",
+			       name, h->version, h->patch, h->tree);
+		stale = true;
+	} else if (rc < 0) {
+		*why = xstrfmt("gc cannot tell whether a patch of %s@%s meets "
+			       "tree %s: %s",
+			       name, h->version, h->tree,
+			       err.msg.len ? err.msg.ptr : "unknown");
+	}
+	series_free_list(versions, nr);
+	err_release(&err);
+	return stale;
+}
+
+/* What gc_record needs besides the record. */
+struct gc_ctx {
+	const struct resolve_gc_opts *o;
+	struct resolve_gc_result *res;
+	char **targets; /* the workspace's */
+	size_t nr_targets;
+};
+
+/* Judge (and unless dry_run remove) the record file of series name. */
+static int gc_record(const struct gc_ctx *g, const char *name,
+		     const char *file, struct err *err)
+{
+	const struct resolve_gc_opts *o = g->o;
+	struct resolve_gc_result *res = g->res;
+	char *path = xstrfmt("%s/patches/%s/.resolutions/%s", o->root, name,
+			     file);
+	struct buf text = BUF_INIT;
+	struct record_head h = { 0 };
+	struct err e2 = ERR_INIT;
+	char *why = NULL;
+	bool stale = false;
+	int error = 0;
+
+	if (fs_read_file(&text, path, MAX_FILE, &e2) < 0 ||
+	    !parse_head(&h, (struct span){ text.ptr, text.len }))
+		why = xstrdup("not a record gc can read");
+	else if (o->nr_targets &&
+		 !in_list(o->targets, o->nr_targets, h.target))
+		goto out;
+	else
+		stale = judge_record(&why, o->root, name, &h, g->targets,
+				     g->nr_targets);
+	if (!why)
+		goto out; /* live */
+	if (stale && !o->dry_run && unlink(path) < 0 && errno != ENOENT) {
+		error = err_set(err, ERR_IO, "cannot remove '%s': %s", path,
+				strerror(errno));
+		goto out;
+	}
+	ALLOC_GROW(res->entries, res->nr + 1, res->alloc);
+	res->entries[res->nr++] = (struct resolve_gc_entry){
+		xstrfmt("patches/%s/.resolutions/%s", name, file), why, stale
+	};
+	why = NULL;
+out:
+	free(why);
+	record_head_release(&h);
+	err_release(&e2);
+	buf_release(&text);
+	free(path);
+	return error;
+}
+
+int resolve_gc_refusals(struct resolve_gc_result *res,
+			const struct resolve_gc_opts *o, struct err *err)
+{
+	struct gc_ctx g = { o, res, NULL, 0 };
+	char **series = NULL;
+	size_t nr_series = 0;
+	int error;
+
+	memset(res, 0, sizeof(*res));
+	if ((error = series_list_names(o->root, &series, &nr_series, err)) <
+		    0 ||
+	    (error = target_list(o->root, &g.targets, &g.nr_targets, err)) < 0)
+		goto out;
+	for (size_t s = 0; s < nr_series && !error; s++) {
+		char *dir = xstrfmt("%s/patches/%s/.resolutions", o->root,
+				    series[s]);
+		char **names = NULL;
+		size_t nr = 0;
+
+		if (fs_is_dir(dir))
+			error = fs_list_dir(dir, &names, &nr, err);
+		for (size_t i = 0; i < nr && !error; i++)
+			if (ends_with(names[i], ".refused"))
+				error = gc_record(&g, series[s], names[i], err);
+		fs_free_list(names, nr);
+		free(dir);
+	}
+out:
+	series_free_list(series, nr_series);
+	fs_free_list(g.targets, g.nr_targets);
+	return error;
+}
+
+void resolve_gc_result_release(struct resolve_gc_result *res)
+{
+	for (size_t i = 0; i < res->nr; i++) {
+		free(res->entries[i].path);
+		free(res->entries[i].why);
+	}
+	free(res->entries);
+	memset(res, 0, sizeof(*res));
 }

@@ -122,8 +122,11 @@ void resolve_mark_accepted(struct carry_result *res, const char *root,
  * hash of the cell's target and version, the tree the patch meets and
  * the patch's fingerprint there (carry_fingerprint), so that a record
  * never outlives a change of the patch, of the series version or of the
- * target.  It holds those four in clear, then per hunk its file patch,
- * hunk and path, and the diagnostic that refused it.
+ * target.  It holds those four in clear and the series' name (not in
+ * KEY: older records, without it, keep their KEY), then per hunk its
+ * file patch, hunk and path, the id of the adaptation refused
+ * (carry_refusal.adapted; none in an older record) and the diagnostic
+ * that refused it.
  */
 
 /* The refusals of the patch (cell->fingerprint) meeting cell->tree in
@@ -133,8 +136,8 @@ int resolve_read_refusals(struct carry_refusal **out, size_t *nr,
 
 /*
  * Record the refusals r of the patch (cell->fingerprint) meeting
- * cell->tree in cell, written whole and renamed in; nr 0 removes the record.  *key gets the
- * record's KEY.
+ * cell->tree in cell, written whole and renamed in; nr 0 removes the
+ * record.  *key gets the record's KEY.
  */
 int resolve_record_refusals(char key[41], const struct resolve_where *cell,
 			    const struct carry_refusal *r, size_t nr,
@@ -144,5 +147,37 @@ int resolve_record_refusals(char key[41], const struct resolve_where *cell,
  * build judged the cell afresh. */
 int resolve_prune_refusals(const struct resolve_where *cell,
 			   char (*keep)[41], size_t nr_keep, struct err *err);
+
+/*
+ * gc of the refusal records: those that can no longer apply go.  A
+ * record is stale when its target is no target of the workspace
+ * (kernels/), when its series has no such version (patches/NAME/), or
+ * when no patch of that version has its fingerprint on the tree it
+ * names (read from the target's repository, never fetched).  A record
+ * gc cannot judge stays: an older one that does not name its series,
+ * one that names another series than its folder's, one it cannot read,
+ * one whose tree the repository does not hold.  A live record stays.
+ */
+struct resolve_gc_opts {
+	const char *root;
+	char *const *targets; /* the records of these alone; none: all */
+	size_t nr_targets;
+	bool dry_run;         /* judge; remove nothing */
+};
+
+struct resolve_gc_entry {
+	char *path;  /* the record, relative to root */
+	char *why;   /* why it goes, or why gc keeps it */
+	bool stale;  /* removed (with dry_run: would be); else kept */
+};
+
+struct resolve_gc_result {
+	struct resolve_gc_entry *entries; /* stale and kept, no live one */
+	size_t nr, alloc;
+};
+
+int resolve_gc_refusals(struct resolve_gc_result *res,
+			const struct resolve_gc_opts *o, struct err *err);
+void resolve_gc_result_release(struct resolve_gc_result *res);
 
 #endif
