@@ -1515,6 +1515,58 @@ static long dropped_context_nearby(const struct engine *e,
 	return -1;
 }
 
+/* Where l stands in the target when it stands there exactly once, or -1. */
+static long only_place(const struct engine *e, const struct line *l)
+{
+	struct line_index *x = e->index;
+	long at = -1;
+
+	if (!x->head)
+		index_lines(x, &e->t);
+	for (size_t i = index_first(x, &e->t, l->hash); i != (size_t)-1;
+	     i = x->next[i]) {
+		if (!line_eq(l, &e->t.v[i]))
+			continue;
+		if (at >= 0)
+			return -1;
+		at = (long)i;
+	}
+	return at;
+}
+
+/*
+ * A fuzzed insertion one of whose dropped context lines (more than
+ * punctuation) stands exactly once in the target, away from the landing:
+ * the hunk's own neighbour is over there, so the lines may belong there
+ * (Debian's 5.10 kbuild patch at fuzz 2 landed inside the next ifdef,
+ * its dropped "$(sub_cmd_record_mcount))" 30 lines above).  Returns the
+ * target line, or -1; *which: the hunk line.
+ */
+static long dropped_line_elsewhere(const struct engine *e,
+				   const struct pat *p, const struct cand *c,
+				   unsigned f, size_t *which)
+{
+	struct level lv;
+	size_t n = p->pre.nr;
+
+	if (p->pre.nr > p->lead + p->trail || !make_level(p, f, &lv))
+		return -1;
+	for (size_t j = 0; j < n; j++) {
+		long at;
+
+		if (j == lv.pfx && lv.pfx + lv.sfx < n)
+			j = n - lv.sfx; /* past the kept lines, which matched */
+		if (j >= n || !significant(&p->pre.v[j]))
+			continue;
+		at = only_place(e, &p->pre.v[j]);
+		if (at < 0 || ((size_t)at >= c->pos && (size_t)at < c->pos + n))
+			continue;
+		*which = j;
+		return at;
+	}
+	return -1;
+}
+
 /* A candidate chosen for hunk k, and what judging it needs. */
 struct choice {
 	const struct cand *c;
@@ -1631,12 +1683,27 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 
 	if (!c->post && ch->f) {
 		long d = dropped_context_nearby(e, p, c, ch->f);
+		size_t j = 0;
+
 		if (d >= 0) {
 			r->risk = true;
 			add_reason(r, "the context fuzz %u dropped stands at line "
 				   "%ld, apart from the rest: the lines may "
 				   "belong there",
 				   ch->f, d + 1);
+		} else if ((d = dropped_line_elsewhere(e, p, c, ch->f, &j)) >= 0) {
+			const struct line *l = &p->pre.v[j];
+			size_t skip = 0, len;
+
+			while (skip < l->len && isspace((unsigned char)l->ptr[skip]))
+				skip++;
+			len = l->len - skip;
+			r->risk = true;
+			add_reason(r, "the context line \"%.*s%s\" that fuzz %u "
+				   "dropped stands at line %ld, apart from the "
+				   "landing: the lines may belong there",
+				   (int)(len > 48 ? 45 : len), l->ptr + skip,
+				   len > 48 ? "..." : "", ch->f, d + 1);
 		}
 	}
 	if (!c->post)

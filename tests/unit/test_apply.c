@@ -351,6 +351,148 @@ static void fuzz_match_must_be_unique(void **state)
 }
 
 /*
+ * A fuzzed insertion whose dropped context line stands once elsewhere in
+ * the file, far from the landing: the lines may belong there, so the
+ * placement is a risk.  Both shapes come from Debian's own ports between
+ * 5.10 and 6.1 (bench/port-accuracy, 5.10-6.1 set), where fuzz put them
+ * elsewhere without a word:
+ *  - kbuild-fix-recordmcount-dependency: fuzz 2 dropped the leading
+ *    "$(sub_cmd_record_mcount))" and put the block inside the next
+ *    ifdef (ifdef CONFIG_STACK_VALIDATION), changing what it does;
+ *  - the unprivileged_userns_clone sysctl: fuzz 1 dropped the trailing
+ *    '.procname = "tainted",' and put the entry before another one.
+ */
+static void fuzz_dropped_line_standing_elsewhere_is_a_risk(void **state)
+{
+	static const char mk[] =
+		"cmd_record_mcount = $(if $(findstring x,y),\t\\\n"
+		"\t$(sub_cmd_record_mcount))\n"
+		"endif # CC_USING_RECORD_MCOUNT\n"
+		"endif # CONFIG_FTRACE_MCOUNT_RECORD\n"
+		"\n"
+		"ifdef CONFIG_STACK_VALIDATION\n"
+		"objtool_args = check\n"
+		"ifdef CONFIG_SLS\n"
+		"  objtool_args += --sls\n"
+		"endif\n"
+		"\n"
+		"# 'OBJECT_FILES_NON_STANDARD := y': skip objtool checking\n"
+		"# 'OBJECT_FILES_NON_STANDARD_foo.o := 'y': skip a file\n"
+		"# 'OBJECT_FILES_NON_STANDARD_foo.o := 'n': override\n"
+		"cmd_objtool = $(__objtool_obj) $(objtool_args) $@\n"
+		"endif # CONFIG_STACK_VALIDATION\n";
+	static const char mk_patch[] =
+		"--- a/scripts/Makefile.build\n"
+		"+++ b/scripts/Makefile.build\n"
+		"@@ -2,6 +2,11 @@\n"
+		" \t$(sub_cmd_record_mcount))\n"
+		" endif # CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT\n"
+		" \n"
+		"+# Don't require recordmcount source for an OOT build.\n"
+		"+ifdef KBUILD_EXTMOD\n"
+		"+recordmcount_source :=\n"
+		"+endif\n"
+		"+\n"
+		" # 'OBJECT_FILES_NON_STANDARD := y': skip objtool checking\n"
+		" # 'OBJECT_FILES_NON_STANDARD_foo.o := 'y': skip a file\n"
+		" # 'OBJECT_FILES_NON_STANDARD_foo.o := 'n': override\n";
+	static const char tbl[] =
+		"static struct ctl_table kern_table[] = {\n"
+		"\t{\n"
+		"\t\t.procname\t= \"sched_child_runs_first\",\n"
+		"\t\t.proc_handler\t= proc_dointvec,\n"
+		"\t},\n"
+		"\t{\n"
+		"\t\t.procname\t= \"sched_latency\",\n"
+		"\t\t.proc_handler\t= proc_dointvec,\n"
+		"\t},\n"
+		"#ifdef CONFIG_PROC_SYSCTL\n"
+		"\t{\n"
+		"\t\t.procname\t= \"tainted\",\n"
+		"\t\t.proc_handler\t= proc_taint,\n"
+		"\t},\n"
+		"#endif\n";
+	/* entries enough to keep "tainted" 40 lines and more away */
+	static const char tbl_fill[] =
+		"\t{\n"
+		"\t\t.procname\t= \"other\",\n"
+		"\t\t.proc_handler\t= proc_dointvec_minmax,\n"
+		"\t},\n";
+	static const char tbl_tail[] =
+		"#ifdef CONFIG_MAGIC_SYSRQ\n"
+		"\t{\n"
+		"\t\t.procname\t= \"sysrq\",\n"
+		"\t\t.proc_handler\t= sysrq_sysctl_handler,\n"
+		"\t},\n"
+		"#endif\n"
+		"#ifdef CONFIG_PROC_SYSCTL\n"
+		"\t{\n"
+		"\t\t.procname\t= \"cad_pid\",\n"
+		"\t\t.proc_handler\t= proc_do_cad_pid,\n"
+		"\t},\n"
+		"#endif\n"
+		"\t{ }\n"
+		"};\n";
+	static const char tbl_patch[] =
+		"--- a/kernel/sysctl.c\n"
+		"+++ b/kernel/sysctl.c\n"
+		"@@ -8,6 +8,11 @@ static struct ctl_table kern_table[] = {\n"
+		" \t\t.proc_handler\t= proc_dointvec,\n"
+		" \t},\n"
+		" #endif\n"
+		"+#ifdef CONFIG_USER_NS\n"
+		"+\t{\n"
+		"+\t\t.procname\t= \"unprivileged_userns_clone\",\n"
+		"+\t},\n"
+		"+#endif\n"
+		" #ifdef CONFIG_PROC_SYSCTL\n"
+		" \t{\n"
+		" \t\t.procname\t= \"tainted\",\n";
+	struct buf big = BUF_INIT;
+	struct {
+		const char *orig, *patch, *why;
+	} c[] = {
+		{ mk, mk_patch,
+		  "the context line \"$(sub_cmd_record_mcount))\" that fuzz 2 "
+		  "dropped stands at line 2, apart from the landing: the "
+		  "lines may belong there" },
+		{ tbl, tbl_patch,
+		  "the context line \".procname\t= \"tainted\",\" that fuzz 1 "
+		  "dropped stands at line 12, apart from the landing: the "
+		  "lines may belong there" },
+	};
+
+	(void)state;
+	buf_adds(&big, tbl);
+	for (int i = 0; i < 12; i++)
+		buf_adds(&big, tbl_fill);
+	buf_adds(&big, tbl_tail);
+	c[1].orig = big.ptr;
+	for (size_t i = 1; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct apply_opts o = APPLY_OPTS_INIT;
+		struct apply_file_result res;
+		struct tdiff d;
+		struct err err = ERR_INIT;
+
+		o.no_3way = true;
+		buf_init(&d.raw, 0);
+		buf_adds(&d.raw, c[i].patch);
+		tdiff_parse(&d);
+		apply_file_result_init(&res);
+		assert_int_equal(apply_file(&res, d.f, span_from(c[i].orig),
+					    true, &o, &err), 0);
+		assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+		assert_true(res.hunks[0].risk);
+		assert_non_null(res.hunks[0].reason);
+		if (!strstr(res.hunks[0].reason, c[i].why))
+			fail_msg("reason: %s", res.hunks[0].reason);
+		apply_file_result_release(&res);
+		tdiff_release(&d);
+	}
+	buf_release(&big);
+}
+
+/*
  * Hardening 10: placement was quadratic in the hunk and the file.  A
  * hunk of 3,000 lines of "}" around one change, against a file of 40,000
  * such lines, is placed by the candidate search (KMP over lines) at the
@@ -1589,6 +1731,7 @@ int main(void)
 		cmocka_unit_test(fuzz_beyond_opts_fuzz_is_refused),
 		cmocka_unit_test(fuzz_beyond_opts_fuzz_goes_to_hunk_3way),
 		cmocka_unit_test(fuzz_match_must_be_unique),
+		cmocka_unit_test(fuzz_dropped_line_standing_elsewhere_is_a_risk),
 		cmocka_unit_test(long_hunks_of_repeated_lines_place_as_patch_does),
 		cmocka_unit_test(long_hunks_of_new_lines_cost_linear_work),
 		cmocka_unit_test(section_cut_short_by_diff_p_is_a_prefix),
