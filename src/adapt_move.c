@@ -269,7 +269,8 @@ static bool header_names(const struct patch_hunk *h, const char *func)
 		while (q < end && (*q == ' ' || *q == '\t'))
 			q++;
 		if (q < end && *q == '(' &&
-		    (p == h->section.ptr || !is_ident_char((unsigned char)p[-1])))
+		    (p == h->section.ptr ||
+		     !is_ident_char((unsigned char)p[-1])))
 			return true;
 		p++;
 	}
