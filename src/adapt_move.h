@@ -1,9 +1,10 @@
 /*
  * adapt_move: adaptation rule 1, moved code (issue 18).  A file patch
- * whose file is missing, or whose every hunk conflicts in a function its
- * file no longer defines, is tried on the other files of its folder (and
- * of its name nearby), as the patch has left them: it needs the tree, so
- * carry.c calls it with a reader of those files.
+ * whose file is missing, or whose hunks conflict in functions its file
+ * no longer defines, is tried on the other files of its folder (and of
+ * its name nearby), as the patch has left them: it needs the tree, so
+ * carry.c calls it, on every file patch that conflicts, with a reader of
+ * those files.
  */
 #ifndef KCARRY_ADAPT_MOVE_H
 #define KCARRY_ADAPT_MOVE_H
@@ -39,10 +40,11 @@ struct moved_out {
 	char *moved_to;
 	unsigned mode; /* the file taking every hunk: its mode */
 	/*
-	 * Hunk by hunk (a file split in several): per hunk of the file
-	 * patch, the file it went to (NULL: it stays a conflict), and the
-	 * files written with their new content; NULL and 0 otherwise, when
-	 * the result's out is moved_to's new content.
+	 * Hunk by hunk (a file split in several, or keeping some hunks):
+	 * per hunk of the file patch, the file it went to (NULL: it stays,
+	 * in the file that keeps it), and the files written with their new
+	 * content (that file too); NULL and 0 otherwise, when the result's
+	 * out is moved_to's new content.
 	 */
 	char **hunk_to;
 	size_t nr_hunks;
@@ -68,10 +70,18 @@ void moved_out_release(struct moved_out *o);
  * display/ files), hunk by hunk: each hunk goes to the one file with the
  * extension under the folder (recursively; for a missing file, under
  * the folder above when that finds more) that defines the function its
- * header names, where it applies exactly.  A hunk whose function two
- * files define, or none, or whose lines do not stand there stays a
- * conflict in *ar, and so does the file then; the others are adapted
- * (out->hunk_to, out->files).
+ * header names (a C file: with its body), where it applies exactly.  A
+ * hunk whose function two files define, or none, or whose lines do not
+ * stand there stays a conflict in *ar, and so does the file then; the
+ * others are adapted (out->hunk_to, out->files).
+ *
+ * A file that exists and keeps some hunks (gone NULL: ioctl.c after
+ * btrfs moved its defrag code into defrag.c): its conflicting hunks
+ * whose function it no longer defines are placed the same way, the
+ * others stay; out->files then holds that file's new text too.
+ *
+ * Declined, each hunk rule 1 looked at has why appended to its reason
+ * ("not moved: F() is defined in both A and B", ...).
  */
 int adapt_moved(struct apply_file_result *ar, struct moved_out *out,
 		const struct patch_file *pf, const char *gone,

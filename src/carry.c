@@ -801,8 +801,9 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		if (ar.outcome == OUTCOME_CONFLICT && exists)
 			gone = functions_gone(&ar, pf,
 					      (struct span){ old.ptr, old.len });
-		if (ar.outcome == OUTCOME_CONFLICT && (!exists || gone) &&
-		    !refused) {
+		/* rule 1 also for a file that keeps some hunks (gone NULL):
+		 * adapt_moved() moves those whose function left it */
+		if (ar.outcome == OUTCOME_CONFLICT && !refused) {
 			struct moved_ctx mc = { read_moved, &ov, repo, tree,
 						 &opts->apply };
 
