@@ -1534,13 +1534,29 @@ static long only_place(const struct engine *e, const struct line *l)
 	return at;
 }
 
+/* Lines [from, to) of the preimage hold one that stands once in the
+ * target (more than punctuation): an anchor of their side. */
+static bool unique_anchor(const struct engine *e, const struct pat *p,
+			  size_t from, size_t to)
+{
+	for (size_t j = from; j < to; j++)
+		if (significant(&p->pre.v[j]) &&
+		    count_in_target(e, &p->pre.v[j]) == 1)
+			return true;
+	return false;
+}
+
 /*
  * A fuzzed insertion one of whose dropped context lines (more than
  * punctuation) stands exactly once in the target, away from the landing:
  * the hunk's own neighbour is over there, so the lines may belong there
  * (Debian's 5.10 kbuild patch at fuzz 2 landed inside the next ifdef,
- * its dropped "$(sub_cmd_record_mcount))" 30 lines above).  Returns the
- * target line, or -1; *which: the hunk line.
+ * its dropped "$(sub_cmd_record_mcount))" 30 lines above).  Not when the
+ * kept context of the same side, between that line and the change, has a
+ * line of its own that stands once in the file: that side is anchored
+ * where it landed (a Kconfig entry moved: "config VIDEO_VS6624" kept,
+ * the entry before it dropped).  Returns the target line, or -1;
+ * *which: the hunk line.
  */
 static long dropped_line_elsewhere(const struct engine *e,
 				   const struct pat *p, const struct cand *c,
@@ -1548,15 +1564,19 @@ static long dropped_line_elsewhere(const struct engine *e,
 {
 	struct level lv;
 	size_t n = p->pre.nr;
+	bool lead_kept, trail_kept;
 
 	if (p->pre.nr > p->lead + p->trail || !make_level(p, f, &lv))
 		return -1;
+	lead_kept = unique_anchor(e, p, lv.pfx, p->lead);
+	trail_kept = unique_anchor(e, p, n - p->trail, n - lv.sfx);
 	for (size_t j = 0; j < n; j++) {
 		long at;
 
 		if (j == lv.pfx && lv.pfx + lv.sfx < n)
 			j = n - lv.sfx; /* past the kept lines, which matched */
-		if (j >= n || !significant(&p->pre.v[j]))
+		if (j >= n || !significant(&p->pre.v[j]) ||
+		    (j < lv.pfx ? lead_kept : trail_kept))
 			continue;
 		at = only_place(e, &p->pre.v[j]);
 		if (at < 0 || ((size_t)at >= c->pos && (size_t)at < c->pos + n))

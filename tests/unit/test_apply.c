@@ -493,6 +493,64 @@ static void fuzz_dropped_line_standing_elsewhere_is_a_risk(void **state)
 }
 
 /*
+ * The other side of the rule above: Kconfig entries sorted anew put the
+ * entry before "config VIDEO_VS6624" elsewhere, and fuzz 2 dropped its
+ * help text, which stands once in the file.  The kept "config
+ * VIDEO_VS6624" stands once too and anchors the line added after it:
+ * right, and no risk (Debian's vs6624-disable.patch, 5.10 <-> 6.1).
+ */
+static void fuzz_kept_unique_anchor_is_no_risk(void **state)
+{
+	static const char orig[] =
+		"config VIDEO_SR030PC30\n"
+		"\thelp\n"
+		"\t  This driver supports SR030PC30 VGA camera\n"
+		"\n"
+		"config VIDEO_VS6624\n"
+		"\ttristate \"ST VS6624 sensor support\"\n"
+		"\tdepends on VIDEO_DEV && I2C\n"
+		"\thelp\n"
+		"\n"
+		"config VIDEO_OV13858\n"
+		"\ttristate \"OmniVision OV13858 sensor support\"\n"
+		"\thelp\n"
+		"\t  OV13858 camera.\n"
+		"\n"
+		"config VIDEO_OV13B10\n"
+		"\ttristate \"OmniVision OV13B10 sensor support\"\n";
+	static const char patch[] =
+		"--- a/drivers/media/i2c/Kconfig\n"
+		"+++ b/drivers/media/i2c/Kconfig\n"
+		"@@ -12,6 +12,7 @@ config VIDEO_OV13858\n"
+		" \t  OV13858 camera.\n"
+		" \n"
+		" config VIDEO_VS6624\n"
+		"+\tdepends on BROKEN\n"
+		" \ttristate \"ST VS6624 sensor support\"\n"
+		" \tdepends on VIDEO_V4L2 && I2C\n"
+		" \thelp\n";
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct apply_file_result res;
+	struct tdiff d;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	o.no_3way = true;
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, &o, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	if (res.hunks[0].risk)
+		fail_msg("risk: %s", res.hunks[0].reason);
+	assert_non_null(strstr(res.out.ptr, "config VIDEO_VS6624\n"
+					   "\tdepends on BROKEN\n"));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+/*
  * Hardening 10: placement was quadratic in the hunk and the file.  A
  * hunk of 3,000 lines of "}" around one change, against a file of 40,000
  * such lines, is placed by the candidate search (KMP over lines) at the
@@ -1732,6 +1790,7 @@ int main(void)
 		cmocka_unit_test(fuzz_beyond_opts_fuzz_goes_to_hunk_3way),
 		cmocka_unit_test(fuzz_match_must_be_unique),
 		cmocka_unit_test(fuzz_dropped_line_standing_elsewhere_is_a_risk),
+		cmocka_unit_test(fuzz_kept_unique_anchor_is_no_risk),
 		cmocka_unit_test(long_hunks_of_repeated_lines_place_as_patch_does),
 		cmocka_unit_test(long_hunks_of_new_lines_cost_linear_work),
 		cmocka_unit_test(section_cut_short_by_diff_p_is_a_prefix),
