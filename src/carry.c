@@ -475,6 +475,91 @@ static bool names_function(const struct patch_hunk *h)
 	return false;
 }
 
+/* Why risk r (hunk k of pf) is one, in t: what is missing, else what
+ * its reason says. */
+static void explain_risk(struct buf *t, struct apply_hunk_result *r,
+			 const struct patch_file *pf, size_t k)
+{
+	struct cause *c = r->cause;
+
+	if (c->nr_names) {
+		c->kind = CAUSE_NAMES;
+		cause_names_text(t, c->names, c->nr_names);
+	} else if (r->similar && r->func && r->found_func &&
+		   names_function(&pf->hunks[k]) &&
+		   !strcmp(r->found_func, r->similar)) {
+		/* it landed in the function that looks like the
+		 * one it names */
+		c->kind = CAUSE_FUNCTION;
+		c->function = xstrdup(r->func);
+		c->similar = xstrdup(r->similar);
+		c->similarity = r->similarity;
+		buf_addf(t, "%s has no %s(); it landed in %s(), the "
+			    "same function by its body (%u%% of the "
+			    "hunk's lines are in it)",
+			 patch_file_path(pf), r->func, r->similar,
+			 r->similarity);
+	} else {
+		char *first = first_clause(r->reason);
+
+		c->kind = r->rule == RULE_ALREADY ? CAUSE_PRESENT
+						  : CAUSE_PLACEMENT;
+		buf_adds(t, first);
+		free(first);
+	}
+}
+
+/* In t: conflicting hunk r (hunk k of pf) names a function that old
+ * lacks, and the one there that looks like it. */
+static void explain_function(struct buf *t, struct apply_hunk_result *r,
+			     const struct patch_file *pf, size_t k,
+			     struct span old)
+{
+	struct cause *c = r->cause;
+	const char *path = patch_file_path(pf);
+
+	c->kind = CAUSE_FUNCTION;
+	c->function = xstrdup(r->func);
+	if (!r->similar)
+		cause_similar_function(&r->similar, &r->similarity, old, path,
+				       &pf->hunks[k], r->func);
+	buf_addf(t, "%s has no %s()", path, r->func);
+	if (r->similar) {
+		c->similar = xstrdup(r->similar);
+		c->similarity = r->similarity;
+		buf_addf(t, "; %s() is %s() here (%u%% of the hunk's "
+			    "lines are in it)",
+			 r->func, r->similar, r->similarity);
+	}
+}
+
+/* In t: the failed patches before this one whose lines c's hunk meets. */
+static void explain_failed(struct buf *t, struct cause *c)
+{
+	if (c->kind == CAUSE_CONTEXT)
+		c->kind = CAUSE_FAILED_PATCH;
+	buf_addf(t, "%sit meets lines of %s", t->len ? "; " : "",
+		 c->nr_patches > 1 ? "patches" : "patch");
+	for (size_t i = 0; i < c->nr_patches; i++)
+		buf_addf(t, "%s %04zu", i ? "," : "", c->patches[i]);
+	buf_addf(t, ", which did not apply");
+}
+
+/* c's text: t, with the prerequisites and the series it stacks on. */
+static void explain_done(struct cause *c, struct buf *t)
+{
+	cause_prereqs_text(t, c); /* adaptation rule 6, cause.c */
+	for (size_t i = 0; i < c->nr_names && !c->stacks_on; i++)
+		if (c->names[i].source.kind == SOURCE_OTHER &&
+		    c->names[i].also.kind == SOURCE_NONE)
+			c->stacks_on = xstrdup(c->names[i].source.series);
+	if (c->stacks_on)
+		buf_addf(t, "; series.stacks-on = %s would bring it",
+			 c->stacks_on);
+	free(c->text);
+	c->text = buf_detach(t, NULL);
+}
+
 /*
  * Why hunk r (of file pf, meeting the target's text old) conflicts or is
  * a risk, in one line, with what it needs.
@@ -492,31 +577,7 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 		c->kind = CAUSE_CONTEXT;
 	}
 	if (r->rule != RULE_CONFLICT) {
-		/* a risk: what is missing, else what the reason says */
-		if (c->nr_names) {
-			c->kind = CAUSE_NAMES;
-			cause_names_text(&t, c->names, c->nr_names);
-		} else if (r->similar && r->func && r->found_func &&
-			   names_function(&pf->hunks[k]) &&
-			   !strcmp(r->found_func, r->similar)) {
-			/* it landed in the function that looks like the
-			 * one it names */
-			c->kind = CAUSE_FUNCTION;
-			c->function = xstrdup(r->func);
-			c->similar = xstrdup(r->similar);
-			c->similarity = r->similarity;
-			buf_addf(&t, "%s has no %s(); it landed in %s(), the "
-				     "same function by its body (%u%% of the "
-				     "hunk's lines are in it)",
-				 path, r->func, r->similar, r->similarity);
-		} else {
-			char *first = first_clause(r->reason);
-
-			c->kind = r->rule == RULE_ALREADY ? CAUSE_PRESENT
-							  : CAUSE_PLACEMENT;
-			buf_adds(&t, first);
-			free(first);
-		}
+		explain_risk(&t, r, pf, k);
 		goto done;
 	}
 	if (file_reason) {
@@ -525,21 +586,8 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 		goto done;
 	}
 	if (r->func && exists && c_file(path) && names_function(&pf->hunks[k]) &&
-	    !cause_defines_function(old, path, r->func)) {
-		c->kind = CAUSE_FUNCTION;
-		c->function = xstrdup(r->func);
-		if (!r->similar)
-			cause_similar_function(&r->similar, &r->similarity, old,
-					       path, &pf->hunks[k], r->func);
-		buf_addf(&t, "%s has no %s()", path, r->func);
-		if (r->similar) {
-			c->similar = xstrdup(r->similar);
-			c->similarity = r->similarity;
-			buf_addf(&t, "; %s() is %s() here (%u%% of the hunk's "
-				     "lines are in it)",
-				 r->func, r->similar, r->similarity);
-		}
-	}
+	    !cause_defines_function(old, path, r->func))
+		explain_function(&t, r, pf, k, old);
 	if (c->nr_names) {
 		if (c->kind == CAUSE_CONTEXT)
 			c->kind = CAUSE_NAMES;
@@ -548,15 +596,8 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 		cause_names_text(&t, c->names, c->nr_names);
 	}
 	failed_near(c, nm, path, &pf->hunks[k]);
-	if (c->nr_patches) {
-		if (c->kind == CAUSE_CONTEXT)
-			c->kind = CAUSE_FAILED_PATCH;
-		buf_addf(&t, "%sit meets lines of %s", t.len ? "; " : "",
-			 c->nr_patches > 1 ? "patches" : "patch");
-		for (size_t i = 0; i < c->nr_patches; i++)
-			buf_addf(&t, "%s %04zu", i ? "," : "", c->patches[i]);
-		buf_addf(&t, ", which did not apply");
-	}
+	if (c->nr_patches)
+		explain_failed(&t, c);
 	if (!t.len) {
 		char *first = first_clause(r->reason);
 
@@ -564,16 +605,7 @@ static void explain(struct apply_hunk_result *r, const struct patch_file *pf,
 		free(first);
 	}
 done:
-	cause_prereqs_text(&t, c); /* adaptation rule 6, cause.c */
-	for (size_t i = 0; i < c->nr_names && !c->stacks_on; i++)
-		if (c->names[i].source.kind == SOURCE_OTHER &&
-		    c->names[i].also.kind == SOURCE_NONE)
-			c->stacks_on = xstrdup(c->names[i].source.series);
-	if (c->stacks_on)
-		buf_addf(&t, "; series.stacks-on = %s would bring it",
-			 c->stacks_on);
-	free(c->text);
-	c->text = buf_detach(&t, NULL);
+	explain_done(c, &t);
 }
 
 /* The file rule 1 moved hunk k of cf to, or NULL. */
@@ -735,136 +767,195 @@ static bool refused_hunks(bool **mask, const struct carry_opts *opts,
 	return *mask != NULL;
 }
 
+/* What apply_one shares among the file patches of its patch. */
+struct one_patch {
+	struct carry_patch *cp;
+	const struct carry_run *run; /* run->tree: the tree the patch meets */
+	struct overlay ov;
+	struct buf old; /* the file the file patch at hand meets */
+};
+
+/* The file patch apply_one carries now. */
+struct one_file {
+	const struct patch_file *pf;
+	size_t f; /* its index in the patch */
+	struct carry_file *cf;
+	unsigned mode; /* of the file it meets, or where rule 1 moved it */
+	bool exists;   /* the file it meets */
+	bool refused;  /* carry_opts.no_adapt names some of its hunks */
+};
+
+/* A rename or copy of a file the tree does not have: its file fails. */
+static void not_in_tree(struct carry_file *cf, const struct patch_file *pf)
+{
+	char *why = xstrfmt("cannot %s '%s': it is not in the tree",
+			    pf->op == PATCH_RENAME ? "rename" : "copy",
+			    pf->old_path);
+
+	file_failed(cf, why);
+	free(why);
+}
+
+/*
+ * apply_file of of->pf to op->old, the hunks carry_opts.no_adapt names
+ * never adapted (of->refused: some are).  1: the file patch cannot apply
+ * (bad, binary) and its file fails; < 0: the carry fails.
+ */
+static int apply_plain(struct apply_file_result *ar, struct one_patch *op,
+		       struct one_file *of)
+{
+	const struct carry_opts *opts = op->run->opts;
+	struct err ferr = ERR_INIT;
+	struct apply_opts ao;
+	bool *no_adapt;
+	int rc;
+
+	of->refused = refused_hunks(&no_adapt, opts, op->run->nm->index,
+				    of->f, of->pf);
+	ao = opts->apply;
+	ao.no_adapt_hunk = no_adapt;
+	rc = apply_file(ar, of->pf, (struct span){ op->old.ptr, op->old.len },
+			of->exists, &ao, &ferr);
+	free(no_adapt);
+	if (rc < 0) {
+		if (ferr.code != ERR_PARSE && ferr.code != ERR_CONFLICT) {
+			rc = err_set(op->run->err, ferr.code, "%s",
+				     ferr.msg.ptr);
+			err_release(&ferr);
+			return rc;
+		}
+		file_failed(of->cf, ferr.msg.ptr);
+		err_release(&ferr);
+		return 1;
+	}
+	err_release(&ferr);
+	return 0;
+}
+
+/* Rule 1 for a file patch that conflicts (gone: the function its file
+ * lost, or NULL): cf learns where its hunks went, moved what they made. */
+static int apply_moved(struct apply_file_result *ar, struct moved_out *moved,
+		       struct one_patch *op, struct one_file *of,
+		       const char *gone)
+{
+	const struct carry_run *run = op->run;
+	struct moved_ctx mc = { read_moved, &op->ov, run->repo, run->tree,
+				&run->opts->apply };
+	struct carry_file *cf = of->cf;
+	int error;
+
+	if ((error = adapt_moved(ar, moved, of->pf, gone, &mc, run->err)) < 0)
+		return error;
+	cf->moved_to = moved->moved_to;
+	cf->hunk_to = moved->hunk_to;
+	moved->moved_to = NULL;
+	moved->hunk_to = NULL;
+	if (cf->moved_to && !cf->hunk_to)
+		of->mode = moved->mode;
+	return 0;
+}
+
+/* What a file patch that applies (ar, or moved's files when rule 1 moved
+ * it hunk by hunk) leaves in the overlay. */
+static void overlay_result(struct one_patch *op, const struct one_file *of,
+			   struct apply_file_result *ar,
+			   struct moved_out *moved)
+{
+	const struct patch_file *pf = of->pf;
+	struct overlay *ov = &op->ov;
+
+	if (moved->nr_files) {
+		/* rule 1 hunk by hunk: each file its hunks went to */
+		for (size_t i = 0; i < moved->nr_files; i++) {
+			struct moved_file *mf = &moved->files[i];
+			struct overlay_file *f = overlay_get(ov, mf->path);
+
+			f->removed = false;
+			buf_swap(&f->data, &mf->text);
+			f->mode = mf->mode ? mf->mode : 0100644;
+		}
+	} else if (ar->deleted) {
+		overlay_get(ov, pf->old_path)->removed = true;
+	} else {
+		bool renamed = pf->old_path && pf->new_path &&
+			       strcmp(pf->old_path, pf->new_path);
+		struct overlay_file *f = overlay_get(
+			ov, of->cf->moved_to ? of->cf->moved_to : pf->new_path);
+
+		f->removed = false;
+		buf_swap(&f->data, &ar->out);
+		f->mode = pf->new_mode ? pf->new_mode
+			  : of->mode   ? of->mode
+				       : 0100644;
+		if (renamed && pf->op == PATCH_RENAME)
+			overlay_get(ov, pf->old_path)->removed = true;
+	}
+}
+
+/* File patch f of apply_one's patch, carried onto the file it meets as
+ * the patch has left it so far; its record joins op->cp's files. */
+static int carry_file(struct one_patch *op, const struct patch_file *pf,
+		      size_t f)
+{
+	const struct carry_run *run = op->run;
+	struct one_file of = { pf, f, &op->cp->files[op->cp->nr_files++] };
+	const char *src = pf->old_path ? pf->old_path : pf->new_path;
+	struct span old;
+	struct apply_file_result ar;
+	struct moved_out moved = { 0 };
+	const char *gone = NULL;
+	int error;
+
+	of.cf->path = xstrdup(patch_file_path(pf));
+	buf_init(&of.cf->rej, 0);
+	if ((error = read_current(&op->old, &of.exists, &of.mode, &op->ov,
+				  run->repo, run->tree, src, run->err)) < 0)
+		return error;
+	if (!of.exists && (pf->op == PATCH_RENAME || pf->op == PATCH_COPY)) {
+		not_in_tree(of.cf, pf);
+		return 0;
+	}
+	old = (struct span){ op->old.ptr, op->old.len };
+	apply_file_result_init(&ar);
+	if ((error = apply_plain(&ar, op, &of)) != 0) {
+		apply_file_result_release(&ar);
+		return error < 0 ? error : 0;
+	}
+	if (ar.outcome == OUTCOME_CONFLICT && of.exists)
+		gone = functions_gone(&ar, pf, old);
+	/* rule 1 also for a file that keeps some hunks (gone NULL):
+	 * adapt_moved() moves those whose function left it */
+	if ((ar.outcome == OUTCOME_CONFLICT && !of.refused &&
+	     (error = apply_moved(&ar, &moved, op, &of, gone)) < 0) ||
+	    (error = explain_file(&ar, pf, old, of.exists, of.cf, run)) < 0) {
+		apply_file_result_release(&ar);
+		moved_out_release(&moved);
+		return error;
+	}
+	of.cf->outcome = ar.outcome;
+	of.cf->risk = ar.risk;
+	if (ar.risk)
+		op->cp->risk = true;
+	if (ar.outcome <= OUTCOME_ADAPTED)
+		overlay_result(op, &of, &ar, &moved);
+	take_hunks(of.cf, &ar);
+	apply_file_result_release(&ar);
+	moved_out_release(&moved);
+	return 0;
+}
+
 static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		     const struct patch *p, const struct carry_run *run)
 {
-	struct tree_repo *repo = run->repo;
 	const struct carry_opts *opts = run->opts;
-	struct err *err = run->err;
 	struct carry_run here = *run;
-	struct overlay ov = { 0 };
-	struct buf old = BUF_INIT;
+	struct one_patch op = { cp, &here, { 0 }, BUF_INIT };
 	int error = 0;
 
 	here.tree = tree;
 	cp->files = xcalloc(p->nr_files + 1, sizeof(*cp->files));
-	for (size_t f = 0; f < p->nr_files && !error; f++) {
-		const struct patch_file *pf = &p->files[f];
-		struct carry_file *cf = &cp->files[cp->nr_files++];
-		struct apply_file_result ar;
-		struct moved_out moved = { 0 };
-		struct err ferr = ERR_INIT;
-		const char *src = pf->old_path ? pf->old_path : pf->new_path;
-		const char *gone = NULL;
-		struct apply_opts ao;
-		bool *no_adapt, refused;
-		unsigned mode = 0;
-		bool exists = false;
-		int rc;
-
-		cf->path = xstrdup(patch_file_path(pf));
-		buf_init(&cf->rej, 0);
-		if ((error = read_current(&old, &exists, &mode, &ov, repo, tree,
-					  src, err)) < 0)
-			break;
-		if (!exists && (pf->op == PATCH_RENAME || pf->op == PATCH_COPY)) {
-			char *why = xstrfmt("cannot %s '%s': it is not in the "
-					    "tree",
-					    pf->op == PATCH_RENAME ? "rename"
-								   : "copy",
-					    pf->old_path);
-			file_failed(cf, why);
-			free(why);
-			continue;
-		}
-		apply_file_result_init(&ar);
-		refused = refused_hunks(&no_adapt, opts, run->nm->index, f, pf);
-		ao = opts->apply;
-		ao.no_adapt_hunk = no_adapt;
-		rc = apply_file(&ar, pf, (struct span){ old.ptr, old.len },
-				exists, &ao, &ferr);
-		free(no_adapt);
-		if (rc < 0) {
-			if (ferr.code != ERR_PARSE && ferr.code != ERR_CONFLICT) {
-				error = err_set(err, ferr.code, "%s",
-						ferr.msg.ptr);
-				err_release(&ferr);
-				apply_file_result_release(&ar);
-				break;
-			}
-			file_failed(cf, ferr.msg.ptr);
-			err_release(&ferr);
-			apply_file_result_release(&ar);
-			continue;
-		}
-		err_release(&ferr);
-		if (ar.outcome == OUTCOME_CONFLICT && exists)
-			gone = functions_gone(&ar, pf,
-					      (struct span){ old.ptr, old.len });
-		/* rule 1 also for a file that keeps some hunks (gone NULL):
-		 * adapt_moved() moves those whose function left it */
-		if (ar.outcome == OUTCOME_CONFLICT && !refused) {
-			struct moved_ctx mc = { read_moved, &ov, repo, tree,
-						 &opts->apply };
-
-			if ((error = adapt_moved(&ar, &moved, pf, gone, &mc,
-						 err)) < 0) {
-				apply_file_result_release(&ar);
-				moved_out_release(&moved);
-				break;
-			}
-			cf->moved_to = moved.moved_to;
-			cf->hunk_to = moved.hunk_to;
-			moved.moved_to = NULL;
-			moved.hunk_to = NULL;
-			if (cf->moved_to && !cf->hunk_to)
-				mode = moved.mode;
-		}
-		if ((error = explain_file(&ar, pf,
-					  (struct span){ old.ptr, old.len },
-					  exists, cf, &here)) < 0) {
-			apply_file_result_release(&ar);
-			moved_out_release(&moved);
-			break;
-		}
-		cf->outcome = ar.outcome;
-		cf->risk = ar.risk;
-		if (ar.risk)
-			cp->risk = true;
-		if (ar.outcome <= OUTCOME_ADAPTED && moved.nr_files) {
-			/* rule 1 hunk by hunk: each file its hunks went to */
-			for (size_t i = 0; i < moved.nr_files; i++) {
-				struct moved_file *mf = &moved.files[i];
-				struct overlay_file *of =
-					overlay_get(&ov, mf->path);
-
-				of->removed = false;
-				buf_swap(&of->data, &mf->text);
-				of->mode = mf->mode ? mf->mode : 0100644;
-			}
-		} else if (ar.outcome <= OUTCOME_ADAPTED) {
-			bool renamed = pf->old_path && pf->new_path &&
-				       strcmp(pf->old_path, pf->new_path);
-			if (ar.deleted) {
-				overlay_get(&ov, pf->old_path)->removed = true;
-			} else {
-				struct overlay_file *of = overlay_get(
-					&ov, cf->moved_to ? cf->moved_to
-							  : pf->new_path);
-				of->removed = false;
-				buf_swap(&of->data, &ar.out);
-				of->mode = pf->new_mode ? pf->new_mode
-					   : mode	 ? mode
-							 : 0100644;
-				if (renamed && pf->op == PATCH_RENAME)
-					overlay_get(&ov, pf->old_path)->removed =
-						true;
-			}
-		}
-		take_hunks(cf, &ar);
-		apply_file_result_release(&ar);
-		moved_out_release(&moved);
-	}
+	for (size_t f = 0; f < p->nr_files && !error; f++)
+		error = carry_file(&op, &p->files[f], f);
 	if (!error) {
 		cp->outcome = patch_outcome(cp);
 		if (!p->nr_files)
@@ -873,11 +964,12 @@ static int apply_one(struct carry_patch *cp, struct tree_oid *tree,
 		 * its changes never reach the tree */
 		if (opts->strict && cp->risk && cp->outcome <= OUTCOME_ADAPTED)
 			cp->outcome = OUTCOME_CONFLICT;
-		if (cp->outcome <= OUTCOME_ADAPTED && ov.nr)
-			error = write_tree(cp, repo, tree, &ov, err);
+		if (cp->outcome <= OUTCOME_ADAPTED && op.ov.nr)
+			error = write_tree(cp, run->repo, tree, &op.ov,
+					   run->err);
 	}
-	buf_release(&old);
-	overlay_release(&ov);
+	buf_release(&op.old);
+	overlay_release(&op.ov);
 	return error;
 }
 
@@ -1161,6 +1253,111 @@ static bool overlaps(const struct patch *later, const struct patch *failed)
 	return false;
 }
 
+/*
+ * The fingerprint of cp's patch on tree, when a resolution or a refusal
+ * is looked up by it, and a person's resolution of it: *use becomes
+ * replay when there is one.
+ */
+static int find_resolution(const struct patch **use, struct patch *replay,
+			   struct carry_patch *cp, const struct tree_oid *tree,
+			   const struct carry_run *run)
+{
+	const struct carry_opts *opts = run->opts;
+	int error;
+
+	/* the fingerprint walks the tree for every file the patch
+	 * names: only to find a resolution, or below for a failure */
+	if ((opts->resolution || opts->refused) &&
+	    (error = carry_fingerprint(cp->fingerprint, run->repo, tree,
+				       &cp->item->patch, run->err)) < 0)
+		return error;
+	if (opts->resolution) {
+		int rc = opts->resolution(opts->resolution_ctx,
+					  cp->fingerprint, replay, run->err);
+		if (rc == 0) {
+			*use = replay;
+			cp->resolved = true;
+		} else if (rc != ERR_NOTFOUND) {
+			patch_release(replay);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The name check at patch i of the series, carried as use (replayed:
+ * a person's resolution, not the patch). */
+static void names_at(const struct carry_run *run, size_t i,
+		     const struct patch *use, bool replayed)
+{
+	struct names *nm = run->nm;
+
+	nm->index = i;
+	nm->patch = use;
+	nm->own = &nm->decls[i];
+	nm->adds = &nm->added[i];
+	if (run->opts->index && replayed) {
+		/* release leaves a set empty, ready again */
+		watch_set_release(&nm->replay_decls);
+		watch_set_release(&nm->replay_added);
+		cause_patch_decls_both(&nm->replay_decls, &nm->replay_added,
+				       use);
+		nm->own = &nm->replay_decls;
+		nm->adds = &nm->replay_added;
+	}
+}
+
+/* The failed patches before patch i of res whose lines it meets. */
+static void find_depends(struct carry_result *res, size_t i)
+{
+	struct carry_patch *cp = &res->patches[i];
+
+	for (size_t j = 0; j < i; j++)
+		if (carry_patch_failed(&res->patches[j]) &&
+		    !res->patches[j].skipped &&
+		    overlaps(&cp->item->patch, &res->patches[j].item->patch)) {
+			cp->depends = xrealloc(cp->depends,
+					       (cp->nr_depends + 1) *
+						       sizeof(size_t));
+			cp->depends[cp->nr_depends++] = j + 1;
+		}
+}
+
+/* Patch cp as a commit of tree on *commit (which becomes it). */
+static int commit_patch(struct carry_patch *cp, const struct tree_oid *tree,
+			struct tree_oid *commit, const struct carry_run *run)
+{
+	struct tree_person committer = { "kcarry", "kcarry@localhost", 0, 0 };
+	struct tree_person author;
+	char *msg = commit_message(cp->item, cp);
+	int error;
+
+	person_of(&author, &cp->item->patch);
+	committer.when = author.when;
+	committer.tz = author.tz;
+	error = tree_commit(commit, run->repo, tree, commit, &author,
+			    &committer, msg, run->err);
+	free(msg);
+	if (error < 0)
+		return error;
+	cp->committed = true;
+	cp->commit = *commit;
+	return error;
+}
+
+/* Patch cp's outcome and risk, counted in res. */
+static void count_patch(struct carry_result *res,
+			const struct carry_patch *cp)
+{
+	res->counts[cp->outcome]++;
+	if (cp->outcome > res->worst)
+		res->worst = cp->outcome;
+	if (cp->risk) {
+		res->risk = true;
+		res->nr_risk++;
+	}
+}
+
 /* The patches of v, one after the other, from tree (of commit base). */
 static int carry_patches(struct carry_result *res,
 			 const struct tree_oid *treep,
@@ -1173,7 +1370,6 @@ static int carry_patches(struct carry_result *res,
 	struct names *nm = run->nm;
 	struct err *err = run->err;
 	struct tree_oid tree = *treep, commit = *base;
-	struct tree_person committer = { "kcarry", "kcarry@localhost", 0, 0 };
 	bool stopped = false;
 	int error = 0;
 
@@ -1197,36 +1393,10 @@ static int carry_patches(struct carry_result *res,
 		}
 		if (opts->progress)
 			opts->progress(opts->ctx, i, v->nr, it->patch.subject);
-		/* the fingerprint walks the tree for every file the patch
-		 * names: only to find a resolution, or below for a failure */
-		if ((opts->resolution || opts->refused) &&
-		    (error = carry_fingerprint(cp->fingerprint, repo, &tree,
-					       &it->patch, err)) < 0)
+		error = find_resolution(&use, &replay, cp, &tree, run);
+		if (error)
 			return error;
-		if (opts->resolution) {
-			int rc = opts->resolution(opts->resolution_ctx,
-						  cp->fingerprint, &replay, err);
-			if (rc == 0) {
-				use = &replay;
-				cp->resolved = true;
-			} else if (rc != ERR_NOTFOUND) {
-				patch_release(&replay);
-				return rc;
-			}
-		}
-		nm->index = i;
-		nm->patch = use;
-		nm->own = &nm->decls[i];
-		nm->adds = &nm->added[i];
-		if (opts->index && use != &it->patch) {
-			/* release leaves a set empty, ready again */
-			watch_set_release(&nm->replay_decls);
-			watch_set_release(&nm->replay_added);
-			cause_patch_decls_both(&nm->replay_decls,
-					       &nm->replay_added, use);
-			nm->own = &nm->replay_decls;
-			nm->adds = &nm->replay_added;
-		}
+		names_at(run, i, use, use != &it->patch);
 		error = apply_refusing(cp, &tree, use, i, target, run);
 		/* a person resolved it as "nothing to apply here": the
 		 * target needs none of it, as if it were already applied */
@@ -1237,39 +1407,14 @@ static int carry_patches(struct carry_result *res,
 			err_prefix(err, "%s", it->file);
 			return error;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (carry_patch_failed(&res->patches[j]) &&
-			    !res->patches[j].skipped &&
-			    overlaps(&it->patch, &res->patches[j].item->patch)) {
-				cp->depends = xrealloc(cp->depends,
-						       (cp->nr_depends + 1) *
-							       sizeof(size_t));
-				cp->depends[cp->nr_depends++] = j + 1;
-			}
-		if (cp->outcome <= OUTCOME_ADAPTED) {
-			struct tree_person author;
-			char *msg = commit_message(it, cp);
-			person_of(&author, &it->patch);
-			committer.when = author.when;
-			committer.tz = author.tz;
-			error = tree_commit(&commit, repo, &tree, &commit,
-					    &author, &committer, msg, err);
-			free(msg);
-			if (error < 0)
-				return error;
-			cp->committed = true;
-			cp->commit = commit;
-		}
+		find_depends(res, i);
+		if (cp->outcome <= OUTCOME_ADAPTED &&
+		    (error = commit_patch(cp, &tree, &commit, run)) < 0)
+			return error;
 		if (opts->index)
 			cause_defs_add(&nm->defs, nm->adds, i + 1,
 				       cp->committed);
-		res->counts[cp->outcome]++;
-		if (cp->outcome > res->worst)
-			res->worst = cp->outcome;
-		if (cp->risk) {
-			res->risk = true;
-			res->nr_risk++;
-		}
+		count_patch(res, cp);
 		if (carry_patch_failed(cp)) {
 			if (!cp->fingerprint[0] &&
 			    (error = carry_fingerprint(cp->fingerprint, repo,

@@ -355,149 +355,187 @@ static int apply_refusing(struct apply_file_result *ar,
 	}
 }
 
-int resolve_prepare(struct resolve_summary *summary,
-		    const struct resolve_patch *rp, struct tree_repo *repo,
-		    const struct apply_opts *opts,
-		    const struct resolve_where *cell, struct err *err)
-{
-	const char *dir = rp->dir;
-	const struct tree_oid *base = rp->base;
-	const struct series_item *item = rp->item;
-	size_t index = rp->index;
-	const struct patch *p = &item->patch;
-	struct carry_refusal *refused = NULL;
-	size_t nr_refused = 0;
-	struct refusals rs = { 0 };
-	struct apply_opts ao = *opts;
+/* What resolve_prepare builds up over the files of the patch. */
+struct prepare {
+	struct resolve_summary *summary;
+	const char *dir;
+	const struct patch *p;
+	struct tree_repo *repo;
 	struct tree_oid tree;
-	struct buf old = BUF_INIT, shown = BUF_INIT, side = BUF_INIT;
-	struct buf record = BUF_INIT;
+	struct apply_opts ao;
+	struct carry_refusal *refused; /* read from the cell, rs lends them */
+	size_t nr_refused;
+	struct refusals rs;
+	struct buf old, shown, side, record;
 	/* the proposal's tree: what the files are, unmarked */
-	struct tree_change *ch = xcalloc(p->nr_files * 2 + 1, sizeof(*ch));
-	struct conf *c = NULL;
-	char hex[41], fp[41], num[32], phex[41] = "";
-	char *state = NULL, *fresh = NULL;
-	size_t alloc = 0, nch = 0;
-	int error;
+	struct tree_change *ch;
+	size_t nch;
+	size_t alloc; /* of summary->paths */
+};
 
-	memset(summary, 0, sizeof(*summary));
-	summary->outcome = OUTCOME_CLEAN;
-	ao.markers = true;
-	if ((error = tree_commit_tree(&tree, repo, base, err)) < 0 ||
-	    (error = carry_fingerprint(fp, repo, &tree, p, err)) < 0 ||
-	    (error = resolve_discard(dir, err)) < 0 ||
-	    (error = fs_mkdirs(dir, err)) < 0)
-		goto out;
+/* The refusals recorded in cell for the patch meeting pc->tree
+ * (fingerprint fp), and those that hold before anything is applied. */
+static int prepare_refusals(struct prepare *pc,
+			    const struct resolve_where *cell, const char *fp,
+			    struct err *err)
+{
 	if (cell) {
 		struct resolve_where at = *cell;
+		int error;
 
-		at.tree = &tree;
+		at.tree = &pc->tree;
 		at.fingerprint = fp;
-		error = resolve_read_refusals(&refused, &nr_refused, &at, err);
+		error = resolve_read_refusals(&pc->refused, &pc->nr_refused,
+					      &at, err);
 		if (error < 0 && error != ERR_NOTFOUND)
-			goto out;
-		error = 0;
+			return error;
 	}
-	rs.r = refused;
-	rs.nr = nr_refused;
-	rs.held = xcalloc(nr_refused + 1, sizeof(*rs.held));
+	pc->rs.r = pc->refused;
+	pc->rs.nr = pc->nr_refused;
+	pc->rs.held = xcalloc(pc->nr_refused + 1, sizeof(*pc->rs.held));
 	/* an older record's refusals hold before anything is applied */
-	for (size_t k = 0; k < nr_refused; k++)
-		rs.held[k] = carry_refusal_holds(&refused[k], NULL);
-	for (size_t f = 0; f < p->nr_files && !error; f++) {
-		const struct patch_file *pf = &p->files[f];
-		const char *src = pf->old_path ? pf->old_path : pf->new_path;
-		const char *dst = patch_file_path(pf);
-		struct apply_file_result ar;
-		struct err ferr = ERR_INIT;
-		struct file_in in;
-		bool exists;
-		size_t line;
-		int rc;
+	for (size_t k = 0; k < pc->nr_refused; k++)
+		pc->rs.held[k] = carry_refusal_holds(&pc->refused[k], NULL);
+	return 0;
+}
 
-		if ((error = tree_read_file(&old, &exists, NULL, repo, &tree,
-					    src, err)) < 0)
-			break;
-		apply_file_result_init(&ar);
-		in = (struct file_in){ pf, f, { old.ptr, old.len }, exists };
-		rc = apply_refusing(&ar, &in, &ao, &rs, &ferr);
-		if (rc < 0) {
-			/* binary and the like: the person gets the old file */
-			ar.outcome = OUTCOME_CONFLICT;
-			buf_reset(&ar.out);
-			buf_add(&ar.out, old.ptr, old.len);
-			buf_addf(&ar.rej, "%s\n", ferr.msg.ptr);
-		}
-		err_release(&ferr);
-		if (ar.outcome > summary->outcome)
-			summary->outcome = ar.outcome;
-		summary->nr_files++;
-		if (ar.deleted && ar.outcome < OUTCOME_ALREADY) {
-			ch[nch].path = dst;
-			ch[nch++].remove = true;
-		} else {
-			error = tree_write_blob(&ch[nch].blob, repo, ar.out.ptr,
-						ar.out.len, err);
-			ch[nch].path = dst;
-			ch[nch++].mode = pf->new_mode;
-			if (pf->op == PATCH_RENAME && pf->old_path) {
-				ch[nch].path = pf->old_path;
-				ch[nch++].remove = true;
-			}
-		}
-		buf_reset(&side);
-		if (!error && ar.outcome != OUTCOME_CONFLICT &&
-		    ar.outcome != OUTCOME_PARTIAL) {
-			size_t n = show_adapted(&shown, &side, &record, &ar,
-						pf);
-			if (n) {
-				summary->nr_adapted += n;
-				buf_swap(&shown, &ar.out);
-			}
-		}
-		if (!error && side.len)
-			error = write_file(dir, dst, ".adapted", &side, err);
-		if (!error && (!ar.deleted || ar.outcome >= OUTCOME_ALREADY))
-			error = write_file(dir, dst, "", &ar.out, err);
-		if (!error && ar.rej.len) {
-			summary->nr_rej++;
-			error = write_file(dir, dst, ".rej", &ar.rej, err);
-		}
-		if (!error && (ar.outcome == OUTCOME_CONFLICT ||
-			       ar.outcome == OUTCOME_PARTIAL ||
-			       has_markers((struct span){ ar.out.ptr, ar.out.len },
-					   &line))) {
-			summary->nr_conflicts++;
-			ALLOC_GROW(summary->paths, summary->nr_paths + 1, alloc);
-			summary->paths[summary->nr_paths++] =
-				xstrfmt("%s/files/%s", dir, dst);
-		}
-		apply_file_result_release(&ar);
+/* The change file patch pf's result ar makes to the proposal's tree. */
+static int prepare_change(struct prepare *pc, const struct patch_file *pf,
+			  const struct apply_file_result *ar, struct err *err)
+{
+	const char *dst = patch_file_path(pf);
+	struct tree_change *ch = pc->ch;
+	int error = 0;
+
+	if (ar->deleted && ar->outcome < OUTCOME_ALREADY) {
+		ch[pc->nch].path = dst;
+		ch[pc->nch++].remove = true;
+		return 0;
 	}
-	if (error)
-		goto out;
-	if (summary->outcome == OUTCOME_ADAPTED) {
-		/* what the person accepts by keeping it */
-		struct tree_oid pt;
-		char *rec = fs_join(dir, "proposal");
+	error = tree_write_blob(&ch[pc->nch].blob, pc->repo, ar->out.ptr,
+				ar->out.len, err);
+	ch[pc->nch].path = dst;
+	ch[pc->nch++].mode = pf->new_mode;
+	if (pf->op == PATCH_RENAME && pf->old_path) {
+		ch[pc->nch].path = pf->old_path;
+		ch[pc->nch++].remove = true;
+	}
+	return error;
+}
 
-		if ((error = tree_update(&pt, repo, &tree, ch, nch, err)) < 0 ||
-		    (error = fs_write_atomic(rec, record.ptr, record.len,
-					     err)) < 0) {
-			free(rec);
-			goto out;
+/* The files of ar's result the person edits (PATH, PATH.adapted,
+ * PATH.rej), and PATH among the summary's conflicts when it is one. */
+static int prepare_write(struct prepare *pc, const char *dst,
+			 const struct apply_file_result *ar, struct err *err)
+{
+	struct resolve_summary *summary = pc->summary;
+	size_t line;
+	int error = 0;
+
+	if (pc->side.len)
+		error = write_file(pc->dir, dst, ".adapted", &pc->side, err);
+	if (!error && (!ar->deleted || ar->outcome >= OUTCOME_ALREADY))
+		error = write_file(pc->dir, dst, "", &ar->out, err);
+	if (!error && ar->rej.len) {
+		summary->nr_rej++;
+		error = write_file(pc->dir, dst, ".rej", &ar->rej, err);
+	}
+	if (!error && (ar->outcome == OUTCOME_CONFLICT ||
+		       ar->outcome == OUTCOME_PARTIAL ||
+		       has_markers((struct span){ ar->out.ptr, ar->out.len },
+				   &line))) {
+		summary->nr_conflicts++;
+		ALLOC_GROW(summary->paths, summary->nr_paths + 1, pc->alloc);
+		summary->paths[summary->nr_paths++] =
+			xstrfmt("%s/files/%s", pc->dir, dst);
+	}
+	return error;
+}
+
+/* File patch f of the patch meeting the file it names in pc->tree: its
+ * result written for the person and added to the proposal's tree. */
+static int prepare_file(struct prepare *pc, size_t f, struct err *err)
+{
+	const struct patch_file *pf = &pc->p->files[f];
+	const char *src = pf->old_path ? pf->old_path : pf->new_path;
+	const char *dst = patch_file_path(pf);
+	struct apply_file_result ar;
+	struct err ferr = ERR_INIT;
+	struct file_in in;
+	bool exists;
+	int error, rc;
+
+	if ((error = tree_read_file(&pc->old, &exists, NULL, pc->repo,
+				    &pc->tree, src, err)) < 0)
+		return error;
+	apply_file_result_init(&ar);
+	in = (struct file_in){ pf, f, { pc->old.ptr, pc->old.len }, exists };
+	rc = apply_refusing(&ar, &in, &pc->ao, &pc->rs, &ferr);
+	if (rc < 0) {
+		/* binary and the like: the person gets the old file */
+		ar.outcome = OUTCOME_CONFLICT;
+		buf_reset(&ar.out);
+		buf_add(&ar.out, pc->old.ptr, pc->old.len);
+		buf_addf(&ar.rej, "%s\n", ferr.msg.ptr);
+	}
+	err_release(&ferr);
+	if (ar.outcome > pc->summary->outcome)
+		pc->summary->outcome = ar.outcome;
+	pc->summary->nr_files++;
+	error = prepare_change(pc, pf, &ar, err);
+	buf_reset(&pc->side);
+	if (!error && ar.outcome != OUTCOME_CONFLICT &&
+	    ar.outcome != OUTCOME_PARTIAL) {
+		size_t n = show_adapted(&pc->shown, &pc->side, &pc->record,
+					&ar, pf);
+		if (n) {
+			pc->summary->nr_adapted += n;
+			buf_swap(&pc->shown, &ar.out);
 		}
+	}
+	if (!error)
+		error = prepare_write(pc, dst, &ar, err);
+	apply_file_result_release(&ar);
+	return error;
+}
+
+/* The proposal's tree (its hex in phex) and its acceptance record, what
+ * the person accepts by keeping the files as shown. */
+static int prepare_proposal(struct prepare *pc, char phex[41], struct err *err)
+{
+	struct tree_oid pt;
+	char *rec = fs_join(pc->dir, "proposal");
+	int error;
+
+	if ((error = tree_update(&pt, pc->repo, &pc->tree, pc->ch, pc->nch,
+				 err)) < 0 ||
+	    (error = fs_write_atomic(rec, pc->record.ptr, pc->record.len,
+				     err)) < 0) {
 		free(rec);
-		tree_oid_hex(phex, &pt);
+		return error;
 	}
+	free(rec);
+	tree_oid_hex(phex, &pt);
+	return 0;
+}
+
+/* The state of the pending resolution of rp, fingerprint fp, proposal
+ * phex ("" for none). */
+static int prepare_state(const struct resolve_patch *rp, const char *fp,
+			 const char *phex, struct err *err)
+{
 	/* the state, written whole and then renamed in, makes the folder a
 	 * pending resolution only once every file of it is there */
-	state = fs_join(dir, "state");
-	fresh = fs_join(dir, "state.new");
-	tree_oid_hex(hex, base);
-	snprintf(num, sizeof(num), "%zu", index);
+	char *state = fs_join(rp->dir, "state");
+	char *fresh = fs_join(rp->dir, "state.new");
+	struct conf *c = NULL;
+	char hex[41], num[32];
+	int error;
+
+	tree_oid_hex(hex, rp->base);
+	snprintf(num, sizeof(num), "%zu", rp->index);
 	if ((error = conf_open(&c, fresh, true, err)) < 0 ||
-	    (error = conf_set(c, "resolve.patch", item->file, err)) < 0 ||
+	    (error = conf_set(c, "resolve.patch", rp->item->file, err)) < 0 ||
 	    (error = conf_set(c, "resolve.index", num, err)) < 0 ||
 	    (error = conf_set(c, "resolve.fingerprint", fp, err)) < 0 ||
 	    (error = conf_set(c, "resolve.base", hex, err)) < 0 ||
@@ -508,16 +546,58 @@ int resolve_prepare(struct resolve_summary *summary,
 		error = err_set(err, ERR_IO, "cannot rename '%s': %s", fresh,
 				strerror(errno));
 out:
-	free(rs.held);
-	carry_refusals_free(refused, nr_refused);
 	conf_free(c);
 	free(state);
 	free(fresh);
-	free(ch);
-	buf_release(&old);
-	buf_release(&shown);
-	buf_release(&side);
-	buf_release(&record);
+	return error;
+}
+
+int resolve_prepare(struct resolve_summary *summary,
+		    const struct resolve_patch *rp, struct tree_repo *repo,
+		    const struct apply_opts *opts,
+		    const struct resolve_where *cell, struct err *err)
+{
+	const struct patch *p = &rp->item->patch;
+	struct prepare pc = {
+		.summary = summary,
+		.dir = rp->dir,
+		.p = p,
+		.repo = repo,
+		.ao = *opts,
+		.old = BUF_INIT,
+		.shown = BUF_INIT,
+		.side = BUF_INIT,
+		.record = BUF_INIT,
+		.ch = xcalloc(p->nr_files * 2 + 1, sizeof(struct tree_change)),
+	};
+	char fp[41], phex[41] = "";
+	int error;
+
+	memset(summary, 0, sizeof(*summary));
+	summary->outcome = OUTCOME_CLEAN;
+	pc.ao.markers = true;
+	if ((error = tree_commit_tree(&pc.tree, repo, rp->base, err)) < 0 ||
+	    (error = carry_fingerprint(fp, repo, &pc.tree, p, err)) < 0 ||
+	    (error = resolve_discard(rp->dir, err)) < 0 ||
+	    (error = fs_mkdirs(rp->dir, err)) < 0 ||
+	    (error = prepare_refusals(&pc, cell, fp, err)) < 0)
+		goto out;
+	for (size_t f = 0; f < p->nr_files && !error; f++)
+		error = prepare_file(&pc, f, err);
+	if (error)
+		goto out;
+	if (summary->outcome == OUTCOME_ADAPTED &&
+	    (error = prepare_proposal(&pc, phex, err)) < 0)
+		goto out;
+	error = prepare_state(rp, fp, phex, err);
+out:
+	free(pc.rs.held);
+	carry_refusals_free(pc.refused, pc.nr_refused);
+	free(pc.ch);
+	buf_release(&pc.old);
+	buf_release(&pc.shown);
+	buf_release(&pc.side);
+	buf_release(&pc.record);
 	return error;
 }
 
@@ -600,96 +680,79 @@ void resolve_pending_files(char ***paths, size_t *nr, const char *dir)
 	free(files);
 }
 
-int resolve_collect(struct buf *text, bool *accepted,
-		    const struct resolve_state *s, struct tree_repo *repo,
-		    const struct series_item *item, struct err *err)
+/* What resolve_collect reads back from a pending resolution's files. */
+struct collect {
+	const struct resolve_state *s;
+	struct tree_repo *repo;
+	struct tree_oid tree; /* the base's, then the files' */
+	struct tree_change *ch;
+	size_t nch;
+	struct buf data;
+};
+
+/* The change file patch pf's file as the person left it (path) makes to
+ * the tree; ERR_CONFLICT when conflict markers remain in it. */
+static int collect_file(struct collect *cc, const struct patch_file *pf,
+			const char *path, struct err *err)
 {
-	const struct patch *p = &item->patch;
-	struct tree_change *ch = xcalloc(p->nr_files * 2 + 1, sizeof(*ch));
-	struct buf data = BUF_INIT, msg = BUF_INIT;
-	struct tree_oid tree, commit;
-	struct tree_person author = { p->author_name, p->author_email, 0, 0 };
-	struct tree_person committer = { "kcarry", "kcarry@localhost", 0, 0 };
-	char **paths = xcalloc(p->nr_files + 1, sizeof(char *));
-	size_t nch = 0;
+	const char *dst = patch_file_path(pf);
+	struct tree_change *ch = cc->ch;
+	size_t line;
 	int error;
 
-	*accepted = false;
-	if ((error = tree_commit_tree(&tree, repo, &s->base, err)) < 0)
-		goto out;
-	for (size_t f = 0; f < p->nr_files && !error; f++) {
-		const struct patch_file *pf = &p->files[f];
-		const char *dst = patch_file_path(pf);
-		size_t line;
-
-		paths[f] = xstrfmt("%s/files/%s", s->dir, dst);
-		if (!fs_is_file(paths[f])) {
-			/* a file the person removed is deleted, or, when the
-			 * tree never had it (a new file), not created */
-			bool had = false;
-			unsigned mode;
-			if ((error = tree_read_file(&data, &had, &mode, repo,
-						    &tree, dst, err)) < 0)
-				break;
-			if (had) {
-				ch[nch].path = dst;
-				ch[nch++].remove = true;
-			}
-			continue;
+	if (!fs_is_file(path)) {
+		/* a file the person removed is deleted, or, when the
+		 * tree never had it (a new file), not created */
+		bool had = false;
+		unsigned mode;
+		if ((error = tree_read_file(&cc->data, &had, &mode, cc->repo,
+					    &cc->tree, dst, err)) < 0)
+			return error;
+		if (had) {
+			ch[cc->nch].path = dst;
+			ch[cc->nch++].remove = true;
 		}
-		if ((error = fs_read_file(&data, paths[f], MAX_FILE, err)) < 0)
-			break;
-		if (has_markers((struct span){ data.ptr, data.len }, &line)) {
-			error = err_set(err, ERR_CONFLICT,
-					"%s:%zu: conflict markers remain",
-					paths[f], line);
-			err_hint(err, "edit the file until no <<<<<<<, |||||||, "
-				      "======= or >>>>>>> line is left");
-			break;
-		}
-		if ((error = tree_write_blob(&ch[nch].blob, repo, data.ptr,
-					     data.len, err)) < 0)
-			break;
-		ch[nch].path = dst;
-		ch[nch].mode = pf->new_mode;
-		nch++;
-		if (pf->op == PATCH_RENAME && pf->old_path) {
-			ch[nch].path = pf->old_path;
-			ch[nch++].remove = true;
-		}
+		return error;
 	}
-	if (error)
-		goto out;
-	{
-		struct tree_oid before = tree;
-		char hex[41];
-
-		if ((error = tree_update(&tree, repo, &tree, ch, nch, err)) < 0)
-			goto out;
-		tree_oid_hex(hex, &tree);
-		if (s->proposal && !strcmp(hex, s->proposal)) {
-			/* kcarry's proposal as it was shown: accepted */
-			*accepted = true;
-			goto out;
-		}
-		if (!memcmp(&before, &tree, sizeof(tree))) {
-			/* the person left every file as the tree has it: the
-			 * target needs nothing of this patch */
-			buf_addf(text, "Subject: %s\n%s\n\nResolved by leaving "
-				       "the tree as it is.\n",
-				 p->subject && *p->subject ? p->subject
-							   : item->file,
-				 SERIES_NOTHING_TO_APPLY);
-			goto out;
-		}
+	if ((error = fs_read_file(&cc->data, path, MAX_FILE, err)) < 0)
+		return error;
+	if (has_markers((struct span){ cc->data.ptr, cc->data.len }, &line)) {
+		error = err_set(err, ERR_CONFLICT,
+				"%s:%zu: conflict markers remain", path, line);
+		err_hint(err, "edit the file until no <<<<<<<, |||||||, "
+			      "======= or >>>>>>> line is left");
+		return error;
 	}
-	{
-		long long epoch = 0;
-		int tz = 0;
-		if (p->date && mail_parse_date(p->date, &epoch, &tz)) {
-			author.when = committer.when = epoch;
-			author.tz = committer.tz = tz;
-		}
+	if ((error = tree_write_blob(&ch[cc->nch].blob, cc->repo, cc->data.ptr,
+				     cc->data.len, err)) < 0)
+		return error;
+	ch[cc->nch].path = dst;
+	ch[cc->nch].mode = pf->new_mode;
+	cc->nch++;
+	if (pf->op == PATCH_RENAME && pf->old_path) {
+		ch[cc->nch].path = pf->old_path;
+		ch[cc->nch++].remove = true;
+	}
+	return error;
+}
+
+/* The commit of item's patch making cc->tree on the base, formatted into
+ * text. */
+static int collect_commit(struct buf *text, struct collect *cc,
+			  const struct series_item *item, struct err *err)
+{
+	const struct patch *p = &item->patch;
+	struct tree_person author = { p->author_name, p->author_email, 0, 0 };
+	struct tree_person committer = { "kcarry", "kcarry@localhost", 0, 0 };
+	struct buf msg = BUF_INIT;
+	struct tree_oid commit;
+	long long epoch = 0;
+	int tz = 0;
+	int error;
+
+	if (p->date && mail_parse_date(p->date, &epoch, &tz)) {
+		author.when = committer.when = epoch;
+		author.tz = committer.tz = tz;
 	}
 	buf_adds(&msg, p->subject && *p->subject ? p->subject : item->file);
 	buf_adds(&msg, "\n");
@@ -697,17 +760,65 @@ int resolve_collect(struct buf *text, bool *accepted,
 		buf_addc(&msg, '\n');
 		buf_add(&msg, p->message.ptr, p->message.len);
 	}
-	if ((error = tree_commit(&commit, repo, &tree, &s->base, &author,
-				 &committer, msg.ptr, err)) < 0)
+	if ((error = tree_commit(&commit, cc->repo, &cc->tree, &cc->s->base,
+				 &author, &committer, msg.ptr, err)) >= 0)
+		error = tree_format_commit(text, cc->repo, &commit, err);
+	buf_release(&msg);
+	return error;
+}
+
+int resolve_collect(struct buf *text, bool *accepted,
+		    const struct resolve_state *s, struct tree_repo *repo,
+		    const struct series_item *item, struct err *err)
+{
+	const struct patch *p = &item->patch;
+	struct collect cc = {
+		.s = s,
+		.repo = repo,
+		.ch = xcalloc(p->nr_files * 2 + 1, sizeof(struct tree_change)),
+		.data = BUF_INIT,
+	};
+	char **paths = xcalloc(p->nr_files + 1, sizeof(char *));
+	struct tree_oid before;
+	char hex[41];
+	int error;
+
+	*accepted = false;
+	if ((error = tree_commit_tree(&cc.tree, repo, &s->base, err)) < 0)
 		goto out;
-	error = tree_format_commit(text, repo, &commit, err);
+	for (size_t f = 0; f < p->nr_files && !error; f++) {
+		paths[f] = xstrfmt("%s/files/%s", s->dir,
+				   patch_file_path(&p->files[f]));
+		error = collect_file(&cc, &p->files[f], paths[f], err);
+	}
+	if (error)
+		goto out;
+	before = cc.tree;
+	if ((error = tree_update(&cc.tree, repo, &cc.tree, cc.ch, cc.nch,
+				 err)) < 0)
+		goto out;
+	tree_oid_hex(hex, &cc.tree);
+	if (s->proposal && !strcmp(hex, s->proposal)) {
+		/* kcarry's proposal as it was shown: accepted */
+		*accepted = true;
+		goto out;
+	}
+	if (!memcmp(&before, &cc.tree, sizeof(cc.tree))) {
+		/* the person left every file as the tree has it: the
+		 * target needs nothing of this patch */
+		buf_addf(text, "Subject: %s\n%s\n\nResolved by leaving "
+			       "the tree as it is.\n",
+			 p->subject && *p->subject ? p->subject : item->file,
+			 SERIES_NOTHING_TO_APPLY);
+		goto out;
+	}
+	error = collect_commit(text, &cc, item, err);
 out:
 	for (size_t f = 0; f < p->nr_files; f++)
 		free(paths[f]);
 	free(paths);
-	free(ch);
-	buf_release(&data);
-	buf_release(&msg);
+	free(cc.ch);
+	buf_release(&cc.data);
 	return error;
 }
 

@@ -164,6 +164,80 @@ static void print_folded(const char *s)
 	}
 }
 
+/* A conversion rule the series' converted callers show, as a line. */
+static void print_rule(const struct audit_rule *ru,
+		       const struct series_version *v)
+{
+	printf("%s@%s converts %s", v->name, v->version, ru->symbol);
+	if (ru->new_name)
+		printf(" into %s", ru->new_name);
+	if (ru->drops)
+		print_places(", dropping argument", ru->drops, ru->arity);
+	if (ru->adds) {
+		printf(", adding '%s' as argument", ru->add_text);
+		print_places("", ru->adds, ru->arity + 1);
+	}
+	printf(" (learned from %zu converted call%s)\n", ru->examples,
+	       ru->examples == 1 ? "" : "s");
+}
+
+/* The rules of sg, the calls they rewrite, those left, and the count. */
+static void print_suggestions(const struct audit_suggestions *sg,
+			      const struct series_version *v)
+{
+	for (size_t i = 0; i < sg->nr_rules; i++)
+		print_rule(&sg->rules[i], v);
+	for (size_t i = 0; i < sg->nr_fixes; i++) {
+		const struct audit_fix *fx = &sg->fixes[i];
+
+		print_site(&fx->site);
+		print_folded(fx->old_call);
+		printf(" -> ");
+		print_folded(fx->new_call);
+		printf("\n");
+	}
+	for (size_t i = 0; i < sg->nr_left; i++) {
+		const struct audit_fix *fx = &sg->left[i];
+
+		print_site(&fx->site);
+		report_printf(stdout, "left as it is: %s\n", fx->why);
+	}
+	printf("%zu unconverted call%s rewritten, %zu left as %s\n",
+	       sg->nr_fixes, sg->nr_fixes == 1 ? "" : "s", sg->nr_left,
+	       sg->nr_left == 1 ? "it is" : "they are");
+}
+
+/* suggest/suggest.patch and suggest/conversion.cocci of sg in rc's
+ * scratch folder, and a line that says where. */
+static int write_suggestions(const struct resolve_cell *rc,
+			     const struct audit_suggestions *sg,
+			     struct err *err)
+{
+	char *sdir = fs_join(rc->dir, "suggest"), *path = NULL, *r;
+	int error;
+
+	if ((error = fs_mkdirs(sdir, err)) < 0)
+		goto out;
+	path = fs_join(sdir, "suggest.patch");
+	if ((error = fs_write_atomic(path, sg->patch.ptr, sg->patch.len,
+				     err)) < 0)
+		goto out;
+	free(path);
+	path = fs_join(sdir, "conversion.cocci");
+	if ((error = fs_write_atomic(path, sg->cocci.ptr, sg->cocci.len,
+				     err)) < 0)
+		goto out;
+	r = rel(rc->root, sdir);
+	printf("wrote %s/suggest.patch (against the series carried on "
+	       "%s) and %s/conversion.cocci; nothing was committed\n",
+	       r, rc->j.target.name, r);
+	free(r);
+out:
+	free(path);
+	free(sdir);
+	return error;
+}
+
 /* The conversion of the callers the series never converts, as the
  * series' own converted callers show it: into suggest/, no branch. */
 static int resolve_suggest(const char *spec, const char *target,
@@ -176,7 +250,6 @@ static int resolve_suggest(const char *spec, const char *target,
 	struct audit_opts ao;
 	struct audit_suggestions sg;
 	const struct series_version *v = &rc.v;
-	char *sdir = NULL, *path = NULL, *r;
 	int rc_exit = EXIT_DONE;
 
 	memset(&a, 0, sizeof(a));
@@ -192,57 +265,9 @@ static int resolve_suggest(const char *spec, const char *target,
 	    audit_run(&a, rc.j.repo, v, &rc.res, &ao, &err) < 0 ||
 	    audit_suggest(&sg, rc.j.repo, v, &rc.res, &a, &ao, &err) < 0)
 		goto fail;
-	for (size_t i = 0; i < sg.nr_rules; i++) {
-		const struct audit_rule *ru = &sg.rules[i];
-
-		printf("%s@%s converts %s", v->name, v->version, ru->symbol);
-		if (ru->new_name)
-			printf(" into %s", ru->new_name);
-		if (ru->drops)
-			print_places(", dropping argument", ru->drops,
-				     ru->arity);
-		if (ru->adds) {
-			printf(", adding '%s' as argument", ru->add_text);
-			print_places("", ru->adds, ru->arity + 1);
-		}
-		printf(" (learned from %zu converted call%s)\n", ru->examples,
-		       ru->examples == 1 ? "" : "s");
-	}
-	for (size_t i = 0; i < sg.nr_fixes; i++) {
-		const struct audit_fix *fx = &sg.fixes[i];
-
-		print_site(&fx->site);
-		print_folded(fx->old_call);
-		printf(" -> ");
-		print_folded(fx->new_call);
-		printf("\n");
-	}
-	for (size_t i = 0; i < sg.nr_left; i++) {
-		const struct audit_fix *fx = &sg.left[i];
-
-		print_site(&fx->site);
-		report_printf(stdout, "left as it is: %s\n", fx->why);
-	}
-	printf("%zu unconverted call%s rewritten, %zu left as %s\n",
-	       sg.nr_fixes, sg.nr_fixes == 1 ? "" : "s", sg.nr_left,
-	       sg.nr_left == 1 ? "it is" : "they are");
-	if (sg.nr_fixes) {
-		sdir = fs_join(rc.dir, "suggest");
-		if (fs_mkdirs(sdir, &err) < 0)
-			goto fail;
-		path = fs_join(sdir, "suggest.patch");
-		if (fs_write_atomic(path, sg.patch.ptr, sg.patch.len, &err) < 0)
-			goto fail;
-		free(path);
-		path = fs_join(sdir, "conversion.cocci");
-		if (fs_write_atomic(path, sg.cocci.ptr, sg.cocci.len, &err) < 0)
-			goto fail;
-		r = rel(rc.root, sdir);
-		printf("wrote %s/suggest.patch (against the series carried on "
-		       "%s) and %s/conversion.cocci; nothing was committed\n",
-		       r, rc.j.target.name, r);
-		free(r);
-	}
+	print_suggestions(&sg, v);
+	if (sg.nr_fixes && write_suggestions(&rc, &sg, &err) < 0)
+		goto fail;
 	if (sg.nr_left)
 		rc_exit = EXIT_NOT_DONE;
 	goto out;
@@ -253,8 +278,6 @@ out:
 	audit_result_release(&a);
 	audit_opts_release(&ao);
 	resolve_cell_close(&rc);
-	free(path);
-	free(sdir);
 	err_release(&err);
 	return rc_exit;
 }
@@ -482,6 +505,119 @@ static int abort_pending(const char *dir, const struct series_version *v,
 	return 0;
 }
 
+/* EXIT_DONE when the operands fit the options, else the usage error. */
+static int check_operands(const struct resolve_cli *cli, size_t nr,
+			  const struct options *opts)
+{
+	if (cli->suggest && nr != 2)
+		return usage_error("resolve", opts,
+				   "expected --suggest NAME[@VERSION] TARGET");
+	if (cli->suggest)
+		return EXIT_DONE;
+	if (cli->abort && (nr != 2 || cli->force))
+		return usage_error("resolve", opts,
+				   "expected --abort NAME[@VERSION] TARGET");
+	if (!cli->abort && nr != 3)
+		return usage_error("resolve", opts,
+				   "expected NAME[@VERSION] TARGET PATCH");
+	return EXIT_DONE;
+}
+
+/* The 0-based index of the patch of v that arg names (find_patch). */
+static int named_patch(long *k, const struct series_version *v,
+		       const char *arg, struct err *err)
+{
+	*k = find_patch(v, arg);
+	if (*k >= 0)
+		return 0;
+	err_set(err, ERR_NOTFOUND, "%s@%s has %s patch '%s'", v->name,
+		v->version, *k == -2 ? "more than one" : "no", arg);
+	err_hint(err, "name it by number (1-%zu) or file name", v->nr);
+	return ERR_NOTFOUND;
+}
+
+/* Patch k of the cell, carried after the patches before it, written to
+ * the scratch folder for a person (resolve_prepare); sum: its outcome. */
+static int prepare_patch(struct resolve_summary *sum, struct resolve_cell *rc,
+			 long k, struct err *err)
+{
+	const struct series_version *v = &rc->v;
+	struct tree_oid before;
+	int error;
+
+	/* the patch itself is carried too, for the causes of its hunks
+	 * (their prerequisites); the person meets the tree before it */
+	rc->co.until = (size_t)k + 2;
+	rc->co.no_ref = true;
+	if ((error = job_carry(&rc->res, &rc->j, v, &rc->co, false, err)) < 0)
+		return error;
+	before = rc->res.base;
+	for (long i = 0; i < k; i++)
+		if (rc->res.patches[i].committed)
+			before = rc->res.patches[i].commit;
+	{
+		/* where a build refused adaptations of its hunks */
+		struct resolve_where cell = { rc->root, v->name, v->version,
+					     rc->j.target.name, NULL, NULL };
+		struct resolve_patch rp = { rc->dir, &v->items[k],
+					    (size_t)k + 1, &before };
+
+		error = resolve_prepare(sum, &rp, rc->j.repo, &rc->co.apply,
+					&cell, err);
+	}
+	return error < 0 ? error : 0;
+}
+
+/* Patch k needs no person: say so, and remove its scratch folder. */
+static void print_nothing(const struct resolve_cell *rc,
+			  const struct resolve_summary *sum, long k)
+{
+	const struct series_version *v = &rc->v;
+	struct err e2 = ERR_INIT;
+
+	printf("%s applies to %s after the patches before it (%s): "
+	       "nothing to resolve\n",
+	       v->items[k].file, rc->j.target.name,
+	       apply_outcome_name(sum->outcome));
+	print_prereqs(&rc->res.patches[k], v);
+	resolve_discard(rc->dir, &e2);
+	err_release(&e2);
+}
+
+/* What patch k needs of the person, the files to edit, and what next. */
+static void print_pending(const struct resolve_cell *rc,
+			  const struct resolve_summary *sum, long k)
+{
+	const struct series_version *v = &rc->v;
+	const char *subject = v->items[k].patch.subject;
+
+	if (sum->outcome == OUTCOME_ADAPTED)
+		printf("%s (%s) is adapted on %s: %zu hunk%s rewritten by "
+		       "kcarry.\n",
+		       v->items[k].file, subject ? subject : "",
+		       rc->j.target.name, sum->nr_adapted,
+		       sum->nr_adapted == 1 ? "" : "s");
+	else
+		printf("%s (%s) conflicts on %s.\n", v->items[k].file,
+		       subject ? subject : "", rc->j.target.name);
+	print_prereqs(&rc->res.patches[k], v);
+	if (sum->outcome == OUTCOME_ADAPTED)
+		printf("Each is shown in diff3 style: the target's lines, the "
+		       "original hunk's,\nthen the proposal after =======; "
+		       "keep the proposal to accept it, or edit\n(the original "
+		       "and adapted hunks are in PATH.adapted):\n");
+	else
+		printf("Edit these files (diff3 markers; rejected hunks in "
+		       ".rej):\n");
+	for (size_t i = 0; i < sum->nr_paths; i++) {
+		char *r = rel(rc->root, sum->paths[i]);
+		report_printf(stdout, "  %s\n", r);
+		free(r);
+	}
+	printf("then run: kcarry refresh %s@%s %s\n", v->name, v->version,
+	       rc->j.target.name);
+}
+
 int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 {
 	const struct options *opts = cx->opts;
@@ -492,7 +628,6 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	const struct series_version *v = &rc.v;
 	const char **args = NULL;
 	size_t nr = 0;
-	struct tree_oid before;
 	long k;
 	int rc_exit = EXIT_DONE;
 
@@ -501,23 +636,10 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 		rc_exit = EXIT_USAGE;
 		goto out;
 	}
+	if ((rc_exit = check_operands(&cli, nr, opts)) != EXIT_DONE)
+		goto out;
 	if (cli.suggest) {
-		if (nr != 2)
-			rc_exit = usage_error("resolve", opts,
-					      "expected --suggest "
-					      "NAME[@VERSION] TARGET");
-		else
-			rc_exit = resolve_suggest(args[0], args[1], cx);
-		goto out;
-	}
-	if (cli.abort && (nr != 2 || cli.force)) {
-		rc_exit = usage_error("resolve", opts,
-				      "expected --abort NAME[@VERSION] TARGET");
-		goto out;
-	}
-	if (!cli.abort && nr != 3) {
-		rc_exit = usage_error("resolve", opts,
-				      "expected NAME[@VERSION] TARGET PATCH");
+		rc_exit = resolve_suggest(args[0], args[1], cx);
 		goto out;
 	}
 	if (resolve_cell_open(&rc, args[0], args[1], RESOLVE_CELL_LOCK, cx,
@@ -531,76 +653,14 @@ int cmd_resolve(int argc, char **argv, struct cli_ctx *cx)
 	if (!cli.force &&
 	    refuse_pending(rc.root, rc.dir, v, args[1], args[2], &err) < 0)
 		goto fail;
-	k = find_patch(v, args[2]);
-	if (k < 0) {
-		err_set(&err, ERR_NOTFOUND, "%s@%s has %s patch '%s'", v->name,
-			v->version, k == -2 ? "more than one" : "no", args[2]);
-		err_hint(&err, "name it by number (1-%zu) or file name", v->nr);
+	if (named_patch(&k, v, args[2], &err) < 0 ||
+	    resolve_cell_target(&rc, &err) < 0 ||
+	    prepare_patch(&sum, &rc, k, &err) < 0)
 		goto fail;
-	}
-	if (resolve_cell_target(&rc, &err) < 0)
-		goto fail;
-	/* the patch itself is carried too, for the causes of its hunks
-	 * (their prerequisites); the person meets the tree before it */
-	rc.co.until = (size_t)k + 2;
-	rc.co.no_ref = true;
-	if (job_carry(&rc.res, &rc.j, v, &rc.co, false, &err) < 0)
-		goto fail;
-	before = rc.res.base;
-	for (long i = 0; i < k; i++)
-		if (rc.res.patches[i].committed)
-			before = rc.res.patches[i].commit;
-	{
-		/* where a build refused adaptations of its hunks */
-		struct resolve_where cell = { rc.root, v->name, v->version,
-					     rc.j.target.name, NULL, NULL };
-		struct resolve_patch rp = { rc.dir, &v->items[k],
-					    (size_t)k + 1, &before };
-
-		if (resolve_prepare(&sum, &rp, rc.j.repo, &rc.co.apply, &cell,
-				    &err) < 0)
-			goto fail;
-	}
-	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY) {
-		printf("%s applies to %s after the patches before it (%s): "
-		       "nothing to resolve\n",
-		       v->items[k].file, rc.j.target.name,
-		       apply_outcome_name(sum.outcome));
-		print_prereqs(&rc.res.patches[k], v);
-		struct err e2 = ERR_INIT;
-		resolve_discard(rc.dir, &e2);
-		err_release(&e2);
-		goto out;
-	}
-	if (sum.outcome == OUTCOME_ADAPTED)
-		printf("%s (%s) is adapted on %s: %zu hunk%s rewritten by "
-		       "kcarry.\n",
-		       v->items[k].file,
-		       v->items[k].patch.subject ? v->items[k].patch.subject
-						 : "",
-		       rc.j.target.name, sum.nr_adapted,
-		       sum.nr_adapted == 1 ? "" : "s");
+	if (sum.outcome <= OUTCOME_3WAY || sum.outcome == OUTCOME_ALREADY)
+		print_nothing(&rc, &sum, k);
 	else
-		printf("%s (%s) conflicts on %s.\n", v->items[k].file,
-		       v->items[k].patch.subject ? v->items[k].patch.subject
-						 : "",
-		       rc.j.target.name);
-	print_prereqs(&rc.res.patches[k], v);
-	if (sum.outcome == OUTCOME_ADAPTED)
-		printf("Each is shown in diff3 style: the target's lines, the "
-		       "original hunk's,\nthen the proposal after =======; "
-		       "keep the proposal to accept it, or edit\n(the original "
-		       "and adapted hunks are in PATH.adapted):\n");
-	else
-		printf("Edit these files (diff3 markers; rejected hunks in "
-		       ".rej):\n");
-	for (size_t i = 0; i < sum.nr_paths; i++) {
-		char *r = rel(rc.root, sum.paths[i]);
-		report_printf(stdout, "  %s\n", r);
-		free(r);
-	}
-	printf("then run: kcarry refresh %s@%s %s\n", v->name, v->version,
-	       rc.j.target.name);
+		print_pending(&rc, &sum, k);
 	goto out;
 fail:
 	rc_exit = err_report(&err, opts);
