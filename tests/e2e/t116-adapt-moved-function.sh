@@ -10,8 +10,9 @@
 #  - twice (adversarial): two files of the folder hold the function's
 #    lines: a conflict;
 #  - half (adversarial): one hunk of the file patch still applies to
-#    ioctl.c, the other is in the moved function: splitting a file patch
-#    is not done, a conflict.
+#    half.c, the other is in the moved function, whose lines in defrag.c
+#    patch 0001 already changed: rule 1 does not move a hunk onto drifted
+#    lines (t146 moves one onto lines that stand), a conflict.
 here=$(pwd)
 . ./lib.sh
 . "$here/adapt-lib.sh"
