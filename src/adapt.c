@@ -1419,6 +1419,187 @@ static bool shown_by_context(const struct name_map *m, const struct block *b,
 	return true;
 }
 
+/*
+ * Whether renaming a to b keeps half of a's '_'-separated parts
+ * (HAVE_FAST_GUP -> HAVE_GUP_FAST keeps all three): a name reworded, not
+ * another name standing where it stood.
+ */
+static bool related_names(struct span a, struct span b)
+{
+	size_t parts = 0, kept = 0, i = 0;
+
+	while (i < a.len) {
+		size_t j = i;
+
+		while (j < a.len && a.ptr[j] != '_')
+			j++;
+		if (j - i >= 2) {
+			parts++;
+			kept += has_part(b.ptr, b.len,
+					 (struct span){ a.ptr + i, j - i });
+		}
+		i = j + 1;
+	}
+	return parts && kept * 2 >= parts;
+}
+
+/* The removed lines rm[0..n) aligned with target lines [at, at + n):
+ * names renamed only (no substitution), each rename related. */
+static bool align_removed(struct name_map *m, const struct tlines *t,
+			  size_t at, const struct span *rm, size_t n)
+{
+	bool ok = true;
+
+	for (size_t i = 0; ok && i < n; i++) {
+		struct tline_toks x = { NULL, 0, 0, 0 }, y = { NULL, 0, 0, 0 };
+
+		lex_line(&x, rm[i]);
+		lex_line(&y, t->v[at + i].s);
+		ok = t->v[at + i].eol && x.nr == y.nr && x.shape == y.shape &&
+		     align_line(m, &x, &y) && !m->sub;
+		free(x.v);
+		free(y.v);
+	}
+	for (size_t j = 0; ok && j < m->nr; j++)
+		ok = !pair_renamed(m, j) || related_names(m->from[j], m->to[j]);
+	return ok && m->renamed && map_plausible(m);
+}
+
+/* One change of a hunk, its removed and added lines and its sides. */
+struct drift_change {
+	struct span *rm, *add;
+	size_t nr_rm, nr_add;
+	size_t at, end; /* the target lines between its two sides */
+};
+
+/*
+ * Where the change of h (hunk lines lo..hi) goes: its context on both
+ * sides stands once in func, exactly nr_rm target lines apart.
+ */
+static bool sides_apart(struct drift_change *d, const struct adapt_in *in,
+			const struct tlines *t, size_t lo, size_t hi)
+{
+	const struct patch_hunk *h = in->h;
+	struct span pre[ADAPT_SIDE + 1], post[ADAPT_SIDE + 1];
+	size_t npre = side_lines(pre, h, 0, lo, true);
+	size_t npost = side_lines(post, h, hi + 1, h->nr_lines, false);
+	size_t li = 0, ri = 0, lk = 0, rk = 0;
+	char *func = change_function(h, lo, in->func);
+	bool ok = npre && npost &&
+		  side_find(t, in, func, pre, npre, true, &li, &lk) == SIDE_ONE &&
+		  side_find(t, in, func, post, npost, false, &ri, &rk) == SIDE_ONE &&
+		  ri >= li && ri - li == d->nr_rm;
+
+	free(func);
+	d->at = li;
+	d->end = ri;
+	return ok;
+}
+
+/* The adapted hunk: the target's lines around and removed, the added
+ * lines with the names of m. */
+static bool rewrite_renamed(struct adaptation *a, const struct patch_hunk *h,
+			    const struct tlines *t,
+			    const struct drift_change *d,
+			    const struct name_map *m)
+{
+	struct patch_hunk *n = &a->hunk;
+	size_t lead = d->at < ADAPT_CONTEXT ? d->at : ADAPT_CONTEXT, trail = 0;
+
+	while (trail < ADAPT_CONTEXT && d->end + trail < t->nr &&
+	       t->v[d->end + trail].eol)
+		trail++;
+	n->lines = xcalloc(lead + d->nr_rm + d->nr_add + trail + 1,
+			   sizeof(*n->lines));
+	a->texts = xcalloc(d->nr_add + 1, sizeof(*a->texts));
+	for (size_t i = d->at - lead; i < d->end; i++)
+		add_line(n, i < d->at ? ' ' : '-', t->v[i].s);
+	for (size_t i = 0; i < d->nr_add; i++) {
+		char *r = map_line(m, d->add[i]);
+
+		if (!r)
+			return false;
+		a->texts[a->nr_texts++] = r;
+		add_line(n, '+', (struct span){ r, strlen(r) });
+	}
+	for (size_t i = d->end; i < d->end + trail; i++)
+		add_line(n, ' ', t->v[i].s);
+	n->section = h->section;
+	n->old_start = d->at - lead + 1;
+	n->old_count = lead + d->nr_rm + trail;
+	n->new_count = lead + d->nr_add + trail;
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
+	if ((long)n->new_start < 1)
+		n->new_start = 1;
+	n->lineno = h->lineno;
+	a->line = n->old_start;
+	return true;
+}
+
+/*
+ * Rule 3 where the context drifted as well (Debian's RT Kconfig patch on
+ * 6.12, where HAVE_FAST_GUP became HAVE_GUP_FAST and a select was added
+ * after it): a hunk of one change whose removed lines stand nowhere, while
+ * its context on both sides stands once in its function with exactly as
+ * many lines between them as it removes; those lines align with the
+ * removed ones token by token, names renamed and nothing else, each new
+ * name keeping half the parts of the old.  The added lines take the same
+ * renames (map_line: never a name the alignment did not show).
+ */
+static void adapt_renamed_drift(struct adaptation **out,
+				const struct adapt_in *in)
+{
+	const struct patch_hunk *h = in->h;
+	struct change g[ADAPT_MAX_CHANGES];
+	struct drift_change d = { 0 };
+	struct tlines t = { NULL, 0, 0 };
+	struct name_map m = { 0 };
+	struct adaptation *a = NULL;
+	struct buf b = BUF_INIT;
+
+	*out = NULL;
+	if (split_changes(g, h) != 1)
+		return;
+	d.rm = xcalloc(g[0].hi - g[0].lo + 2, sizeof(*d.rm));
+	d.add = xcalloc(g[0].hi - g[0].lo + 2, sizeof(*d.add));
+	for (size_t i = g[0].lo; i <= g[0].hi; i++) {
+		if (h->lines[i].kind == '-')
+			d.rm[d.nr_rm++] = h->lines[i].text;
+		else
+			d.add[d.nr_add++] = h->lines[i].text;
+	}
+	tlines_split(&t, in->old);
+	if (!d.nr_rm || !sides_apart(&d, in, &t, g[0].lo, g[0].hi) ||
+	    !align_removed(&m, &t, d.at, d.rm, d.nr_rm))
+		goto out;
+	a = xcalloc(1, sizeof(*a));
+	a->rule = ADAPT_RENAMED_IDENTS;
+	if (!rewrite_renamed(a, h, &t, &d, &m))
+		goto refuse;
+	adapt_hunk_text(&b, h);
+	a->original = buf_detach(&b, NULL);
+	adapt_hunk_text(&b, &a->hunk);
+	a->adapted = buf_detach(&b, NULL);
+	buf_adds(&b, "names renamed here, as the lines it removes show "
+		     "between its context lines: ");
+	map_text(&b, &m);
+	buf_addf(&b, " (at line %lu)", (unsigned long)d.at + 1);
+	a->note = buf_detach(&b, NULL);
+	if (adds_twice(a, &t, in->path))
+		goto refuse;
+	*out = a;
+	goto out;
+refuse:
+	adaptation_free(a);
+out:
+	free(d.rm);
+	free(d.add);
+	free(t.v);
+	buf_release(&b);
+}
+
 void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)
 {
 	const struct patch_hunk *h = in->h;
@@ -1481,4 +1662,6 @@ out:
 	free(c.pre);
 	free(tl.v);
 	buf_release(&txt);
+	if (!*out)
+		adapt_renamed_drift(out, in);
 }

@@ -524,6 +524,105 @@ static void renamed_idents_refuses_two_places(void **state)
 	assert_null(a);
 }
 
+/*
+ * Rule 3 across drifted context (Debian's RT patch "arm: Disable
+ * FAST_GUP on PREEMPT_RT if HIGHPTE is also enabled", 6.1 -> 6.12):
+ * 6.12 renamed HAVE_FAST_GUP to HAVE_GUP_FAST and added a select among
+ * the trailing context.  The context on both sides stands once, with
+ * exactly the one line between them that the hunk removes, which aligns
+ * with it token by token but for the renamed name: the added line takes
+ * the same rename.
+ */
+static const char gup_patch[] =
+	"--- a/arch/arm/Kconfig\n"
+	"+++ b/arch/arm/Kconfig\n"
+	"@@ -3,7 +3,7 @@ config ARM\n"
+	" \tselect HAVE_DYNAMIC_FTRACE_WITH_REGS if HAVE_DYNAMIC_FTRACE\n"
+	" \tselect HAVE_EFFICIENT_UNALIGNED_ACCESS if MMU\n"
+	" \tselect HAVE_EXIT_THREAD\n"
+	"-\tselect HAVE_FAST_GUP if ARM_LPAE\n"
+	"+\tselect HAVE_FAST_GUP if ARM_LPAE && !(PREEMPT_RT && HIGHPTE)\n"
+	" \tselect HAVE_FTRACE_MCOUNT_RECORD if !XIP_KERNEL\n"
+	" \tselect HAVE_FUNCTION_GRAPH_TRACER\n"
+	" \tselect HAVE_FUNCTION_TRACER if !XIP_KERNEL\n";
+
+/* Rule 3 on a Kconfig hunk, as apply_file calls it ("config ARM"). */
+static void kconfig_idents(struct adaptation **a, const char *patch,
+			   const char *target)
+{
+	struct tpatch t;
+	struct adapt_in in;
+
+	tpatch_parse(&t, patch);
+	in = (struct adapt_in){ &t.f->hunks[0], "ARM",
+				{ target, strlen(target) }, "arch/arm/Kconfig" };
+	adapt_renamed_idents(a, &in);
+	patch_release(&t.p);
+}
+
+static const char gup_target_head[] =
+	"config ARM\n"
+	"\tbool\n"
+	"\tselect HAVE_DYNAMIC_FTRACE_WITH_REGS if HAVE_DYNAMIC_FTRACE\n"
+	"\tselect HAVE_EFFICIENT_UNALIGNED_ACCESS if MMU\n"
+	"\tselect HAVE_EXIT_THREAD\n";
+
+static void renamed_idents_across_drifted_context(void **state)
+{
+	char *target = xstrfmt("%s%s", gup_target_head,
+			       "\tselect HAVE_GUP_FAST if ARM_LPAE\n"
+			       "\tselect HAVE_FTRACE_MCOUNT_RECORD if !XIP_KERNEL\n"
+			       "\tselect HAVE_FUNCTION_ERROR_INJECTION\n"
+			       "\tselect HAVE_FUNCTION_GRAPH_TRACER\n"
+			       "\tselect HAVE_FUNCTION_TRACER if !XIP_KERNEL\n");
+	struct adaptation *a;
+
+	(void)state;
+	kconfig_idents(&a, gup_patch, target);
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_RENAMED_IDENTS);
+	assert_non_null(strstr(a->adapted,
+		"-\tselect HAVE_GUP_FAST if ARM_LPAE\n"
+		"+\tselect HAVE_GUP_FAST if ARM_LPAE && !(PREEMPT_RT && HIGHPTE)\n"
+		" \tselect HAVE_FTRACE_MCOUNT_RECORD if !XIP_KERNEL\n"
+		" \tselect HAVE_FUNCTION_ERROR_INJECTION\n"));
+	assert_non_null(strstr(a->note, "HAVE_FAST_GUP -> HAVE_GUP_FAST"));
+	adaptation_free(a);
+	free(target);
+}
+
+/*
+ * The adversarial ones: the line between the two sides is another
+ * select (HAVE_FAST_GUP gone, HAVE_FOO_BAR there: no part in common), or
+ * one side of the context does not stand (the line could be anywhere),
+ * or more lines stand between the sides than the hunk removes.  Each
+ * stays a conflict.
+ */
+static void renamed_idents_across_drift_refuses(void **state)
+{
+	const char *bodies[] = {
+		"\tselect HAVE_FOO_BAR if ARM_LPAE\n"
+		"\tselect HAVE_FTRACE_MCOUNT_RECORD if !XIP_KERNEL\n"
+		"\tselect HAVE_FUNCTION_ERROR_INJECTION\n",
+		"\tselect HAVE_GUP_FAST if ARM_LPAE\n"
+		"\tselect HAVE_KPROBES\n",
+		"\tselect HAVE_GUP_FAST if ARM_LPAE\n"
+		"\tselect HAVE_KPROBES\n"
+		"\tselect HAVE_FTRACE_MCOUNT_RECORD if !XIP_KERNEL\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		char *target = xstrfmt("%s%s", gup_target_head, bodies[i]);
+		struct adaptation *a;
+
+		kconfig_idents(&a, gup_patch, target);
+		if (a)
+			fail_msg("case %zu adapted: %s", i, a->note);
+		free(target);
+	}
+}
+
 static void adapted_is_worse_than_3way(void **state)
 {
 	(void)state;
@@ -556,6 +655,8 @@ int main(void)
 		cmocka_unit_test(renamed_idents_inconsistent_map),
 		cmocka_unit_test(renamed_idents_not_guessed_in_added_lines),
 		cmocka_unit_test(renamed_idents_refuses_two_places),
+		cmocka_unit_test(renamed_idents_across_drifted_context),
+		cmocka_unit_test(renamed_idents_across_drift_refuses),
 		cmocka_unit_test(adapted_is_worse_than_3way),
 	};
 
