@@ -1465,6 +1465,97 @@ static bool align_removed(struct name_map *m, const struct tlines *t,
 	return ok && m->renamed && map_plausible(m);
 }
 
+/*
+ * One edit between the line a hunk removes and the target's line in its
+ * place: a run of at most ADAPT_MAX_EDIT tokens written another way (or
+ * added, or dropped) between two common tokens before it and one after
+ * (STRICT, | LEGACY -> STRICT, EMULATED, | LEGACY: an enum member added).
+ */
+#define ADAPT_MAX_EDIT 4
+
+struct line_edit {
+	struct tline_toks a, b; /* the removed line, the target's */
+	size_t p, s;		/* common tokens at the start, at the end */
+	struct span to;		/* the target's text between them */
+};
+
+static bool plain_tokens(const struct token *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].type != TOK_IDENT && v[i].type != TOK_NUMBER &&
+		    v[i].type != TOK_PUNCT)
+			return false;
+	return true;
+}
+
+static bool find_edit(struct line_edit *e, struct span rm, struct span tg)
+{
+	size_t na, nb, key_names = 0;
+
+	lex_line(&e->a, rm);
+	lex_line(&e->b, tg);
+	na = e->a.nr;
+	nb = e->b.nr;
+	while (e->p < na && e->p < nb && tok_same(&e->a.v[e->p], &e->b.v[e->p]))
+		e->p++;
+	while (e->s < na - e->p && e->s < nb - e->p &&
+	       tok_same(&e->a.v[na - 1 - e->s], &e->b.v[nb - 1 - e->s]))
+		e->s++;
+	if (e->p < 2 || !e->s || (na == nb && e->p == na) ||
+	    na - e->p - e->s > ADAPT_MAX_EDIT ||
+	    nb - e->p - e->s > ADAPT_MAX_EDIT ||
+	    !plain_tokens(e->a.v + e->p - 2, na - e->p - e->s + 3) ||
+	    !plain_tokens(e->b.v + e->p, nb - e->p - e->s))
+		return false;
+	key_names += is_name(&e->a.v[e->p - 2]) + is_name(&e->a.v[e->p - 1]) +
+		     is_name(&e->a.v[na - e->s]);
+	e->to.ptr = e->b.v[e->p - 1].p + e->b.v[e->p - 1].len;
+	e->to.len = (size_t)(e->b.v[nb - e->s].p - e->to.ptr);
+	return key_names > 0;
+}
+
+/*
+ * line with the edit made where its key (the two tokens before the old
+ * run, the run, the token after) stands, once; *done whether it stood.
+ * NULL when it stands twice in the line.
+ */
+static char *edit_line(const struct line_edit *e, struct span line, bool *done)
+{
+	struct tline_toks l = { NULL, 0, 0, 0 };
+	const struct token *key = e->a.v + e->p - 2;
+	size_t nk = e->a.nr - e->p - e->s + 3, at = (size_t)-1, hits = 0;
+	struct buf b = BUF_INIT;
+
+	lex_line(&l, line);
+	for (size_t i = 0; i + nk <= l.nr; i++) {
+		size_t k = 0;
+
+		while (k < nk && tok_same(&l.v[i + k], &key[k]))
+			k++;
+		if (k == nk) {
+			at = i;
+			hits++;
+		}
+	}
+	*done = hits == 1;
+	if (hits > 1) {
+		free(l.v);
+		return NULL;
+	}
+	if (!hits) {
+		buf_addspan(&b, line);
+	} else {
+		const char *from = l.v[at + 1].p + l.v[at + 1].len;
+		const char *to = l.v[at + nk - 1].p;
+
+		buf_add(&b, line.ptr, (size_t)(from - line.ptr));
+		buf_addspan(&b, e->to);
+		buf_add(&b, to, (size_t)(line.ptr + line.len - to));
+	}
+	free(l.v);
+	return buf_detach(&b, NULL);
+}
+
 /* One change of a hunk, its removed and added lines and its sides. */
 struct drift_change {
 	struct span *rm, *add;
@@ -1472,9 +1563,22 @@ struct drift_change {
 	size_t at, end; /* the target lines between its two sides */
 };
 
+/* A declaration at file scope ("static enum { ... } x = A;"): it names
+ * no function the change is in (the whole file is). */
+static bool file_scope_decl(struct span s)
+{
+	size_t n = s.len;
+
+	while (n && isspace((unsigned char)s.ptr[n - 1]))
+		n--;
+	return n && (isalpha((unsigned char)s.ptr[0]) || s.ptr[0] == '_') &&
+	       s.ptr[n - 1] == ';';
+}
+
 /*
  * Where the change of h (hunk lines lo..hi) goes: its context on both
- * sides stands once in func, exactly nr_rm target lines apart.
+ * sides stands once in its function (the file, for a declaration at file
+ * scope), exactly nr_rm target lines apart.
  */
 static bool sides_apart(struct drift_change *d, const struct adapt_in *in,
 			const struct tlines *t, size_t lo, size_t hi)
@@ -1484,7 +1588,9 @@ static bool sides_apart(struct drift_change *d, const struct adapt_in *in,
 	size_t npre = side_lines(pre, h, 0, lo, true);
 	size_t npost = side_lines(post, h, hi + 1, h->nr_lines, false);
 	size_t li = 0, ri = 0, lk = 0, rk = 0;
-	char *func = change_function(h, lo, in->func);
+	char *func = file_scope_decl(h->lines[lo].text)
+			     ? NULL
+			     : change_function(h, lo, in->func);
 	bool ok = npre && npost &&
 		  side_find(t, in, func, pre, npre, true, &li, &lk) == SIDE_ONE &&
 		  side_find(t, in, func, post, npost, false, &ri, &rk) == SIDE_ONE &&
@@ -1496,12 +1602,54 @@ static bool sides_apart(struct drift_change *d, const struct adapt_in *in,
 	return ok;
 }
 
-/* The adapted hunk: the target's lines around and removed, the added
- * lines with the names of m. */
-static bool rewrite_renamed(struct adaptation *a, const struct patch_hunk *h,
+/* The added lines of d with the names of m (new strings); NULL when
+ * map_line refuses one. */
+static char **renamed_adds(const struct drift_change *d,
+			   const struct name_map *m)
+{
+	char **v = xcalloc(d->nr_add + 1, sizeof(*v));
+
+	for (size_t i = 0; i < d->nr_add; i++)
+		if (!(v[i] = map_line(m, d->add[i]))) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+/* The added lines of d with the edit made (new strings); NULL when its
+ * key stands twice in a line, or in none (the edit would be lost). */
+static char **edited_adds(const struct drift_change *d,
+			  const struct line_edit *e)
+{
+	char **v = xcalloc(d->nr_add + 1, sizeof(*v));
+	bool any = false, done;
+
+	for (size_t i = 0; i < d->nr_add; i++) {
+		if (!(v[i] = edit_line(e, d->add[i], &done))) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return NULL;
+		}
+		any |= done;
+	}
+	if (!any) {
+		for (size_t i = 0; i < d->nr_add; i++)
+			free(v[i]);
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* The adapted hunk: the target's lines around and removed, then the
+ * added lines adds (taken over). */
+static void rewrite_drifted(struct adaptation *a, const struct patch_hunk *h,
 			    const struct tlines *t,
-			    const struct drift_change *d,
-			    const struct name_map *m)
+			    const struct drift_change *d, char **adds)
 {
 	struct patch_hunk *n = &a->hunk;
 	size_t lead = d->at < ADAPT_CONTEXT ? d->at : ADAPT_CONTEXT, trail = 0;
@@ -1511,17 +1659,12 @@ static bool rewrite_renamed(struct adaptation *a, const struct patch_hunk *h,
 		trail++;
 	n->lines = xcalloc(lead + d->nr_rm + d->nr_add + trail + 1,
 			   sizeof(*n->lines));
-	a->texts = xcalloc(d->nr_add + 1, sizeof(*a->texts));
+	a->texts = adds;
+	a->nr_texts = d->nr_add;
 	for (size_t i = d->at - lead; i < d->end; i++)
 		add_line(n, i < d->at ? ' ' : '-', t->v[i].s);
-	for (size_t i = 0; i < d->nr_add; i++) {
-		char *r = map_line(m, d->add[i]);
-
-		if (!r)
-			return false;
-		a->texts[a->nr_texts++] = r;
-		add_line(n, '+', (struct span){ r, strlen(r) });
-	}
+	for (size_t i = 0; i < d->nr_add; i++)
+		add_line(n, '+', (struct span){ adds[i], strlen(adds[i]) });
 	for (size_t i = d->end; i < d->end + trail; i++)
 		add_line(n, ' ', t->v[i].s);
 	n->section = h->section;
@@ -1535,18 +1678,63 @@ static bool rewrite_renamed(struct adaptation *a, const struct patch_hunk *h,
 		n->new_start = 1;
 	n->lineno = h->lineno;
 	a->line = n->old_start;
-	return true;
+}
+
+/* The note of an edit: the old run and the new, with the tokens around. */
+static void edit_text(struct buf *b, const struct line_edit *e)
+{
+	const struct token *a0 = &e->a.v[e->p - 2];
+	const struct token *a1 = &e->a.v[e->a.nr - e->s];
+	const struct token *b0 = &e->b.v[e->p - 2];
+	const struct token *b1 = &e->b.v[e->b.nr - e->s];
+
+	buf_add(b, a0->p, (size_t)(a1->p + a1->len - a0->p));
+	buf_adds(b, " -> ");
+	buf_add(b, b0->p, (size_t)(b1->p + b1->len - b0->p));
 }
 
 /*
- * Rule 3 where the context drifted as well (Debian's RT Kconfig patch on
- * 6.12, where HAVE_FAST_GUP became HAVE_GUP_FAST and a select was added
- * after it): a hunk of one change whose removed lines stand nowhere, while
- * its context on both sides stands once in its function with exactly as
- * many lines between them as it removes; those lines align with the
- * removed ones token by token, names renamed and nothing else, each new
- * name keeping half the parts of the old.  The added lines take the same
- * renames (map_line: never a name the alignment did not show).
+ * The added lines of d for the target's lines [d->at, d->end): names
+ * renamed as the removed lines show (*m), or, for one removed line, its
+ * one edit made (*e); the note's words into note.  NULL when neither.
+ */
+static char **drifted_adds(struct drift_change *d, const struct tlines *t,
+			   struct name_map *m, struct line_edit *e,
+			   struct buf *note)
+{
+	char **adds = NULL;
+
+	if (align_removed(m, t, d->at, d->rm, d->nr_rm)) {
+		if ((adds = renamed_adds(d, m))) {
+			buf_adds(note, "names renamed here, as the lines it "
+				       "removes show between its context "
+				       "lines: ");
+			map_text(note, m);
+		}
+	} else if (d->nr_rm == 1 && t->v[d->at].eol &&
+		   find_edit(e, d->rm[0], t->v[d->at].s) &&
+		   (adds = edited_adds(d, e))) {
+		buf_adds(note, "the line it removes reads otherwise here, and "
+			       "its added lines take the same change: ");
+		edit_text(note, e);
+	}
+	return adds;
+}
+
+/*
+ * Rule 3 where the context drifted as well (Debian's RT patch on 6.12,
+ * where HAVE_FAST_GUP became HAVE_GUP_FAST and a select was added after
+ * it; Debian's mips patch, where 6.12 added EMULATED to the enum the
+ * hunk rewrites): a hunk of one change whose removed lines stand
+ * nowhere, while its context on both sides stands once in its function
+ * with exactly as many lines between them as it removes.  Those lines
+ * align with the removed ones token by token, names renamed and nothing
+ * else, each new name keeping half the parts of the old; or, for one
+ * removed line, differ from it in one run of a few tokens between
+ * common ones (find_edit).  The added lines take the same renames
+ * (map_line: never a name the alignment did not show), or the same edit
+ * where the tokens around it stand (in one line at least, else the
+ * target's change would be lost).
  */
 static void adapt_renamed_drift(struct adaptation **out,
 				const struct adapt_in *in)
@@ -1556,8 +1744,10 @@ static void adapt_renamed_drift(struct adaptation **out,
 	struct drift_change d = { 0 };
 	struct tlines t = { NULL, 0, 0 };
 	struct name_map m = { 0 };
+	struct line_edit e = { 0 };
 	struct adaptation *a = NULL;
-	struct buf b = BUF_INIT;
+	struct buf b = BUF_INIT, note = BUF_INIT;
+	char **adds;
 
 	*out = NULL;
 	if (split_changes(g, h) != 1)
@@ -1572,32 +1762,30 @@ static void adapt_renamed_drift(struct adaptation **out,
 	}
 	tlines_split(&t, in->old);
 	if (!d.nr_rm || !sides_apart(&d, in, &t, g[0].lo, g[0].hi) ||
-	    !align_removed(&m, &t, d.at, d.rm, d.nr_rm))
+	    !(adds = drifted_adds(&d, &t, &m, &e, &note)))
 		goto out;
 	a = xcalloc(1, sizeof(*a));
 	a->rule = ADAPT_RENAMED_IDENTS;
-	if (!rewrite_renamed(a, h, &t, &d, &m))
-		goto refuse;
+	rewrite_drifted(a, h, &t, &d, adds);
 	adapt_hunk_text(&b, h);
 	a->original = buf_detach(&b, NULL);
 	adapt_hunk_text(&b, &a->hunk);
 	a->adapted = buf_detach(&b, NULL);
-	buf_adds(&b, "names renamed here, as the lines it removes show "
-		     "between its context lines: ");
-	map_text(&b, &m);
-	buf_addf(&b, " (at line %lu)", (unsigned long)d.at + 1);
-	a->note = buf_detach(&b, NULL);
-	if (adds_twice(a, &t, in->path))
-		goto refuse;
+	buf_addf(&note, " (at line %lu)", (unsigned long)d.at + 1);
+	a->note = buf_detach(&note, NULL);
+	if (adds_twice(a, &t, in->path)) {
+		adaptation_free(a);
+		goto out;
+	}
 	*out = a;
-	goto out;
-refuse:
-	adaptation_free(a);
 out:
+	free(e.a.v);
+	free(e.b.v);
 	free(d.rm);
 	free(d.add);
 	free(t.v);
 	buf_release(&b);
+	buf_release(&note);
 }
 
 void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in)

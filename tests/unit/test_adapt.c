@@ -623,6 +623,133 @@ static void renamed_idents_across_drift_refuses(void **state)
 	}
 }
 
+/*
+ * The same across drifted context, the removed line edited rather than
+ * renamed (Debian's mips-ieee754-relaxed.patch, 6.1 -> 6.12: 6.12 added
+ * EMULATED to the enum the hunk rewrites): the
+ * added line holding "STRICT, LEGACY" takes the same member; the lines
+ * without it stay as they are.  Backward (6.12's patch on 6.1) the
+ * member goes again.
+ */
+static const char mips_patch[] =
+	"--- a/fpu-probe.c\n"
+	"+++ b/fpu-probe.c\n"
+	"@@ -3,6 +3,11 @@ static void cpu_set_fpu_2008(struct cpuinfo_mips *c)\n"
+	"  * ABS.fmt/NEG.fmt execution mode.\n"
+	"  */\n"
+	"-static enum { STRICT, LEGACY, STD2008, RELAXED } ieee754 = STRICT;\n"
+	"+enum ieee754_mode { STRICT, LEGACY, STD2008, RELAXED };\n"
+	"+#ifdef CONFIG_CPU_LOONGSON64\n"
+	"+static enum ieee754_mode ieee754 = RELAXED;\n"
+	"+#else\n"
+	"+static enum ieee754_mode ieee754 = STRICT;\n"
+	"+#endif\n"
+	" \n"
+	" /*\n"
+	"  * Set the IEEE 754 NaN encodings\n";
+
+/* Rule 3 with the function the mips hunk's header names. */
+static void mips_idents(struct adaptation **a, const char *patch,
+			const char *target)
+{
+	struct tpatch t;
+	struct adapt_in in;
+
+	tpatch_parse(&t, patch);
+	in = (struct adapt_in){ &t.f->hunks[0], "cpu_set_fpu_2008",
+				{ target, strlen(target) }, "fpu-probe.c" };
+	adapt_renamed_idents(a, &in);
+	patch_release(&t.p);
+}
+
+static void mips_target(char *out, size_t size, const char *member_line,
+			const char *extra)
+{
+	snprintf(out, size,
+		 "static void cpu_set_fpu_2008(struct cpuinfo_mips *c)\n"
+		 "{\n"
+		 "}\n"
+		 "/*\n"
+		 " * IEEE 754 conformance mode to use.  Affects the NaN encoding and the\n"
+		 " * ABS.fmt/NEG.fmt execution mode.\n"
+		 " */\n"
+		 "%s\n"
+		 "%s"
+		 "\n"
+		 "/*\n"
+		 " * Set the IEEE 754 NaN encodings\n"
+		 " */\n",
+		 member_line, extra);
+}
+
+static void edited_line_across_drifted_context(void **state)
+{
+	char target[1024];
+	struct adaptation *a;
+
+	(void)state;
+	mips_target(target, sizeof(target),
+		    "static enum { STRICT, EMULATED, LEGACY, STD2008, RELAXED } "
+		    "ieee754 = STRICT;", "");
+	mips_idents(&a, mips_patch, target);
+	assert_non_null(a);
+	assert_int_equal(a->rule, ADAPT_RENAMED_IDENTS);
+	assert_non_null(strstr(a->adapted,
+		"-static enum { STRICT, EMULATED, LEGACY, STD2008, RELAXED } ieee754 = STRICT;\n"
+		"+enum ieee754_mode { STRICT, EMULATED, LEGACY, STD2008, RELAXED };\n"
+		"+#ifdef CONFIG_CPU_LOONGSON64\n"
+		"+static enum ieee754_mode ieee754 = RELAXED;\n"));
+	assert_non_null(strstr(a->note, "STRICT, LEGACY -> STRICT, EMULATED, LEGACY"));
+	adaptation_free(a);
+}
+
+/*
+ * Adversarial: the tokens around the edit stand twice in an added line
+ * (which one?), or in none (the target's member would be lost), or the
+ * edit is more than a few tokens (another line): each a conflict.
+ */
+static void edited_line_refuses(void **state)
+{
+	static const char twice[] =
+		"--- a/fpu-probe.c\n"
+		"+++ b/fpu-probe.c\n"
+		"@@ -3,6 +3,6 @@ static void cpu_set_fpu_2008(struct cpuinfo_mips *c)\n"
+		"  * ABS.fmt/NEG.fmt execution mode.\n"
+		"  */\n"
+		"-static enum { STRICT, LEGACY, STD2008, RELAXED } ieee754 = STRICT;\n"
+		"+static enum { STRICT, LEGACY, RELAXED } a = STRICT, b = { STRICT, LEGACY };\n"
+		" \n"
+		" /*\n"
+		"  * Set the IEEE 754 NaN encodings\n";
+	static const char none[] =
+		"--- a/fpu-probe.c\n"
+		"+++ b/fpu-probe.c\n"
+		"@@ -3,6 +3,6 @@ static void cpu_set_fpu_2008(struct cpuinfo_mips *c)\n"
+		"  * ABS.fmt/NEG.fmt execution mode.\n"
+		"  */\n"
+		"-static enum { STRICT, LEGACY, STD2008, RELAXED } ieee754 = STRICT;\n"
+		"+static int ieee754 = 0;\n"
+		" \n"
+		" /*\n"
+		"  * Set the IEEE 754 NaN encodings\n";
+	char target[1024], other[1024];
+	struct adaptation *a;
+
+	(void)state;
+	mips_target(target, sizeof(target),
+		    "static enum { STRICT, EMULATED, LEGACY, STD2008, RELAXED } "
+		    "ieee754 = STRICT;", "");
+	mips_target(other, sizeof(other),
+		    "static enum { STRICT, ONE, TWO, THREE, FOUR, FIVE, LEGACY, "
+		    "STD2008, RELAXED } ieee754 = STRICT;", "");
+	mips_idents(&a, twice, target);
+	assert_null(a);
+	mips_idents(&a, none, target);
+	assert_null(a);
+	mips_idents(&a, mips_patch, other);
+	assert_null(a);
+}
+
 static void adapted_is_worse_than_3way(void **state)
 {
 	(void)state;
@@ -657,6 +784,8 @@ int main(void)
 		cmocka_unit_test(renamed_idents_refuses_two_places),
 		cmocka_unit_test(renamed_idents_across_drifted_context),
 		cmocka_unit_test(renamed_idents_across_drift_refuses),
+		cmocka_unit_test(edited_line_across_drifted_context),
+		cmocka_unit_test(edited_line_refuses),
 		cmocka_unit_test(adapted_is_worse_than_3way),
 	};
 
