@@ -1467,17 +1467,65 @@ static bool align_removed(struct name_map *m, const struct tlines *t,
 
 /*
  * One edit between the line a hunk removes and the target's line in its
- * place: a run of at most ADAPT_MAX_EDIT tokens written another way (or
- * added, or dropped) between two common tokens before it and one after
- * (STRICT, | LEGACY -> STRICT, EMULATED, | LEGACY: an enum member added).
+ * place: a run of at most ADAPT_MAX_EDIT tokens added or dropped between
+ * two common tokens before it and one after (STRICT, | LEGACY -> STRICT,
+ * EMULATED, | LEGACY: an enum member added).
  */
 #define ADAPT_MAX_EDIT 4
 
 struct line_edit {
 	struct tline_toks a, b; /* the removed line, the target's */
 	size_t p, s;		/* common tokens at the start, at the end */
+	size_t g0, g1;		/* the bracketed list of a holding the edit */
 	struct span to;		/* the target's text between them */
 };
+
+static bool opener(const struct token *t)
+{
+	return TOK_IS(t, "(") || TOK_IS(t, "[") || TOK_IS(t, "{");
+}
+
+static bool closer(const struct token *t)
+{
+	return TOK_IS(t, ")") || TOK_IS(t, "]") || TOK_IS(t, "}");
+}
+
+/*
+ * The innermost bracketed list of the removed line around the edit (from
+ * its opening to its closing token), or the whole line: the added lines
+ * must hold it unchanged, so that the edit lands in a list the hunk does
+ * not change itself (a call whose argument the hunk drops, meeting a
+ * target call with one more argument, is not).
+ */
+static void edit_group(struct line_edit *e)
+{
+	size_t na = e->a.nr;
+	int depth = 0;
+
+	e->g0 = 0;
+	e->g1 = na - 1;
+	for (size_t i = e->p; i-- > 0;) {
+		if (closer(&e->a.v[i]))
+			depth++;
+		else if (opener(&e->a.v[i]) && !depth--) {
+			e->g0 = i;
+			break;
+		}
+	}
+	depth = 0;
+	for (size_t i = na - e->s; i < na; i++) {
+		if (opener(&e->a.v[i]))
+			depth++;
+		else if (closer(&e->a.v[i]) && !depth--) {
+			e->g1 = i;
+			break;
+		}
+	}
+	if (e->g0 == 0 || e->g1 == na - 1) {
+		e->g0 = 0;
+		e->g1 = na - 1;
+	}
+}
 
 static bool plain_tokens(const struct token *v, size_t n)
 {
@@ -1501,8 +1549,11 @@ static bool find_edit(struct line_edit *e, struct span rm, struct span tg)
 	while (e->s < na - e->p && e->s < nb - e->p &&
 	       tok_same(&e->a.v[na - 1 - e->s], &e->b.v[nb - 1 - e->s]))
 		e->s++;
-	if (e->p < 2 || !e->s || (na == nb && e->p == na) ||
-	    na - e->p - e->s > ADAPT_MAX_EDIT ||
+	/* tokens added or dropped, never written another way: a name
+	 * changed (fs->evictable against fs->dirty) is another line standing
+	 * there unless rule 3's kindred-name test says it is a rename */
+	if (e->p < 2 || !e->s || (na - e->p - e->s && nb - e->p - e->s) ||
+	    na == nb || na - e->p - e->s > ADAPT_MAX_EDIT ||
 	    nb - e->p - e->s > ADAPT_MAX_EDIT ||
 	    !plain_tokens(e->a.v + e->p - 2, na - e->p - e->s + 3) ||
 	    !plain_tokens(e->b.v + e->p, nb - e->p - e->s))
@@ -1511,19 +1562,20 @@ static bool find_edit(struct line_edit *e, struct span rm, struct span tg)
 		     is_name(&e->a.v[na - e->s]);
 	e->to.ptr = e->b.v[e->p - 1].p + e->b.v[e->p - 1].len;
 	e->to.len = (size_t)(e->b.v[nb - e->s].p - e->to.ptr);
+	edit_group(e);
 	return key_names > 0;
 }
 
 /*
- * line with the edit made where its key (the two tokens before the old
- * run, the run, the token after) stands, once; *done whether it stood.
- * NULL when it stands twice in the line.
+ * line with the edit made where the removed line's list around it
+ * (edit_group) stands unchanged, once; *done whether it stood.  NULL
+ * when it stands twice in the line.
  */
 static char *edit_line(const struct line_edit *e, struct span line, bool *done)
 {
 	struct tline_toks l = { NULL, 0, 0, 0 };
-	const struct token *key = e->a.v + e->p - 2;
-	size_t nk = e->a.nr - e->p - e->s + 3, at = (size_t)-1, hits = 0;
+	const struct token *key = e->a.v + e->g0;
+	size_t nk = e->g1 - e->g0 + 1, at = (size_t)-1, hits = 0;
 	struct buf b = BUF_INIT;
 
 	lex_line(&l, line);
@@ -1545,8 +1597,9 @@ static char *edit_line(const struct line_edit *e, struct span line, bool *done)
 	if (!hits) {
 		buf_addspan(&b, line);
 	} else {
-		const char *from = l.v[at + 1].p + l.v[at + 1].len;
-		const char *to = l.v[at + nk - 1].p;
+		const struct token *before = &l.v[at + e->p - 1 - e->g0];
+		const char *from = before->p + before->len;
+		const char *to = l.v[at + e->a.nr - e->s - e->g0].p;
 
 		buf_add(&b, line.ptr, (size_t)(from - line.ptr));
 		buf_addspan(&b, e->to);

@@ -704,9 +704,11 @@ static void edited_line_across_drifted_context(void **state)
 }
 
 /*
- * Adversarial: the tokens around the edit stand twice in an added line
+ * Adversarial: the list around the edit stands twice in an added line
  * (which one?), or in none (the target's member would be lost), or the
- * edit is more than a few tokens (another line): each a conflict.
+ * edit is more than a few tokens (another line): each a conflict.  (t126
+ * has the list the hunk changes itself: a call whose argument it drops,
+ * the target's call with one more.)
  */
 static void edited_line_refuses(void **state)
 {
@@ -717,7 +719,7 @@ static void edited_line_refuses(void **state)
 		"  * ABS.fmt/NEG.fmt execution mode.\n"
 		"  */\n"
 		"-static enum { STRICT, LEGACY, STD2008, RELAXED } ieee754 = STRICT;\n"
-		"+static enum { STRICT, LEGACY, RELAXED } a = STRICT, b = { STRICT, LEGACY };\n"
+		"+enum m { STRICT, LEGACY, STD2008, RELAXED }; enum n { STRICT, LEGACY, STD2008, RELAXED };\n"
 		" \n"
 		" /*\n"
 		"  * Set the IEEE 754 NaN encodings\n";
