@@ -119,6 +119,19 @@ static void add_range(struct buf *b, unsigned long start, unsigned long count)
 		buf_addf(b, "%lu,%lu", start, count);
 }
 
+void adapt_hunk_place(struct adaptation *a, const struct patch_hunk *h)
+{
+	struct patch_hunk *n = &a->hunk;
+
+	n->new_start =
+		(unsigned long)((long)n->old_start +
+				((long)h->new_start - (long)h->old_start));
+	if ((long)n->new_start < 1)
+		n->new_start = 1;
+	n->lineno = h->lineno;
+	a->line = n->old_start;
+}
+
 void adapt_hunk_text(struct buf *out, const struct patch_hunk *h)
 {
 	buf_adds(out, "@@ -");
@@ -347,13 +360,7 @@ static void rewrite(struct adaptation *a, const struct adapt_in *in,
 	n->new_count = n->old_count + added;
 	for (size_t i = c->lo; i <= c->hi; i++)
 		n->new_count -= h->lines[i].kind == '-';
-	n->new_start =
-		(unsigned long)((long)n->old_start +
-				((long)h->new_start - (long)h->old_start));
-	if ((long)n->new_start < 1)
-		n->new_start = 1;
-	n->lineno = h->lineno;
-	a->line = n->old_start;
+	adapt_hunk_place(a, h);
 }
 
 static void adapt_drift_changes(struct adaptation **out,
@@ -740,13 +747,7 @@ static void rewrite_changes(struct adaptation *a, const struct patch_hunk *h,
 	n->old_start = first - lead + 1;
 	n->old_count = lead + (end - first) + trail;
 	n->new_count = n->old_count - removed + added;
-	n->new_start =
-		(unsigned long)((long)n->old_start +
-				((long)h->new_start - (long)h->old_start));
-	if ((long)n->new_start < 1)
-		n->new_start = 1;
-	n->lineno = h->lineno;
-	a->line = n->old_start;
+	adapt_hunk_place(a, h);
 }
 
 static const char *how_text(enum change_how how)
@@ -1351,13 +1352,7 @@ static bool map_hunk(struct adaptation *a, const struct adapt_in *in,
 	n->old_start = p + 1;
 	n->old_count = j - p;
 	n->new_count = n->old_count - removed + added;
-	n->new_start =
-		(unsigned long)((long)n->old_start +
-				((long)h->new_start - (long)h->old_start));
-	if ((long)n->new_start < 1)
-		n->new_start = 1;
-	n->lineno = h->lineno;
-	a->line = n->old_start;
+	adapt_hunk_place(a, h);
 	return true;
 }
 
@@ -1724,13 +1719,7 @@ static void rewrite_drifted(struct adaptation *a, const struct patch_hunk *h,
 	n->old_start = d->at - lead + 1;
 	n->old_count = lead + d->nr_rm + trail;
 	n->new_count = lead + d->nr_add + trail;
-	n->new_start =
-		(unsigned long)((long)n->old_start +
-				((long)h->new_start - (long)h->old_start));
-	if ((long)n->new_start < 1)
-		n->new_start = 1;
-	n->lineno = h->lineno;
-	a->line = n->old_start;
+	adapt_hunk_place(a, h);
 }
 
 /* The note of an edit: the old run and the new, with the tokens around. */

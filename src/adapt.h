@@ -96,6 +96,11 @@ void adapt_renamed_function(struct adaptation **out, const struct adapt_in *in);
 void adapt_renamed_idents(struct adaptation **out, const struct adapt_in *in);
 
 /* The hunk as unified diff text, "@@ -a,b +c,d @@ section" first. */
+/*
+ * The adapted hunk a->hunk (old_start set) placed as h was: its new
+ * start shifted as h's, h's line number in the patch, a->line.
+ */
+void adapt_hunk_place(struct adaptation *a, const struct patch_hunk *h);
 void adapt_hunk_text(struct buf *out, const struct patch_hunk *h);
 
 #endif

@@ -390,13 +390,7 @@ static bool build(struct adaptation *a, const struct patch_hunk *h,
 	n->old_start = lo - lead + 1;
 	n->old_count = lead + (hi - lo + 1) + trail;
 	n->new_count = n->old_count - removed + added;
-	n->new_start =
-		(unsigned long)((long)n->old_start +
-				((long)h->new_start - (long)h->old_start));
-	if ((long)n->new_start < 1)
-		n->new_start = 1;
-	n->lineno = h->lineno;
-	a->line = n->old_start;
+	adapt_hunk_place(a, h);
 	free(counts);
 	buf_release(&conv);
 	return ok;

@@ -546,18 +546,25 @@ static const char gup_patch[] =
 	" \tselect HAVE_FUNCTION_GRAPH_TRACER\n"
 	" \tselect HAVE_FUNCTION_TRACER if !XIP_KERNEL\n";
 
-/* Rule 3 on a Kconfig hunk, as apply_file calls it ("config ARM"). */
-static void kconfig_idents(struct adaptation **a, const char *patch,
-			   const char *target)
+/* Rule 3 on a hunk of path whose header names func, as apply_file
+ * calls it. */
+static void idents_in(struct adaptation **a, const char *patch,
+		      const char *target, const char *func, const char *path)
 {
 	struct tpatch t;
 	struct adapt_in in;
 
 	tpatch_parse(&t, patch);
-	in = (struct adapt_in){ &t.f->hunks[0], "ARM",
-				{ target, strlen(target) }, "arch/arm/Kconfig" };
+	in = (struct adapt_in){ &t.f->hunks[0], func,
+				{ target, strlen(target) }, path };
 	adapt_renamed_idents(a, &in);
 	patch_release(&t.p);
+}
+
+static void kconfig_idents(struct adaptation **a, const char *patch,
+			   const char *target)
+{
+	idents_in(a, patch, target, "ARM", "arch/arm/Kconfig");
 }
 
 static const char gup_target_head[] =
@@ -652,14 +659,7 @@ static const char mips_patch[] =
 static void mips_idents(struct adaptation **a, const char *patch,
 			const char *target)
 {
-	struct tpatch t;
-	struct adapt_in in;
-
-	tpatch_parse(&t, patch);
-	in = (struct adapt_in){ &t.f->hunks[0], "cpu_set_fpu_2008",
-				{ target, strlen(target) }, "fpu-probe.c" };
-	adapt_renamed_idents(a, &in);
-	patch_release(&t.p);
+	idents_in(a, patch, target, "cpu_set_fpu_2008", "fpu-probe.c");
 }
 
 static void mips_target(char *out, size_t size, const char *member_line,
