@@ -8,6 +8,7 @@
 #include "apply.h"
 #include "cause.h"
 #include "cursor.h"
+#include "fs.h"
 #include "lex.h"
 
 /* How many lines of the target's context an adapted hunk carries. */
@@ -1659,9 +1660,7 @@ static char **renamed_adds(const struct drift_change *d,
 
 	for (size_t i = 0; i < d->nr_add; i++)
 		if (!(v[i] = map_line(m, d->add[i]))) {
-			while (i--)
-				free(v[i]);
-			free(v);
+			fs_free_list(v, i);
 			return NULL;
 		}
 	return v;
@@ -1677,17 +1676,13 @@ static char **edited_adds(const struct drift_change *d,
 
 	for (size_t i = 0; i < d->nr_add; i++) {
 		if (!(v[i] = edit_line(e, d->add[i], &done))) {
-			while (i--)
-				free(v[i]);
-			free(v);
+			fs_free_list(v, i);
 			return NULL;
 		}
 		any |= done;
 	}
 	if (!any) {
-		for (size_t i = 0; i < d->nr_add; i++)
-			free(v[i]);
-		free(v);
+		fs_free_list(v, d->nr_add);
 		return NULL;
 	}
 	return v;

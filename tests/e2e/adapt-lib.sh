@@ -26,6 +26,13 @@
 #                                 HANDLE, FILL, VBL) and the repository up
 #                                 (drivers/gpu/demo/irq.c and demo.h at
 #                                 base, the fix committed on top)
+#   split_refusal_repos           after split_fixture: the targets where
+#                                 the split must be refused (t119, t148):
+#                                 twice (demo_enable_vblank() defined in
+#                                 two files), nowhere (in none: renamed),
+#                                 drifted (its lines changed), whole
+#                                 (irq.c as a.c and b.c); DISP and VBLF
+#                                 are the two halves of irq.c
 
 adapt_ws() {
 	series=$1
@@ -158,6 +165,34 @@ $VBL"
 	make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
 	commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
 " "demo: trace interrupts and count vblanks"
+}
+
+split_refusal_repos() {
+	DISP="#include \"demo.h\"
+
+$HANDLE
+$FILL"
+	VBLF="#include \"demo.h\"
+
+$VBL"
+	# the same lines under another name: the context stands, the
+	# function not
+	OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')
+	DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/')
+	make_repo twice drivers/gpu/demo/demo.h "$DEMO_H" \
+		drivers/gpu/demo/display_irq.c "$DISP" \
+		drivers/gpu/demo/display/vblank.c "$VBLF" \
+		drivers/gpu/demo/compat/vblank.c "$VBLF"
+	make_repo nowhere drivers/gpu/demo/demo.h "$DEMO_H" \
+		drivers/gpu/demo/display_irq.c "$DISP" \
+		drivers/gpu/demo/display/vblank.c "$OTHER
+"
+	make_repo drifted drivers/gpu/demo/demo.h "$DEMO_H" \
+		drivers/gpu/demo/display_irq.c "$DISP" \
+		drivers/gpu/demo/display/vblank.c "$DRIFT
+"
+	make_repo whole drivers/gpu/demo/demo.h "$DEMO_H" \
+		drivers/gpu/demo/a.c "$IRQ_OLD" drivers/gpu/demo/b.c "$IRQ_OLD"
 }
 
 # note_fixture: t070's drifted-context fix in two files, as the note

@@ -19,31 +19,7 @@ here=$(pwd)
 . "$here/adapt-lib.sh"
 
 split_fixture
-
-DISP="#include \"demo.h\"
-
-$HANDLE
-$FILL"
-VBLF="#include \"demo.h\"
-
-$VBL"
-# the same lines under another name: the context stands, the function not
-OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')
-DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/')
-make_repo twice drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/display_irq.c "$DISP" \
-	drivers/gpu/demo/display/vblank.c "$VBLF" \
-	drivers/gpu/demo/compat/vblank.c "$VBLF"
-make_repo nowhere drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/display_irq.c "$DISP" \
-	drivers/gpu/demo/display/vblank.c "$OTHER
-"
-make_repo drifted drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/display_irq.c "$DISP" \
-	drivers/gpu/demo/display/vblank.c "$DRIFT
-"
-make_repo whole drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/a.c "$IRQ_OLD" drivers/gpu/demo/b.c "$IRQ_OLD"
+split_refusal_repos
 # the hunks have their files, but the target declares demo_trace_irq()
 # nowhere: placed, and a risk (names are looked for where a hunk went)
 # (the rest of what display_irq.c uses declared, as a kernel's headers do)

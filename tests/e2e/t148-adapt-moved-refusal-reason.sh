@@ -13,30 +13,7 @@ here=$(pwd)
 . "$here/adapt-lib.sh"
 
 split_fixture
-
-DISP="#include \"demo.h\"
-
-$HANDLE
-$FILL"
-VBLF="#include \"demo.h\"
-
-$VBL"
-OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')
-DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/')
-make_repo twice drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/display_irq.c "$DISP" \
-	drivers/gpu/demo/display/vblank.c "$VBLF" \
-	drivers/gpu/demo/compat/vblank.c "$VBLF"
-make_repo nowhere drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/display_irq.c "$DISP" \
-	drivers/gpu/demo/display/vblank.c "$OTHER
-"
-make_repo drifted drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/display_irq.c "$DISP" \
-	drivers/gpu/demo/display/vblank.c "$DRIFT
-"
-make_repo whole drivers/gpu/demo/demo.h "$DEMO_H" \
-	drivers/gpu/demo/a.c "$IRQ_OLD" drivers/gpu/demo/b.c "$IRQ_OLD"
+split_refusal_repos
 adapt_ws split twice:twice nowhere:nowhere drifted:drifted whole:whole
 
 H2='drivers/gpu/demo/irq.c hunk 2: conflict: the file does not exist; '

@@ -350,6 +350,23 @@ static void fuzz_match_must_be_unique(void **state)
 	tdiff_release(&d);
 }
 
+/* Apply patch text to orig with --no-3way (*res and *d to release). */
+static void apply_no_3way(struct apply_file_result *res, struct tdiff *d,
+			  const char *orig, const char *patch)
+{
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct err err = ERR_INIT;
+
+	o.no_3way = true;
+	buf_init(&d->raw, 0);
+	buf_adds(&d->raw, patch);
+	tdiff_parse(d);
+	apply_file_result_init(res);
+	if (apply_file(res, d->f, span_from(orig), true, &o, &err) < 0)
+		fail_msg("apply_file: %s", err.msg.ptr);
+	err_release(&err);
+}
+
 /*
  * A fuzzed insertion whose dropped context line stands once elsewhere in
  * the file, far from the landing: the lines may belong there, so the
@@ -468,19 +485,11 @@ static void fuzz_dropped_line_standing_elsewhere_is_a_risk(void **state)
 		buf_adds(&big, tbl_fill);
 	buf_adds(&big, tbl_tail);
 	c[1].orig = big.ptr;
-	for (size_t i = 1; i < sizeof(c) / sizeof(c[0]); i++) {
-		struct apply_opts o = APPLY_OPTS_INIT;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct apply_file_result res;
 		struct tdiff d;
-		struct err err = ERR_INIT;
 
-		o.no_3way = true;
-		buf_init(&d.raw, 0);
-		buf_adds(&d.raw, c[i].patch);
-		tdiff_parse(&d);
-		apply_file_result_init(&res);
-		assert_int_equal(apply_file(&res, d.f, span_from(c[i].orig),
-					    true, &o, &err), 0);
+		apply_no_3way(&res, &d, c[i].orig, c[i].patch);
 		assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
 		assert_true(res.hunks[0].risk);
 		assert_non_null(res.hunks[0].reason);
@@ -529,18 +538,11 @@ static void fuzz_kept_unique_anchor_is_no_risk(void **state)
 		" \ttristate \"ST VS6624 sensor support\"\n"
 		" \tdepends on VIDEO_V4L2 && I2C\n"
 		" \thelp\n";
-	struct apply_opts o = APPLY_OPTS_INIT;
 	struct apply_file_result res;
 	struct tdiff d;
-	struct err err = ERR_INIT;
 
 	(void)state;
-	o.no_3way = true;
-	buf_init(&d.raw, 0);
-	buf_adds(&d.raw, patch);
-	tdiff_parse(&d);
-	apply_file_result_init(&res);
-	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, &o, &err), 0);
+	apply_no_3way(&res, &d, orig, patch);
 	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
 	if (res.hunks[0].risk)
 		fail_msg("risk: %s", res.hunks[0].reason);
