@@ -23,7 +23,10 @@
 #                                 demo_irq_handler(), a count in
 #                                 demo_enable_vblank()), IRQ_OLD (irq.c:
 #                                 demo.h included, then FUNC when given,
-#                                 HANDLE, FILL, VBL) and the repository up
+#                                 HANDLE, FILL, VBL), DISP and VBLF (irq.c
+#                                 split in two: HANDLE and FILL, VBL;
+#                                 VBLF_OFF: VBL after another function)
+#                                 and the repository up
 #                                 (drivers/gpu/demo/irq.c and demo.h at
 #                                 base, the fix committed on top)
 #   split_refusal_repos           after split_fixture: the targets where
@@ -31,8 +34,7 @@
 #                                 twice (demo_enable_vblank() defined in
 #                                 two files), nowhere (in none: renamed),
 #                                 drifted (its lines changed), whole
-#                                 (irq.c as a.c and b.c); DISP and VBLF
-#                                 are the two halves of irq.c
+#                                 (irq.c as a.c and b.c)
 
 adapt_ws() {
 	series=$1
@@ -162,12 +164,8 @@ ${1:+$1
 }$HANDLE
 $FILL
 $VBL"
-	make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
-	commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
-" "demo: trace interrupts and count vblanks"
-}
-
-split_refusal_repos() {
+	# irq.c split in two halves, as a newer tree has it; VBLF_OFF with a
+	# function above, so that its hunk lands at an offset
 	DISP="#include \"demo.h\"
 
 $HANDLE
@@ -175,6 +173,20 @@ $FILL"
 	VBLF="#include \"demo.h\"
 
 $VBL"
+	VBLF_OFF="#include \"demo.h\"
+
+static int demo_vblank_pipe(int pipe)
+{
+	return pipe;
+}
+
+$VBL"
+	make_repo up drivers/gpu/demo/irq.c "$IRQ_OLD" drivers/gpu/demo/demo.h "$DEMO_H"
+	commit_file up drivers/gpu/demo/irq.c "$(printf '%s' "$IRQ_OLD" | sed "$FIX")
+" "demo: trace interrupts and count vblanks"
+}
+
+split_refusal_repos() {
 	# the same lines under another name: the context stands, the
 	# function not
 	OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')

@@ -29,18 +29,7 @@ split_fixture "$ACK"
 git -C up show HEAD -- drivers/gpu/demo/irq.c | grep -c '^@@' | grep -qx 2 ||
 	fail "the fixture's patch does not have two hunks"
 
-DISP="#include \"demo.h\"
-
-$HANDLE
-$FILL"
-VBLF="#include \"demo.h\"
-
-static int demo_vblank_pipe(int pipe)
-{
-	return pipe;
-}
-
-$VBL"
+VBLF=$VBLF_OFF
 make_repo gone drivers/gpu/demo/demo.h "$DEMO_H" \
 	drivers/gpu/demo/display_irq.c "$DISP" \
 	drivers/gpu/demo/display/vblank.c "$VBLF" \

@@ -20,18 +20,8 @@ here=$(pwd)
 
 split_fixture
 
-IRQ_NEW="#include \"demo.h\"
-
-$HANDLE
-$FILL"
-VBLF="#include \"demo.h\"
-
-static int demo_vblank_pipe(int pipe)
-{
-	return pipe;
-}
-
-$VBL"
+IRQ_NEW=$DISP
+VBLF=$VBLF_OFF
 make_repo mixed drivers/gpu/demo/demo.h "$DEMO_H" \
 	drivers/gpu/demo/irq.c "$IRQ_NEW" \
 	drivers/gpu/demo/vblank.c "$VBLF"

@@ -25,13 +25,7 @@ here=$(pwd)
 
 split_fixture
 
-IRQ_NEW="#include \"demo.h\"
-
-$HANDLE
-$FILL"
-VBLF="#include \"demo.h\"
-
-$VBL"
+IRQ_NEW=$DISP
 # declares and calls demo_enable_vblank(), and holds hunk 2's lines in a
 # function of another name
 DECL="#include \"demo.h\"
