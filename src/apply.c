@@ -82,6 +82,7 @@
 #include "adapt_conv.h"
 #include "already.h"
 #include "cursor.h"
+#include "lex.h"
 #include "strmap.h"
 #include "tree.h"
 
@@ -373,6 +374,9 @@ static char *line_ident(const char *p, size_t len)
 
 	if (label_line(p, len))
 		return NULL;
+	/* "int sm = IS_ENABLED(CONFIG_X);" is the variable sm */
+	if (line_initializer(p, len))
+		paren = NULL;
 	if (paren) {
 		end = (size_t)(paren - p);
 		while (end > 0 && (p[end - 1] == ' ' || p[end - 1] == '\t'))
@@ -615,7 +619,11 @@ static char *section_func(struct span section, const char *path, bool *whole)
 	paren = memchr(sec.ptr, '(', sec.len);
 	if (last == ';' || span_starts_with(sec, "extern "))
 		return NULL;
-	if (paren)
+	/* a variable with an initializer, maybe cut short by diff -p
+	 * ("int sm = IS_ENABLED(CONFIG_I"): its name is whole */
+	if (line_initializer(sec.ptr, sec.len))
+		*whole = true;
+	else if (paren)
 		*whole = !macro_name(sec.ptr, (size_t)(paren - sec.ptr)) ||
 			 memchr(paren, ')', (size_t)(sec.ptr + sec.len - paren));
 	else if (last == '{' || last == '=')

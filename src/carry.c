@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "adapt_move.h"
+#include "lex.h"
 #include "mail.h"
 #include "name.h"
 #include "strmap.h"
@@ -460,7 +461,7 @@ static bool names_function(const struct patch_hunk *h)
 	static const char *const tags[] = { "struct ", "union ", "enum ",
 					    "static struct ", "const struct " };
 
-	if (!paren)
+	if (!paren || line_initializer(sec.ptr, sec.len))
 		return false;
 	/* "struct btrfs_root *btrfs_get_root(...)" is a function; a struct
 	 * with an initializer ("static struct x y = { f(..." ) is not */

@@ -1,5 +1,7 @@
 #include "lex.h"
 
+#include <string.h>
+
 /*
  * The lexer.  One pass over the bytes; comments and continuations are
  * whitespace, a '#' first on a line starts a directive token that runs to
@@ -407,4 +409,17 @@ enum word_class word_class(const struct token *t)
 	/* a cache in the token: tokens live in the scanners' own arrays */
 	((struct token *)t)->wc = (unsigned char)(wc + 1);
 	return wc;
+}
+
+const char *line_initializer(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len && p[i] != '('; i++) {
+		if (p[i] != '=')
+			continue;
+		if ((i + 1 < len && p[i + 1] == '=') ||
+		    (i && memchr("=!<>", p[i - 1], 4)))
+			return NULL;
+		return p + i;
+	}
+	return NULL;
 }

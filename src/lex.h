@@ -106,4 +106,12 @@ enum word_class word_lookup(const char *p, size_t len);
 /* word_lookup() of an identifier, cached in t; WORD_OTHER for others. */
 enum word_class word_class(const struct token *t);
 
+/*
+ * The '=' of an initializer on a declaration line, when it comes before
+ * any '(' ("int sm = IS_ENABLED(CONFIG_I": a variable, not a function
+ * nor a macro call); NULL when there is none.  '==', '!=', '<=' and '>='
+ * are no initializer.
+ */
+const char *line_initializer(const char *p, size_t len);
+
 #endif
