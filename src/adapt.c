@@ -483,6 +483,10 @@ struct change {
 	size_t at;     /* the target line it starts at (0-based) */
 	size_t nr_old; /* target lines it removes */
 	enum change_how how;
+	/* HOW_AFTER, HOW_BEFORE: where the other side's nearest lines
+	 * stand, outside the function or the hunk's window (1-based line;
+	 * 0: nowhere), and how many times */
+	size_t other_at, other_hits;
 };
 
 /*
@@ -635,6 +639,33 @@ static size_t side_lines(struct span *v, const struct patch_hunk *h, size_t lo,
 	return n;
 }
 
+/*
+ * Where the side v[0..n) of an insertion that side_find() found nowhere
+ * in the function stands in the whole file: its nearest lines, the most
+ * of them that stand somewhere (one significant line at least).  The
+ * 1-based line of the one next to the insertion, or 0; *hits how often.
+ */
+static size_t side_elsewhere(const struct tlines *t, const struct span *v,
+			     size_t n, bool lead, size_t *hits)
+{
+	size_t at = 0;
+
+	*hits = 0;
+	for (size_t k = n; k > 0 && !*hits; k--) {
+		const struct span *b = lead ? v + n - k : v;
+		bool sig = false;
+
+		for (size_t i = 0; i < k; i++)
+			sig |= significant(b[i]);
+		if (!sig)
+			break;
+		for (size_t p = 0; p + k <= t->nr; p++)
+			if (block_at(t, b, k, p) && !(*hits)++)
+				at = lead ? p + k : p + 1;
+	}
+	return at;
+}
+
 /* Anchor change g (its context runs from hunk line from to line to). */
 static bool anchor_change(struct change *g, const struct adapt_in *in,
 			  const struct tlines *t, size_t from, size_t to)
@@ -647,6 +678,7 @@ static bool anchor_change(struct change *g, const struct adapt_in *in,
 	char *func = change_function(h, g->lo, in->func);
 	bool ok = false, sig = false;
 
+	g->other_at = g->other_hits = 0;
 	rm = xcalloc(g->hi - g->lo + 2, sizeof(*rm));
 	add = xcalloc(g->hi - g->lo + 2, sizeof(*add));
 	for (size_t i = g->lo; i <= g->hi; i++) {
@@ -702,10 +734,14 @@ static bool anchor_change(struct change *g, const struct adapt_in *in,
 	} else if (l == SIDE_ONE && r == SIDE_NONE) {
 		g->at = li;
 		g->how = HOW_AFTER;
+		g->other_at = side_elsewhere(t, post, npost, false,
+					     &g->other_hits);
 		ok = true;
 	} else if (r == SIDE_ONE && l == SIDE_NONE) {
 		g->at = ri;
 		g->how = HOW_BEFORE;
+		g->other_at = side_elsewhere(t, pre, npre, true,
+					     &g->other_hits);
 		ok = true;
 	}
 out:
@@ -751,24 +787,41 @@ static void rewrite_changes(struct adaptation *a, const struct patch_hunk *h,
 	adapt_hunk_place(a, h);
 }
 
-static const char *how_text(enum change_how how)
+/*
+ * How change g was anchored, into b.  When one side was not found where
+ * the change goes, the note says whether it is gone or stands apart
+ * (then a person chooses between the two places).
+ */
+static void how_text(struct buf *b, const struct change *g)
 {
-	switch (how) {
+	const char *other = g->how == HOW_AFTER ? "after" : "before";
+
+	switch (g->how) {
 	case HOW_REMOVED:
-		return "on the lines it removes";
+		buf_adds(b, "on the lines it removes");
+		return;
 	case HOW_BETWEEN:
-		return "between its context lines";
-	case HOW_AFTER:
-		return "after the context before it (the context after it "
-		       "is gone)";
-	case HOW_BEFORE:
-		return "before the context after it (the context before it "
-		       "is gone)";
+		buf_adds(b, "between its context lines");
+		return;
 	case HOW_SORTED:
-		return "in sorted order between its context lines, which "
-		       "stand apart";
+		buf_adds(b, "in sorted order between its context lines, "
+			    "which stand apart");
+		return;
+	case HOW_AFTER:
+		buf_adds(b, "after the context before it");
+		break;
+	case HOW_BEFORE:
+		buf_adds(b, "before the context after it");
+		break;
 	}
-	return "";
+	if (!g->other_hits)
+		buf_addf(b, " (the context %s it is gone)", other);
+	else if (g->other_hits == 1)
+		buf_addf(b, " (the context %s it stands apart, at line %zu)",
+			 other, g->other_at);
+	else
+		buf_addf(b, " (the context %s it stands apart, in %zu places)",
+			 other, g->other_hits);
 }
 
 /* Split h into its changes; false when there are too many, or none. */
@@ -834,9 +887,11 @@ static void adapt_drift_changes(struct adaptation **out,
 	a->adapted = buf_detach(&b, NULL);
 	buf_adds(&b, "context taken from the target, each change anchored "
 		     "alone: ");
-	for (size_t k = 0; k < ng; k++)
-		buf_addf(&b, "%sat line %lu %s", k ? "; " : "",
-			 (unsigned long)g[k].at + 1, how_text(g[k].how));
+	for (size_t k = 0; k < ng; k++) {
+		buf_addf(&b, "%sat line %lu ", k ? "; " : "",
+			 (unsigned long)g[k].at + 1);
+		how_text(&b, &g[k]);
+	}
 	a->note = buf_detach(&b, NULL);
 	*out = a;
 out:

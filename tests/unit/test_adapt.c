@@ -241,6 +241,59 @@ static void drift_change_goes_beside_the_side_that_stands(void **state)
 	patch_release(&t.p);
 }
 
+/*
+ * Debian's lockdown patch from 6.1 to 6.12: the stub goes after
+ * security_locked_down()'s, whose context stands in that function; the
+ * context after it (#endif, #if) stands too, but outside it, below the
+ * stubs 6.12 added.  The proposal may go after the context before it,
+ * but its note must not say the context after it is gone.
+ */
+static void drift_change_says_where_the_other_side_stands(void **state)
+{
+	static const char patch[] =
+		"--- a/x.h\n"
+		"+++ b/x.h\n"
+		"@@ -10,6 +10,11 @@ static inline int locked_down(int what)\n"
+		" {\n"
+		" \treturn 0;\n"
+		" }\n"
+		"+static inline int\n"
+		"+lock_down(int level)\n"
+		"+{\n"
+		"+\treturn -1;\n"
+		"+}\n"
+		" #endif\t/* CONFIG_SECURITY */\n"
+		" \n"
+		" #if defined(CONFIG_SECURITY) && defined(CONFIG_WATCH_QUEUE)\n";
+	static const char target[] =
+		"static inline int locked_down(int what)\n"
+		"{\n"
+		"\treturn 0;\n"
+		"}\n"
+		"static inline int fill_ctx(int *ctx)\n"
+		"{\n"
+		"\treturn -1;\n"
+		"}\n"
+		"#endif\t/* CONFIG_SECURITY */\n"
+		"\n"
+		"#if defined(CONFIG_SECURITY) && defined(CONFIG_WATCH_QUEUE)\n"
+		"#endif\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, patch);
+	drift(&a, &t, target, "locked_down");
+	assert_non_null(a);
+	assert_non_null(strstr(a->adapted, " }\n+static inline int\n"));
+	assert_null(strstr(a->note, "is gone"));
+	assert_non_null(strstr(a->note, "at line 5 after the context before "
+					"it (the context after it stands "
+					"apart, at line 9)"));
+	adaptation_free(a);
+	patch_release(&t.p);
+}
+
 static void drift_change_stays_between_the_other_hunks(void **state)
 {
 	/* the context before stands once, above the previous hunk's place,
@@ -775,6 +828,7 @@ int main(void)
 		cmocka_unit_test(drift_needs_a_significant_anchor),
 		cmocka_unit_test(drift_anchors_an_insertion_on_both_neighbours),
 		cmocka_unit_test(drift_change_goes_beside_the_side_that_stands),
+		cmocka_unit_test(drift_change_says_where_the_other_side_stands),
 		cmocka_unit_test(drift_change_stays_between_the_other_hunks),
 		cmocka_unit_test(drift_sorted_list_takes_the_sorted_place),
 		cmocka_unit_test(apply_file_marks_the_hunk_adapted),
