@@ -1480,12 +1480,27 @@ static const struct cand *more_fuzz(struct engine *e, size_t k, bool post,
 	return NULL;
 }
 
+/* Lines [from, to) of the preimage hold one that stands once in the
+ * target (more than punctuation): an anchor of their side. */
+static bool unique_anchor(const struct engine *e, const struct pat *p,
+			  size_t from, size_t to)
+{
+	for (size_t j = from; j < to; j++)
+		if (significant(&p->pre.v[j]) &&
+		    count_in_target(e, &p->pre.v[j]) == 1)
+			return true;
+	return false;
+}
+
 /*
  * A fuzzed insertion whose dropped context stands intact a few lines away
  * (the target has something between the hunk's leading and trailing
  * context): the lines could belong right after the leading context or
- * right before the trailing context, and fuzz chose one of them.  Returns
- * the target line of the dropped context, or -1.
+ * right before the trailing context, and fuzz chose one of them.  Not on
+ * a side whose kept context has a line that stands once in the file: the
+ * insertion is anchored beside it, and the new lines are beyond it
+ * (MODULE_DESCRIPTION() between "}" and MODULE_LICENSE("GPL"), kept).
+ * Returns the target line of the dropped context, or -1.
  */
 static long dropped_context_nearby(const struct engine *e,
 				   const struct pat *p, const struct cand *c,
@@ -1497,7 +1512,7 @@ static long dropped_context_nearby(const struct engine *e,
 
 	if (p->pre.nr > p->lead + p->trail || !make_level(p, f, &lv))
 		return -1;
-	if (lv.pfx) {
+	if (lv.pfx && !unique_anchor(e, p, lv.pfx, p->lead)) {
 		size_t at = c->pos;
 		lo = at > window ? at - window : 0;
 		for (i = at; i-- > lo;) {
@@ -1508,7 +1523,8 @@ static long dropped_context_nearby(const struct engine *e,
 				return (long)i;
 		}
 	}
-	if (lv.sfx) {
+	if (lv.sfx &&
+	    !unique_anchor(e, p, p->pre.nr - p->trail, p->pre.nr - lv.sfx)) {
 		size_t first = p->pre.nr - lv.sfx;
 		size_t at = c->pos + first;
 		hi = at + window < n ? at + window : n;
@@ -1540,18 +1556,6 @@ static long only_place(const struct engine *e, const struct line *l)
 		at = (long)i;
 	}
 	return at;
-}
-
-/* Lines [from, to) of the preimage hold one that stands once in the
- * target (more than punctuation): an anchor of their side. */
-static bool unique_anchor(const struct engine *e, const struct pat *p,
-			  size_t from, size_t to)
-{
-	for (size_t j = from; j < to; j++)
-		if (significant(&p->pre.v[j]) &&
-		    count_in_target(e, &p->pre.v[j]) == 1)
-			return true;
-	return false;
 }
 
 /*

@@ -508,6 +508,65 @@ static void fuzz_dropped_line_standing_elsewhere_is_a_risk(void **state)
  * VIDEO_VS6624" stands once too and anchors the line added after it:
  * right, and no risk (Debian's vs6624-disable.patch, 5.10 <-> 6.1).
  */
+/*
+ * A fuzzed insertion whose dropped context stands a few lines away, with
+ * the target's new lines between it and the kept context: a risk when
+ * what fuzz kept on that side is punctuation or blank (the insertion may
+ * belong before the new lines), none when it kept a line that stands
+ * once in the file, right beside the insertion (Debian's module_softdep
+ * patch from 6.1 to 6.12: MODULE_DESCRIPTION() came between "}" and
+ * MODULE_LICENSE("GPL"), and the added MODULE_SOFTDEP() still goes after
+ * MODULE_LICENSE; the risk was a false alarm on a right result).
+ */
+static void fuzz_dropped_context_nearby_needs_an_unanchored_side(void **state)
+{
+	static const char blank_orig[] =
+		"int f(void)\n{\n\tsetup_one();\n\tsetup_two();\n\n"
+		"\textra_new();\n\n\tfinish();\n\treturn 0;\n}\n";
+	static const char blank_patch[] =
+		"--- a/f.c\n+++ b/f.c\n"
+		"@@ -3,6 +3,7 @@ int f(void)\n"
+		" \tsetup_one();\n \tsetup_two();\n \n"
+		"+\tadded();\n"
+		" \tfinish();\n \treturn 0;\n }\n";
+	static const char mod_orig[] =
+		"static void __exit journal_exit(void)\n{\n"
+		"\tjbd2_journal_destroy_caches();\n}\n\n"
+		"MODULE_DESCRIPTION(\"Generic filesystem journal-writing "
+		"module\");\n"
+		"MODULE_LICENSE(\"GPL\");\n"
+		"module_init(journal_init);\n"
+		"module_exit(journal_exit);\n\n"
+		"/* end */\n";
+	static const char mod_patch[] =
+		"--- a/fs/jbd2/journal.c\n+++ b/fs/jbd2/journal.c\n"
+		"@@ -4,6 +4,7 @@\n"
+		" }\n \n"
+		" MODULE_LICENSE(\"GPL\");\n"
+		"+MODULE_SOFTDEP(\"pre: crypto-crc32c\");\n"
+		" module_init(journal_init);\n"
+		" module_exit(journal_exit);\n \n";
+	struct apply_file_result res;
+	struct tdiff d;
+
+	(void)state;
+	apply_no_3way(&res, &d, blank_orig, blank_patch);
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason, "dropped stands at line 3, "
+					       "apart from the rest"));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+
+	apply_no_3way(&res, &d, mod_orig, mod_patch);
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_false(res.hunks[0].risk);
+	assert_non_null(strstr(res.out.ptr, "MODULE_LICENSE(\"GPL\");\n"
+					    "MODULE_SOFTDEP("));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
 static void fuzz_kept_unique_anchor_is_no_risk(void **state)
 {
 	static const char orig[] =
@@ -1792,6 +1851,7 @@ int main(void)
 		cmocka_unit_test(fuzz_beyond_opts_fuzz_goes_to_hunk_3way),
 		cmocka_unit_test(fuzz_match_must_be_unique),
 		cmocka_unit_test(fuzz_dropped_line_standing_elsewhere_is_a_risk),
+		cmocka_unit_test(fuzz_dropped_context_nearby_needs_an_unanchored_side),
 		cmocka_unit_test(fuzz_kept_unique_anchor_is_no_risk),
 		cmocka_unit_test(long_hunks_of_repeated_lines_place_as_patch_does),
 		cmocka_unit_test(long_hunks_of_new_lines_cost_linear_work),
