@@ -1492,15 +1492,43 @@ static bool unique_anchor(const struct engine *e, const struct pat *p,
 	return false;
 }
 
+#define DROPPED_SLACK 3 /* lines a dropped line may stand further out */
+
+/* Preimage lines [from, to) stand at target line i. */
+static bool pre_block_at(const struct engine *e, const struct pat *p,
+			 size_t from, size_t to, size_t i)
+{
+	if (i + (to - from) > e->t.nr)
+		return false;
+	for (size_t j = from; j < to; j++)
+		if (!line_eq(&p->pre.v[j], &e->t.v[i + j - from]))
+			return false;
+	return true;
+}
+
+/* Preimage lines [from, to) hold one that is more than punctuation. */
+static bool tells(const struct pat *p, size_t from, size_t to)
+{
+	for (size_t j = from; j < to; j++)
+		if (significant(&p->pre.v[j]))
+			return true;
+	return false;
+}
+
 /*
  * A fuzzed insertion whose dropped context stands intact a few lines away
  * (the target has something between the hunk's leading and trailing
  * context): the lines could belong right after the leading context or
- * right before the trailing context, and fuzz chose one of them.  Not on
- * a side whose kept context has a line that stands once in the file: the
- * insertion is anchored beside it, and the new lines are beyond it
- * (MODULE_DESCRIPTION() between "}" and MODULE_LICENSE("GPL"), kept).
- * Returns the target line of the dropped context, or -1.
+ * right before the trailing context, and fuzz chose one of them: the
+ * whole side (the lines fuzz dropped and those it kept) stands there, or
+ * the dropped lines stand more than DROPPED_SLACK lines further out than
+ * the hunk has them (what fuzz kept may be a chance match).  Dropped
+ * lines that are blank or punctuation tell nothing, nor do those that
+ * stand where the hunk has them.  Not on a side whose kept context has
+ * a line that stands once in the file: the insertion is anchored beside
+ * it, and the new lines are beyond it (MODULE_DESCRIPTION() between "}"
+ * and MODULE_LICENSE("GPL"), kept).  Returns the target line of the
+ * dropped context, or -1.
  */
 static long dropped_context_nearby(const struct engine *e,
 				   const struct pat *p, const struct cand *c,
@@ -1508,32 +1536,37 @@ static long dropped_context_nearby(const struct engine *e,
 {
 	const size_t window = 40;
 	struct level lv;
-	size_t n = e->t.nr, i, j, lo, hi;
+	size_t n = e->t.nr, nr = p->pre.nr, i, lo, hi;
 
-	if (p->pre.nr > p->lead + p->trail || !make_level(p, f, &lv))
+	if (nr > p->lead + p->trail || !make_level(p, f, &lv))
 		return -1;
-	if (lv.pfx && !unique_anchor(e, p, lv.pfx, p->lead)) {
-		size_t at = c->pos;
-		lo = at > window ? at - window : 0;
-		for (i = at; i-- > lo;) {
-			for (j = 0; j < lv.pfx && i + j < n; j++)
-				if (!line_eq(&p->pre.v[j], &e->t.v[i + j]))
-					break;
-			if (j == lv.pfx)
+	if (lv.pfx && !unique_anchor(e, p, lv.pfx, p->lead) &&
+	    tells(p, 0, lv.pfx) && !pre_block_at(e, p, 0, lv.pfx, c->pos)) {
+		lo = c->pos > window ? c->pos - window : 0;
+		for (i = c->pos; i-- > lo;) {
+			if (!pre_block_at(e, p, 0, lv.pfx, i))
+				continue;
+			/* the whole side there, or too far for new lines */
+			if (pre_block_at(e, p, 0, p->lead, i) ||
+			    c->pos - i > DROPPED_SLACK)
 				return (long)i;
+			break;
 		}
 	}
 	if (lv.sfx &&
-	    !unique_anchor(e, p, p->pre.nr - p->trail, p->pre.nr - lv.sfx)) {
-		size_t first = p->pre.nr - lv.sfx;
-		size_t at = c->pos + first;
+	    !unique_anchor(e, p, nr - p->trail, nr - lv.sfx) &&
+	    tells(p, nr - lv.sfx, nr) &&
+	    !pre_block_at(e, p, nr - lv.sfx, nr, c->pos + nr - lv.sfx)) {
+		size_t at = c->pos + nr - lv.sfx, kept = p->trail - lv.sfx;
+
 		hi = at + window < n ? at + window : n;
 		for (i = at + 1; i + lv.sfx <= hi; i++) {
-			for (j = 0; j < lv.sfx; j++)
-				if (!line_eq(&p->pre.v[first + j], &e->t.v[i + j]))
-					break;
-			if (j == lv.sfx)
+			if (!pre_block_at(e, p, nr - lv.sfx, nr, i))
+				continue;
+			if (pre_block_at(e, p, nr - p->trail, nr, i - kept) ||
+			    i - at > DROPPED_SLACK)
 				return (long)i;
+			break;
 		}
 	}
 	return -1;
@@ -1567,8 +1600,10 @@ static long only_place(const struct engine *e, const struct line *l)
  * kept context of the same side, between that line and the change, has a
  * line of its own that stands once in the file: that side is anchored
  * where it landed (a Kconfig entry moved: "config VIDEO_VS6624" kept,
- * the entry before it dropped).  Returns the target line, or -1;
- * *which: the hunk line.
+ * the entry before it dropped).  Nor when the line stands at most
+ * DROPPED_SLACK lines further out on its own side than the hunk puts it:
+ * that is its place, with the target's new lines between.  Returns the
+ * target line, or -1; *which: the hunk line.
  */
 static long dropped_line_elsewhere(const struct engine *e,
 				   const struct pat *p, const struct cand *c,
@@ -1592,6 +1627,14 @@ static long dropped_line_elsewhere(const struct engine *e,
 			continue;
 		at = only_place(e, &p->pre.v[j]);
 		if (at < 0 || ((size_t)at >= c->pos && (size_t)at < c->pos + n))
+			continue;
+		/* a few lines further out on its own side: where it was,
+		 * with the target's new lines between (6.1's
+		 * "select HAVE_KVM_IRQFD" before a dropped select) */
+		if (j < lv.pfx ? at < (long)(c->pos + j) &&
+					 at + DROPPED_SLACK >= (long)(c->pos + j)
+			       : at > (long)(c->pos + j) &&
+					 at <= (long)(c->pos + j) + DROPPED_SLACK)
 			continue;
 		*which = j;
 		return at;

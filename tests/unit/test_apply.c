@@ -546,6 +546,36 @@ static void fuzz_dropped_context_nearby_needs_an_unanchored_side(void **state)
 		"+MODULE_SOFTDEP(\"pre: crypto-crc32c\");\n"
 		" module_init(journal_init);\n"
 		" module_exit(journal_exit);\n \n";
+	/* RT's "powerpc/kvm: Disable in-kernel MPIC emulation", 6.12 onto
+	 * 6.1: HAVE_KVM_IRQFD came between the trailing context's first
+	 * select and the others; "select HAVE_KVM_IRQCHIP", kept, stands
+	 * twice in the file, the dropped selects once, one line further
+	 * down than the hunk has them */
+	static const char kvm_orig[] =
+		"config KVM_MPIC\n"
+		"\tbool \"KVM in-kernel MPIC emulation\"\n"
+		"\tdepends on KVM && PPC_E500\n"
+		"\tselect HAVE_KVM_IRQCHIP\n"
+		"\tselect HAVE_KVM_IRQFD\n"
+		"\tselect HAVE_KVM_IRQ_ROUTING\n"
+		"\tselect HAVE_KVM_MSI\n"
+		"\thelp\n"
+		"\t  Enable support for emulating MPIC devices.\n"
+		"\n"
+		"config KVM_XICS\n"
+		"\tbool \"KVM in-kernel XICS emulation\"\n"
+		"\tselect HAVE_KVM_IRQCHIP\n";
+	static const char kvm_patch[] =
+		"--- a/arch/powerpc/kvm/Kconfig\n"
+		"+++ b/arch/powerpc/kvm/Kconfig\n"
+		"@@ -1,6 +1,7 @@\n"
+		" config KVM_MPIC\n"
+		" \tbool \"KVM in-kernel MPIC emulation\"\n"
+		" \tdepends on KVM && PPC_E500\n"
+		"+\tdepends on !PREEMPT_RT\n"
+		" \tselect HAVE_KVM_IRQCHIP\n"
+		" \tselect HAVE_KVM_IRQ_ROUTING\n"
+		" \tselect HAVE_KVM_MSI\n";
 	struct apply_file_result res;
 	struct tdiff d;
 
@@ -563,6 +593,15 @@ static void fuzz_dropped_context_nearby_needs_an_unanchored_side(void **state)
 	assert_false(res.hunks[0].risk);
 	assert_non_null(strstr(res.out.ptr, "MODULE_LICENSE(\"GPL\");\n"
 					    "MODULE_SOFTDEP("));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+
+	/* the side is no longer whole over there either: no second place */
+	apply_no_3way(&res, &d, kvm_orig, kvm_patch);
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_false(res.hunks[0].risk);
+	assert_non_null(strstr(res.out.ptr, "PPC_E500\n\tdepends on !PREEMPT_RT\n"
+					    "\tselect HAVE_KVM_IRQCHIP\n"));
 	apply_file_result_release(&res);
 	tdiff_release(&d);
 }
