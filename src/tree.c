@@ -683,8 +683,11 @@ static void add_with_modes(struct buf *out, const char *text, size_t len,
  *  - it discards middle lines with no match, or with many matches amid
  *    unmatched ones, from the Myers pass (xdl_cleanup_records): that
  *    depends on how often each middle line occurs in the other whole
- *    file and on the file's length, so the choice is computed for both
- *    the window and the whole texts and must agree line for line;
+ *    file and on the file's length.  Copies of middle lines are put
+ *    after both windows (common last lines, trimmed) so that xdiff counts
+ *    them in the same classes (none, a few, many) as in the whole texts,
+ *    and the choice is computed for the window and the whole texts: it
+ *    must agree line for line;
  *  - it slides changed groups along equal lines and writes 3 lines of
  *    context: no hunk of the window's diff may touch an edge of the
  *    window that is not an edge of the file;
@@ -710,6 +713,8 @@ struct win_entry {
 	size_t n;
 	size_t in_a, in_b; /* in the windows */
 	size_t out;        /* outside the windows (the same in both) */
+	size_t pad;        /* copies put after both windows */
+	bool mid_a, mid_b; /* a line of a's middle, of b's */
 };
 
 struct win_table {
@@ -744,7 +749,7 @@ static size_t win_find(struct win_table *t, const char *p, size_t n, bool add)
 	if (!add)
 		return SIZE_MAX;
 	ALLOC_GROW(t->e, t->nr + 1, t->alloc);
-	t->e[t->nr] = (struct win_entry){ p, n, 0, 0, 0 };
+	t->e[t->nr] = (struct win_entry){ .p = p, .n = n };
 	t->slot[i] = ++t->nr;
 	t->lens[(n & 4095) / 64] |= 1ull << (n & 63);
 	return t->nr - 1;
@@ -835,8 +840,8 @@ static bool win_clean_mmatch(const char *dis, size_t i, size_t s, size_t e)
 
 /*
  * Whether xdiff keeps the same middle lines for its Myers pass in the
- * window as in the whole text: ent[i] is the entry of middle line i,
- * mine/other the entry's counts in this side's and the other's window.
+ * window (padded) as in the whole text: ent[i] is the entry of middle
+ * line i; side_a: the middle is a's, whose lines are counted in b.
  */
 static bool win_same_keep(const struct win_table *t, const size_t *ent,
 			  size_t m, bool side_a, size_t nwin, size_t nwhole)
@@ -847,7 +852,8 @@ static bool win_same_keep(const struct win_table *t, const size_t *ent,
 
 	for (size_t i = 0; i < m; i++) {
 		const struct win_entry *e = &t->e[ent[i]];
-		size_t in = side_a ? e->in_b : e->in_a, all = in + e->out;
+		size_t in = (side_a ? e->in_b : e->in_a) + e->pad;
+		size_t all = (side_a ? e->in_b : e->in_a) + e->out;
 
 		dw[i] = in == 0 ? 0 : in >= lw ? 2 : 1;
 		dh[i] = all == 0 ? 0 : all >= lh ? 2 : 1;
@@ -861,6 +867,64 @@ static bool win_same_keep(const struct win_table *t, const size_t *ent,
 	}
 	free(dw);
 	return same;
+}
+
+/*
+ * Narrow [*lo, *hi], the copies of a line to put after the windows, so
+ * that with `in` occurrences in the window of lw lines' limit it falls in
+ * the class xdiff gives it with `all` occurrences in the whole (limit lh):
+ * none, a few (kept), many (dropped amid unmatched lines).
+ */
+static void win_narrow(size_t *lo, size_t *hi, size_t in, size_t all,
+		       size_t lw, size_t lh)
+{
+	if (all == 0) {
+		*hi = 0;
+	} else if (all < lh) {
+		if (in >= lw)
+			*hi = 0, *lo = 1; /* cannot: too many in the window */
+		else if (*hi > lw - 1 - in)
+			*hi = lw - 1 - in;
+		if (!in && *lo < 1)
+			*lo = 1;
+	} else if (in < lw && *lo < lw - in) {
+		*lo = lw - in;
+	}
+}
+
+/*
+ * The copies of each middle line to put after both windows (where xdiff
+ * trims them as common last lines) so that it counts them as it counts
+ * the lines outside the window in the whole texts; their sum.
+ */
+static size_t win_padding(struct win_table *t, size_t wla, size_t wlb,
+			  size_t na, size_t nb)
+{
+	size_t lha = win_mlim(na), lhb = win_mlim(nb), padn = 0;
+
+	/* the window's limits depend on the padding: settle in turns */
+	for (int round = 0; round < 4; round++) {
+		size_t lwa = win_mlim(wla + padn), lwb = win_mlim(wlb + padn);
+		size_t sum = 0;
+
+		for (size_t i = 0; i < t->nr; i++) {
+			struct win_entry *e = &t->e[i];
+			size_t lo = 0, hi = SIZE_MAX;
+
+			if (e->mid_a)
+				win_narrow(&lo, &hi, e->in_b, e->in_b + e->out,
+					   lwa, lha);
+			if (e->mid_b)
+				win_narrow(&lo, &hi, e->in_a, e->in_a + e->out,
+					   lwb, lhb);
+			e->pad = lo <= hi ? lo : 0;
+			sum += e->pad;
+		}
+		if (sum == padn)
+			break;
+		padn = sum;
+	}
+	return padn;
 }
 
 static size_t common_prefix(const char *a, const char *b, size_t n)
@@ -1055,8 +1119,9 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 {
 	size_t na = a.len, nb = b.len, d, ls, c, pa, pb, ws, ea, eb;
 	size_t top = 0, below = 0, *la = NULL, *lb = NULL, wla, wlb, pre, suf;
-	size_t *ent_a = NULL, *ent_b = NULL, lim;
+	size_t *ent_a = NULL, *ent_b = NULL, lim, padn = 0;
 	struct win_table t = { 0 };
+	struct buf wa = BUF_INIT, wb = BUF_INIT;
 	git_patch *patch = NULL;
 	git_buf text = GIT_BUF_INIT;
 	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
@@ -1098,8 +1163,9 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 		ea = nl ? (size_t)(nl - a.ptr) + 1 : na;
 	}
 	eb = nb - (na - ea);
-	/* a window of half the text or more gains nothing */
-	if (ea < ws || eb < ws || (ea - ws) > na / 2 || (eb - ws) > nb / 2)
+	/* a window of most of the text gains little */
+	if (ea < ws || eb < ws || (ea - ws) > na / 4 * 3 ||
+	    (eb - ws) > nb / 4 * 3)
 		return 0;
 	if (memchr(a.ptr + ws, 0,
 		   ea - ws < WIN_NUL_BYTES ? ea - ws : WIN_NUL_BYTES) ||
@@ -1133,12 +1199,16 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 	t.mask--;
 	ent_a = xmalloc((wla - pre - suf + 1) * sizeof(*ent_a));
 	ent_b = xmalloc((wlb - pre - suf + 1) * sizeof(*ent_b));
-	for (size_t i = pre; i < wla - suf; i++)
+	for (size_t i = pre; i < wla - suf; i++) {
 		ent_a[i - pre] = win_find(&t, a.ptr + ws + la[i],
 					  la[i + 1] - la[i], true);
-	for (size_t i = pre; i < wlb - suf; i++)
+		t.e[ent_a[i - pre]].mid_a = true;
+	}
+	for (size_t i = pre; i < wlb - suf; i++) {
 		ent_b[i - pre] = win_find(&t, b.ptr + ws + lb[i],
 					  lb[i + 1] - lb[i], true);
+		t.e[ent_b[i - pre]].mid_b = true;
+	}
 	for (size_t i = 0; i < wla; i++) {
 		size_t k = win_find(&t, a.ptr + ws + la[i], la[i + 1] - la[i],
 				    false);
@@ -1153,11 +1223,22 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 	}
 	win_count_outside(&t, a.ptr, ws, &top);
 	win_count_outside(&t, a.ptr + ea, na - ea, &below);
-	if (!win_same_keep(&t, ent_a, wla - pre - suf, true, wla,
+	/* no padding after a last line without its newline */
+	if (ea > ws && eb > ws && a.ptr[ea - 1] == '\n' && b.ptr[eb - 1] == '\n')
+		padn = win_padding(&t, wla, wlb, top + wla + below,
+				   top + wlb + below);
+	if (!win_same_keep(&t, ent_a, wla - pre - suf, true, wla + padn,
 			   top + wla + below) ||
-	    !win_same_keep(&t, ent_b, wlb - pre - suf, false, wlb,
+	    !win_same_keep(&t, ent_b, wlb - pre - suf, false, wlb + padn,
 			   top + wlb + below))
 		goto out;
+	buf_add(&wa, a.ptr + ws, ea - ws);
+	buf_add(&wb, b.ptr + ws, eb - ws);
+	for (size_t i = 0; i < t.nr && padn; i++)
+		for (size_t k = 0; k < t.e[i].pad; k++) {
+			buf_add(&wa, t.e[i].p, t.e[i].n);
+			buf_add(&wb, t.e[i].p, t.e[i].n);
+		}
 
 	if (top)
 		above = win_func_above(a.ptr, ws);
@@ -1165,8 +1246,8 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 		if ((unsigned char)above.ptr[i] >= 0x80)
 			goto out;
 	o.flags |= GIT_DIFF_SHOW_BINARY;
-	if (git_patch_from_buffers(&patch, a.ptr + ws, ea - ws, path,
-				   b.ptr + ws, eb - ws, path, &o) < 0 ||
+	if (git_patch_from_buffers(&patch, wa.ptr, wa.len, path, wb.ptr,
+				   wb.len, path, &o) < 0 ||
 	    git_patch_to_buf(&text, patch) < 0) {
 		rc = err_set(err, ERR_IO, "cannot diff '%s': %s", path,
 			     git_text());
@@ -1178,7 +1259,8 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 		size_t len = out->len;
 
 		if (win_rewrite(out, (struct span){ text.ptr, text.size }, ha,
-				hb, top, below > 0, wla, wlb, above))
+				hb, top, below > 0 || padn > 0, wla, wlb,
+				above))
 			rc = 1;
 		else
 			buf_truncate(out, len);
@@ -1186,6 +1268,8 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 out:
 	git_buf_dispose(&text);
 	git_patch_free(patch);
+	buf_release(&wa);
+	buf_release(&wb);
 	free(t.e);
 	free(t.slot);
 	free(ent_a);
