@@ -721,8 +721,18 @@ struct win_table {
 	struct win_entry *e;
 	size_t *slot; /* index + 1 into e, 0: free */
 	size_t nr, alloc, mask;
-	uint64_t lens[64]; /* lengths present, modulo 4096 */
+	uint64_t sigs[1024]; /* win_sig() of the lines present */
 };
+
+/* a line's length and first and last bytes, in 16 bits: a quick filter */
+static size_t win_sig(const char *p, size_t n)
+{
+	uint32_t h = (uint32_t)n * 2654435761u;
+
+	h ^= (uint32_t)(unsigned char)p[0] * 40503u;
+	h ^= (uint32_t)(unsigned char)p[n > 1 ? n - 2 : 0] * 9973u;
+	return (h ^ (h >> 16)) & 0xffff;
+}
 
 static size_t win_hash(const char *p, size_t n)
 {
@@ -751,7 +761,8 @@ static size_t win_find(struct win_table *t, const char *p, size_t n, bool add)
 	ALLOC_GROW(t->e, t->nr + 1, t->alloc);
 	t->e[t->nr] = (struct win_entry){ .p = p, .n = n };
 	t->slot[i] = ++t->nr;
-	t->lens[(n & 4095) / 64] |= 1ull << (n & 63);
+	i = win_sig(p, n);
+	t->sigs[i / 64] |= 1ull << (i & 63);
 	return t->nr - 1;
 }
 
@@ -785,9 +796,10 @@ static void win_count_outside(struct win_table *t, const char *p, size_t n,
 	while (at < n) {
 		const char *nl = memchr(p + at, '\n', n - at);
 		size_t end = nl ? (size_t)(nl - p) + 1 : n, len = end - at, k;
+		size_t sig = win_sig(p + at, len);
 
 		(*lines)++;
-		if ((t->lens[(len & 4095) / 64] >> (len & 63)) & 1 &&
+		if ((t->sigs[sig / 64] >> (sig & 63)) & 1 &&
 		    (k = win_find(t, p + at, len, false)) != SIZE_MAX)
 			t->e[k].out++;
 		at = end;
