@@ -1239,6 +1239,9 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 	if (ea > ws && eb > ws && a.ptr[ea - 1] == '\n' && b.ptr[eb - 1] == '\n')
 		padn = win_padding(&t, wla, wlb, top + wla + below,
 				   top + wlb + below);
+	/* more copies than lines left out: the whole diff is cheaper */
+	if (padn > top + below)
+		goto out;
 	if (!win_same_keep(&t, ent_a, wla - pre - suf, true, wla + padn,
 			   top + wla + below) ||
 	    !win_same_keep(&t, ent_b, wlb - pre - suf, false, wlb + padn,
