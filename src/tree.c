@@ -669,15 +669,675 @@ static void add_with_modes(struct buf *out, const char *text, size_t len,
 	}
 }
 
+/*
+ * A windowed diff (issue 18): a patch changes a few lines of files of
+ * thousands, and xdiff hashes and classifies every line of both.  The
+ * diff is taken instead of a window of the two texts, the changed lines
+ * and WIN_MARGIN unchanged lines each side, then its hunk headers are
+ * moved back to the whole file's line numbers; the text must be the one
+ * the whole-file diff writes, byte for byte, so the window is used only
+ * where every input of xdiff's choices is provably the same:
+ *
+ *  - xdiff trims the common first and last lines, then the rest (the
+ *    middle) is the same lines in both diffs;
+ *  - it discards middle lines with no match, or with many matches amid
+ *    unmatched ones, from the Myers pass (xdl_cleanup_records): that
+ *    depends on how often each middle line occurs in the other whole
+ *    file and on the file's length.  Copies of middle lines are put
+ *    after both windows (common last lines, trimmed) so that xdiff counts
+ *    them in the same classes (none, a few, many) as in the whole texts,
+ *    and the choice is computed for the window and the whole texts: it
+ *    must agree line for line;
+ *  - it slides changed groups along equal lines and writes 3 lines of
+ *    context: no hunk of the window's diff may touch an edge of the
+ *    window that is not an edge of the file;
+ *  - the function name after the second @@ is the nearest line at or
+ *    above the hunk starting with a letter, '_' or '$' (libgit2's
+ *    default driver; the "diff" attribute must be unset): a hunk whose
+ *    window found none takes the nearest above the window.
+ *
+ * Anything else (small or binary texts, a "diff" attribute, core.abbrev
+ * set, changes far apart) takes the whole-file diff.
+ */
+#define WIN_MARGIN 20          /* unchanged lines kept each side */
+#define WIN_MIN_BYTES 16384    /* below: the whole diff costs little */
+#define WIN_NUL_BYTES 8000     /* libgit2 looks this far for a NUL */
+#define WIN_MAX_EQLIMIT 1024   /* xdiff's XDL_MAX_EQLIMIT */
+#define WIN_SIMSCAN 100        /* xdiff's XDL_SIMSCAN_WINDOW */
+#define WIN_KPDIS_RUN 4        /* xdiff's XDL_KPDIS_RUN */
+#define WIN_FUNC_BYTES 80      /* xdiff's function line buffer */
+
+/* One distinct line of the middles and where it occurs. */
+struct win_entry {
+	const char *p;
+	size_t n;
+	size_t in_a, in_b; /* in the windows */
+	size_t out;        /* outside the windows (the same in both) */
+	size_t pad;        /* copies put after both windows */
+	bool mid_a, mid_b; /* a line of a's middle, of b's */
+};
+
+struct win_table {
+	struct win_entry *e;
+	size_t *slot; /* index + 1 into e, 0: free */
+	size_t nr, alloc, mask;
+	uint64_t sigs[1024]; /* win_sig() of the lines present */
+};
+
+/* a line's length and first and last bytes, in 16 bits: a quick filter */
+static size_t win_sig(const char *p, size_t n)
+{
+	uint32_t h = (uint32_t)n * 2654435761u;
+
+	h ^= (uint32_t)(unsigned char)p[0] * 40503u;
+	h ^= (uint32_t)(unsigned char)p[n > 1 ? n - 2 : 0] * 9973u;
+	return (h ^ (h >> 16)) & 0xffff;
+}
+
+static size_t win_hash(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* the entry of line p[0..n), or SIZE_MAX; add: insert when absent */
+static size_t win_find(struct win_table *t, const char *p, size_t n, bool add)
+{
+	size_t i = win_hash(p, n) & t->mask;
+
+	for (;; i = (i + 1) & t->mask) {
+		size_t k = t->slot[i];
+
+		if (!k)
+			break;
+		if (t->e[k - 1].n == n && !memcmp(t->e[k - 1].p, p, n))
+			return k - 1;
+	}
+	if (!add)
+		return SIZE_MAX;
+	ALLOC_GROW(t->e, t->nr + 1, t->alloc);
+	t->e[t->nr] = (struct win_entry){ .p = p, .n = n };
+	t->slot[i] = ++t->nr;
+	i = win_sig(p, n);
+	t->sigs[i / 64] |= 1ull << (i & 63);
+	return t->nr - 1;
+}
+
+/* lines of p[0..n): starts[0..nr] (starts[nr] == n) */
+static size_t win_lines(size_t **starts, const char *p, size_t n)
+{
+	size_t nr = 0, alloc = 0, at = 0;
+
+	*starts = NULL;
+	while (at < n) {
+		const char *nl = memchr(p + at, '\n', n - at);
+
+		ALLOC_GROW(*starts, nr + 1, alloc);
+		(*starts)[nr++] = at;
+		at = nl ? (size_t)(nl - p) + 1 : n;
+	}
+	ALLOC_GROW(*starts, nr + 1, alloc);
+	(*starts)[nr] = n;
+	return nr;
+}
+
+/*
+ * Count the lines of p[0..n) into *lines and, for those that are lines of
+ * the middles, their occurrences outside the windows.
+ */
+static void win_count_outside(struct win_table *t, const char *p, size_t n,
+			      size_t *lines)
+{
+	size_t at = 0;
+
+	while (at < n) {
+		const char *nl = memchr(p + at, '\n', n - at);
+		size_t end = nl ? (size_t)(nl - p) + 1 : n, len = end - at, k;
+		size_t sig = win_sig(p + at, len);
+
+		(*lines)++;
+		if ((t->sigs[sig / 64] >> (sig & 63)) & 1 &&
+		    (k = win_find(t, p + at, len, false)) != SIZE_MAX)
+			t->e[k].out++;
+		at = end;
+	}
+}
+
+/* xdiff's xdl_bogosqrt, capped at XDL_MAX_EQLIMIT */
+static size_t win_mlim(size_t n)
+{
+	size_t i = 1;
+
+	for (; n > 0; n >>= 2)
+		i <<= 1;
+	return i > WIN_MAX_EQLIMIT ? WIN_MAX_EQLIMIT : i;
+}
+
+/* xdiff's xdl_clean_mmatch on dis[s..e] */
+static bool win_clean_mmatch(const char *dis, size_t i, size_t s, size_t e)
+{
+	size_t r, rdis0, rpdis0, rdis1, rpdis1;
+
+	if (i - s > WIN_SIMSCAN)
+		s = i - WIN_SIMSCAN;
+	if (e - i > WIN_SIMSCAN)
+		e = i + WIN_SIMSCAN;
+	for (r = 1, rdis0 = 0, rpdis0 = 1; i >= s + r; r++) {
+		if (!dis[i - r])
+			rdis0++;
+		else if (dis[i - r] == 2)
+			rpdis0++;
+		else
+			break;
+	}
+	if (rdis0 == 0)
+		return false;
+	for (r = 1, rdis1 = 0, rpdis1 = 1; i + r <= e; r++) {
+		if (!dis[i + r])
+			rdis1++;
+		else if (dis[i + r] == 2)
+			rpdis1++;
+		else
+			break;
+	}
+	if (rdis1 == 0)
+		return false;
+	rdis1 += rdis0;
+	rpdis1 += rpdis0;
+	return rpdis1 * WIN_KPDIS_RUN < rpdis1 + rdis1;
+}
+
+/*
+ * Whether xdiff keeps the same middle lines for its Myers pass in the
+ * window (padded) as in the whole text: ent[i] is the entry of middle
+ * line i; side_a: the middle is a's, whose lines are counted in b.
+ */
+static bool win_same_keep(const struct win_table *t, const size_t *ent,
+			  size_t m, bool side_a, size_t nwin, size_t nwhole)
+{
+	char *dw = xmalloc(2 * m + 1), *dh = dw + m;
+	size_t lw = win_mlim(nwin), lh = win_mlim(nwhole);
+	bool same = true;
+
+	for (size_t i = 0; i < m; i++) {
+		const struct win_entry *e = &t->e[ent[i]];
+		size_t in = (side_a ? e->in_b : e->in_a) + e->pad;
+		size_t all = (side_a ? e->in_b : e->in_a) + e->out;
+
+		dw[i] = in == 0 ? 0 : in >= lw ? 2 : 1;
+		dh[i] = all == 0 ? 0 : all >= lh ? 2 : 1;
+	}
+	for (size_t i = 0; i < m && same; i++) {
+		bool kw = dw[i] == 1 ||
+			  (dw[i] == 2 && !win_clean_mmatch(dw, i, 0, m - 1));
+		bool kh = dh[i] == 1 ||
+			  (dh[i] == 2 && !win_clean_mmatch(dh, i, 0, m - 1));
+		same = kw == kh;
+	}
+	free(dw);
+	return same;
+}
+
+/*
+ * Narrow [*lo, *hi], the copies of a line to put after the windows, so
+ * that with `in` occurrences in the window of lw lines' limit it falls in
+ * the class xdiff gives it with `all` occurrences in the whole (limit lh):
+ * none, a few (kept), many (dropped amid unmatched lines).
+ */
+static void win_narrow(size_t *lo, size_t *hi, size_t in, size_t all,
+		       size_t lw, size_t lh)
+{
+	if (all == 0) {
+		*hi = 0;
+	} else if (all < lh) {
+		if (in >= lw)
+			*hi = 0, *lo = 1; /* cannot: too many in the window */
+		else if (*hi > lw - 1 - in)
+			*hi = lw - 1 - in;
+		if (!in && *lo < 1)
+			*lo = 1;
+	} else if (in < lw && *lo < lw - in) {
+		*lo = lw - in;
+	}
+}
+
+/*
+ * The copies of each middle line to put after both windows (where xdiff
+ * trims them as common last lines) so that it counts them as it counts
+ * the lines outside the window in the whole texts; their sum.
+ */
+static size_t win_padding(struct win_table *t, size_t wla, size_t wlb,
+			  size_t na, size_t nb)
+{
+	size_t lha = win_mlim(na), lhb = win_mlim(nb), padn = 0;
+
+	/* the window's limits depend on the padding: settle in turns */
+	for (int round = 0; round < 4; round++) {
+		size_t lwa = win_mlim(wla + padn), lwb = win_mlim(wlb + padn);
+		size_t sum = 0;
+
+		for (size_t i = 0; i < t->nr; i++) {
+			struct win_entry *e = &t->e[i];
+			size_t lo = 0, hi = SIZE_MAX;
+
+			if (e->mid_a)
+				win_narrow(&lo, &hi, e->in_b, e->in_b + e->out,
+					   lwa, lha);
+			if (e->mid_b)
+				win_narrow(&lo, &hi, e->in_a, e->in_a + e->out,
+					   lwb, lhb);
+			e->pad = lo <= hi ? lo : 0;
+			sum += e->pad;
+		}
+		if (sum == padn)
+			break;
+		padn = sum;
+	}
+	return padn;
+}
+
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (n - i >= 64 && !memcmp(a + i, b + i, 64))
+		i += 64;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* the common suffix of a[0..na) and b[0..nb), at most max bytes */
+static size_t common_suffix(const char *a, size_t na, const char *b,
+			    size_t nb, size_t max)
+{
+	size_t i = 0;
+
+	while (max - i >= 64 && !memcmp(a + na - i - 64, b + nb - i - 64, 64))
+		i += 64;
+	while (i < max && a[na - i - 1] == b[nb - i - 1])
+		i++;
+	return i;
+}
+
+static bool win_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' ||
+	       c == '\v';
+}
+
+/*
+ * The function line libgit2's default driver finds at or above the line
+ * ending at text[end - 1], searching up: rtrimmed, at most 80 bytes.
+ * Empty when there is none.
+ */
+static struct span win_func_above(const char *text, size_t end)
+{
+	while (end > 0) {
+		const char *nl = end > 1 ? memrchr(text, '\n', end - 1) : NULL;
+		size_t start = nl ? (size_t)(nl - text) + 1 : 0, n = end - start;
+		char c;
+
+		while (n && win_space(text[start + n - 1]))
+			n--;
+		c = text[start];
+		if (n && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  c == '_' || c == '$'))
+			return (struct span){ text + start,
+					      n > WIN_FUNC_BYTES ? WIN_FUNC_BYTES :
+								   n };
+		end = start;
+	}
+	return (struct span){ text, 0 };
+}
+
+/* "@@ -a[,b] +c[,d] @@" into *s, *n; the rest after " @@" into *rest */
+static bool win_parse_hunk(struct span l, size_t *s1, size_t *c1,
+			   size_t *s2, size_t *c2, struct span *rest)
+{
+	const char *p = l.ptr, *end = l.ptr + l.len;
+	size_t *v[4] = { s1, c1, s2, c2 };
+
+	for (int k = 0; k < 4; k += 2) {
+		if (end - p < 2 || memcmp(p, k ? " +" : "@@ -", k ? 2 : 4))
+			return false;
+		p += k ? 2 : 4;
+		for (int j = k; j < k + 2; j++) {
+			if (j == k + 1) {
+				if (p >= end || *p != ',') {
+					*v[j] = 1;
+					break;
+				}
+				p++;
+			}
+			if (p >= end || *p < '0' || *p > '9')
+				return false;
+			for (*v[j] = 0; p < end && *p >= '0' && *p <= '9'; p++) {
+				if (*v[j] > SIZE_MAX / 10 - 1)
+					return false;
+				*v[j] = *v[j] * 10 + (size_t)(*p - '0');
+			}
+		}
+	}
+	if (end - p < 3 || memcmp(p, " @@", 3))
+		return false;
+	*rest = (struct span){ p + 3, (size_t)(end - p - 3) };
+	return true;
+}
+
+static void win_add_hunk_numbers(struct buf *out, size_t s1, size_t c1,
+				 size_t s2, size_t c2)
+{
+	buf_addf(out, "@@ -%zu", s1);
+	if (c1 != 1)
+		buf_addf(out, ",%zu", c1);
+	buf_addf(out, " +%zu", s2);
+	if (c2 != 1)
+		buf_addf(out, ",%zu", c2);
+	buf_adds(out, " @@");
+}
+
+/*
+ * Move the window's diff text back to the whole file: the ids of the
+ * whole texts on the index line, hunk headers off by `top` lines and the
+ * function lines the window could not see.  False when a hunk touches an
+ * edge of the window that is not the file's, or the text is not of the
+ * form expected.
+ */
+static bool win_rewrite(struct buf *out, struct span diff, const char *ida,
+			const char *idb, size_t top, bool cut_below, size_t wa,
+			size_t wb, struct span above)
+{
+	const char *p = diff.ptr, *end = diff.ptr + diff.len;
+	bool header = true, hunks = false;
+	struct buf num = BUF_INIT;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) + 1 : (size_t)(end - p);
+		struct span l = { p, n }, rest;
+		size_t s1, c1, s2, c2, f1, f2;
+
+		p += n;
+		if (header && span_starts_with(l, "index ")) {
+			const char *dots = memchr(l.ptr, '.', l.len);
+			const char *sp = memchr(l.ptr + 6, ' ', l.len - 6);
+
+			if (!dots || !sp || dots > sp || sp - dots != 9 ||
+			    dots - l.ptr != 13)
+				goto no;
+			buf_addf(out, "index %s..%s", ida, idb);
+			buf_add(out, sp, (size_t)(l.ptr + l.len - sp));
+			continue;
+		}
+		if (!span_starts_with(l, "@@ ")) {
+			if (header && (span_starts_with(l, "Binary files ") ||
+				       span_starts_with(l, "GIT binary patch")))
+				goto no;
+			buf_addspan(out, l);
+			continue;
+		}
+		header = false;
+		hunks = true;
+		if (!win_parse_hunk(l, &s1, &c1, &s2, &c2, &rest))
+			goto no;
+		/* the header as xdiff writes it, or not what we expect */
+		buf_reset(&num);
+		win_add_hunk_numbers(&num, s1, c1, s2, c2);
+		if (num.len + rest.len != l.len || memcmp(num.ptr, l.ptr, num.len))
+			goto no;
+		/* first lines, from 0; a count of 0 names the line before */
+		f1 = c1 ? s1 - 1 : s1;
+		f2 = c2 ? s2 - 1 : s2;
+		if (!c1 && !c2)
+			goto no;
+		if (top && (f1 == 0 || f2 == 0))
+			goto no;
+		if (cut_below && (f1 + c1 >= wa || f2 + c2 >= wb))
+			goto no;
+		buf_reset(&num);
+		win_add_hunk_numbers(&num, s1 + top, c1, s2 + top, c2);
+		/* xdiff's header buffer holds 128 bytes with the function */
+		if (num.len > 45)
+			goto no;
+		buf_addspan(out, (struct span){ num.ptr, num.len });
+		if (rest.len == 1 && rest.ptr[0] == '\n' && above.len) {
+			buf_addc(out, ' ');
+			buf_addspan(out, above);
+			buf_addc(out, '\n');
+		} else {
+			buf_addspan(out, rest);
+		}
+	}
+	buf_release(&num);
+	return hunks;
+no:
+	buf_release(&num);
+	return false;
+}
+
+/*
+ * The diff of a[0..na) to b[0..nb) (ids ia, ib) from a window around
+ * what changed, into out as libgit2 writes the whole diff (modes not yet
+ * put in).  1 when written, 0 when the window cannot give the same text
+ * (out unchanged), or an error.
+ */
+static int diff_window(struct buf *out, const char *path, struct span a,
+		       const git_oid *ia, struct span b, const git_oid *ib,
+		       struct err *err)
+{
+	size_t na = a.len, nb = b.len, d, ls, c, pa, pb, ws, ea, eb;
+	size_t top = 0, below = 0, *la = NULL, *lb = NULL, wla, wlb, pre, suf;
+	size_t *ent_a = NULL, *ent_b = NULL, lim, padn = 0;
+	struct win_table t = { 0 };
+	struct buf wa = BUF_INIT, wb = BUF_INIT;
+	git_patch *patch = NULL;
+	git_buf text = GIT_BUF_INIT;
+	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+	char ha[GIT_OID_HEXSZ + 1], hb[GIT_OID_HEXSZ + 1];
+	struct span above = { a.ptr, 0 };
+	int rc = 0;
+
+	if (na < WIN_MIN_BYTES || nb < WIN_MIN_BYTES ||
+	    memchr(a.ptr, 0, na < WIN_NUL_BYTES ? na : WIN_NUL_BYTES) ||
+	    memchr(b.ptr, 0, nb < WIN_NUL_BYTES ? nb : WIN_NUL_BYTES))
+		return 0;
+	d = common_prefix(a.ptr, b.ptr, na < nb ? na : nb);
+	if (d == na && d == nb)
+		return 0;
+	/* the first line that differs starts at ls in both */
+	ls = 0;
+	if (d) {
+		const char *nl = memrchr(a.ptr, '\n', d);
+		ls = nl ? (size_t)(nl - a.ptr) + 1 : 0;
+	}
+	/* the last lines in common, not reaching above ls (xdl_trim_ends) */
+	c = common_suffix(a.ptr, na, b.ptr, nb, (na < nb ? na : nb) - ls);
+	pa = na - c;
+	pb = nb - c;
+	if (!((pa == 0 || a.ptr[pa - 1] == '\n') &&
+	      (pb == 0 || b.ptr[pb - 1] == '\n'))) {
+		const char *nl = memchr(a.ptr + pa, '\n', na - pa);
+		pa = nl ? (size_t)(nl - a.ptr) + 1 : na;
+	}
+	/* the window: WIN_MARGIN more lines each side */
+	ws = ls;
+	for (int k = 0; k < WIN_MARGIN && ws; k++) {
+		const char *nl = ws > 1 ? memrchr(a.ptr, '\n', ws - 1) : NULL;
+		ws = nl ? (size_t)(nl - a.ptr) + 1 : 0;
+	}
+	ea = pa;
+	for (int k = 0; k < WIN_MARGIN && ea < na; k++) {
+		const char *nl = memchr(a.ptr + ea, '\n', na - ea);
+		ea = nl ? (size_t)(nl - a.ptr) + 1 : na;
+	}
+	eb = nb - (na - ea);
+	/* a window of most of the text gains little */
+	if (ea < ws || eb < ws || (ea - ws) > na / 4 * 3 ||
+	    (eb - ws) > nb / 4 * 3)
+		return 0;
+	if (memchr(a.ptr + ws, 0,
+		   ea - ws < WIN_NUL_BYTES ? ea - ws : WIN_NUL_BYTES) ||
+	    memchr(b.ptr + ws, 0,
+		   eb - ws < WIN_NUL_BYTES ? eb - ws : WIN_NUL_BYTES))
+		return 0;
+
+	/* the window's lines and its middle (what xdl_trim_ends leaves) */
+	wla = win_lines(&la, a.ptr + ws, ea - ws);
+	wlb = win_lines(&lb, b.ptr + ws, eb - ws);
+	lim = wla < wlb ? wla : wlb;
+	for (pre = 0; pre < lim; pre++)
+		if (la[pre + 1] - la[pre] != lb[pre + 1] - lb[pre] ||
+		    memcmp(a.ptr + ws + la[pre], b.ptr + ws + lb[pre],
+			   la[pre + 1] - la[pre]))
+			break;
+	for (suf = 0; suf < lim - pre; suf++) {
+		size_t i = wla - 1 - suf, j = wlb - 1 - suf;
+
+		if (la[i + 1] - la[i] != lb[j + 1] - lb[j] ||
+		    memcmp(a.ptr + ws + la[i], b.ptr + ws + lb[j],
+			   la[i + 1] - la[i]))
+			break;
+	}
+
+	/* how often each middle line occurs, in the windows and outside */
+	t.mask = 1;
+	while (t.mask < 2 * (wla + wlb) + 16)
+		t.mask <<= 1;
+	t.slot = xcalloc(t.mask, sizeof(*t.slot));
+	t.mask--;
+	ent_a = xmalloc((wla - pre - suf + 1) * sizeof(*ent_a));
+	ent_b = xmalloc((wlb - pre - suf + 1) * sizeof(*ent_b));
+	for (size_t i = pre; i < wla - suf; i++) {
+		ent_a[i - pre] = win_find(&t, a.ptr + ws + la[i],
+					  la[i + 1] - la[i], true);
+		t.e[ent_a[i - pre]].mid_a = true;
+	}
+	for (size_t i = pre; i < wlb - suf; i++) {
+		ent_b[i - pre] = win_find(&t, b.ptr + ws + lb[i],
+					  lb[i + 1] - lb[i], true);
+		t.e[ent_b[i - pre]].mid_b = true;
+	}
+	for (size_t i = 0; i < wla; i++) {
+		size_t k = win_find(&t, a.ptr + ws + la[i], la[i + 1] - la[i],
+				    false);
+		if (k != SIZE_MAX)
+			t.e[k].in_a++;
+	}
+	for (size_t i = 0; i < wlb; i++) {
+		size_t k = win_find(&t, b.ptr + ws + lb[i], lb[i + 1] - lb[i],
+				    false);
+		if (k != SIZE_MAX)
+			t.e[k].in_b++;
+	}
+	win_count_outside(&t, a.ptr, ws, &top);
+	win_count_outside(&t, a.ptr + ea, na - ea, &below);
+	/* no padding after a last line without its newline */
+	if (ea > ws && eb > ws && a.ptr[ea - 1] == '\n' && b.ptr[eb - 1] == '\n')
+		padn = win_padding(&t, wla, wlb, top + wla + below,
+				   top + wlb + below);
+	/* more copies than lines left out: the whole diff is cheaper */
+	if (padn > top + below)
+		goto out;
+	if (!win_same_keep(&t, ent_a, wla - pre - suf, true, wla + padn,
+			   top + wla + below) ||
+	    !win_same_keep(&t, ent_b, wlb - pre - suf, false, wlb + padn,
+			   top + wlb + below))
+		goto out;
+	buf_add(&wa, a.ptr + ws, ea - ws);
+	buf_add(&wb, b.ptr + ws, eb - ws);
+	for (size_t i = 0; i < t.nr && padn; i++)
+		for (size_t k = 0; k < t.e[i].pad; k++) {
+			buf_add(&wa, t.e[i].p, t.e[i].n);
+			buf_add(&wb, t.e[i].p, t.e[i].n);
+		}
+
+	if (top)
+		above = win_func_above(a.ptr, ws);
+	for (size_t i = 0; i < above.len; i++)
+		if ((unsigned char)above.ptr[i] >= 0x80)
+			goto out;
+	o.flags |= GIT_DIFF_SHOW_BINARY;
+	if (git_patch_from_buffers(&patch, wa.ptr, wa.len, path, wb.ptr,
+				   wb.len, path, &o) < 0 ||
+	    git_patch_to_buf(&text, patch) < 0) {
+		rc = err_set(err, ERR_IO, "cannot diff '%s': %s", path,
+			     git_text());
+		goto out;
+	}
+	git_oid_tostr(ha, 8, ia);
+	git_oid_tostr(hb, 8, ib);
+	{
+		size_t len = out->len;
+
+		if (win_rewrite(out, (struct span){ text.ptr, text.size }, ha,
+				hb, top, below > 0 || padn > 0, wla, wlb,
+				above))
+			rc = 1;
+		else
+			buf_truncate(out, len);
+	}
+out:
+	git_buf_dispose(&text);
+	git_patch_free(patch);
+	buf_release(&wa);
+	buf_release(&wb);
+	free(t.e);
+	free(t.slot);
+	free(ent_a);
+	free(ent_b);
+	free(la);
+	free(lb);
+	return rc;
+}
+
 /* One side of a diff: a blob (NULL: absent) and its mode. */
 struct blob_side {
 	git_blob *blob;
 	unsigned mode;
 };
 
-/* The diff of one path from side sa to side sb. */
+/*
+ * Whether libgit2 diffs path with its default driver in a's repository:
+ * no "diff" attribute (a driver's function lines, or binary, differ).
+ */
+static bool diff_attr_unset(git_blob *a, const char *path)
+{
+	const char *v = NULL;
+
+	if (git_attr_get(&v, git_blob_owner(a), 0, path, "diff") < 0) {
+		git_error_clear();
+		return false;
+	}
+	return git_attr_value(v) == GIT_ATTR_VALUE_UNSPECIFIED;
+}
+
+/*
+ * Whether the index lines of libgit2's diffs in r carry 7 hex digits,
+ * as the windowed diff writes them: core.abbrev unset.
+ */
+static bool default_abbrev(git_repository *repo)
+{
+	git_config *cfg = NULL;
+	git_config_entry *e = NULL;
+	bool unset = false;
+
+	if (git_repository_config_snapshot(&cfg, repo) == 0) {
+		unset = git_config_get_entry(&e, cfg, "core.abbrev") ==
+			GIT_ENOTFOUND;
+		git_config_entry_free(e);
+	}
+	git_config_free(cfg);
+	git_error_clear();
+	return unset;
+}
+
+/* The diff of one path from side sa to side sb; window: may diff a window */
 static int diff_blobs(struct buf *out, const char *path, struct blob_side sa,
-		      struct blob_side sb, struct err *err)
+		      struct blob_side sb, bool window, struct err *err)
 {
 	git_blob *a = sa.blob, *b = sb.blob;
 	unsigned ma = sa.mode, mb = sb.mode;
@@ -694,10 +1354,10 @@ static int diff_blobs(struct buf *out, const char *path, struct blob_side sa,
 		struct blob_side none = { NULL, 0 };
 
 		if ((error = diff_blobs(out, path, (struct blob_side){ a, ma },
-					none, err)) < 0)
+					none, false, err)) < 0)
 			return error;
 		return diff_blobs(out, path, none, (struct blob_side){ b, mb },
-				  err);
+				  false, err);
 	}
 	if (a && b && git_oid_equal(git_blob_id(a), git_blob_id(b))) {
 		/* the content is the same: libgit2 writes nothing */
@@ -707,6 +1367,22 @@ static int diff_blobs(struct buf *out, const char *path, struct blob_side sa,
 		add_git_path(out, "b/", path);
 		buf_addf(out, "\nold mode %06o\nnew mode %06o\n", ma, mb);
 		return 0;
+	}
+	if (window && a && b && (ma & 0170000) == 0100000 &&
+	    (mb & 0170000) == 0100000 && diff_attr_unset(a, path)) {
+		struct buf w = BUF_INIT;
+		struct span ta = { git_blob_rawcontent(a),
+				   (size_t)git_blob_rawsize(a) };
+		struct span tb = { git_blob_rawcontent(b),
+				   (size_t)git_blob_rawsize(b) };
+
+		error = diff_window(&w, path, ta, git_blob_id(a), tb,
+				    git_blob_id(b), err);
+		if (error > 0)
+			add_with_modes(out, w.ptr, w.len, ma, mb);
+		buf_release(&w);
+		if (error)
+			return error < 0 ? error : 0;
 	}
 	o.flags |= GIT_DIFF_SHOW_BINARY;
 	if (git_patch_from_blobs(&patch, a, a ? path : NULL, b, b ? path : NULL,
@@ -721,6 +1397,35 @@ static int diff_blobs(struct buf *out, const char *path, struct blob_side sa,
 	return error;
 }
 
+int tree_diff_texts(struct buf *out, const char *path, struct span a,
+		    struct span b, bool window, struct err *err)
+{
+	git_patch *patch = NULL;
+	git_buf text = GIT_BUF_INIT;
+	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+	git_oid ia, ib;
+	int error = 0;
+
+	buf_reset(out);
+	if (git_odb_hash(&ia, a.ptr, a.len, GIT_OBJECT_BLOB) < 0 ||
+	    git_odb_hash(&ib, b.ptr, b.len, GIT_OBJECT_BLOB) < 0)
+		return err_set(err, ERR_IO, "cannot hash '%s': %s", path,
+			       git_text());
+	if (window && (error = diff_window(out, path, a, &ia, b, &ib, err)))
+		return error;
+	o.flags |= GIT_DIFF_SHOW_BINARY;
+	if (git_patch_from_buffers(&patch, a.ptr, a.len, path, b.ptr, b.len,
+				   path, &o) < 0 ||
+	    git_patch_to_buf(&text, patch) < 0)
+		error = err_set(err, ERR_IO, "cannot diff '%s': %s", path,
+				git_text());
+	else
+		buf_add(out, text.ptr, text.size);
+	git_buf_dispose(&text);
+	git_patch_free(patch);
+	return error;
+}
+
 int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    const struct tree_oid *old_commit,
 		    const struct tree_oid *new_commit,
@@ -728,6 +1433,7 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 {
 	git_oid oc, nc;
 	git_tree *ot = NULL, *nt = NULL;
+	bool window;
 	int error = 0;
 
 	struct strmap seen = STRMAP_INIT;
@@ -738,6 +1444,7 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 	if (nr && ((error = tree_of_commit(&ot, r, &oc, err)) < 0 ||
 		   (error = tree_of_commit(&nt, r, &nc, err)) < 0))
 		goto out;
+	window = nr && default_abbrev(r->repo);
 	for (size_t i = 0; i < nr && !error; i++) {
 		git_blob *a = NULL, *b = NULL;
 		git_oid ia, ib;
@@ -762,7 +1469,8 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    (error = blob_of(&b, r, &ib, fb, paths[i], err)) == 0)
 			error = diff_blobs(out, paths[i],
 					   (struct blob_side){ a, ma },
-					   (struct blob_side){ b, mb }, err);
+					   (struct blob_side){ b, mb }, window,
+					   err);
 		git_blob_free(a);
 		git_blob_free(b);
 	}

@@ -88,6 +88,17 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    const struct tree_oid *new_commit,
 		    const char *const *paths, size_t nr, struct err *err);
 
+/*
+ * The diff of one file from text a to text b as tree_diff_paths writes it
+ * for a file of mode 100644 in both (the index line has the texts' ids):
+ * from the whole texts, or (window true) from a window around the lines
+ * that changed when that gives the same text, as tree_diff_paths does for
+ * big files.  Returns 1 when the window was used, 0 when the whole texts
+ * were diffed, or an error.  Needs no repository.
+ */
+int tree_diff_texts(struct buf *out, const char *path, struct span a,
+		    struct span b, bool window, struct err *err);
+
 /* One commit as git format-patch text. */
 int tree_format_commit(struct buf *out, struct tree_repo *r,
 		       const struct tree_oid *commit, struct err *err);
