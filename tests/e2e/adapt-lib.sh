@@ -39,18 +39,10 @@
 adapt_ws() {
 	series=$1
 	shift
-	kcarry init ws >/dev/null || fail "kcarry init"
 	if [ $# -eq 0 ]; then
 		set -- old:tgt
 	fi
-	for t in "$@"; do
-		cat >"ws/kernels/${t%%:*}.conf" <<EOT
-[kernel]
-	name = ${t%%:*}
-	url = $TEST_TMP/${t#*:}
-	ref = base
-EOT
-	done
+	ws_targets "$@"
 	expect_exit 0 kcarry -C ws import "$series" --git up base..HEAD
 }
 

@@ -98,6 +98,20 @@ make_repo() {
 		git -C "$dir" tag base || fail "make_repo"
 }
 
+# ws_targets NAME[:REPO]...: a workspace 'ws' with a target NAME each, the
+# repository $TEST_TMP/REPO (REPO defaults to NAME) at tag base
+ws_targets() {
+	kcarry init ws >/dev/null || fail "kcarry init"
+	for t in "$@"; do
+		cat >"ws/kernels/${t%%:*}.conf" <<EOT
+[kernel]
+	name = ${t%%:*}
+	url = $TEST_TMP/${t#*:}
+	ref = base
+EOT
+	done
+}
+
 # commit_file REPO FILE CONTENT SUBJECT: change a file and commit it
 commit_file() {
 	mkdir -p "$1/$(dirname "$2")"

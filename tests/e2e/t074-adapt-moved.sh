@@ -62,15 +62,7 @@ make_repo tgt fs/btrfs/ctree.h "$CTREE_H" fs/btrfs/other.h "$OTHER_H" fs/btrfs/x
 make_repo tgt2 fs/btrfs/ctree.h "$CTREE_H" fs/btrfs/ctree-compat.h "$CTREE_H" fs/btrfs/x.c 'int x;
 '
 
-kcarry init ws >/dev/null
-for t in tgt tgt2; do
-	cat >ws/kernels/$t.conf <<EOT
-[kernel]
-	name = $t
-	url = $TEST_TMP/$t
-	ref = base
-EOT
-done
+ws_targets tgt tgt2
 expect_exit 0 kcarry -C ws import mv --git up base..HEAD
 expect_exit 1 kcarry -C ws apply mv tgt
 stdout_has '^  0001 adapted           btrfs: track the last relocation transaction$'

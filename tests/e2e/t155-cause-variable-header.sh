@@ -6,7 +6,6 @@
 # the cause must not claim the file lacks a function "IS_ENABLED(...)()"
 # (nor "intel_iommu_sm()"): nothing in the header is a function.  The
 # same header must still place the hunk where it applies.
-here=$(pwd)
 . ./lib.sh
 
 SRC='#include <linux/init.h>
@@ -53,15 +52,7 @@ make_repo offset drivers/iommu/intel/iommu.c "$OFFSET"
 sed -i 's,^--- a/,--- a/drivers/iommu/intel/,; s,^+++ b/,+++ b/drivers/iommu/intel/,' \
 	q/intgpu.patch
 
-kcarry init ws >/dev/null || fail "kcarry init"
-for t in conflict offset; do
-	cat >"ws/kernels/$t.conf" <<EOT
-[kernel]
-	name = $t
-	url = $TEST_TMP/$t
-	ref = base
-EOT
-done
+ws_targets conflict offset
 expect_exit 0 kcarry -C ws import iommu@v1 q
 
 # 1. conflict: no function is named in the cause

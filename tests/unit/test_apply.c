@@ -508,6 +508,22 @@ static void fuzz_dropped_line_standing_elsewhere_is_a_risk(void **state)
  * VIDEO_VS6624" stands once too and anchors the line added after it:
  * right, and no risk (Debian's vs6624-disable.patch, 5.10 <-> 6.1).
  */
+/* The hunk of patch lands on orig with fuzz, a risk or not; with a risk
+ * its reason holds what, else the result does. */
+static void fuzz_case(const char *orig, const char *patch, bool risk,
+		      const char *what)
+{
+	struct apply_file_result res;
+	struct tdiff d;
+
+	apply_no_3way(&res, &d, orig, patch);
+	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
+	assert_int_equal(res.hunks[0].risk, risk);
+	assert_non_null(strstr(risk ? res.hunks[0].reason : res.out.ptr, what));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
 /*
  * A fuzzed insertion whose dropped context stands a few lines away, with
  * the target's new lines between it and the kept context: a risk when
@@ -576,34 +592,15 @@ static void fuzz_dropped_context_nearby_needs_an_unanchored_side(void **state)
 		" \tselect HAVE_KVM_IRQCHIP\n"
 		" \tselect HAVE_KVM_IRQ_ROUTING\n"
 		" \tselect HAVE_KVM_MSI\n";
-	struct apply_file_result res;
-	struct tdiff d;
-
 	(void)state;
-	apply_no_3way(&res, &d, blank_orig, blank_patch);
-	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
-	assert_true(res.hunks[0].risk);
-	assert_non_null(strstr(res.hunks[0].reason, "dropped stands at line 3, "
-					       "apart from the rest"));
-	apply_file_result_release(&res);
-	tdiff_release(&d);
-
-	apply_no_3way(&res, &d, mod_orig, mod_patch);
-	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
-	assert_false(res.hunks[0].risk);
-	assert_non_null(strstr(res.out.ptr, "MODULE_LICENSE(\"GPL\");\n"
-					    "MODULE_SOFTDEP("));
-	apply_file_result_release(&res);
-	tdiff_release(&d);
-
+	fuzz_case(blank_orig, blank_patch, true,
+		  "dropped stands at line 3, apart from the rest");
+	fuzz_case(mod_orig, mod_patch, false,
+		  "MODULE_LICENSE(\"GPL\");\nMODULE_SOFTDEP(");
 	/* the side is no longer whole over there either: no second place */
-	apply_no_3way(&res, &d, kvm_orig, kvm_patch);
-	assert_int_equal(res.hunks[0].rule, RULE_FUZZ);
-	assert_false(res.hunks[0].risk);
-	assert_non_null(strstr(res.out.ptr, "PPC_E500\n\tdepends on !PREEMPT_RT\n"
-					    "\tselect HAVE_KVM_IRQCHIP\n"));
-	apply_file_result_release(&res);
-	tdiff_release(&d);
+	fuzz_case(kvm_orig, kvm_patch, false,
+		  "PPC_E500\n\tdepends on !PREEMPT_RT\n"
+		  "\tselect HAVE_KVM_IRQCHIP\n");
 }
 
 static void fuzz_kept_unique_anchor_is_no_risk(void **state)
