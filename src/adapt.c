@@ -666,6 +666,23 @@ static size_t side_elsewhere(const struct tlines *t, const struct span *v,
 	return at;
 }
 
+/* The lines change g removes (rm, g->nr_old of them) stand once in
+ * func, between the other hunks: g->at. */
+static bool removed_once(struct change *g, const struct adapt_in *in,
+			 const struct tlines *t, const struct span *rm,
+			 const char *func)
+{
+	size_t hits = 0;
+
+	for (size_t p = 0; p + g->nr_old <= t->nr && hits < 2; p++)
+		if (block_at(t, rm, g->nr_old, p) && in_window(in, p) &&
+		    in_function(in->old, t, p, func)) {
+			g->at = p;
+			hits++;
+		}
+	return hits == 1;
+}
+
 /* Anchor change g (its context runs from hunk line from to line to). */
 static bool anchor_change(struct change *g, const struct adapt_in *in,
 			  const struct tlines *t, size_t from, size_t to)
@@ -691,16 +708,8 @@ static bool anchor_change(struct change *g, const struct adapt_in *in,
 	}
 	g->nr_old = nr_rm;
 	if (nr_rm) {
-		size_t hits = 0;
-
-		for (size_t p = 0; sig && p + nr_rm <= t->nr && hits < 2; p++)
-			if (block_at(t, rm, nr_rm, p) && in_window(in, p) &&
-			    in_function(in->old, t, p, func)) {
-				g->at = p;
-				hits++;
-			}
 		g->how = HOW_REMOVED;
-		ok = hits == 1;
+		ok = sig && removed_once(g, in, t, rm, func);
 		goto out;
 	}
 	if (added_there(t, h, g->lo, g->hi, in->path))

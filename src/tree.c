@@ -1040,19 +1040,38 @@ static void win_add_hunk_numbers(struct buf *out, size_t s1, size_t c1,
 	buf_adds(out, " @@");
 }
 
+/* A text to diff and the id of its blob. */
+struct win_text {
+	struct span text;
+	const git_oid *id;
+};
+
+/* A window of two texts a and b: what diff_window() works out. */
+struct win {
+	struct span a, b;
+	size_t ws, ea, eb;     /* the window: a[ws..ea), b[ws..eb) */
+	size_t *la, *lb;       /* its lines' starts (win_lines()) */
+	size_t wla, wlb;       /* its lines */
+	size_t pre, suf;       /* its common first and last lines */
+	size_t top, below;     /* lines of a above and below it */
+	size_t padn;           /* copies of middle lines put after it */
+	struct span above;     /* the function line above it */
+	char ida[GIT_OID_HEXSZ + 1], idb[GIT_OID_HEXSZ + 1];
+};
+
 /*
  * Move the window's diff text back to the whole file: the ids of the
- * whole texts on the index line, hunk headers off by `top` lines and the
+ * whole texts on the index line, hunk headers off by w->top lines and the
  * function lines the window could not see.  False when a hunk touches an
  * edge of the window that is not the file's, or the text is not of the
  * form expected.
  */
-static bool win_rewrite(struct buf *out, struct span diff, const char *ida,
-			const char *idb, size_t top, bool cut_below, size_t wa,
-			size_t wb, struct span above)
+static bool win_rewrite(struct buf *out, struct span diff,
+			const struct win *w)
 {
 	const char *p = diff.ptr, *end = diff.ptr + diff.len;
 	bool header = true, hunks = false;
+	bool cut_below = w->below > 0 || w->padn > 0;
 	struct buf num = BUF_INIT;
 
 	while (p < end) {
@@ -1069,7 +1088,7 @@ static bool win_rewrite(struct buf *out, struct span diff, const char *ida,
 			if (!dots || !sp || dots > sp || sp - dots != 9 ||
 			    dots - l.ptr != 13)
 				goto no;
-			buf_addf(out, "index %s..%s", ida, idb);
+			buf_addf(out, "index %s..%s", w->ida, w->idb);
 			buf_add(out, sp, (size_t)(l.ptr + l.len - sp));
 			continue;
 		}
@@ -1094,19 +1113,19 @@ static bool win_rewrite(struct buf *out, struct span diff, const char *ida,
 		f2 = c2 ? s2 - 1 : s2;
 		if (!c1 && !c2)
 			goto no;
-		if (top && (f1 == 0 || f2 == 0))
+		if (w->top && (f1 == 0 || f2 == 0))
 			goto no;
-		if (cut_below && (f1 + c1 >= wa || f2 + c2 >= wb))
+		if (cut_below && (f1 + c1 >= w->wla || f2 + c2 >= w->wlb))
 			goto no;
 		buf_reset(&num);
-		win_add_hunk_numbers(&num, s1 + top, c1, s2 + top, c2);
+		win_add_hunk_numbers(&num, s1 + w->top, c1, s2 + w->top, c2);
 		/* xdiff's header buffer holds 128 bytes with the function */
 		if (num.len > 45)
 			goto no;
 		buf_addspan(out, (struct span){ num.ptr, num.len });
-		if (rest.len == 1 && rest.ptr[0] == '\n' && above.len) {
+		if (rest.len == 1 && rest.ptr[0] == '\n' && w->above.len) {
 			buf_addc(out, ' ');
-			buf_addspan(out, above);
+			buf_addspan(out, w->above);
 			buf_addc(out, '\n');
 		} else {
 			buf_addspan(out, rest);
@@ -1119,146 +1138,194 @@ no:
 	return false;
 }
 
-/*
- * The diff of a[0..na) to b[0..nb) (ids ia, ib) from a window around
- * what changed, into out as libgit2 writes the whole diff (modes not yet
- * put in).  1 when written, 0 when the window cannot give the same text
- * (out unchanged), or an error.
- */
-static int diff_window(struct buf *out, const char *path, struct span a,
-		       const git_oid *ia, struct span b, const git_oid *ib,
-		       struct err *err)
+/* The window around what changed: false when none pays or can serve. */
+static bool win_bounds(struct win *w)
 {
-	size_t na = a.len, nb = b.len, d, ls, c, pa, pb, ws, ea, eb;
-	size_t top = 0, below = 0, *la = NULL, *lb = NULL, wla, wlb, pre, suf;
-	size_t *ent_a = NULL, *ent_b = NULL, lim, padn = 0;
+	const char *a = w->a.ptr, *b = w->b.ptr;
+	size_t na = w->a.len, nb = w->b.len, d, ls, c, pa, pb;
+
+	if (na < WIN_MIN_BYTES || nb < WIN_MIN_BYTES ||
+	    memchr(a, 0, na < WIN_NUL_BYTES ? na : WIN_NUL_BYTES) ||
+	    memchr(b, 0, nb < WIN_NUL_BYTES ? nb : WIN_NUL_BYTES))
+		return false;
+	d = common_prefix(a, b, na < nb ? na : nb);
+	if (d == na && d == nb)
+		return false;
+	/* the first line that differs starts at ls in both */
+	ls = 0;
+	if (d) {
+		const char *nl = memrchr(a, '\n', d);
+		ls = nl ? (size_t)(nl - a) + 1 : 0;
+	}
+	/* the last lines in common, not reaching above ls (xdl_trim_ends) */
+	c = common_suffix(a, na, b, nb, (na < nb ? na : nb) - ls);
+	pa = na - c;
+	pb = nb - c;
+	if (!((pa == 0 || a[pa - 1] == '\n') && (pb == 0 || b[pb - 1] == '\n'))) {
+		const char *nl = memchr(a + pa, '\n', na - pa);
+		pa = nl ? (size_t)(nl - a) + 1 : na;
+	}
+	/* the window: WIN_MARGIN more lines each side */
+	w->ws = ls;
+	for (int k = 0; k < WIN_MARGIN && w->ws; k++) {
+		const char *nl = w->ws > 1 ? memrchr(a, '\n', w->ws - 1) : NULL;
+		w->ws = nl ? (size_t)(nl - a) + 1 : 0;
+	}
+	w->ea = pa;
+	for (int k = 0; k < WIN_MARGIN && w->ea < na; k++) {
+		const char *nl = memchr(a + w->ea, '\n', na - w->ea);
+		w->ea = nl ? (size_t)(nl - a) + 1 : na;
+	}
+	w->eb = nb - (na - w->ea);
+	/* a window of most of the text gains little */
+	if (w->ea < w->ws || w->eb < w->ws || (w->ea - w->ws) > na / 4 * 3 ||
+	    (w->eb - w->ws) > nb / 4 * 3)
+		return false;
+	return !memchr(a + w->ws, 0, w->ea - w->ws < WIN_NUL_BYTES
+					     ? w->ea - w->ws : WIN_NUL_BYTES) &&
+	       !memchr(b + w->ws, 0, w->eb - w->ws < WIN_NUL_BYTES
+					     ? w->eb - w->ws : WIN_NUL_BYTES);
+}
+
+/* The window's lines and its middle (what xdl_trim_ends leaves). */
+static void win_middle(struct win *w)
+{
+	const char *a = w->a.ptr + w->ws, *b = w->b.ptr + w->ws;
+	size_t *la, *lb, lim;
+
+	w->wla = win_lines(&w->la, a, w->ea - w->ws);
+	w->wlb = win_lines(&w->lb, b, w->eb - w->ws);
+	la = w->la;
+	lb = w->lb;
+	lim = w->wla < w->wlb ? w->wla : w->wlb;
+	for (w->pre = 0; w->pre < lim; w->pre++)
+		if (la[w->pre + 1] - la[w->pre] != lb[w->pre + 1] - lb[w->pre] ||
+		    memcmp(a + la[w->pre], b + lb[w->pre],
+			   la[w->pre + 1] - la[w->pre]))
+			break;
+	for (w->suf = 0; w->suf < lim - w->pre; w->suf++) {
+		size_t i = w->wla - 1 - w->suf, j = w->wlb - 1 - w->suf;
+
+		if (la[i + 1] - la[i] != lb[j + 1] - lb[j] ||
+		    memcmp(a + la[i], b + lb[j], la[i + 1] - la[i]))
+			break;
+	}
+}
+
+/* The entries of the middle lines of one side, marked as such; and how
+ * often each of them occurs in that window. */
+static size_t *win_side(struct win_table *t, const char *text,
+			const size_t *l, size_t nl, const struct win *w,
+			bool side_a)
+{
+	size_t *ent = xmalloc((nl - w->pre - w->suf + 1) * sizeof(*ent));
+
+	for (size_t i = w->pre; i < nl - w->suf; i++) {
+		ent[i - w->pre] = win_find(t, text + l[i], l[i + 1] - l[i], true);
+		if (side_a)
+			t->e[ent[i - w->pre]].mid_a = true;
+		else
+			t->e[ent[i - w->pre]].mid_b = true;
+	}
+	return ent;
+}
+
+static void win_count_window(struct win_table *t, const char *text,
+			     const size_t *l, size_t nl, bool side_a)
+{
+	for (size_t i = 0; i < nl; i++) {
+		size_t k = win_find(t, text + l[i], l[i + 1] - l[i], false);
+
+		if (k != SIZE_MAX && side_a)
+			t->e[k].in_a++;
+		else if (k != SIZE_MAX)
+			t->e[k].in_b++;
+	}
+}
+
+/*
+ * How often each middle line occurs, in the windows and outside; the
+ * padding (w->padn) that keeps xdiff's choice of the lines it keeps the
+ * whole texts'.  False when that choice differs or the window does not
+ * pay.
+ */
+static bool win_counts(struct win *w, struct win_table *t)
+{
+	const char *a = w->a.ptr, *b = w->b.ptr;
+	size_t na = w->a.len, *ent_a, *ent_b;
+	bool ok = false;
+
+	t->mask = 1;
+	while (t->mask < 2 * (w->wla + w->wlb) + 16)
+		t->mask <<= 1;
+	t->slot = xcalloc(t->mask, sizeof(*t->slot));
+	t->mask--;
+	ent_a = win_side(t, a + w->ws, w->la, w->wla, w, true);
+	ent_b = win_side(t, b + w->ws, w->lb, w->wlb, w, false);
+	win_count_window(t, a + w->ws, w->la, w->wla, true);
+	win_count_window(t, b + w->ws, w->lb, w->wlb, false);
+	win_count_outside(t, a, w->ws, &w->top);
+	win_count_outside(t, a + w->ea, na - w->ea, &w->below);
+	/* no padding after a last line without its newline */
+	if (w->ea > w->ws && w->eb > w->ws && a[w->ea - 1] == '\n' &&
+	    b[w->eb - 1] == '\n')
+		w->padn = win_padding(t, w->wla, w->wlb,
+				      w->top + w->wla + w->below,
+				      w->top + w->wlb + w->below);
+	/* more copies than lines left out: the whole diff is cheaper */
+	if (w->padn <= w->top + w->below &&
+	    win_same_keep(t, ent_a, w->wla - w->pre - w->suf, true,
+			  w->wla + w->padn, w->top + w->wla + w->below) &&
+	    win_same_keep(t, ent_b, w->wlb - w->pre - w->suf, false,
+			  w->wlb + w->padn, w->top + w->wlb + w->below))
+		ok = true;
+	free(ent_a);
+	free(ent_b);
+	return ok;
+}
+
+/* The window's texts, a and b, with the padding after each. */
+static void win_texts(struct buf *wa, struct buf *wb, const struct win *w,
+		      const struct win_table *t)
+{
+	buf_add(wa, w->a.ptr + w->ws, w->ea - w->ws);
+	buf_add(wb, w->b.ptr + w->ws, w->eb - w->ws);
+	for (size_t i = 0; i < t->nr && w->padn; i++)
+		for (size_t k = 0; k < t->e[i].pad; k++) {
+			buf_add(wa, t->e[i].p, t->e[i].n);
+			buf_add(wb, t->e[i].p, t->e[i].n);
+		}
+}
+
+/*
+ * The diff of ta to tb (texts and ids) from a window around what changed, into
+ * out as libgit2 writes the whole diff (modes not yet put in).  1 when
+ * written, 0 when the window cannot give the same text (out unchanged),
+ * or an error.
+ */
+static int diff_window(struct buf *out, const char *path,
+		       struct win_text ta, struct win_text tb, struct err *err)
+{
+	struct span a = ta.text, b = tb.text;
+	struct win w = { .a = a, .b = b, .above = { a.ptr, 0 } };
 	struct win_table t = { 0 };
 	struct buf wa = BUF_INIT, wb = BUF_INIT;
 	git_patch *patch = NULL;
 	git_buf text = GIT_BUF_INIT;
 	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
-	char ha[GIT_OID_HEXSZ + 1], hb[GIT_OID_HEXSZ + 1];
-	struct span above = { a.ptr, 0 };
+	size_t len = out->len;
 	int rc = 0;
 
-	if (na < WIN_MIN_BYTES || nb < WIN_MIN_BYTES ||
-	    memchr(a.ptr, 0, na < WIN_NUL_BYTES ? na : WIN_NUL_BYTES) ||
-	    memchr(b.ptr, 0, nb < WIN_NUL_BYTES ? nb : WIN_NUL_BYTES))
+	if (!win_bounds(&w))
 		return 0;
-	d = common_prefix(a.ptr, b.ptr, na < nb ? na : nb);
-	if (d == na && d == nb)
-		return 0;
-	/* the first line that differs starts at ls in both */
-	ls = 0;
-	if (d) {
-		const char *nl = memrchr(a.ptr, '\n', d);
-		ls = nl ? (size_t)(nl - a.ptr) + 1 : 0;
-	}
-	/* the last lines in common, not reaching above ls (xdl_trim_ends) */
-	c = common_suffix(a.ptr, na, b.ptr, nb, (na < nb ? na : nb) - ls);
-	pa = na - c;
-	pb = nb - c;
-	if (!((pa == 0 || a.ptr[pa - 1] == '\n') &&
-	      (pb == 0 || b.ptr[pb - 1] == '\n'))) {
-		const char *nl = memchr(a.ptr + pa, '\n', na - pa);
-		pa = nl ? (size_t)(nl - a.ptr) + 1 : na;
-	}
-	/* the window: WIN_MARGIN more lines each side */
-	ws = ls;
-	for (int k = 0; k < WIN_MARGIN && ws; k++) {
-		const char *nl = ws > 1 ? memrchr(a.ptr, '\n', ws - 1) : NULL;
-		ws = nl ? (size_t)(nl - a.ptr) + 1 : 0;
-	}
-	ea = pa;
-	for (int k = 0; k < WIN_MARGIN && ea < na; k++) {
-		const char *nl = memchr(a.ptr + ea, '\n', na - ea);
-		ea = nl ? (size_t)(nl - a.ptr) + 1 : na;
-	}
-	eb = nb - (na - ea);
-	/* a window of most of the text gains little */
-	if (ea < ws || eb < ws || (ea - ws) > na / 4 * 3 ||
-	    (eb - ws) > nb / 4 * 3)
-		return 0;
-	if (memchr(a.ptr + ws, 0,
-		   ea - ws < WIN_NUL_BYTES ? ea - ws : WIN_NUL_BYTES) ||
-	    memchr(b.ptr + ws, 0,
-		   eb - ws < WIN_NUL_BYTES ? eb - ws : WIN_NUL_BYTES))
-		return 0;
-
-	/* the window's lines and its middle (what xdl_trim_ends leaves) */
-	wla = win_lines(&la, a.ptr + ws, ea - ws);
-	wlb = win_lines(&lb, b.ptr + ws, eb - ws);
-	lim = wla < wlb ? wla : wlb;
-	for (pre = 0; pre < lim; pre++)
-		if (la[pre + 1] - la[pre] != lb[pre + 1] - lb[pre] ||
-		    memcmp(a.ptr + ws + la[pre], b.ptr + ws + lb[pre],
-			   la[pre + 1] - la[pre]))
-			break;
-	for (suf = 0; suf < lim - pre; suf++) {
-		size_t i = wla - 1 - suf, j = wlb - 1 - suf;
-
-		if (la[i + 1] - la[i] != lb[j + 1] - lb[j] ||
-		    memcmp(a.ptr + ws + la[i], b.ptr + ws + lb[j],
-			   la[i + 1] - la[i]))
-			break;
-	}
-
-	/* how often each middle line occurs, in the windows and outside */
-	t.mask = 1;
-	while (t.mask < 2 * (wla + wlb) + 16)
-		t.mask <<= 1;
-	t.slot = xcalloc(t.mask, sizeof(*t.slot));
-	t.mask--;
-	ent_a = xmalloc((wla - pre - suf + 1) * sizeof(*ent_a));
-	ent_b = xmalloc((wlb - pre - suf + 1) * sizeof(*ent_b));
-	for (size_t i = pre; i < wla - suf; i++) {
-		ent_a[i - pre] = win_find(&t, a.ptr + ws + la[i],
-					  la[i + 1] - la[i], true);
-		t.e[ent_a[i - pre]].mid_a = true;
-	}
-	for (size_t i = pre; i < wlb - suf; i++) {
-		ent_b[i - pre] = win_find(&t, b.ptr + ws + lb[i],
-					  lb[i + 1] - lb[i], true);
-		t.e[ent_b[i - pre]].mid_b = true;
-	}
-	for (size_t i = 0; i < wla; i++) {
-		size_t k = win_find(&t, a.ptr + ws + la[i], la[i + 1] - la[i],
-				    false);
-		if (k != SIZE_MAX)
-			t.e[k].in_a++;
-	}
-	for (size_t i = 0; i < wlb; i++) {
-		size_t k = win_find(&t, b.ptr + ws + lb[i], lb[i + 1] - lb[i],
-				    false);
-		if (k != SIZE_MAX)
-			t.e[k].in_b++;
-	}
-	win_count_outside(&t, a.ptr, ws, &top);
-	win_count_outside(&t, a.ptr + ea, na - ea, &below);
-	/* no padding after a last line without its newline */
-	if (ea > ws && eb > ws && a.ptr[ea - 1] == '\n' && b.ptr[eb - 1] == '\n')
-		padn = win_padding(&t, wla, wlb, top + wla + below,
-				   top + wlb + below);
-	/* more copies than lines left out: the whole diff is cheaper */
-	if (padn > top + below)
+	win_middle(&w);
+	if (!win_counts(&w, &t))
 		goto out;
-	if (!win_same_keep(&t, ent_a, wla - pre - suf, true, wla + padn,
-			   top + wla + below) ||
-	    !win_same_keep(&t, ent_b, wlb - pre - suf, false, wlb + padn,
-			   top + wlb + below))
-		goto out;
-	buf_add(&wa, a.ptr + ws, ea - ws);
-	buf_add(&wb, b.ptr + ws, eb - ws);
-	for (size_t i = 0; i < t.nr && padn; i++)
-		for (size_t k = 0; k < t.e[i].pad; k++) {
-			buf_add(&wa, t.e[i].p, t.e[i].n);
-			buf_add(&wb, t.e[i].p, t.e[i].n);
-		}
-
-	if (top)
-		above = win_func_above(a.ptr, ws);
-	for (size_t i = 0; i < above.len; i++)
-		if ((unsigned char)above.ptr[i] >= 0x80)
+	win_texts(&wa, &wb, &w, &t);
+	if (w.top)
+		w.above = win_func_above(a.ptr, w.ws);
+	for (size_t i = 0; i < w.above.len; i++)
+		if ((unsigned char)w.above.ptr[i] >= 0x80)
 			goto out;
 	o.flags |= GIT_DIFF_SHOW_BINARY;
 	if (git_patch_from_buffers(&patch, wa.ptr, wa.len, path, wb.ptr,
@@ -1268,18 +1335,12 @@ static int diff_window(struct buf *out, const char *path, struct span a,
 			     git_text());
 		goto out;
 	}
-	git_oid_tostr(ha, 8, ia);
-	git_oid_tostr(hb, 8, ib);
-	{
-		size_t len = out->len;
-
-		if (win_rewrite(out, (struct span){ text.ptr, text.size }, ha,
-				hb, top, below > 0 || padn > 0, wla, wlb,
-				above))
-			rc = 1;
-		else
-			buf_truncate(out, len);
-	}
+	git_oid_tostr(w.ida, 8, ta.id);
+	git_oid_tostr(w.idb, 8, tb.id);
+	if (win_rewrite(out, (struct span){ text.ptr, text.size }, &w))
+		rc = 1;
+	else
+		buf_truncate(out, len);
 out:
 	git_buf_dispose(&text);
 	git_patch_free(patch);
@@ -1287,10 +1348,8 @@ out:
 	buf_release(&wb);
 	free(t.e);
 	free(t.slot);
-	free(ent_a);
-	free(ent_b);
-	free(la);
-	free(lb);
+	free(w.la);
+	free(w.lb);
 	return rc;
 }
 
@@ -1371,13 +1430,14 @@ static int diff_blobs(struct buf *out, const char *path, struct blob_side sa,
 	if (window && a && b && (ma & 0170000) == 0100000 &&
 	    (mb & 0170000) == 0100000 && diff_attr_unset(a, path)) {
 		struct buf w = BUF_INIT;
-		struct span ta = { git_blob_rawcontent(a),
-				   (size_t)git_blob_rawsize(a) };
-		struct span tb = { git_blob_rawcontent(b),
-				   (size_t)git_blob_rawsize(b) };
+		struct win_text ta = { { git_blob_rawcontent(a),
+					 (size_t)git_blob_rawsize(a) },
+				       git_blob_id(a) };
+		struct win_text tb = { { git_blob_rawcontent(b),
+					 (size_t)git_blob_rawsize(b) },
+				       git_blob_id(b) };
 
-		error = diff_window(&w, path, ta, git_blob_id(a), tb,
-				    git_blob_id(b), err);
+		error = diff_window(&w, path, ta, tb, err);
 		if (error > 0)
 			add_with_modes(out, w.ptr, w.len, ma, mb);
 		buf_release(&w);
@@ -1411,7 +1471,9 @@ int tree_diff_texts(struct buf *out, const char *path, struct span a,
 	    git_odb_hash(&ib, b.ptr, b.len, GIT_OBJECT_BLOB) < 0)
 		return err_set(err, ERR_IO, "cannot hash '%s': %s", path,
 			       git_text());
-	if (window && (error = diff_window(out, path, a, &ia, b, &ib, err)))
+	if (window && (error = diff_window(out, path,
+					   (struct win_text){ a, &ia },
+					   (struct win_text){ b, &ib }, err)))
 		return error;
 	o.flags |= GIT_DIFF_SHOW_BINARY;
 	if (git_patch_from_buffers(&patch, a.ptr, a.len, path, b.ptr, b.len,
