@@ -825,6 +825,11 @@ static void how_text(struct buf *b, const struct change *g)
 	}
 	if (!g->other_hits)
 		buf_addf(b, " (the context %s it is gone)", other);
+	else if (g->other_hits == 1 &&
+		 g->other_at == (g->how == HOW_AFTER ? g->at + 1 : g->at))
+		/* the next definition's first lines, say: beside it */
+		buf_addf(b, " (the context %s it stands right there, outside "
+			    "the function)", other);
 	else if (g->other_hits == 1)
 		buf_addf(b, " (the context %s it stands apart, at line %zu)",
 			 other, g->other_at);

@@ -278,6 +278,47 @@ static void drift_change_says_where_the_other_side_stands(void **state)
 		"\n"
 		"#if defined(CONFIG_SECURITY) && defined(CONFIG_WATCH_QUEUE)\n"
 		"#endif\n";
+	/* the next definition follows right there, its second line
+	 * changed: beside the insertion, not apart from it */
+	static const char patch_next[] =
+		"--- a/x.c\n"
+		"+++ b/x.c\n"
+		"@@ -1,15 +1,17 @@\n"
+		" int first_value(void)\n"
+		" {\n"
+		" \tsetup_first();\n"
+		"+\tadded_one();\n"
+		" \tstep_a();\n"
+		" \tstep_b();\n"
+		" \tstep_c();\n"
+		" \tstep_d();\n"
+		" \tstep_e();\n"
+		" \tstep_f();\n"
+		" \treturn first_thing();\n"
+		" }\n"
+		" \n"
+		"+int added_value(void);\n"
+		" int second_value(void)\n"
+		" {\n"
+		" \treturn second_old();\n";
+	static const char target_next[] =
+		"int first_value(void)\n"
+		"{\n"
+		"\tsetup_first();\n"
+		"\tstep_a();\n"
+		"\tstep_b();\n"
+		"\tstep_c();\n"
+		"\tstep_new();\n"
+		"\tstep_d();\n"
+		"\tstep_e();\n"
+		"\tstep_f();\n"
+		"\treturn first_thing();\n"
+		"}\n"
+		"\n"
+		"int second_value(void)\n"
+		"{\n"
+		"\treturn second_thing();\n"
+		"}\n";
 	struct tpatch t;
 	struct adaptation *a;
 
@@ -290,6 +331,16 @@ static void drift_change_says_where_the_other_side_stands(void **state)
 	assert_non_null(strstr(a->note, "at line 5 after the context before "
 					"it (the context after it stands "
 					"apart, at line 9)"));
+	adaptation_free(a);
+	patch_release(&t.p);
+
+	tpatch_parse(&t, patch_next);
+	drift(&a, &t, target_next, NULL);
+	assert_non_null(a);
+	assert_non_null(strstr(a->adapted, " \n+int added_value(void);\n"
+					   " int second_value(void)\n"));
+	assert_non_null(strstr(a->note, "(the context after it stands "
+					"right there, outside the function)"));
 	adaptation_free(a);
 	patch_release(&t.p);
 }
