@@ -21,9 +21,11 @@
  * with a letter or '_' (jump labels skipped) is the line the section shows,
  * compared as a prefix since git cuts sections at 80 bytes and diff -p at
  * 40, or defines the same complete name.  A hunk whose kept leading context
- * holds such a line itself needs no section.  Sections that are labels,
- * declarations ("...;", "extern ...") or in files without functions (only
- * .c, .h and Kconfig files have them) name nothing.
+ * holds such a line itself needs no section, nor does an image whose
+ * changed lines hold a function's first line (that line places it).
+ * Sections that are labels, declarations ("...;", "extern ...") or in
+ * files without functions (only .c, .h and Kconfig files have them) name
+ * nothing.
  *
  * Stricter than GNU patch, so as never to be silently wrong:
  *  - a fuzzed match must keep context on both sides of an insertion and a
@@ -111,6 +113,8 @@ struct pat {
 	bool func_whole;    /* func is not cut short ("foo(" was seen) */
 	long anchor;        /* last funcname line of the leading context, or
 			     * -1: the hunk shows its function itself */
+	bool def_pre, def_post; /* a changed line of that image is a
+				 * function's first line: it places it */
 	bool alias_done;    /* similar looked for */
 	char *alias;        /* the target's function like func, when the
 			     * target lacks func */
@@ -597,6 +601,25 @@ static bool has_functions(const char *path)
 }
 
 /*
+ * One of image's changed lines (those between lead and trail context
+ * lines) starts a definition, such as "int f(...)" or "config FOO": the
+ * image stands where that line does, whatever the header's section names
+ * above it.
+ */
+static bool changes_a_definition(const struct lines *image, size_t lead,
+				 size_t trail)
+{
+	for (size_t i = lead; i + trail < image->nr; i++) {
+		const struct line *l = &image->v[i];
+
+		if (funcname_line(l->ptr, l->len) && !label_line(l->ptr, l->len) &&
+		    !ends_with_semicolon(l))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The function a hunk header names, or NULL: none for an empty section, a
  * jump label (git's default rule takes "out:"), a declaration
  * ("module_init(foo);", "extern ...", a prototype: it encloses nothing),
@@ -664,6 +687,8 @@ static void pat_init(struct pat *p, const struct patch_hunk *h,
 		if (funcname_line(p->pre.v[i].ptr, p->pre.v[i].len) &&
 		    !label_line(p->pre.v[i].ptr, p->pre.v[i].len))
 			p->anchor = (long)i;
+	p->def_pre = changes_a_definition(&p->pre, p->lead, p->trail);
+	p->def_post = changes_a_definition(&p->post, p->lead, p->trail);
 	p->func = section_func(h->section, path, &p->func_whole);
 }
 
@@ -852,7 +877,7 @@ static void add_cand(struct engine *e, const struct pat *p, bool post,
 	 * hunk by itself; the section only names the line above the hunk */
 	out->v[out->nr].in_func =
 		(p->anchor >= 0 && (size_t)p->anchor >= lv->pfx) ||
-		in_func(e, p, pos);
+		(post ? p->def_post : p->def_pre) || in_func(e, p, pos);
 	out->v[out->nr].dist = distance(pos, exp);
 	out->nr++;
 }
@@ -1650,6 +1675,40 @@ struct choice {
 	const struct cands *pre, *post; /* every candidate at fuzz f */
 };
 
+/* Whether one of hunk k's significant added lines stands once in the
+ * target. */
+static bool adds_a_line_found_once(const struct engine *e, size_t k)
+{
+	const struct patch_hunk *h = e->pats[k].h;
+
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		struct line l = { h->lines[i].text.ptr, h->lines[i].text.len,
+				  !h->lines[i].no_eol, 0 };
+
+		l.hash = line_hash(l.ptr, l.len, l.eol);
+		if (h->lines[i].kind == '+' && significant(&l) &&
+		    count_in_target(e, &l) == 1)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether preimage candidate pre, found with the fuzz of postimage
+ * candidate post, is the echo of hunk k's own added lines: it starts
+ * inside the lines where the postimage stands (the added lines end as the
+ * leading context does), and one of the significant added lines stands
+ * once in the file, so that taking pre would add it a second time inside
+ * its own copy.  Not a second reading of the hunk.
+ */
+static bool echo_of_added(const struct engine *e, size_t k,
+			  const struct cand *post, const struct cand *pre)
+{
+	return pre->pos > post->pos &&
+	       pre->pos < post->pos + e->pats[k].post.nr &&
+	       adds_a_line_found_once(e, k);
+}
+
 /*
  * The preimage candidate's added lines already stand right beside it,
  * fuzzed or as a whole block (two or more significant lines, one unique
@@ -1676,7 +1735,11 @@ static bool settle_present(struct engine *e, size_t k,
 	if (at < 0 || !(ch->f || sig >= 2))
 		return false;
 	r->rule = RULE_ALREADY;
+	/* no second reading when c is the echo of the added lines where
+	 * the postimage stands with the same fuzz */
 	r->risk = true;
+	for (size_t i = 0; r->risk && i < ch->post->nr; i++)
+		r->risk = !echo_of_added(e, k, &ch->post->v[i], c);
 	if (ch->f)
 		buf_addf(&again, "fuzz %u would", ch->f);
 	else
@@ -1743,6 +1806,24 @@ static void flag_other_function(struct engine *e, size_t k, size_t pos)
 }
 
 /*
+ * The nearest of the preimage candidates pre (found with the fuzz of
+ * postimage candidate post) that is not the echo of hunk k's added
+ * lines, or NULL.
+ */
+static const struct cand *other_reading(const struct engine *e, size_t k,
+					const struct cand *post,
+					const struct cands *pre)
+{
+	const struct cand *best = NULL;
+
+	for (size_t i = 0; i < pre->nr; i++)
+		if (!echo_of_added(e, k, post, &pre->v[i]) &&
+		    (!best || cand_nearer(&pre->v[i], best)))
+			best = &pre->v[i];
+	return best;
+}
+
+/*
  * Whether the place is a risk, and why: each reading of the hunk that is
  * as plausible as the one taken (its dropped context elsewhere, a
  * definition the target has, another function, a nearer match, the
@@ -1802,13 +1883,17 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 		add_reason(r, "the postimage is already present at line %zu",
 			   o->pos + 1);
 	}
-	if (c->post && near) {
+	if (c->post && (o = other_reading(e, k, c, ch->pre))) {
 		r->risk = true;
 		add_reason(r, "the preimage also matches at line %zu",
-			   near->pos + 1);
-	} else if (c->post || r->rule != RULE_EXACT) {
+			   o->pos + 1);
+	} else if ((c->post && (ch->f || !adds_a_line_found_once(e, k))) ||
+		   (!c->post && r->rule != RULE_EXACT)) {
 		/* the other image, fuzzier: GNU patch would take a fuzzy
-		 * preimage; a fuzzy postimage says "applied already?" */
+		 * preimage; a fuzzy postimage says "applied already?".  Not
+		 * against a whole postimage adding a line found once: it is
+		 * there, and the fuzzier preimage is where GNU patch would
+		 * add that line a second time */
 		struct cands tmp = { NULL, 0, 0 };
 		unsigned at = 0;
 		const struct cand *fz = more_fuzz(e, k, !c->post, ch->f,

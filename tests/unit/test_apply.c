@@ -1029,6 +1029,119 @@ static void added_block_beside_an_exact_match_is_already_applied(void **state)
 	DONE(c, res);
 }
 
+/* The hunk of patch on orig (no 3-way): already applied, a risk or not;
+ * the reason holds what (NULL: none). */
+static void already_case(const char *orig, const char *patch, bool risk,
+			 const char *what)
+{
+	struct apply_file_result res;
+	struct tdiff d;
+
+	apply_no_3way(&res, &d, orig, patch);
+	if (res.hunks[0].rule != RULE_ALREADY)
+		fail_msg("rule %s: %s", apply_rule_name(res.hunks[0].rule),
+			 res.hunks[0].reason);
+	if (res.hunks[0].risk != risk)
+		fail_msg("risk %d: %s", res.hunks[0].risk, res.hunks[0].reason);
+	if (what && !strstr(res.hunks[0].reason, what))
+		fail_msg("reason: %s", res.hunks[0].reason);
+	assert_int_equal(res.out.len, strlen(orig));
+	assert_memory_equal(res.out.ptr, orig, res.out.len);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+/*
+ * A hunk that adds a sibling ending as its leading context does (a
+ * regulator node after another, both ending "vin-supply ...; };"): where
+ * the postimage stands with fuzz, the preimage matches with the same fuzz
+ * inside it, at the added lines' own tail.  That match is the added
+ * lines' echo, not a second place: taking it would add a line that
+ * stands once in the file a second time, inside its own copy.  Already
+ * applied, no risk (Debian's 6.1 ODROID-M1 and SOQuartz dts patches on
+ * 6.12, upstream there: 10 risks on right results).  A preimage match
+ * apart from the postimage, or added lines of which none stands once,
+ * stay a risk.
+ */
+static void preimage_echoed_by_the_added_lines_is_no_second_place(void **state)
+{
+	static const char patch[] =
+		"--- a/b.dts\n+++ b/b.dts\n"
+		"@@ -4,6 +4,12 @@ / {\n"
+		" \t\tmax = <5>;\n \t\tvin = <&sys>;\n \t};\n"
+		"+\n+\tb_reg {\n+\t\tname = \"b\";\n"
+		"+\t\tmax = <5>;\n+\t\tvin = <&sys>;\n+\t};\n"
+		" };\n \n &cpu0 {\n";
+#define REGS(b) "/ {\n\ta_reg {\n\t\tname = \"a\";\n" \
+	"\t\tmax = <5>;\n\t\tvin = <&sys>;\n\t};\n\n" \
+	"\tb_reg {\n\t\tname = \"" b "\";\n" \
+	"\t\tmax = <5>;\n\t\tvin = <&sys>;\n\t};\n};\n\n"
+	static const char echo[] =
+		REGS("b") "&combphy {\n\tstatus = \"okay\";\n};\n\n&cpu0 {\n};\n";
+	/* b_reg stands twice: nothing added stands once */
+	static const char twice[] =
+		REGS("b") "&combphy {\n\tstatus = \"okay\";\n};\n\n"
+		"&other {\n\tb_reg {\n\t\tname = \"b\";\n\t};\n};\n\n"
+		"&cpu0 {\n};\n";
+	/* the preimage's match apart from where the postimage stands */
+	static const char apart[] =
+		REGS("b") "&combphy {\n\tstatus = \"okay\";\n};\n\n"
+		"&c_reg {\n\t\tvin = <&sys>;\n\t};\n};\n\n&cpu0 {\n};\n";
+#undef REGS
+	/* the nearer preimage taken, the added lines found beside it: the
+	 * same echo (ODROID-M1's &i2s0_8ch, where 6.12 has pinctrl lines
+	 * after &i2s1_8ch) */
+	static const char node_patch[] =
+		"--- a/m.dts\n+++ b/m.dts\n"
+		"@@ -9,6 +9,10 @@ &foo {\n"
+		" \t};\n };\n \n"
+		"+&i2s0 {\n+\tstatus = \"okay\";\n+};\n+\n"
+		" &i2s1 {\n \tsync;\n \tstatus = \"okay\";\n";
+#define NODES(x) "&foo {\n\tstatus = \"okay\";\n\tbar {\n\t\tx;\n" \
+	"\t};\n};\n\n&i2s0 {\n\tstatus = \"okay\";\n};\n\n" \
+	"&i2s1 {\n\tpinctrl = <1>;\n\tsync;\n\tstatus = \"okay\";\n};\n" x
+	static const char node_echo[] = NODES("");
+	static const char node_twice[] =
+		NODES("\n&i2s0 {\n\tstatus = \"okay\";\n};\n");
+#undef NODES
+	(void)state;
+	already_case(echo, patch, false, NULL);
+	already_case(node_echo, node_patch, false, NULL);
+	fuzz_case(node_twice, node_patch, true,
+		  "the postimage is already present at line 5");
+	already_case(twice, patch, true, "the preimage also matches at line 10");
+	already_case(apart, patch, true, "the preimage also matches at line 19");
+}
+
+/*
+ * A whole postimage that adds a line found once in the file is the change
+ * itself: a preimage that matches only with more fuzz elsewhere is where
+ * GNU patch would add that line a second time, not a second reading
+ * (Debian's 6.1 ODROID-M1 IR receiver patch on 6.12: the preimage of its
+ * first hunk matched with fuzz 2 at the second's place).  When the added
+ * line stands twice, the postimage proves less: still a risk.
+ */
+static void whole_postimage_adding_a_line_found_once_is_no_risk(void **state)
+{
+	static const char patch[] =
+		"--- a/d.c\n+++ b/d.c\n"
+		"@@ -2,6 +2,7 @@ int eps(struct d *d)\n"
+		" {\n \tint ret;\n \n"
+		"+\tcheck_eps(d);\n"
+		" \tret = one(d);\n \tif (ret)\n \t\tgoto out;\n";
+#define EPS "int eps(struct d *d)\n{\n\tint ret;\n\n\tcheck_eps(d);\n" \
+	"\tret = one(d);\n\tif (ret)\n\t\tgoto out;\nout:\n" \
+	"\treturn ret;\n}\n\nint zeta(struct d *d)\n{\n\tint ret;\n" \
+	"\tlong x;\n\n\tret = one(d);\n\tif (ret)\n\t\treturn 0;\n"
+	static const char once[] = EPS "\treturn ret;\n}\n";
+	static const char twice[] = EPS "\tcheck_eps(d);\n\treturn ret;\n}\n";
+#undef EPS
+	(void)state;
+	already_case(once, patch, false, NULL);
+	already_case(twice, patch, true,
+		     "the preimage also matches with fuzz 2 at line 15");
+}
+
 /* "btrfs: reject encoded write if inode has nodatasum flag set" is in
  * 6.12 with its final comment; an earlier posting with another comment
  * matches exactly 80 lines down, right below the check, and GNU patch
@@ -1317,6 +1430,50 @@ static void placement_risk_when_offset_lands_in_another_function(void **state)
 	assert_int_equal(res.hunks[0].similarity, 100);
 	assert_out(&res, &c.expect);
 	DONE(c, res);
+}
+
+/*
+ * A hunk that changes a function's own first line is placed by that line:
+ * its leading context is only the tail of whatever comes above, and
+ * functions the target added there are no other place (Debian's 6.1 mana
+ * patch changing mana_start_xmit()'s return type, on 6.12 where
+ * mana_get_gso_hs() came between it and mana_map_skb(), the function the
+ * header names: a risk on a right result, forward or already applied).
+ */
+static void hunk_changing_a_definition_line_is_placed_by_it(void **state)
+{
+	static const char patch[] =
+		"--- a/x.c\n+++ b/x.c\n"
+		"@@ -4,7 +4,7 @@ static int map_skb(struct sk_buff *skb)\n"
+		" \treturn -ENOMEM;\n }\n \n"
+		"-int start_xmit(struct sk_buff *skb, struct net_device *ndev)\n"
+		"+netdev_tx_t start_xmit(struct sk_buff *skb, struct net_device *ndev)\n"
+		" {\n \tenum fmt pkt_fmt = SHORT;\n"
+		" \tstruct port *apc = priv(ndev);\n";
+#define TOP "static int map_skb(struct sk_buff *skb)\n{\n\tif (!skb)\n" \
+	"\t\treturn -EINVAL;\n\treturn -ENOMEM;\n}\n\n" \
+	"static int get_gso_hs(struct sk_buff *skb)\n{\n\tif (skb->len)\n" \
+	"\t\treturn 1;\n\treturn -ENOMEM;\n}\n\n"
+#define BODY "(struct sk_buff *skb, struct net_device *ndev)\n{\n" \
+	"\tenum fmt pkt_fmt = SHORT;\n\tstruct port *apc = priv(ndev);\n" \
+	"\treturn 0;\n}\n"
+	static const char before[] = TOP "int start_xmit" BODY;
+	static const char after[] = TOP "netdev_tx_t start_xmit" BODY;
+#undef TOP
+#undef BODY
+	struct apply_file_result res;
+	struct tdiff d;
+
+	(void)state;
+	apply_no_3way(&res, &d, before, patch);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	if (res.hunks[0].risk)
+		fail_msg("risk: %s", res.hunks[0].reason);
+	assert_int_equal(res.out.len, strlen(after));
+	assert_memory_equal(res.out.ptr, after, res.out.len);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+	already_case(after, patch, false, NULL);
 }
 
 static void
@@ -1902,6 +2059,8 @@ int main(void)
 		cmocka_unit_test(added_lines_already_there_are_not_added_twice),
 		cmocka_unit_test(applied_hunk_with_drifted_context_is_not_applied_twice),
 		cmocka_unit_test(added_block_beside_an_exact_match_is_already_applied),
+	cmocka_unit_test(preimage_echoed_by_the_added_lines_is_no_second_place),
+	cmocka_unit_test(whole_postimage_adding_a_line_found_once_is_no_risk),
 		cmocka_unit_test(removed_lines_found_when_their_context_drifted),
 		cmocka_unit_test(present_with_other_comment_at_offset_is_not_added_twice),
 		cmocka_unit_test(present_with_other_comment_at_fuzz_is_not_added_twice),
@@ -1916,6 +2075,7 @@ int main(void)
 		cmocka_unit_test(three_way_conflict_writes_diff3_markers),
 		cmocka_unit_test(three_way_conflict_without_markers_keeps_target),
 		cmocka_unit_test(placement_risk_when_offset_lands_in_another_function),
+	cmocka_unit_test(hunk_changing_a_definition_line_is_placed_by_it),
 		cmocka_unit_test(fuzz_finds_named_function_when_exact_match_is_elsewhere),
 		cmocka_unit_test(conflict_rather_than_landing_in_another_function),
 		cmocka_unit_test(without_3way_lands_like_gnu_patch_as_a_risk),
