@@ -501,13 +501,6 @@ static void fuzz_dropped_line_standing_elsewhere_is_a_risk(void **state)
 	buf_release(&big);
 }
 
-/*
- * The other side of the rule above: Kconfig entries sorted anew put the
- * entry before "config VIDEO_VS6624" elsewhere, and fuzz 2 dropped its
- * help text, which stands once in the file.  The kept "config
- * VIDEO_VS6624" stands once too and anchors the line added after it:
- * right, and no risk (Debian's vs6624-disable.patch, 5.10 <-> 6.1).
- */
 /* The hunk of patch lands on orig with fuzz, a risk or not; with a risk
  * its reason holds what, else the result does. */
 static void fuzz_case(const char *orig, const char *patch, bool risk,
@@ -603,6 +596,13 @@ static void fuzz_dropped_context_nearby_needs_an_unanchored_side(void **state)
 		  "\tselect HAVE_KVM_IRQCHIP\n");
 }
 
+/*
+ * The other side of the rule above: Kconfig entries sorted anew put the
+ * entry before "config VIDEO_VS6624" elsewhere, and fuzz 2 dropped its
+ * help text, which stands once in the file.  The kept "config
+ * VIDEO_VS6624" stands once too and anchors the line added after it:
+ * right, and no risk (Debian's vs6624-disable.patch, 5.10 <-> 6.1).
+ */
 static void fuzz_kept_unique_anchor_is_no_risk(void **state)
 {
 	static const char orig[] =
