@@ -21,8 +21,9 @@
  * with a letter or '_' (jump labels skipped) is the line the section shows,
  * compared as a prefix since git cuts sections at 80 bytes and diff -p at
  * 40, or defines the same complete name.  A hunk whose kept leading context
- * holds such a line itself needs no section, nor does an image whose
- * changed lines hold a function's first line (that line places it).
+ * holds such a line itself needs no section, nor does a match whose
+ * changed lines (or context between changes) hold such a line found once
+ * in the target (that line places it: self_place()).
  * Sections that are labels, declarations ("...;", "extern ...") or in
  * files without functions (only .c, .h and Kconfig files have them) name
  * nothing.
@@ -113,8 +114,11 @@ struct pat {
 	bool func_whole;    /* func is not cut short ("foo(" was seen) */
 	long anchor;        /* last funcname line of the leading context, or
 			     * -1: the hunk shows its function itself */
-	bool def_pre, def_post; /* a changed line of that image is a
-				 * function's first line: it places it */
+	long self_pre, self_post; /* the first line of that image between
+				   * its outer context lines that starts a
+				   * definition or declaration found once
+				   * in the target (it places the image by
+				   * itself), or -1 */
 	bool alias_done;    /* similar looked for */
 	char *alias;        /* the target's function like func, when the
 			     * target lacks func */
@@ -601,25 +605,6 @@ static bool has_functions(const char *path)
 }
 
 /*
- * One of image's changed lines (those between lead and trail context
- * lines) starts a definition, such as "int f(...)" or "config FOO": the
- * image stands where that line does, whatever the header's section names
- * above it.
- */
-static bool changes_a_definition(const struct lines *image, size_t lead,
-				 size_t trail)
-{
-	for (size_t i = lead; i + trail < image->nr; i++) {
-		const struct line *l = &image->v[i];
-
-		if (funcname_line(l->ptr, l->len) && !label_line(l->ptr, l->len) &&
-		    !ends_with_semicolon(l))
-			return true;
-	}
-	return false;
-}
-
-/*
  * The function a hunk header names, or NULL: none for an empty section, a
  * jump label (git's default rule takes "out:"), a declaration
  * ("module_init(foo);", "extern ...", a prototype: it encloses nothing),
@@ -687,8 +672,6 @@ static void pat_init(struct pat *p, const struct patch_hunk *h,
 		if (funcname_line(p->pre.v[i].ptr, p->pre.v[i].len) &&
 		    !label_line(p->pre.v[i].ptr, p->pre.v[i].len))
 			p->anchor = (long)i;
-	p->def_pre = changes_a_definition(&p->pre, p->lead, p->trail);
-	p->def_post = changes_a_definition(&p->post, p->lead, p->trail);
 	p->func = section_func(h->section, path, &p->func_whole);
 }
 
@@ -877,7 +860,7 @@ static void add_cand(struct engine *e, const struct pat *p, bool post,
 	 * hunk by itself; the section only names the line above the hunk */
 	out->v[out->nr].in_func =
 		(p->anchor >= 0 && (size_t)p->anchor >= lv->pfx) ||
-		(post ? p->def_post : p->def_pre) || in_func(e, p, pos);
+		(post ? p->self_post : p->self_pre) >= 0 || in_func(e, p, pos);
 	out->v[out->nr].dist = distance(pos, exp);
 	out->nr++;
 }
@@ -1617,6 +1600,25 @@ static long only_place(const struct engine *e, const struct line *l)
 }
 
 /*
+ * A line that is one bare block keyword of C, Kconfig or make ("#endif",
+ * "else", "endchoice", "endif", "endmenu", ...): it closes or opens some
+ * block and names no place of its own.
+ */
+static bool block_keyword(const struct line *l)
+{
+	static const char *const words[] = {
+		"#else", "#endif", "else", "do", "endchoice", "endmenu",
+		"endif", "endef", "choice", "menu", "if", NULL
+	};
+	struct span t = span_trim((struct span){ l->ptr, l->len });
+
+	for (size_t i = 0; words[i]; i++)
+		if (t.len == strlen(words[i]) && !memcmp(t.ptr, words[i], t.len))
+			return true;
+	return false;
+}
+
+/*
  * A fuzzed insertion one of whose dropped context lines (more than
  * punctuation) stands exactly once in the target, away from the landing:
  * the hunk's own neighbour is over there, so the lines may belong there
@@ -1628,7 +1630,9 @@ static long only_place(const struct engine *e, const struct line *l)
  * the entry before it dropped).  Nor when the line stands at most
  * DROPPED_SLACK lines further out on its own side than the hunk puts it:
  * that is its place, with the target's new lines between.  Returns the
- * target line, or -1; *which: the hunk line.
+ * target line, or -1; *which: the hunk line.  A bare block keyword
+ * ("endchoice", "#endif") is no neighbour: the one elsewhere closes
+ * another block.
  */
 static long dropped_line_elsewhere(const struct engine *e,
 				   const struct pat *p, const struct cand *c,
@@ -1648,6 +1652,7 @@ static long dropped_line_elsewhere(const struct engine *e,
 		if (j == lv.pfx && lv.pfx + lv.sfx < n)
 			j = n - lv.sfx; /* past the kept lines, which matched */
 		if (j >= n || !significant(&p->pre.v[j]) ||
+		    block_keyword(&p->pre.v[j]) ||
 		    (j < lv.pfx ? lead_kept : trail_kept))
 			continue;
 		at = only_place(e, &p->pre.v[j]);
@@ -1806,6 +1811,67 @@ static void flag_other_function(struct engine *e, size_t k, size_t pos)
 }
 
 /*
+ * The target defines the function hunk p's header names, and no
+ * definition of it holds any of the hunk's significant preimage lines
+ * (context or removed): the code moved out of it, and a postimage found
+ * in another function is the change itself, not a second place.
+ */
+static bool code_moved_out(struct engine *e, const struct pat *p)
+{
+	bool defined = false;
+
+	for (size_t i = 0; i < e->t.nr; i++) {
+		const struct line *l = &e->t.v[i];
+		size_t end;
+
+		if (!funcname_line(l->ptr, l->len) ||
+		    label_line(l->ptr, l->len) || !names_line(e, p, (long)i) ||
+		    !definition_at(e, i))
+			continue;
+		defined = true;
+		end = func_end(e, i);
+		for (size_t j = i; j < end; j++)
+			for (size_t n = 0; n < p->pre.nr; n++)
+				if (significant(&p->pre.v[n]) &&
+				    line_eq(&p->pre.v[n], &e->t.v[j]))
+					return false;
+	}
+	return defined;
+}
+
+/* Whether name is part with whole '_'-separated parts added before or
+ * after it ("raw_f", "__f", "f_locked" for "f"). */
+static bool name_extends(const char *name, const char *part)
+{
+	size_t n = strlen(name), m = strlen(part);
+
+	for (size_t i = 0; m && i + m <= n; i++)
+		if (!memcmp(name + i, part, m) && n > m &&
+		    (i == 0 || name[i - 1] == '_') &&
+		    (i + m == n || name[i + m] == '_'))
+			return true;
+	return false;
+}
+
+/*
+ * Hunk k landed in the function the target has instead of the one its
+ * header names (which it lacks): that function holds every line of the
+ * hunk and bears the name with a part added or dropped, the same function
+ * renamed when a wrapper took the old name (or before it did).
+ */
+static bool renamed_by_a_part(struct engine *e, size_t k)
+{
+	const struct pat *p = &e->pats[k];
+	const struct apply_hunk_result *r = &e->hr[k];
+
+	return pat_func_def(e, p) < 0 && alias_def(e, k) >= 0 &&
+	       p->alias_pct == 100 && r->found_func &&
+	       !strcmp(r->found_func, p->alias) &&
+	       (name_extends(p->alias, p->func) ||
+		name_extends(p->func, p->alias));
+}
+
+/*
  * The nearest of the preimage candidates pre (found with the fuzz of
  * postimage candidate post) that is not the echo of hunk k's added
  * lines, or NULL.
@@ -1824,6 +1890,38 @@ static const struct cand *other_reading(const struct engine *e, size_t k,
 }
 
 /*
+ * A fuzzed insertion of hunk k whose dropped context stands elsewhere:
+ * the risk, and why.
+ */
+static void judge_dropped(struct engine *e, size_t k, const struct choice *ch)
+{
+	const struct pat *p = &e->pats[k];
+	struct apply_hunk_result *r = &e->hr[k];
+	long d = dropped_context_nearby(e, p, ch->c, ch->f);
+	size_t j = 0;
+
+	if (d >= 0) {
+		r->risk = true;
+		add_reason(r, "the context fuzz %u dropped stands at line %ld, "
+			   "apart from the rest: the lines may belong there",
+			   ch->f, d + 1);
+	} else if ((d = dropped_line_elsewhere(e, p, ch->c, ch->f, &j)) >= 0) {
+		const struct line *l = &p->pre.v[j];
+		size_t skip = 0, len;
+
+		while (skip < l->len && isspace((unsigned char)l->ptr[skip]))
+			skip++;
+		len = l->len - skip;
+		r->risk = true;
+		add_reason(r, "the context line \"%.*s%s\" that fuzz %u "
+			   "dropped stands at line %ld, apart from the "
+			   "landing: the lines may belong there",
+			   (int)(len > 48 ? 45 : len), l->ptr + skip,
+			   len > 48 ? "..." : "", ch->f, d + 1);
+	}
+}
+
+/*
  * Whether the place is a risk, and why: each reading of the hunk that is
  * as plausible as the one taken (its dropped context elsewhere, a
  * definition the target has, another function, a nearer match, the
@@ -1837,37 +1935,16 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 	const struct cand *near = best_of(ch->pre, cand_nearer);
 	const struct cand *o;
 
-	if (!c->post && ch->f) {
-		long d = dropped_context_nearby(e, p, c, ch->f);
-		size_t j = 0;
-
-		if (d >= 0) {
-			r->risk = true;
-			add_reason(r, "the context fuzz %u dropped stands at line "
-				   "%ld, apart from the rest: the lines may "
-				   "belong there",
-				   ch->f, d + 1);
-		} else if ((d = dropped_line_elsewhere(e, p, c, ch->f, &j)) >= 0) {
-			const struct line *l = &p->pre.v[j];
-			size_t skip = 0, len;
-
-			while (skip < l->len && isspace((unsigned char)l->ptr[skip]))
-				skip++;
-			len = l->len - skip;
-			r->risk = true;
-			add_reason(r, "the context line \"%.*s%s\" that fuzz %u "
-				   "dropped stands at line %ld, apart from the "
-				   "landing: the lines may belong there",
-				   (int)(len > 48 ? 45 : len), l->ptr + skip,
-				   len > 48 ? "..." : "", ch->f, d + 1);
-		}
-	}
+	if (!c->post && ch->f)
+		judge_dropped(e, k, ch);
 	if (!c->post)
 		check_definitions(e, k);
 	/* (exact at the stated line while the line the section names is
 	 * gone from the target: nothing to check) */
 	if (p->func && !c->in_func &&
-	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0))
+	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0) &&
+	    !(c->post && code_moved_out(e, p)) &&
+	    !(!ch->f && renamed_by_a_part(e, k)))
 		flag_other_function(e, k, c->pos);
 	if (!c->post && near && near->pos != c->pos) {
 		const char *nf = or_none(func_at(e, near->pos));
@@ -2297,12 +2374,63 @@ static void result_text(struct buf *b, const struct engine *e, size_t from,
 }
 
 /*
+ * Where hunk k's context lines [from, to) stand in the target: *left
+ * says whether any significant one stands anywhere, and the result is
+ * the line of one found once, or -1.
+ */
+static long side_once(struct engine *e, const struct pat *p, size_t from,
+		      size_t to, bool *left)
+{
+	long at = -1;
+
+	*left = false;
+	for (size_t i = from; i < to; i++) {
+		size_t n;
+
+		if (!significant(&p->pre.v[i]))
+			continue;
+		n = count_in_target(e, &p->pre.v[i]);
+		*left |= n > 0;
+		if (n == 1 && at < 0)
+			at = only_place(e, &p->pre.v[i]);
+	}
+	return at;
+}
+
+/*
+ * Hunk k's merge is placed by one side of its context alone: the other
+ * side has no significant line left in the target, and this one has a
+ * line found once, at the merged place.  GNU patch's match on
+ * punctuation is then no other reading.
+ */
+static bool one_side_places(struct engine *e, size_t k)
+{
+	const struct pat *p = &e->pats[k];
+	const struct place *pl = &e->pl[k];
+	size_t n = p->pre.nr;
+	bool lead_left, trail_left;
+	long lead = side_once(e, p, 0, p->lead, &lead_left);
+	long trail = side_once(e, p, n - p->trail, n, &trail_left);
+
+	if (!lead_left && trail >= 0)
+		return (size_t)trail >= pl->start &&
+		       (size_t)trail < pl->end + p->trail;
+	if (!trail_left && lead >= 0)
+		return (size_t)lead + p->lead >= pl->start &&
+		       (size_t)lead < pl->end;
+	return false;
+}
+
+/*
  * Hunk k was merged at hunk level: where GNU patch (-F up to the hunk's
  * fuzz, nearest first, no extra condition) would place it with another
  * result, the merge is one reading of two, a risk naming GNU's line.  A
  * merge aligns the hunk with the region by lines alone; when the lines
  * next to the change drifted (a table's entries reshuffled) it may pick
- * the wrong neighbour, which GNU's context match would not.
+ * the wrong neighbour, which GNU's context match would not.  A GNU match
+ * on punctuation alone (kcarry would not fuzz down to it) is no other
+ * reading when one side of the hunk places the merge by itself
+ * (one_side_places()).
  */
 static void flag_gnu_differs(struct engine *e, size_t k, long exp)
 {
@@ -2336,7 +2464,8 @@ static void flag_gnu_differs(struct engine *e, size_t k, long exp)
 	to = gnu.end > pl->end ? gnu.end : pl->end;
 	result_text(&a, e, from, to, pl);
 	result_text(&b, e, from, to, &gnu);
-	if (a.len != b.len || memcmp(a.ptr, b.ptr, a.len)) {
+	if ((a.len != b.len || memcmp(a.ptr, b.ptr, a.len)) &&
+	    (fuzz_sane(p, &lv) || !one_side_places(e, k))) {
 		e->hr[k].risk = true;
 		add_reason(&e->hr[k], "GNU patch places it otherwise: at line "
 			   "%zu with fuzz %u", g->pos + 1, f);
@@ -2862,6 +2991,30 @@ out:
 	return error;
 }
 
+/*
+ * The first line of image between its lead and trail context lines (a
+ * changed line, or context between two changes) that starts a definition
+ * or a declaration ("int f(...)", "int x = 2;", "config FOO") and stands
+ * once in the target, or -1: a match of the image is placed by it,
+ * whatever function the header's section names above (a hunk changing a
+ * function's return type; a file-scope hunk whose section is the
+ * declaration above it).  Not a line of the outer context: a trailing
+ * "static const struct net_device_ops mana_devops = {" says where the
+ * hunk ends, not what stands before it, which the section tells.
+ */
+static long self_place(const struct engine *e, const struct lines *image,
+		       size_t lead, size_t trail)
+{
+	for (size_t i = lead; i + trail < image->nr; i++) {
+		const struct line *l = &image->v[i];
+
+		if (funcname_line(l->ptr, l->len) && !label_line(l->ptr, l->len) &&
+		    count_in_target(e, l) == 1)
+			return (long)i;
+	}
+	return -1;
+}
+
 /* --- files ------------------------------------------------------------- */
 
 static void add_range(struct buf *b, unsigned long start, unsigned long count)
@@ -2926,6 +3079,12 @@ static void engine_init(struct engine *e, const struct patch_file *f,
 	e->pl = xcalloc(f->nr_hunks + 1, sizeof(*e->pl));
 	for (k = 0; k < f->nr_hunks; k++) {
 		pat_init(&e->pats[k], &f->hunks[k], file_path(f));
+		e->pats[k].self_pre = self_place(e, &e->pats[k].pre,
+						 e->pats[k].lead,
+						 e->pats[k].trail);
+		e->pats[k].self_post = self_place(e, &e->pats[k].post,
+						  e->pats[k].lead,
+						  e->pats[k].trail);
 		buf_init(&e->pl[k].text, 0);
 	}
 }

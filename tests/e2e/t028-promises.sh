@@ -34,14 +34,14 @@ out:
 commit_file up lib/demo.c "$(git -C up show HEAD:lib/demo.c | sed 's/^	ret = eta_step_two(d);$/	if (!d->ready)\n		goto out;\n	ret = eta_step_two(d);/')
 " "demo: eta: check before step two"
 # the target renamed demo_eta and added four lines above it
-make_repo tgt lib/demo.c "$(git -C up show base:lib/demo.c | sed 's/^int demo_eta(/static int helper(void)\n{\n\treturn 0;\n}\nint demo_eta_locked(/')
+make_repo tgt lib/demo.c "$(git -C up show base:lib/demo.c | sed 's/^int demo_eta(/static int helper(void)\n{\n\treturn 0;\n}\nint demo_theta(/')
 "
 kcarry init ws >/dev/null
 printf '[kernel]\n\turl = %s/tgt\n\tref = base\n' "$TEST_TMP" >ws/kernels/t.conf
 expect_exit 0 kcarry -C ws import demo --git up base..HEAD
 expect_exit 1 kcarry -C ws apply demo t
 stdout_has "^  0001 offset +\[risk\] demo: eta: check before step two"
-stdout_has "RISK: lands in demo_eta_locked\(\) at line [0-9]+, not in demo_eta\(\)"
+stdout_has "RISK: lands in demo_theta\(\) at line [0-9]+, not in demo_eta\(\)"
 git -C tgt rev-parse -q --verify kcarry/demo/v1/t >/dev/null || fail "no branch"
 [ "$(git -C tgt rev-list --count base..kcarry/demo/v1/t)" = 1 ] || fail "a risky patch is committed"
 expect_exit 1 kcarry -C ws apply --strict demo t

@@ -597,6 +597,42 @@ static void fuzz_dropped_context_nearby_needs_an_unanchored_side(void **state)
 }
 
 /*
+ * A dropped context line that is a bare block keyword ("endchoice",
+ * "endif", "#endif", "else") names no place: the one that stands
+ * elsewhere closes another block.  Debian's 5.10 perf-restrict Kconfig
+ * entry on 6.1, after an "endchoice" of a choice 6.1 lacks: fuzz 2 puts
+ * it before "config SECURITY", Debian's own answer, while 6.1's only
+ * "endchoice" closes the LSM choice far below.
+ */
+static void fuzz_dropped_block_keyword_names_no_place(void **state)
+{
+	static const char orig[] =
+		"menu \"Security options\"\n\n"
+		"config SECURITY_DMESG_RESTRICT\n"
+		"\tbool \"Restrict dmesg\"\n\thelp\n\t  Restrict.\n\n"
+		"config SECURITY\n"
+		"\tbool \"Enable different security models\"\n"
+		"\tdepends on SYSFS\n\n"
+		"choice\n\tprompt \"First legacy LSM\"\n\n"
+		"endchoice\n\nendmenu\n";
+	static const char patch[] =
+		"--- a/security/Kconfig\n+++ b/security/Kconfig\n"
+		"@@ -51,6 +51,10 @@\n"
+		" \n endchoice\n \n"
+		"+config SECURITY_PERF\n"
+		"+\tbool \"Restrict perf\"\n"
+		"+\tdepends on PERF_EVENTS\n"
+		"+\n"
+		" config SECURITY\n"
+		" \tbool \"Enable different security models\"\n"
+		" \tdepends on SYSFS\n";
+
+	(void)state;
+	fuzz_case(orig, patch, false,
+		  "Restrict.\n\nconfig SECURITY_PERF\n");
+}
+
+/*
  * The other side of the rule above: Kconfig entries sorted anew put the
  * entry before "config VIDEO_VS6624" elsewhere, and fuzz 2 dropped its
  * help text, which stands once in the file.  The kept "config
@@ -1476,6 +1512,228 @@ static void hunk_changing_a_definition_line_is_placed_by_it(void **state)
 	already_case(after, patch, false, NULL);
 }
 
+/*
+ * A file-scope hunk whose section is the declaration above it, cut by
+ * diff -p ("static struct kmem_cache *perf_event_cac"), gone from the
+ * target: the declaration in its own lines places it, and it does not
+ * land "in perf_online_mask()", a variable (Debian's perf-restrict patch,
+ * 5.10 <-> 6.1).  A line found twice places nothing: still a risk.
+ */
+static void file_scope_hunk_is_placed_by_its_declaration(void **state)
+{
+	static const char patch[] =
+		"--- a/kernel/events/core.c\n+++ b/kernel/events/core.c\n"
+		"@@ -5,8 +5,11 @@ static struct kmem_cache *perf_event_cac\n"
+		" /*\n"
+		"  * paranoia level:\n"
+		"  *  2 - disallow kernel profiling\n"
+		"+ *  3 - disallow all\n"
+		"  */\n"
+		"+#ifndef RESTRICT\n"
+		" int sysctl_perf_event_paranoid __read_mostly = 2;\n"
+		"+#endif\n"
+		" \n"
+		" int sysctl_perf_event_mlock __read_mostly = 516;\n"
+		" int sysctl_perf_event_max_stack __read_mostly = 127;\n";
+#define TOP "static LIST_HEAD(pmus);\nstatic cpumask_var_t perf_online_mask;\n\n" \
+	"/*\n * paranoia level:\n *  2 - disallow kernel profiling\n"
+#define DECL "int sysctl_perf_event_paranoid __read_mostly = 2;\n"
+#define BOTTOM "\nint sysctl_perf_event_mlock __read_mostly = 516;\n" \
+	"int sysctl_perf_event_max_stack __read_mostly = 127;\n"
+	static const char orig[] = TOP " */\n" DECL BOTTOM;
+	static const char want[] = TOP " *  3 - disallow all\n */\n"
+		"#ifndef RESTRICT\n" DECL "#endif\n" BOTTOM;
+	static const char twice[] = TOP " */\n" DECL BOTTOM "#if 0\n"
+		TOP " */\n" DECL BOTTOM "#endif\n";
+#undef TOP
+#undef DECL
+#undef BOTTOM
+	struct apply_file_result res;
+	struct tdiff d;
+
+	(void)state;
+	apply_no_3way(&res, &d, orig, patch);
+	if (res.hunks[0].rule != RULE_OFFSET)
+		fail_msg("%s: %s", apply_rule_name(res.hunks[0].rule),
+			 res.hunks[0].reason);
+	if (res.hunks[0].risk)
+		fail_msg("risk: %s", res.hunks[0].reason);
+	assert_int_equal(res.out.len, strlen(want));
+	assert_memory_equal(res.out.ptr, want, res.out.len);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+
+	apply_no_3way(&res, &d, twice, patch);
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason, "lands in perf_online_mask()"));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+/*
+ * Already applied in another function while the one the header names
+ * holds none of the hunk's lines: the code moved there (6.1 split
+ * __set_cpus_allowed_ptr() into a wrapper and a _locked function, which
+ * holds the change of RT's 5.10 patch; print_hex_dump_debug() beside
+ * print_hex_dump_devel()).  Where the named function still holds one of
+ * them, the change may be missing there: a risk.
+ */
+static void already_applied_where_the_code_moved_is_no_risk(void **state)
+{
+	static const char patch[] =
+		"--- a/s.c\n+++ b/s.c\n"
+		"@@ -3,7 +3,7 @@ int set_allowed(struct task *p, int flags)\n"
+		" \tstruct rq *rq = task_rq_lock(p);\n"
+		" \tint ret = 0;\n \n"
+		"-\tif (flags & SCA_CHECK)\n"
+		"+\tif ((flags & SCA_CHECK) && !p->migration_disabled)\n"
+		" \t\tret = check_allowed(p);\n"
+		" \ttask_rq_unlock(rq, p);\n"
+		" \treturn ret;\n";
+#define LOCKED "static int set_allowed_locked(struct task *p, int flags, " \
+	"struct rq *rq)\n{\n\tstruct rq *rq = task_rq_lock(p);\n" \
+	"\tint ret = 0;\n\n" \
+	"\tif ((flags & SCA_CHECK) && !p->migration_disabled)\n" \
+	"\t\tret = check_allowed(p);\n\ttask_rq_unlock(rq, p);\n" \
+	"\treturn ret;\n}\n\n" \
+	"int set_allowed(struct task *p, int flags)\n{\n"
+	static const char moved[] = LOCKED
+		"\treturn set_allowed_locked(p, flags, NULL);\n}\n";
+	static const char kept[] = LOCKED
+		"\tint ret = 0;\n\n\tret = set_allowed_locked(p, flags, NULL);\n"
+		"\treturn ret;\n}\n";
+#undef LOCKED
+	(void)state;
+	already_case(moved, patch, false, NULL);
+	already_case(kept, patch, true,
+		     "lands in set_allowed_locked() at line 3, not in "
+		     "set_allowed() named by the hunk header");
+}
+
+/*
+ * The function the header names is gone and the one the hunk lands in
+ * bears its name with a part added (raw_, __, _locked) and holds every
+ * line of the hunk, matched without fuzz: the same function, renamed when
+ * a wrapper took the old name elsewhere (5.15 made
+ * irqentry_exit_cond_resched() a static call around
+ * raw_irqentry_exit_cond_resched(); RT's 5.10 patch on 6.1 and back).
+ * No risk.  A name that differs otherwise (btrfs_del_orphan_item for
+ * btrfs_insert_orphan_item: placement_risk_when_offset_lands_in_another_
+ * function), or a match with fuzz, stays one.
+ */
+static void landing_in_the_renamed_function_by_an_added_part(void **state)
+{
+	static const char patch[] =
+		"--- a/e.c\n+++ b/e.c\n"
+		"@@ -3,7 +3,7 @@ void exit_cond_resched(void)\n"
+		" \tif (!preempt_count()) {\n"
+		" \t\trcu_irq_exit_check_preempt();\n"
+		" \t\tif (IS_ENABLED(CONFIG_DEBUG_ENTRY))\n"
+		"-\t\t\tWARN_ON_ONCE(!on_thread_stack());\n"
+		"+\t\t\tWARN_ON_ONCE(!on_thread_stack() && 1);\n"
+		" \t\tif (need_resched())\n"
+		" \t\t\tpreempt_schedule_irq();\n"
+		" \t}\n";
+#define BODY(name, check) "static int helper(void)\n{\n\treturn 0;\n}\n\n" \
+	"void " name "(void)\n{\n\tif (!preempt_count()) {\n" \
+	"\t\trcu_irq_exit_check_preempt();\n" \
+	"\t\tif (IS_ENABLED(CONFIG_DEBUG_ENTRY))\n" \
+	"\t\t\tWARN_ON_ONCE(!on_thread_stack()" check ");\n" \
+	"\t\tif (need_resched())\n\t\t\tpreempt_schedule_irq();\n\t}\n}\n"
+	static const char raw[] = BODY("raw_exit_cond_resched", "");
+	static const char raw_after[] = BODY("raw_exit_cond_resched", " && 1");
+	static const char bare[] = BODY("exit_cond_resched", "");
+	static const char other[] = BODY("exit_cond_check", "");
+#undef BODY
+	struct apply_file_result res;
+	struct tdiff d;
+
+	(void)state;
+	apply_no_3way(&res, &d, raw, patch);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_string_equal(res.hunks[0].found_func, "raw_exit_cond_resched");
+	if (res.hunks[0].risk)
+		fail_msg("risk: %s", res.hunks[0].reason);
+	assert_int_equal(res.out.len, strlen(raw_after));
+	assert_memory_equal(res.out.ptr, raw_after, res.out.len);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+
+	/* and back: the header names raw_..., the target has the bare name */
+	{
+		const char *at = strstr(patch, "void exit_");
+		struct buf back = BUF_INIT;
+
+		buf_add(&back, patch, (size_t)(at - patch));
+		buf_adds(&back, "void raw_exit_");
+		buf_adds(&back, at + strlen("void exit_"));
+		apply_no_3way(&res, &d, bare, back.ptr);
+		buf_release(&back);
+	}
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	if (res.hunks[0].risk)
+		fail_msg("risk: %s", res.hunks[0].reason);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+
+	apply_no_3way(&res, &d, other, patch);
+	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
+	assert_true(res.hunks[0].risk);
+	assert_non_null(strstr(res.hunks[0].reason,
+			       "lands in exit_cond_check() at line"));
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+/*
+ * A hunk-level merge differs from GNU patch's placement, and GNU's match
+ * keeps only punctuation ("}," and "{" of a table): a risk while the
+ * hunk's two sides point to different places (t103: the leading
+ * context's fields moved into the next entry), none when one side has no
+ * line left in the file and the other holds one found once, beside which
+ * the merge put the change (Debian's disable-some-marvell-phys on 6.1:
+ * the .led_hw_control_* lines above the 88E1145 entry are 6.12's; the
+ * entry's MARVELL_PHY_ID_88E1145 line stands once).
+ */
+static void merge_beside_the_only_side_left_is_no_risk(void **state)
+{
+	static const char patch[] =
+		"--- a/drivers/t.c\n+++ b/drivers/t.c\n"
+		"@@ -10,6 +10,7 @@ static struct d t[] = {\n"
+		" \t\t.led_set = led_set,\n"
+		" \t\t.led_get = led_get,\n"
+		" \t},\n"
+		"+#if 0\n"
+		" \t{\n"
+		" \t\t.id = ID_1145,\n"
+		" \t\t.mask = MASK,\n";
+#define TABLE(mid) "static struct d t[] = {\n" \
+	"\t{\n\t\t.id = ID_1111,\n\t\t.mask = MASK,\n\t\t.x = 1,\n\t},\n" \
+	mid "\t{\n\t\t.id = ID_1145,\n\t\t.mask = MASK,\n\t\t.x = 2,\n\t},\n" \
+	"\t{\n\t\t.id = ID_1149,\n\t\t.mask = MASK,\n\t\t.x = 3,\n\t},\n};\n"
+	static const char orig[] = TABLE("");
+	static const char want[] = TABLE("#if 0\n");
+#undef TABLE
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct apply_file_result res;
+	struct err err = ERR_INIT;
+	struct tdiff d;
+
+	(void)state;
+	buf_init(&d.raw, 0);
+	buf_adds(&d.raw, patch);
+	tdiff_parse(&d);
+	apply_file_result_init(&res);
+	assert_int_equal(apply_file(&res, d.f, span_from(orig), true, &o, &err), 0);
+	assert_int_equal(res.hunks[0].rule, RULE_3WAY_HUNK);
+	if (res.hunks[0].risk)
+		fail_msg("risk: %s", res.hunks[0].reason);
+	assert_int_equal(res.out.len, strlen(want));
+	assert_memory_equal(res.out.ptr, want, res.out.len);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
 static void
 fuzz_finds_named_function_when_exact_match_is_elsewhere(void **state)
 {
@@ -2046,6 +2304,7 @@ int main(void)
 		cmocka_unit_test(fuzz_dropped_line_standing_elsewhere_is_a_risk),
 		cmocka_unit_test(fuzz_dropped_context_nearby_needs_an_unanchored_side),
 		cmocka_unit_test(fuzz_kept_unique_anchor_is_no_risk),
+	cmocka_unit_test(fuzz_dropped_block_keyword_names_no_place),
 		cmocka_unit_test(long_hunks_of_repeated_lines_place_as_patch_does),
 		cmocka_unit_test(long_hunks_of_new_lines_cost_linear_work),
 		cmocka_unit_test(section_cut_short_by_diff_p_is_a_prefix),
@@ -2076,6 +2335,10 @@ int main(void)
 		cmocka_unit_test(three_way_conflict_without_markers_keeps_target),
 		cmocka_unit_test(placement_risk_when_offset_lands_in_another_function),
 	cmocka_unit_test(hunk_changing_a_definition_line_is_placed_by_it),
+	cmocka_unit_test(file_scope_hunk_is_placed_by_its_declaration),
+	cmocka_unit_test(already_applied_where_the_code_moved_is_no_risk),
+	cmocka_unit_test(landing_in_the_renamed_function_by_an_added_part),
+	cmocka_unit_test(merge_beside_the_only_side_left_is_no_risk),
 		cmocka_unit_test(fuzz_finds_named_function_when_exact_match_is_elsewhere),
 		cmocka_unit_test(conflict_rather_than_landing_in_another_function),
 		cmocka_unit_test(without_3way_lands_like_gnu_patch_as_a_risk),
