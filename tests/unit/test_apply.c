@@ -1087,6 +1087,25 @@ static void already_case(const char *orig, const char *patch, bool risk,
 	tdiff_release(&d);
 }
 
+/* The hunk of patch on orig (no 3-way): placed by rule, no risk, the
+ * result want. */
+static void placed_case(const char *orig, const char *patch,
+			enum apply_rule rule, const char *want)
+{
+	struct apply_file_result res;
+	struct tdiff d;
+
+	apply_no_3way(&res, &d, orig, patch);
+	if (res.hunks[0].rule != rule || res.hunks[0].risk)
+		fail_msg("%s%s: %s", apply_rule_name(res.hunks[0].rule),
+			 res.hunks[0].risk ? ", a risk" : "",
+			 res.hunks[0].reason);
+	assert_int_equal(res.out.len, strlen(want));
+	assert_memory_equal(res.out.ptr, want, res.out.len);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
 /*
  * A hunk that adds a sibling ending as its leading context does (a
  * regulator node after another, both ending "vin-supply ...; };"): where
@@ -1497,18 +1516,8 @@ static void hunk_changing_a_definition_line_is_placed_by_it(void **state)
 	static const char after[] = TOP "netdev_tx_t start_xmit" BODY;
 #undef TOP
 #undef BODY
-	struct apply_file_result res;
-	struct tdiff d;
-
 	(void)state;
-	apply_no_3way(&res, &d, before, patch);
-	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
-	if (res.hunks[0].risk)
-		fail_msg("risk: %s", res.hunks[0].reason);
-	assert_int_equal(res.out.len, strlen(after));
-	assert_memory_equal(res.out.ptr, after, res.out.len);
-	apply_file_result_release(&res);
-	tdiff_release(&d);
+	placed_case(before, patch, RULE_OFFSET, after);
 	already_case(after, patch, false, NULL);
 }
 
@@ -1552,17 +1561,7 @@ static void file_scope_hunk_is_placed_by_its_declaration(void **state)
 	struct tdiff d;
 
 	(void)state;
-	apply_no_3way(&res, &d, orig, patch);
-	if (res.hunks[0].rule != RULE_OFFSET)
-		fail_msg("%s: %s", apply_rule_name(res.hunks[0].rule),
-			 res.hunks[0].reason);
-	if (res.hunks[0].risk)
-		fail_msg("risk: %s", res.hunks[0].reason);
-	assert_int_equal(res.out.len, strlen(want));
-	assert_memory_equal(res.out.ptr, want, res.out.len);
-	apply_file_result_release(&res);
-	tdiff_release(&d);
-
+	placed_case(orig, patch, RULE_OFFSET, want);
 	apply_no_3way(&res, &d, twice, patch);
 	assert_true(res.hunks[0].risk);
 	assert_non_null(strstr(res.hunks[0].reason, "lands in perf_online_mask()"));
@@ -1643,38 +1642,22 @@ static void landing_in_the_renamed_function_by_an_added_part(void **state)
 	static const char raw[] = BODY("raw_exit_cond_resched", "");
 	static const char raw_after[] = BODY("raw_exit_cond_resched", " && 1");
 	static const char bare[] = BODY("exit_cond_resched", "");
+	static const char bare_after[] = BODY("exit_cond_resched", " && 1");
 	static const char other[] = BODY("exit_cond_check", "");
 #undef BODY
+	const char *at = strstr(patch, "void exit_");
+	struct buf back = BUF_INIT;
 	struct apply_file_result res;
 	struct tdiff d;
 
 	(void)state;
-	apply_no_3way(&res, &d, raw, patch);
-	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
-	assert_string_equal(res.hunks[0].found_func, "raw_exit_cond_resched");
-	if (res.hunks[0].risk)
-		fail_msg("risk: %s", res.hunks[0].reason);
-	assert_int_equal(res.out.len, strlen(raw_after));
-	assert_memory_equal(res.out.ptr, raw_after, res.out.len);
-	apply_file_result_release(&res);
-	tdiff_release(&d);
-
+	placed_case(raw, patch, RULE_OFFSET, raw_after);
 	/* and back: the header names raw_..., the target has the bare name */
-	{
-		const char *at = strstr(patch, "void exit_");
-		struct buf back = BUF_INIT;
-
-		buf_add(&back, patch, (size_t)(at - patch));
-		buf_adds(&back, "void raw_exit_");
-		buf_adds(&back, at + strlen("void exit_"));
-		apply_no_3way(&res, &d, bare, back.ptr);
-		buf_release(&back);
-	}
-	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
-	if (res.hunks[0].risk)
-		fail_msg("risk: %s", res.hunks[0].reason);
-	apply_file_result_release(&res);
-	tdiff_release(&d);
+	buf_add(&back, patch, (size_t)(at - patch));
+	buf_adds(&back, "void raw_exit_");
+	buf_adds(&back, at + strlen("void exit_"));
+	placed_case(bare, back.ptr, RULE_OFFSET, bare_after);
+	buf_release(&back);
 
 	apply_no_3way(&res, &d, other, patch);
 	assert_int_equal(res.hunks[0].rule, RULE_OFFSET);
