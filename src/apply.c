@@ -1043,6 +1043,23 @@ static bool patch_has_line(const struct patch_file *f, char kind,
 	return false;
 }
 
+/* How many lines of kind ('+', '-' or ' ') with text the file's patch
+ * has, in all its hunks. */
+static size_t patch_line_count(const struct patch_file *f, char kind,
+			       struct span text)
+{
+	size_t k, i, n = 0;
+
+	for (k = 0; k < f->nr_hunks; k++)
+		for (i = 0; i < f->hunks[k].nr_lines; i++) {
+			const struct patch_line *l = &f->hunks[k].lines[i];
+
+			n += l->kind == kind && l->text.len == text.len &&
+			     !memcmp(l->text.ptr, text.ptr, text.len);
+		}
+	return n;
+}
+
 /* The file patch removes a definition of name (it moves or rewrites it). */
 static bool patch_removes_def(const struct patch_file *f, const char *name)
 {
@@ -1680,19 +1697,33 @@ struct choice {
 	const struct cands *pre, *post; /* every candidate at fuzz f */
 };
 
-/* Whether one of hunk k's significant added lines stands once in the
- * target. */
-static bool adds_a_line_found_once(const struct engine *e, size_t k)
+/*
+ * Whether one of hunk k's significant added lines, one the file's patch
+ * removes nowhere, stands in the target no more often than the patch
+ * adds it (once, for most): every copy there is one the patch would add,
+ * so taking another reading would add it again.
+ */
+static bool added_lines_there(const struct engine *e, size_t k)
 {
 	const struct patch_hunk *h = e->pats[k].h;
+	struct line_index *x = e->index;
 
+	if (!x->head)
+		index_lines(x, &e->t);
 	for (size_t i = 0; i < h->nr_lines; i++) {
 		struct line l = { h->lines[i].text.ptr, h->lines[i].text.len,
 				  !h->lines[i].no_eol, 0 };
+		size_t adds, n = 0;
 
+		if (h->lines[i].kind != '+' || !significant(&l) ||
+		    patch_has_line(e->f, '-', h->lines[i].text))
+			continue;
+		adds = patch_line_count(e->f, '+', h->lines[i].text);
 		l.hash = line_hash(l.ptr, l.len, l.eol);
-		if (h->lines[i].kind == '+' && significant(&l) &&
-		    count_in_target(e, &l) == 1)
+		for (size_t j = index_first(x, &e->t, l.hash);
+		     j != (size_t)-1 && n <= adds; j = x->next[j])
+			n += line_eq(&l, &e->t.v[j]);
+		if (n && n <= adds)
 			return true;
 	}
 	return false;
@@ -1703,15 +1734,16 @@ static bool adds_a_line_found_once(const struct engine *e, size_t k)
  * candidate post, is the echo of hunk k's own added lines: it starts
  * inside the lines where the postimage stands (the added lines end as the
  * leading context does), and one of the significant added lines stands
- * once in the file, so that taking pre would add it a second time inside
- * its own copy.  Not a second reading of the hunk.
+ * in the file only as often as the patch adds it (added_lines_there()),
+ * so that taking pre would add it again inside its own copy.  Not a
+ * second reading of the hunk.
  */
 static bool echo_of_added(const struct engine *e, size_t k,
 			  const struct cand *post, const struct cand *pre)
 {
 	return pre->pos > post->pos &&
 	       pre->pos < post->pos + e->pats[k].post.nr &&
-	       adds_a_line_found_once(e, k);
+	       added_lines_there(e, k);
 }
 
 /*
@@ -1964,13 +1996,13 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 		r->risk = true;
 		add_reason(r, "the preimage also matches at line %zu",
 			   o->pos + 1);
-	} else if ((c->post && (ch->f || !adds_a_line_found_once(e, k))) ||
+	} else if ((c->post && !added_lines_there(e, k)) ||
 		   (!c->post && r->rule != RULE_EXACT)) {
 		/* the other image, fuzzier: GNU patch would take a fuzzy
 		 * preimage; a fuzzy postimage says "applied already?".  Not
-		 * against a whole postimage adding a line found once: it is
-		 * there, and the fuzzier preimage is where GNU patch would
-		 * add that line a second time */
+		 * against a postimage adding a line found once: it is there,
+		 * and the preimage, matched with more fuzz, is where GNU
+		 * patch would add that line a second time */
 		struct cands tmp = { NULL, 0, 0 };
 		unsigned at = 0;
 		const struct cand *fz = more_fuzz(e, k, !c->post, ch->f,

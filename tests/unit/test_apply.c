@@ -1169,6 +1169,54 @@ static void preimage_echoed_by_the_added_lines_is_no_second_place(void **state)
 }
 
 /*
+ * The same echo where the patch adds its block twice (a header's two
+ * #ifdef branches: io-mapping's io_mapping_map_local_wc() in RT's 5.10
+ * patch, upstream in 6.1): the added lines stand twice, once per copy the
+ * patch adds, so every copy there is the patch's own.  A line standing
+ * more often than the patch adds it proves nothing (the single-hunk
+ * "twice" case above).
+ */
+static void echo_of_a_block_the_patch_adds_twice_is_no_risk(void **state)
+{
+	/* each branch: a node, then the b node the patch adds (its "max"
+	 * differs per branch, its first two lines do not) */
+#define HUNK(at, max, vin, bmax, tail) "@@ -" at " @@\n" \
+	" \t\tmax = <" max ">;\n \t\tvin = <" vin ">;\n \t};\n" \
+	"+\n+\tb_reg {\n+\t\tname = \"b\";\n" \
+	"+\t\tmax = <" bmax ">;\n+\t\tvin = <" vin ">;\n+\t};\n" \
+	" };\n \n " tail "\n"
+#define NODE(head, first, max, vin, bmax, tail) head "\n\t" first "_reg {\n" \
+	"\t\tname = \"" first "\";\n\t\tmax = <" max ">;\n" \
+	"\t\tvin = <" vin ">;\n\t};\n\n\tb_reg {\n\t\tname = \"b\";\n" \
+	"\t\tmax = <" bmax ">;\n\t\tvin = <" vin ">;\n\t};\n};\n\n" \
+	"&x_" first " {\n};\n\n" tail " {\n};\n\n"
+	static const char patch[] =
+		"--- a/b.dts\n+++ b/b.dts\n"
+		HUNK("4,6 +4,12", "5", "&sys", "5", "&cpu0 {")
+		HUNK("18,6 +24,12", "6", "&alt", "7", "&gpu {");
+	static const char orig[] =
+		NODE("/ {", "a", "5", "&sys", "5", "&cpu0")
+		NODE("&alt {", "c", "6", "&alt", "7", "&gpu");
+#undef HUNK
+#undef NODE
+	struct apply_file_result res;
+	struct tdiff d;
+
+	(void)state;
+	apply_no_3way(&res, &d, orig, patch);
+	for (size_t k = 0; k < 2; k++) {
+		if (res.hunks[k].rule != RULE_ALREADY)
+			fail_msg("hunk %zu: %s: %s", k + 1,
+				 apply_rule_name(res.hunks[k].rule),
+				 res.hunks[k].reason);
+		if (res.hunks[k].risk)
+			fail_msg("hunk %zu: %s", k + 1, res.hunks[k].reason);
+	}
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+/*
  * A whole postimage that adds a line found once in the file is the change
  * itself: a preimage that matches only with more fuzz elsewhere is where
  * GNU patch would add that line a second time, not a second reading
@@ -1184,15 +1232,19 @@ static void whole_postimage_adding_a_line_found_once_is_no_risk(void **state)
 		" {\n \tint ret;\n \n"
 		"+\tcheck_eps(d);\n"
 		" \tret = one(d);\n \tif (ret)\n \t\tgoto out;\n";
-#define EPS "int eps(struct d *d)\n{\n\tint ret;\n\n\tcheck_eps(d);\n" \
-	"\tret = one(d);\n\tif (ret)\n\t\tgoto out;\nout:\n" \
+#define EPS(brace) "int eps(struct d *d)\n" brace "\n\tint ret;\n\n" \
+	"\tcheck_eps(d);\n\tret = one(d);\n\tif (ret)\n\t\tgoto out;\nout:\n" \
 	"\treturn ret;\n}\n\nint zeta(struct d *d)\n{\n\tint ret;\n" \
 	"\tlong x;\n\n\tret = one(d);\n\tif (ret)\n\t\treturn 0;\n"
-	static const char once[] = EPS "\treturn ret;\n}\n";
-	static const char twice[] = EPS "\tcheck_eps(d);\n\treturn ret;\n}\n";
+	static const char once[] = EPS("{") "\treturn ret;\n}\n";
+	/* the postimage itself with fuzz 1 (the target's "{" has a
+	 * comment): the fuzzier preimage is still weaker */
+	static const char fuzzy[] = EPS("{ /* eps */") "\treturn ret;\n}\n";
+	static const char twice[] = EPS("{") "\tcheck_eps(d);\n\treturn ret;\n}\n";
 #undef EPS
 	(void)state;
 	already_case(once, patch, false, NULL);
+	already_case(fuzzy, patch, false, NULL);
 	already_case(twice, patch, true,
 		     "the preimage also matches with fuzz 2 at line 15");
 }
@@ -2302,6 +2354,7 @@ int main(void)
 		cmocka_unit_test(applied_hunk_with_drifted_context_is_not_applied_twice),
 		cmocka_unit_test(added_block_beside_an_exact_match_is_already_applied),
 	cmocka_unit_test(preimage_echoed_by_the_added_lines_is_no_second_place),
+	cmocka_unit_test(echo_of_a_block_the_patch_adds_twice_is_no_risk),
 	cmocka_unit_test(whole_postimage_adding_a_line_found_once_is_no_risk),
 		cmocka_unit_test(removed_lines_found_when_their_context_drifted),
 		cmocka_unit_test(present_with_other_comment_at_offset_is_not_added_twice),
