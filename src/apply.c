@@ -1698,10 +1698,11 @@ struct choice {
 };
 
 /*
- * Whether one of hunk k's significant added lines, one the file's patch
- * removes nowhere, stands in the target no more often than the patch
- * adds it (once, for most): every copy there is one the patch would add,
- * so taking another reading would add it again.
+ * Whether one of hunk k's significant added lines stands in the target no
+ * more often than the file's patch adds it (once, for most): every copy
+ * there is one the patch would add, so taking another reading would add
+ * it again.  Used where the postimage stands: a block the patch moves
+ * (removes in another hunk) stands twice until the move is done.
  */
 static bool added_lines_there(const struct engine *e, size_t k)
 {
@@ -1715,8 +1716,7 @@ static bool added_lines_there(const struct engine *e, size_t k)
 				  !h->lines[i].no_eol, 0 };
 		size_t adds, n = 0;
 
-		if (h->lines[i].kind != '+' || !significant(&l) ||
-		    patch_has_line(e->f, '-', h->lines[i].text))
+		if (h->lines[i].kind != '+' || !significant(&l))
 			continue;
 		adds = patch_line_count(e->f, '+', h->lines[i].text);
 		l.hash = line_hash(l.ptr, l.len, l.eol);

@@ -1217,6 +1217,58 @@ static void echo_of_a_block_the_patch_adds_twice_is_no_risk(void **state)
 }
 
 /*
+ * A patch that moves a node (Debian's rk356x spdif ordering fix, upstream
+ * in 6.12): where the move is done, the node stands once, at its new
+ * place, and the preimage of the adding hunk matches at the node's own
+ * tail.  The echo, no risk.  Where the node still stands at its old place
+ * too, it stands twice for one the patch adds: a risk.
+ */
+static void echo_of_a_moved_block_is_no_risk(void **state)
+{
+#define NODE(n) "\t" n ": " n "@" n " {\n\t\treg = <" n ">;\n" \
+	"\t\tstatus = \"disabled\";\n\t};\n\n"
+#define TAIL " \t\tstatus = \"disabled\";\n \t};\n \n"
+#define MOVED "\tb: b@2 {\n" "\t\treg = <2>;\n" \
+	"\t\tstatus = \"disabled\";\n" "\t};\n" "\n"
+	static const char patch[] =
+		"--- a/m.dtsi\n+++ b/m.dtsi\n"
+		"@@ -4,11 +4,6 @@\n" TAIL
+		"-\tb: b@2 {\n-\t\treg = <2>;\n-\t\tstatus = \"disabled\";\n"
+		"-\t};\n-\n"
+		" \tc: c@c {\n \t\treg = <c>;\n \t\tstatus = \"disabled\";\n"
+		"@@ -14,6 +9,11 @@\n" TAIL
+		"+\tb: b@2 {\n+\t\treg = <2>;\n+\t\tstatus = \"disabled\";\n"
+		"+\t};\n+\n"
+		" \td: d@4 {\n \t\treg = <4>;\n \t};\n";
+	static const char moved[] = "/ {\n" NODE("a") NODE("c") MOVED
+		"\td: d@4 {\n\t\treg = <4>;\n\t};\n};\n";
+	static const char both[] = "/ {\n" NODE("a") MOVED NODE("c") MOVED
+		"\td: d@4 {\n\t\treg = <4>;\n\t};\n};\n";
+#undef NODE
+#undef TAIL
+#undef MOVED
+	struct apply_file_result res;
+	struct tdiff d;
+
+	(void)state;
+	apply_no_3way(&res, &d, moved, patch);
+	for (size_t k = 0; k < 2; k++)
+		if (res.hunks[k].rule != RULE_ALREADY || res.hunks[k].risk)
+			fail_msg("hunk %zu: %s%s: %s", k + 1,
+				 apply_rule_name(res.hunks[k].rule),
+				 res.hunks[k].risk ? ", a risk" : "",
+				 res.hunks[k].reason);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+
+	apply_no_3way(&res, &d, both, patch);
+	assert_int_equal(res.hunks[1].rule, RULE_ALREADY);
+	assert_true(res.hunks[1].risk);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
+/*
  * A whole postimage that adds a line found once in the file is the change
  * itself: a preimage that matches only with more fuzz elsewhere is where
  * GNU patch would add that line a second time, not a second reading
@@ -2355,6 +2407,7 @@ int main(void)
 		cmocka_unit_test(added_block_beside_an_exact_match_is_already_applied),
 	cmocka_unit_test(preimage_echoed_by_the_added_lines_is_no_second_place),
 	cmocka_unit_test(echo_of_a_block_the_patch_adds_twice_is_no_risk),
+	cmocka_unit_test(echo_of_a_moved_block_is_no_risk),
 	cmocka_unit_test(whole_postimage_adding_a_line_found_once_is_no_risk),
 		cmocka_unit_test(removed_lines_found_when_their_context_drifted),
 		cmocka_unit_test(present_with_other_comment_at_offset_is_not_added_twice),
