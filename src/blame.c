@@ -279,21 +279,6 @@ static bool is_ident_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-static bool has_word(struct span s, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *p = s.ptr; n && p + n <= s.ptr + s.len; p++) {
-		p = memmem(p, (size_t)(s.ptr + s.len - p), w, n);
-		if (!p)
-			return false;
-		if ((p == s.ptr || !is_ident_char(p[-1])) &&
-		    (p + n == s.ptr + s.len || !is_ident_char(p[n])))
-			return true;
-	}
-	return false;
-}
-
 size_t blame_removed_identifier(const struct blame *b, const char *ident)
 {
 	for (size_t i = 0; i < b->upto; i++) {
@@ -308,10 +293,13 @@ size_t blame_removed_identifier(const struct blame *b, const char *ident)
 				for (size_t k = 0; k < pf->hunks[h].nr_lines; k++) {
 					const struct patch_line *l =
 						&pf->hunks[h].lines[k];
-					if (l->kind == '-' && has_word(l->text, ident))
+					bool has = l->kind != ' ' &&
+						   span_has_word(l->text, ident,
+								 strlen(ident));
+
+					if (l->kind == '-' && has)
 						removed = true;
-					else if (l->kind == '+' &&
-						 has_word(l->text, ident))
+					else if (l->kind == '+' && has)
 						added = true;
 				}
 		}
@@ -346,7 +334,8 @@ size_t blame_symbol_patch(const struct blame *b,
 			for (size_t l = 0; l < pf->hunks[ah->hunk].nr_lines; l++) {
 				const struct patch_line *pl =
 					&pf->hunks[ah->hunk].lines[l];
-				if (pl->kind != ' ' && has_word(pl->text, sym))
+				if (pl->kind != ' ' &&
+				    span_has_word(pl->text, sym, strlen(sym)))
 					return i + 1;
 			}
 		}

@@ -1667,30 +1667,18 @@ out:
 	return error;
 }
 
-static bool pick_word_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
-}
-
 /* Whether word stands in blob id as a word (a missing blob has none). */
 static bool blob_has_word(git_repository *repo, const git_oid *id,
 			  const char *word, size_t len)
 {
 	git_blob *b = NULL;
-	const char *p, *end, *q;
-	bool yes = false;
+	bool yes;
 
 	if (git_oid_is_zero(id) || git_blob_lookup(&b, repo, id) < 0)
 		return false;
-	p = git_blob_rawcontent(b);
-	end = p + git_blob_rawsize(b);
-	for (const char *s = p; !yes && s + len <= end; s = q + 1) {
-		if (!(q = memmem(s, (size_t)(end - s), word, len)))
-			break;
-		yes = (q == p || !pick_word_char(q[-1])) &&
-		      (q + len == end || !pick_word_char(q[len]));
-	}
+	yes = span_has_word((struct span){ git_blob_rawcontent(b),
+					   (size_t)git_blob_rawsize(b) },
+			    word, len);
 	git_blob_free(b);
 	return yes;
 }

@@ -225,6 +225,26 @@ bool span_starts_with(struct span s, const char *prefix)
 	return s.len >= n && !memcmp(s.ptr, prefix, n);
 }
 
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+bool span_has_word(struct span s, const char *word, size_t n)
+{
+	const char *end = s.ptr + s.len, *q;
+
+	for (const char *p = s.ptr; n && p + n <= end; p = q + 1) {
+		if (!(q = memmem(p, (size_t)(end - p), word, n)))
+			return false;
+		if ((q == s.ptr || !word_char(q[-1])) &&
+		    (q + n == end || !word_char(q[n])))
+			return true;
+	}
+	return false;
+}
+
 bool span_starts_with_ci(struct span s, const char *prefix)
 {
 	size_t n = strlen(prefix);

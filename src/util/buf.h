@@ -70,6 +70,9 @@ struct span span_trim(struct span s);
 bool span_eq(struct span s, const char *lit);
 bool span_starts_with(struct span s, const char *prefix);
 bool span_starts_with_ci(struct span s, const char *prefix);
+/* s holds word (n bytes) as a whole C identifier: no letter, digit or
+ * '_' touches it on either side. */
+bool span_has_word(struct span s, const char *word, size_t n);
 char *span_dup(struct span s);
 
 bool starts_with(const char *s, const char *prefix);
