@@ -114,6 +114,13 @@ struct pat {
 	bool func_whole;    /* func is not cut short ("foo(" was seen) */
 	long anchor;        /* last funcname line of the leading context, or
 			     * -1: the hunk shows its function itself */
+	bool moved_out;     /* the named function, defined in the target,
+			     * holds none of the hunk's lines: its code went
+			     * elsewhere (code_moved_out()) */
+	bool body_moved;    /* moved_out, for a hunk in a body (in_body()):
+			     * a postimage anywhere counts as inside */
+	bool next_def;      /* a new entry placed by the definition line
+			     * after it (placed_by_next_def()) */
 	long self_pre, self_post; /* the first line of that image between
 				   * its outer context lines that starts a
 				   * definition or declaration found once
@@ -860,7 +867,10 @@ static void add_cand(struct engine *e, const struct pat *p, bool post,
 	 * hunk by itself; the section only names the line above the hunk */
 	out->v[out->nr].in_func =
 		(p->anchor >= 0 && (size_t)p->anchor >= lv->pfx) ||
-		(post ? p->self_post : p->self_pre) >= 0 || in_func(e, p, pos);
+		(post ? p->self_post : p->self_pre) >= 0 ||
+		(post && p->body_moved) ||
+		(!post && p->next_def && lv->sfx < p->trail) ||
+		in_func(e, p, pos);
 	out->v[out->nr].dist = distance(pos, exp);
 	out->nr++;
 }
@@ -1842,35 +1852,6 @@ static void flag_other_function(struct engine *e, size_t k, size_t pos)
 			   p->func, p->alias, p->alias_pct);
 }
 
-/*
- * The target defines the function hunk p's header names, and no
- * definition of it holds any of the hunk's significant preimage lines
- * (context or removed): the code moved out of it, and a postimage found
- * in another function is the change itself, not a second place.
- */
-static bool code_moved_out(struct engine *e, const struct pat *p)
-{
-	bool defined = false;
-
-	for (size_t i = 0; i < e->t.nr; i++) {
-		const struct line *l = &e->t.v[i];
-		size_t end;
-
-		if (!funcname_line(l->ptr, l->len) ||
-		    label_line(l->ptr, l->len) || !names_line(e, p, (long)i) ||
-		    !definition_at(e, i))
-			continue;
-		defined = true;
-		end = func_end(e, i);
-		for (size_t j = i; j < end; j++)
-			for (size_t n = 0; n < p->pre.nr; n++)
-				if (significant(&p->pre.v[n]) &&
-				    line_eq(&p->pre.v[n], &e->t.v[j]))
-					return false;
-	}
-	return defined;
-}
-
 /* Whether name is part with whole '_'-separated parts added before or
  * after it ("raw_f", "__f", "f_locked" for "f"). */
 static bool name_extends(const char *name, const char *part)
@@ -1904,18 +1885,56 @@ static bool renamed_by_a_part(struct engine *e, size_t k)
 }
 
 /*
- * The nearest of the preimage candidates pre (found with the fuzz of
- * postimage candidate post) that is not the echo of hunk k's added
- * lines, or NULL.
+ * The file's patch itself renames the function hunk k's header names to
+ * the one where hunk k's postimage stands: one of its hunks removes the
+ * line defining the old name and adds one defining the new.
  */
-static const struct cand *other_reading(const struct engine *e, size_t k,
+static bool renamed_by_the_patch(struct engine *e, size_t k)
+{
+	const char *to = e->hr[k].found_func;
+	bool from_seen = false, to_seen = false;
+
+	if (!e->pats[k].func || !to)
+		return false;
+	for (size_t j = 0; j < e->f->nr_hunks && !(from_seen && to_seen); j++) {
+		const struct patch_hunk *h = &e->f->hunks[j];
+
+		from_seen = to_seen = false;
+		for (size_t i = 0; i < h->nr_lines; i++) {
+			char *name = h->lines[i].kind == ' ' ? NULL :
+				     defined_by(&h->lines[i]);
+
+			if (name && h->lines[i].kind == '-' &&
+			    !strcmp(name, e->pats[k].func))
+				from_seen = true;
+			if (name && h->lines[i].kind == '+' && !strcmp(name, to))
+				to_seen = true;
+			free(name);
+		}
+	}
+	return from_seen && to_seen;
+}
+
+/*
+ * The nearest of the preimage candidates pre (found with the fuzz of
+ * postimage candidate post) that is a second reading of hunk k, or NULL.
+ * Not the echo of its added lines, nor, when those lines are there
+ * (added_lines_there()) in the function the header names (or where its
+ * code went), a match outside it: kcarry never takes such a match while
+ * the target has that function.
+ */
+static const struct cand *other_reading(struct engine *e, size_t k,
 					const struct cand *post,
 					const struct cands *pre)
 {
+	const struct pat *p = &e->pats[k];
 	const struct cand *best = NULL;
+	bool inside = p->func && post->in_func && added_lines_there(e, k) &&
+		      (p->moved_out || pat_func_def(e, p) >= 0);
 
 	for (size_t i = 0; i < pre->nr; i++)
 		if (!echo_of_added(e, k, post, &pre->v[i]) &&
+		    !(inside && !pre->v[i].in_func) &&
 		    (!best || cand_nearer(&pre->v[i], best)))
 			best = &pre->v[i];
 	return best;
@@ -1975,7 +1994,7 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 	 * gone from the target: nothing to check) */
 	if (p->func && !c->in_func &&
 	    !(r->rule == RULE_EXACT && pat_func_def(e, p) < 0) &&
-	    !(c->post && code_moved_out(e, p)) &&
+	    !(c->post && (p->moved_out || renamed_by_the_patch(e, k))) &&
 	    !(!ch->f && renamed_by_a_part(e, k)))
 		flag_other_function(e, k, c->pos);
 	if (!c->post && near && near->pos != c->pos) {
@@ -2768,7 +2787,11 @@ static bool by_candidates(struct engine *e, size_t k, struct placing *pl)
 		best = bp && bq ? (cand_better(bq, bp) ? bq : bp) : bp ? bp : bq;
 		if (!best)
 			continue;
-		if (f && (o = rival(best->post ? &pl->post : &pl->pre, best))) {
+		/* two postimage places with the preimage nowhere say the
+		 * same: already applied (the nearest is named); not outside
+		 * the named function, where the kept lines are a chance */
+		if (f && !(best->post && !pl->pre.nr && best->in_func) &&
+		    (o = rival(best->post ? &pl->post : &pl->pre, best))) {
 			buf_addf(&pl->notes,
 				 "%sfuzz %u matches at lines %zu and %zu alike",
 				 pl->notes.len ? "; " : "", f, best->pos + 1,
@@ -3024,6 +3047,51 @@ out:
 }
 
 /*
+ * Whether hunk p's lines are in a function body: its first significant
+ * preimage line is indented by a tab.  A hunk after a function's end
+ * (an "#ifdef" the header names the function above) holds none of that
+ * function's lines without its code having moved anywhere.
+ */
+static bool in_body(const struct pat *p)
+{
+	for (size_t i = 0; i < p->pre.nr; i++)
+		if (significant(&p->pre.v[i]))
+			return p->pre.v[i].ptr[0] == '\t';
+	return false;
+}
+
+/*
+ * The target defines the function hunk p's header names, and no
+ * definition of it holds any of the hunk's significant preimage lines
+ * (context or removed): the code moved out of it, and a postimage found
+ * in another function is the change itself, not a second place; its
+ * candidates count as inside the function when the hunk is in a body
+ * (in_body()).
+ */
+static bool code_moved_out(struct engine *e, const struct pat *p)
+{
+	bool defined = false;
+
+	for (size_t i = 0; i < e->t.nr; i++) {
+		const struct line *l = &e->t.v[i];
+		size_t end;
+
+		if (!funcname_line(l->ptr, l->len) ||
+		    label_line(l->ptr, l->len) || !names_line(e, p, (long)i) ||
+		    !definition_at(e, i))
+			continue;
+		defined = true;
+		end = func_end(e, i);
+		for (size_t j = i; j < end; j++)
+			for (size_t n = 0; n < p->pre.nr; n++)
+				if (significant(&p->pre.v[n]) &&
+				    line_eq(&p->pre.v[n], &e->t.v[j]))
+					return false;
+	}
+	return defined;
+}
+
+/*
  * The first line of image between its lead and trail context lines (a
  * changed line, or context between two changes) that starts a definition
  * or a declaration ("int f(...)", "int x = 2;", "config FOO") and stands
@@ -3045,6 +3113,49 @@ static long self_place(const struct engine *e, const struct lines *image,
 			return (long)i;
 	}
 	return -1;
+}
+
+/*
+ * Hunk p inserts a new entry before a definition line that places it: it
+ * removes nothing, the function its header names is not in the target,
+ * its added lines start at least one definition, each of a name the
+ * target never mentions (printk_enter_irqsave() added as a function
+ * where the target has it as a macro is no new entry),
+ * and its first trailing context line starts a definition standing once
+ * in the target.  A match keeping that line is placed by it, whatever the
+ * header names above (the entry above, gone: Debian's 6.1 Kconfig entry
+ * after an "endchoice" 5.10 lacks, placed before "config SECURITY").  An
+ * added definition the target already has, or a named function it has,
+ * leaves the place to the section as before.
+ */
+static bool placed_by_next_def(struct engine *e, const struct pat *p)
+{
+	bool adds_def = false;
+	const struct line *next;
+
+	if (!p->func || p->pre.nr != p->lead + p->trail || !p->trail ||
+	    pat_func_def(e, p) >= 0)
+		return false;
+	next = &p->pre.v[p->lead];
+	if (!funcname_line(next->ptr, next->len) ||
+	    label_line(next->ptr, next->len) || count_in_target(e, next) != 1)
+		return false;
+	for (size_t i = p->lead; i + p->trail < p->post.nr; i++) {
+		const struct line *l = &p->post.v[i];
+		char *name;
+		bool known;
+
+		if (!funcname_line(l->ptr, l->len) || label_line(l->ptr, l->len))
+			continue;
+		if (!(name = line_ident(l->ptr, l->len)))
+			return false;
+		known = span_has_word(e->old, name, strlen(name));
+		free(name);
+		if (known)
+			return false;
+		adds_def = true;
+	}
+	return adds_def;
 }
 
 /* --- files ------------------------------------------------------------- */
@@ -3117,6 +3228,11 @@ static void engine_init(struct engine *e, const struct patch_file *f,
 		e->pats[k].self_post = self_place(e, &e->pats[k].post,
 						  e->pats[k].lead,
 						  e->pats[k].trail);
+		e->pats[k].moved_out = e->pats[k].func &&
+				       code_moved_out(e, &e->pats[k]);
+		e->pats[k].body_moved = e->pats[k].moved_out &&
+					in_body(&e->pats[k]);
+		e->pats[k].next_def = placed_by_next_def(e, &e->pats[k]);
 		buf_init(&e->pl[k].text, 0);
 	}
 }

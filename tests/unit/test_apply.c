@@ -1087,6 +1087,24 @@ static void already_case(const char *orig, const char *patch, bool risk,
 	tdiff_release(&d);
 }
 
+/* Hunk n of patch on orig (no 3-way), case what: rule, and a risk or
+ * not as risk says. */
+static void judged_case(const char *what, const char *orig, const char *patch,
+			size_t n, enum apply_rule rule, bool risk)
+{
+	struct apply_file_result res;
+	struct tdiff d;
+
+	apply_no_3way(&res, &d, orig, patch);
+	if (res.hunks[n].rule != rule || res.hunks[n].risk != risk)
+		fail_msg("%s, hunk %zu: %s%s: %s", what, n + 1,
+			 apply_rule_name(res.hunks[n].rule),
+			 res.hunks[n].risk ? ", a risk" : "",
+			 res.hunks[n].reason);
+	apply_file_result_release(&res);
+	tdiff_release(&d);
+}
+
 /* The hunk of patch on orig (no 3-way): placed by rule, no risk, the
  * result want. */
 static void placed_case(const char *orig, const char *patch,
@@ -1821,6 +1839,226 @@ static void merge_beside_the_only_side_left_is_no_risk(void **state)
 	tdiff_release(&d);
 }
 
+/*
+ * The same where only a fuzzier postimage stands and a preimage matches
+ * with that fuzz somewhere else too (a blank and "do {"): the change is
+ * where the code went, already applied, not a conflict (RT's 5.10
+ * "timers: Don't block on expiry_lock for TIMER_IRQSAFE" on 6.1, whose
+ * timer_delete_sync() calls __timer_delete_sync() holding the loop).
+ * While the named function holds one of the hunk's lines, the match
+ * outside it is not taken: a conflict, as before.
+ */
+static void fuzzy_postimage_where_the_code_moved_is_already_applied(void **state)
+{
+	static const char patch[] =
+		"--- a/t.c\n+++ b/t.c\n"
+		"@@ -3,6 +3,9 @@ int del_sync(struct timer *t)\n"
+		" \t */\n \tWARN_ON(in_irq() && !safe);\n \n"
+		"+\tif (IS_ENABLED(RT) && !safe)\n+\t\tassert_preemptible();\n+\n"
+		" \tdo {\n \t\tret = try_del(t);\n \n";
+#define LOCKED "static int __del_sync(struct timer *t, bool shutdown)\n{\n" \
+	"\t/*\n\t * no hardirq\n\t */\n\tWARN_ON(in_hardirq() && !safe);\n\n" \
+	"\tif (IS_ENABLED(RT) && !safe)\n\t\tassert_preemptible();\n\n" \
+	"\tdo {\n\t\tret = __try_del(t, shutdown);\n\n\t\tif (ret < 0)\n" \
+	"\t\t\trelax();\n\t} while (ret < 0);\n\treturn ret;\n}\n\n" \
+	"int del_sync(struct timer *t)\n{\n"
+#define OTHER "}\n\nstatic void other(void)\n{\n\tint n = 0;\n\n" \
+	"\tdo {\n\t\twork();\n\t} while (more(n++));\n}\n"
+	static const char moved[] = LOCKED "\treturn __del_sync(t, false);\n" OTHER;
+	static const char kept[] = LOCKED "\tWARN_ON(in_irq() && !safe);\n"
+		"\treturn __del_sync(t, false);\n" OTHER;
+#undef LOCKED
+#undef OTHER
+	struct apply_opts o = APPLY_OPTS_INIT;
+	struct apply_file_result res;
+	struct err err = ERR_INIT;
+	struct tdiff d;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		buf_init(&d.raw, 0);
+		buf_adds(&d.raw, patch);
+		tdiff_parse(&d);
+		apply_file_result_init(&res);
+		assert_int_equal(apply_file(&res, d.f, span_from(i ? kept : moved),
+					    true, &o, &err), 0);
+		if (res.hunks[0].rule != (i ? RULE_CONFLICT : RULE_ALREADY) ||
+		    res.hunks[0].risk)
+			fail_msg("%s: %s%s: %s", i ? "kept" : "moved",
+				 apply_rule_name(res.hunks[0].rule),
+				 res.hunks[0].risk ? ", a risk" : "",
+				 res.hunks[0].reason);
+		apply_file_result_release(&res);
+		tdiff_release(&d);
+	}
+}
+
+/*
+ * A hunk after the end of the function its header names holds none of
+ * that function's lines, yet no code moved: its postimage found elsewhere
+ * (here with fuzz 2 under another "#ifdef") is outside the function, and
+ * it is no second place.
+ */
+static void hunk_after_its_function_has_not_moved_out(void **state)
+{
+	static const char patch[] =
+		"--- a/t.c\n+++ b/t.c\n"
+		"@@ -16,6 +16,7 @@ void set_nid(struct task *p, int nid)\n"
+		" #endif /* NUMA */\n \n #ifdef HOTPLUG\n+\n"
+		" /*\n  * Ensure the idle task uses init_mm.\n  */\n";
+	static const char target[] =
+		"void set_nid(struct task *p, int nid)\n{\n\tp->nid = nid;\n"
+		"\tunlock(p);\n}\n#endif /* NUMA */\n\n#ifdef HOTPLUG\n/*\n"
+		" * Ensure the idle task uses init_mm.\n */\nvoid idle_exit(void)\n"
+		"{\n\tdrop(current);\n}\n\nint cpu_starting(int cpu)\n{\n"
+		"\tstart(cpu);\n\treturn 0;\n}\n\n#ifdef HOTPLUG\n\n/*\n"
+		" * Invoked before the stopper thread runs.\n */\n"
+		"int cpu_dying(int cpu)\n{\n\treturn 0;\n}\n#endif\n#endif\n";
+	(void)state;
+	judged_case("after", target, patch, 0, RULE_OFFSET, false);
+}
+
+/*
+ * A revert after the last function of a header, already applied: its
+ * postimage lands after the function above, not in the one the header
+ * names, which the target defines without any of the hunk's lines.  No
+ * risk, although the hunk is not in a body.
+ */
+static void revert_after_the_named_function_is_no_risk(void **state)
+{
+	static const char patch[] =
+		"--- a/t.h\n+++ b/t.h\n"
+		"@@ -20,12 +20,4 @@ static inline void dump_debug(const char *p, int t)\n"
+		" #define dump_bytes(p, t, buf, len)\t\\\n"
+		" \tdump_debug(p, t, 16, 1, buf, len, true)\n \n"
+		"-#ifdef CONFIG_PRINTK\n-extern void __safe_enter(void);\n"
+		"-#else\n-static inline void safe_enter(void)\n-{\n-}\n"
+		"-#endif\n-\n #endif\n";
+	static const char target[] =
+		"static inline void dump_debug(const char *p, int t)\n{\n}\n"
+		"static inline void dump_devel(const char *p, int t)\n{\n}\n\n"
+		"/**\n * dump_bytes - shorthand\n */\n"
+		"#define dump_bytes(p, t, buf, len)\t\\\n"
+		"\tdump_debug(p, t, 16, 1, buf, len, true)\n\n#endif\n";
+	(void)state;
+	judged_case("revert", target, patch, 0, RULE_ALREADY, false);
+}
+
+/*
+ * An insertion of a new entry whose leading context (and the entry the
+ * header names) the target lacks, kept by fuzz before the next entry's
+ * definition line, which stands once: that line places it, as Debian
+ * placed "config SECURITY_PERF_EVENTS_RESTRICT" before "config SECURITY"
+ * on 5.10, which has no "endchoice" there.  Stays a risk when the target
+ * already defines the entry the hunk adds, elsewhere, or names it at all
+ * (RT's printk_enter_irqsave() added as a function before
+ * "int printk_delay_msec", where 6.1 has it as a macro).
+ */
+static void new_entry_placed_by_the_next_definition(void **state)
+{
+	static const char patch[] =
+		"--- a/Kconfig\n+++ b/Kconfig\n"
+		"@@ -51,6 +51,11 @@ config PROC_MEM_NO_FORCE\n"
+		" \n endchoice\n \n"
+		"+config PERF_RESTRICT\n+\tbool \"Restrict perf\"\n+\thelp\n"
+		"+\t  If you say Y here.\n+\n"
+		" config SECURITY\n \tbool \"Enable different security models\"\n"
+		" \tdepends on SYSFS\n";
+#define TOP "menu \"Security options\"\n\nsource \"keys/Kconfig\"\n\n" \
+	"config DMESG_RESTRICT\n\tbool \"Restrict syslog\"\n\thelp\n" \
+	"\t  If unsure, answer N.\n\nconfig SECURITY\n" \
+	"\tbool \"Enable different security models\"\n\tdepends on SYSFS\n" \
+	"\thelp\n\t  This allows you to choose.\n\n"
+	static const char fresh[] = TOP "endmenu\n";
+	static const char has[] = TOP "config PERF_RESTRICT\n"
+		"\tbool \"Restrict perf\"\n\nendmenu\n";
+	static const char named[] = TOP "config PERF_HARDEN\n"
+		"\tbool \"Harden perf\"\n\tselect PERF_RESTRICT\n\nendmenu\n";
+#undef TOP
+	(void)state;
+	judged_case("fresh", fresh, patch, 0, RULE_FUZZ, false);
+	judged_case("has", has, patch, 0, RULE_FUZZ, true);
+	judged_case("named", named, patch, 0, RULE_FUZZ, true);
+}
+
+/*
+ * A patch that renames a function in one hunk and changes it in a later
+ * one: the later hunk's header names the old name, and where the patch
+ * is already applied its postimage stands in the new one.  The patch's
+ * own rename says so; no risk (csky's highmem.c, kmap_pages_init() made
+ * kmap_init(), on 6.1).
+ */
+static void function_renamed_by_the_patch_itself(void **state)
+{
+	static const char patch[] =
+		"--- a/t.c\n+++ b/t.c\n"
+		"@@ -1,6 +1,6 @@\n"
+		" unsigned long start;\n \n"
+		"-static void __init pages_init(void)\n"
+		"+void __init map_init(void)\n"
+		" {\n \tunsigned long vaddr;\n \n"
+		"@@ -7,11 +7,3 @@ static void __init pages_init(void)\n"
+		" \tvaddr = BASE;\n \ttable = pte;\n }\n-\n"
+		"-void __init map_init(void)\n-{\n-\tunsigned long vaddr;\n-\n"
+		"-\tpages_init();\n-\tvaddr = FIX;\n-}\n";
+	static const char target[] =
+		"#include <a.h>\n\nunsigned long start;\n\n"
+		"void __init map_init(void)\n{\n\tunsigned long vaddr;\n\n"
+		"\tvaddr = BASE;\n\ttable = pte;\n}\n";
+	(void)state;
+	judged_case("renamed", target, patch, 0, RULE_ALREADY, false);
+	judged_case("renamed", target, patch, 1, RULE_ALREADY, false);
+}
+
+/*
+ * A hunk's postimage matching twice with fuzz while its preimage matches
+ * nowhere is already applied, wherever it stands: both readings say the
+ * same, and nothing is written.  (RT's 5.10 patch dropping the
+ * "#ifndef __LINUX_SPINLOCK_TYPES_H" guard from alpha's spinlock_types.h,
+ * on 6.1, where fuzz 2 keeps the blank line and "typedef struct {" that
+ * stand twice.)  A preimage matching at that fuzz too keeps the tie a
+ * conflict, and so does a tie outside the function the header names
+ * (here lock_init(), which the file lacks), where kept lines so few are
+ * a chance (far off in mm/page_alloc.c, 5.10's RT PCP patch on 6.1).
+ */
+static void postimage_tie_without_preimage_is_already_applied(void **state)
+{
+	static const char patch[] =
+		"--- a/t.h\n+++ b/t.h\n"
+		"@@ -2,10 +2,6 @@\n"
+		" #ifndef _ALPHA_TYPES_H\n #define _ALPHA_TYPES_H\n \n"
+		"-#ifndef __LINUX_TYPES_H\n"
+		"-# error \"please don't include this file directly\"\n"
+		"-#endif\n-\n"
+		" typedef struct {\n \tvolatile unsigned int lock;\n"
+		" } arch_spinlock_t;\n";
+	static const char in_func[] =
+		"--- a/t.h\n+++ b/t.h\n"
+		"@@ -2,10 +2,6 @@ static inline void lock_init(void)\n"
+		" #ifndef _ALPHA_TYPES_H\n #define _ALPHA_TYPES_H\n \n"
+		"-#ifndef __LINUX_TYPES_H\n"
+		"-# error \"please don't include this file directly\"\n"
+		"-#endif\n-\n"
+		" typedef struct {\n \tvolatile unsigned int lock;\n"
+		" } arch_spinlock_t;\n";
+#define TOP "/* SPDX */\n#ifndef _ALPHA_LOCK_TYPES_H\n" \
+	"#define _ALPHA_LOCK_TYPES_H\n\n"
+#define REST "typedef struct {\n\tvolatile unsigned int lock;\n" \
+	"} arch_spinlock_t;\n\n#define SPIN_UNLOCKED\t{ 0 }\n\n" \
+	"typedef struct {\n\tvolatile unsigned int lock;\n} arch_rwlock_t;\n\n" \
+	"#endif\n"
+	static const char gone[] = TOP REST;
+	static const char guard[] = TOP "#ifndef __LINUX_TYPES_H\n"
+		"# error \"please don't include this file directly\"\n"
+		"#endif\n\n" REST;
+#undef TOP
+#undef REST
+	(void)state;
+	judged_case("gone", gone, patch, 0, RULE_ALREADY, false);
+	judged_case("guard", guard, patch, 0, RULE_FUZZ, false);
+	judged_case("elsewhere", gone, in_func, 0, RULE_CONFLICT, false);
+}
+
 static void
 fuzz_finds_named_function_when_exact_match_is_elsewhere(void **state)
 {
@@ -2426,6 +2664,12 @@ int main(void)
 	cmocka_unit_test(hunk_changing_a_definition_line_is_placed_by_it),
 	cmocka_unit_test(file_scope_hunk_is_placed_by_its_declaration),
 	cmocka_unit_test(already_applied_where_the_code_moved_is_no_risk),
+	cmocka_unit_test(fuzzy_postimage_where_the_code_moved_is_already_applied),
+	cmocka_unit_test(hunk_after_its_function_has_not_moved_out),
+	cmocka_unit_test(revert_after_the_named_function_is_no_risk),
+	cmocka_unit_test(new_entry_placed_by_the_next_definition),
+	cmocka_unit_test(function_renamed_by_the_patch_itself),
+	cmocka_unit_test(postimage_tie_without_preimage_is_already_applied),
 	cmocka_unit_test(landing_in_the_renamed_function_by_an_added_part),
 	cmocka_unit_test(merge_beside_the_only_side_left_is_no_risk),
 		cmocka_unit_test(fuzz_finds_named_function_when_exact_match_is_elsewhere),
