@@ -17,26 +17,47 @@
  */
 #define MOVED_MAX_SPLIT 1024
 
-/* Whether every hunk of pf applies exactly (or offset) to text. */
-static bool holds_exactly(struct apply_file_result *res,
-			  const struct patch_file *pf, struct span text,
-			  const struct apply_opts *opts)
+/*
+ * Whether every hunk of pf applies exactly (or offset) to text; with
+ * drift, a hunk may also be adapted there by rule 4 (drifted context:
+ * its changed lines anchored exactly, once, in its function), and no other
+ * rule.
+ */
+static bool holds(struct apply_file_result *res, const struct patch_file *pf,
+		  struct span text, const struct apply_opts *opts, bool drift)
 {
 	struct apply_opts ao = *opts;
 	struct err err = ERR_INIT;
 	bool ok;
 
 	ao.no_3way = true;
-	ao.no_adapt = true;
+	ao.no_adapt = !drift;
+	ao.no_adapt_hunk = NULL; /* carry.c runs rule 1 only without them */
 	ao.markers = false;
 	ao.fuzz = 0;
 	apply_file_result_init(res);
 	ok = apply_file(res, pf, text, true, &ao, &err) == 0 &&
 	     (res->outcome == OUTCOME_CLEAN ||
-	      res->outcome == OUTCOME_OFFSET) &&
+	      res->outcome == OUTCOME_OFFSET ||
+	      (drift && res->outcome == OUTCOME_ADAPTED)) &&
 	     !res->risk;
+	for (size_t k = 0; ok && k < res->nr_hunks; k++) {
+		const struct apply_hunk_result *r = &res->hunks[k];
+
+		ok = r->rule == RULE_EXACT || r->rule == RULE_OFFSET ||
+		     (r->rule == RULE_ADAPTED && r->adapt &&
+		      r->adapt->rule == ADAPT_DRIFT);
+	}
 	err_release(&err);
 	return ok;
+}
+
+/* Whether every hunk of pf applies exactly (or offset) to text. */
+static bool holds_exactly(struct apply_file_result *res,
+			  const struct patch_file *pf, struct span text,
+			  const struct apply_opts *opts)
+{
+	return holds(res, pf, text, opts, false);
 }
 
 /* The folder of path ("" at the top) and its extension (".h"), or NULL. */
@@ -79,17 +100,24 @@ static void mark_moved(struct apply_file_result *res,
 
 	for (size_t k = 0; k < res->nr_hunks; k++) {
 		struct apply_hunk_result *r = &res->hunks[k];
+		/* rule 4 anchored it there (hunk by hunk): its text, its
+		 * note after rule 1's */
+		struct adaptation *drift = r->adapt;
 		struct adaptation *a = xcalloc(1, sizeof(*a));
 		struct patch_hunk here;
 		struct buf b = BUF_INIT;
+		char *why;
 
 		a->rule = ADAPT_MOVED;
 		adapt_hunk_text(&b, &pf->hunks[k]);
 		a->original = xstrdup(b.ptr);
 		buf_reset(&b);
 		buf_addf(&b, "--- a/%s\n+++ b/%s\n", path, path);
-		here = pf->hunks[k];
-		if (r->line) { /* the line numbers of that file */
+		here = drift ? drift->hunk : pf->hunks[k];
+		if (drift) { /* its own target lines, at their place there */
+			here.new_start =
+				(unsigned long)((long)here.old_start + delta);
+		} else if (r->line) { /* the line numbers of that file */
 			/* hunk by hunk, the hunks before it there are others
 			 * than in pf's file */
 			long shift = under ? delta
@@ -102,18 +130,19 @@ static void mark_moved(struct apply_file_result *res,
 		delta += (long)here.new_count - (long)here.old_count;
 		adapt_hunk_text(&b, &here);
 		a->adapted = buf_detach(&b, NULL);
+		why = drift ? xstrfmt("; %s", drift->note)
+			    : xstrdup(", where its lines stand exactly");
 		if (under)
 			a->note = xstrfmt("moved from %s to %s: %s %s%s%s, and "
 					  "%s alone of the files under %s "
-					  "defines %s%s, where its lines "
-					  "stand exactly",
+					  "defines %s%s%s",
 					  from, path, from,
 					  gone ? "has no " : "does not exist "
 							     "in this tree",
 					  gone ? r->func : "", gone ? "()" : "",
 					  path, *under ? under : "the top",
 					  gone ? "it" : r->func,
-					  gone ? "" : "()");
+					  gone ? "" : "()", why);
 		else
 			a->note = xstrfmt(
 				"moved from %s to %s: %s %s%s%s, and its "
@@ -125,6 +154,8 @@ static void mark_moved(struct apply_file_result *res,
 				same_folder(from, path)
 					? "its folder"
 					: "the files of its name nearby");
+		free(why);
+		adaptation_free(drift);
 		a->line = r->line;
 		r->rule = RULE_ADAPTED;
 		free(r->reason);
@@ -425,13 +456,14 @@ static void pick_hunks(struct patch_file *sub, const struct patch_file *pf,
 }
 
 /*
- * Whether the hunks of sub (pick_hunks) apply exactly to text, together;
- * when not, sub->hunks is freed.
+ * Whether the hunks of sub (pick_hunks) apply exactly to text, together,
+ * or anchored there by rule 4 where their context drifted (the file is the
+ * one defining each hunk's function); when not, sub->hunks is freed.
  */
 static bool hunks_hold(struct apply_file_result *res, struct patch_file *sub,
 		       struct span text, const struct apply_opts *opts)
 {
-	if (holds_exactly(res, sub, text, opts))
+	if (holds(res, sub, text, opts, true))
 		return true;
 	apply_file_result_release(res);
 	free(sub->hunks);

@@ -33,7 +33,8 @@
 #                                 the split must be refused (t119, t148):
 #                                 twice (demo_enable_vblank() defined in
 #                                 two files), nowhere (in none: renamed),
-#                                 drifted (its lines changed), whole
+#                                 drifted (every line around its
+#                                 insertion changed), whole
 #                                 (irq.c as a.c and b.c)
 
 adapt_ws() {
@@ -182,7 +183,11 @@ split_refusal_repos() {
 	# the same lines under another name: the context stands, the
 	# function not
 	OTHER=$(printf '%s' "$VBLF" | sed 's/demo_enable_vblank/demo_vblank_on/')
-	DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/')
+	# every line around hunk 2's insertion rewritten: rule 4 has
+	# nothing to anchor on in the one file defining its function either
+	DRIFT=$(printf '%s' "$VBLF" | sed 's/spin_lock(&d->irq_lock)/spin_lock_irq(\&d->irq_lock)/
+s/spin_unlock(&d->irq_lock)/spin_unlock_irq(\&d->irq_lock)/
+s/demo_unmask_pipe(d, pipe)/demo_unmask_pipe_locked(d, pipe)/')
 	make_repo twice drivers/gpu/demo/demo.h "$DEMO_H" \
 		drivers/gpu/demo/display_irq.c "$DISP" \
 		drivers/gpu/demo/display/vblank.c "$VBLF" \

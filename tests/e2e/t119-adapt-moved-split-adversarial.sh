@@ -8,7 +8,9 @@
 #    behind): which one is meant is not known, hunk 2 is a conflict;
 #  - nowhere: no file defines hunk 2's function: a conflict;
 #  - drifted: the one file defining hunk 2's function does not hold its
-#    lines exactly: a conflict, no fuzzy guess;
+#    lines exactly, and every line around its insertion changed there
+#    (rule 4 anchors nothing: t157 has the drift it does anchor): a
+#    conflict, no fuzzy guess;
 #  - whole: two files take the whole file patch (the one-file rule is
 #    ambiguous): it is not split either, a conflict;
 #  - nodecl: every hunk has its file, but hunk 1 calls a function the
