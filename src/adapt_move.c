@@ -93,7 +93,7 @@ static bool same_folder(const char *a, const char *b)
  */
 static void mark_moved(struct apply_file_result *res,
 		       const struct patch_file *pf, const char *path,
-		       const char *gone, const char *under)
+		       const char *gone, const char *under, const char *alone)
 {
 	const char *from = patch_file_path(pf);
 	long delta = 0; /* lines the hunks before k in that file add */
@@ -151,9 +151,7 @@ static void mark_moved(struct apply_file_result *res,
 				gone ? "has no " : "does not exist in this "
 						   "tree",
 				gone ? gone : "", gone ? "()" : "", path,
-				same_folder(from, path)
-					? "its folder"
-					: "the files of its name nearby");
+				alone);
 		free(why);
 		adaptation_free(drift);
 		a->line = r->line;
@@ -175,10 +173,19 @@ struct moved_search {
 	size_t holders;
 };
 
+/* Whether path ends with tail, a whole name or names ("s5p-mfc/x.c"). */
+static bool path_ends_with(const char *path, const char *tail)
+{
+	size_t pl = strlen(path), tl = strlen(tail);
+
+	return pl >= tl && !strcmp(path + pl - tl, tail) &&
+	       (pl == tl || path[pl - tl - 1] == '/');
+}
+
 /*
  * Try each file of blobs (but pf's own path; with name, only the files
- * called name) on pf: every hunk exact or at an offset.  Stops at a
- * second file that takes it.
+ * whose path ends with name, a file name or folder/file) on pf: every
+ * hunk exact or at an offset.  Stops at a second file that takes it.
  */
 static int try_holders(struct moved_search *ms, const struct tree_blob *blobs,
 		       size_t nr, const char *name, struct moved_ctx *mc,
@@ -189,13 +196,11 @@ static int try_holders(struct moved_search *ms, const struct tree_blob *blobs,
 	int error = 0;
 
 	for (size_t i = 0; i < nr && ms->holders < 2; i++) {
-		const char *base = strrchr(blobs[i].path, '/');
 		bool exists = false;
 		unsigned m = 0;
 
-		base = base ? base + 1 : blobs[i].path;
 		if (!strcmp(blobs[i].path, ms->pf->old_path) ||
-		    (name && strcmp(base, name)))
+		    (name && !path_ends_with(blobs[i].path, name)))
 			continue;
 		if ((error = mc->read(&text, &exists, &m, blobs[i].path, mc,
 				      err)) < 0)
@@ -236,6 +241,52 @@ static int search_holders(struct moved_search *ms,
 	if (nr <= MOVED_MAX_FILES)
 		error = try_holders(ms, blobs, nr, name, mc, err);
 	tree_blobs_free(blobs, nr);
+	return error;
+}
+
+/*
+ * Rule 1 farther: up, the folder above dir (pf's folder, missing), is not
+ * in the tree either, so a folder was put in or taken out between them
+ * (Linux 6.1 moved drivers/media/platform/s5p-mfc/ into samsung/): under
+ * the nearest folder above that the tree has (a top folder at most), the
+ * files whose path ends with dir's last name and pf's file name
+ * ("s5p-mfc/s5p_mfc_ctrl.c") are tried.  *where: that folder (new), when
+ * searched.
+ */
+static int search_farther(struct moved_search *ms, const char *dir,
+			  const char *up, struct moved_ctx *mc, char **where,
+			  struct err *err)
+{
+	const char *own = strrchr(dir, '/'), *base;
+	const char *exts[2] = { NULL, NULL };
+	struct tree_list_opts lo = { NULL, true, exts };
+	char *anc = xstrdup(up), *slash, *tail;
+	struct tree_oid id;
+	bool exists = false;
+	int error;
+
+	if ((error = tree_dir_id(&id, &exists, mc->repo, mc->tree, anc,
+				 err)) < 0 ||
+	    exists || !*anc)
+		goto out; /* the folder above was searched (or is the top) */
+	while (!exists && (slash = strrchr(anc, '/'))) {
+		*slash = '\0';
+		if ((error = tree_dir_id(&id, &exists, mc->repo, mc->tree, anc,
+					 err)) < 0)
+			goto out;
+	}
+	if (!exists)
+		goto out; /* not even its top folder: not looked for */
+	base = strrchr(ms->pf->old_path, '/') + 1;
+	tail = xstrfmt("%s/%s", own ? own + 1 : dir, base);
+	exts[0] = base;
+	lo.dir = anc;
+	error = search_holders(ms, &lo, tail, mc, err);
+	free(tail);
+	*where = anc;
+	anc = NULL;
+out:
+	free(anc);
 	return error;
 }
 
@@ -484,7 +535,7 @@ static void take_moved(const struct moved_split *sp, char **hunk_to,
 	struct apply_file_result *got = sp->got;
 	struct apply_hunk_result tmp;
 
-	mark_moved(res, sub, path, sp->gone, sp->under);
+	mark_moved(res, sub, path, sp->gone, sp->under, NULL);
 	for (size_t j = 0; j < sub->nr_hunks; j++) {
 		tmp = got->hunks[idx[j]];
 		got->hunks[idx[j]] = res->hunks[j];
@@ -882,9 +933,9 @@ int adapt_moved(struct apply_file_result *ar, struct moved_out *out,
 		struct moved_ctx *mc, struct err *err)
 {
 	struct moved_search ms = { pf, { 0 }, NULL, NULL, 0, 0 };
-	const char *ext, *exts[2] = { NULL, NULL }, *base;
+	const char *ext, *exts[2] = { NULL, NULL }, *base = NULL;
 	struct tree_list_opts lo = { NULL, false, NULL };
-	char *dir = NULL, *up = NULL;
+	char *dir = NULL, *up = NULL, *far = NULL, *alone = NULL;
 	bool exists = false;
 	int error = 0;
 
@@ -911,11 +962,20 @@ int adapt_moved(struct apply_file_result *ar, struct moved_out *out,
 		exts[0] = base;
 		lo.dir = up;
 		lo.recursive = true;
-		if ((error = search_holders(&ms, &lo, base, mc, err)) < 0)
+		if ((error = search_holders(&ms, &lo, base, mc, err)) < 0 ||
+		    (!ms.holders &&
+		     (error = search_farther(&ms, dir, up, mc, &far, err)) < 0))
 			goto out;
 	}
 	if (ms.holders == 1) {
-		mark_moved(&ms.best, pf, ms.found, gone, NULL);
+		const char *own = strrchr(dir, '/');
+
+		alone = same_folder(pf->old_path, ms.found)
+				? xstrdup("its folder")
+			: far ? xstrfmt("the files %s/%s under %s",
+					own ? own + 1 : dir, base, far)
+			      : xstrdup("the files of its name nearby");
+		mark_moved(&ms.best, pf, ms.found, gone, NULL, alone);
 		apply_file_result_release(ar);
 		*ar = ms.best;
 		out->moved_to = ms.found;
@@ -934,6 +994,8 @@ out:
 	free(ms.second);
 	free(dir);
 	free(up);
+	free(far);
+	free(alone);
 	return error;
 }
 

@@ -61,8 +61,11 @@ void moved_out_release(struct moved_out *o);
  * every hunk adapted, and out->moved_to that path.  When no file of the
  * folder takes it, the files of the same name under the folder above
  * (the file moved into a subfolder, or out of one: arch/arm/boot/dts/
- * into arch/arm/boot/dts/marvell/ in 6.5) are tried the same way.  Two
- * such files: it stays a conflict (a file that exists twice).  gone: the
+ * into arch/arm/boot/dts/marvell/ in 6.5) are tried the same way; when
+ * that folder is missing too (a vendor folder put in between:
+ * drivers/media/platform/samsung/s5p-mfc/ in 6.1), the files ending with
+ * its folder and name under the nearest folder above that the tree has.
+ * Two such files: it stays a conflict (a file that exists twice).  gone: the
  * file exists but lacks the hunks' function (carry.c's functions_gone):
  * only the folder is tried.
  *
