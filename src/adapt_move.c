@@ -178,8 +178,7 @@ static bool path_ends_with(const char *path, const char *tail)
 {
 	size_t pl = strlen(path), tl = strlen(tail);
 
-	return pl >= tl && !strcmp(path + pl - tl, tail) &&
-	       (pl == tl || path[pl - tl - 1] == '/');
+	return ends_with(path, tail) && (pl == tl || path[pl - tl - 1] == '/');
 }
 
 /*
@@ -250,11 +249,12 @@ static int search_holders(struct moved_search *ms,
  * (Linux 6.1 moved drivers/media/platform/s5p-mfc/ into samsung/): under
  * the nearest folder above that the tree has (a top folder at most), the
  * files whose path ends with dir's last name and pf's file name
- * ("s5p-mfc/s5p_mfc_ctrl.c") are tried.  *where: that folder (new), when
- * searched.
+ * ("s5p-mfc/s5p_mfc_ctrl.c") are tried.  *alone: what was searched, for
+ * the note ("the files s5p-mfc/s5p_mfc_ctrl.c under
+ * drivers/media/platform"; new), when it was.
  */
 static int search_farther(struct moved_search *ms, const char *dir,
-			  const char *up, struct moved_ctx *mc, char **where,
+			  const char *up, struct moved_ctx *mc, char **alone,
 			  struct err *err)
 {
 	const char *own = strrchr(dir, '/'), *base;
@@ -282,9 +282,8 @@ static int search_farther(struct moved_search *ms, const char *dir,
 	exts[0] = base;
 	lo.dir = anc;
 	error = search_holders(ms, &lo, tail, mc, err);
+	*alone = xstrfmt("the files %s under %s", tail, anc);
 	free(tail);
-	*where = anc;
-	anc = NULL;
 out:
 	free(anc);
 	return error;
@@ -933,9 +932,9 @@ int adapt_moved(struct apply_file_result *ar, struct moved_out *out,
 		struct moved_ctx *mc, struct err *err)
 {
 	struct moved_search ms = { pf, { 0 }, NULL, NULL, 0, 0 };
-	const char *ext, *exts[2] = { NULL, NULL }, *base = NULL;
+	const char *ext, *exts[2] = { NULL, NULL }, *base;
 	struct tree_list_opts lo = { NULL, false, NULL };
-	char *dir = NULL, *up = NULL, *far = NULL, *alone = NULL;
+	char *dir = NULL, *up = NULL, *alone = NULL;
 	bool exists = false;
 	int error = 0;
 
@@ -964,18 +963,15 @@ int adapt_moved(struct apply_file_result *ar, struct moved_out *out,
 		lo.recursive = true;
 		if ((error = search_holders(&ms, &lo, base, mc, err)) < 0 ||
 		    (!ms.holders &&
-		     (error = search_farther(&ms, dir, up, mc, &far, err)) < 0))
+		     (error = search_farther(&ms, dir, up, mc, &alone, err)) <
+			     0))
 			goto out;
 	}
 	if (ms.holders == 1) {
-		const char *own = strrchr(dir, '/');
-
-		alone = same_folder(pf->old_path, ms.found)
-				? xstrdup("its folder")
-			: far ? xstrfmt("the files %s/%s under %s",
-					own ? own + 1 : dir, base, far)
-			      : xstrdup("the files of its name nearby");
-		mark_moved(&ms.best, pf, ms.found, gone, NULL, alone);
+		mark_moved(&ms.best, pf, ms.found, gone, NULL,
+			   same_folder(pf->old_path, ms.found) ? "its folder"
+			   : alone ? alone
+				   : "the files of its name nearby");
 		apply_file_result_release(ar);
 		*ar = ms.best;
 		out->moved_to = ms.found;
@@ -994,7 +990,6 @@ out:
 	free(ms.second);
 	free(dir);
 	free(up);
-	free(far);
 	free(alone);
 	return error;
 }

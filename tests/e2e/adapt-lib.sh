@@ -36,6 +36,9 @@
 #                                 drifted (every line around its
 #                                 insertion changed), whole
 #                                 (irq.c as a.c and b.c)
+#   not_adapted REPO BRANCH       the last kcarry output adapts nothing,
+#                                 and BRANCH of REPO holds no change past
+#                                 base (a conflict is not committed)
 
 adapt_ws() {
 	series=$1
@@ -219,4 +222,12 @@ Step two must know the caller holds the lock.
 
 Signed-off-by: A U Thor <author@example.org>" || fail commit
 	make_repo tgt drivers/demo/core.c "$TGT_C" drivers/demo/other.c "$TGT_C"
+}
+
+not_adapted() {
+	grep -q 'adapted' "$OUT" && { cat "$OUT"; fail "$1: adapted"; }
+	if git -C "$1" rev-parse -q --verify "$2" >/dev/null &&
+		! git -C "$1" diff --quiet base "$2"; then
+		fail "$1: a conflicting patch was committed"
+	fi
 }

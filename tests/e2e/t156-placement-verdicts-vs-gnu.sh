@@ -35,6 +35,16 @@ gnu_copy() {
 	git -C "$1" worktree add -q "$TEST_TMP/gnu-$1" base 2>/dev/null ||
 		fail "worktree $1"
 }
+# already_as_gnu SERIES TARGET: kcarry says SERIES is already applied on
+# TARGET, without a risk, and GNU patch -R finds it applied there
+already_as_gnu() {
+	expect_exit 0 kcarry -C ws apply "$1@v1" "$2"
+	stdout_has 'already applied'
+	no_risk "$2"
+	gnu_copy "$2"
+	patch -s -p1 -R --dry-run -d "$TEST_TMP/gnu-$2" <"q-$1/$1.patch" ||
+		fail "$2: GNU patch -R does not find the change applied"
+}
 
 TYPES='/* SPDX-License-Identifier: GPL-2.0 */
 #ifndef _ALPHA_SPINLOCK_TYPES_H
@@ -193,12 +203,7 @@ series expiry <<'EOF'
 EOF
 
 # 1. the tie of two postimage places
-expect_exit 0 kcarry -C ws apply guard@v1 tie
-stdout_has 'already applied'
-no_risk "tie"
-gnu_copy tie
-patch -s -p1 -R --dry-run -d "$TEST_TMP/gnu-tie" <q-guard/guard.patch ||
-	fail "GNU patch -R does not find the change applied"
+already_as_gnu guard tie
 
 # 2. the new entry, placed by the next definition
 expect_exit 0 kcarry -C ws apply perf@v1 entry
@@ -212,12 +217,7 @@ cmp -s got.kconfig gnu-entry/security/Kconfig ||
 	{ diff -u gnu-entry/security/Kconfig got.kconfig; fail "not GNU's file"; }
 
 # 3. the later hunk of a patch that renames its function
-expect_exit 0 kcarry -C ws apply kmap@v1 rename
-stdout_has 'already applied'
-no_risk "rename"
-gnu_copy rename
-patch -s -p1 -R --dry-run -d "$TEST_TMP/gnu-rename" <q-kmap/kmap.patch ||
-	fail "GNU patch -R does not find the change applied"
+already_as_gnu kmap rename
 
 # 4. already applied where the code moved: no conflict, no risk
 expect_exit 0 kcarry -C ws apply expiry@v1 moved
