@@ -1025,13 +1025,48 @@ static bool span_ends_with_semicolon(struct span t)
 	return t.len && t.ptr[t.len - 1] == ';';
 }
 
-/* The function a '+' or '-' line starts the definition of, or NULL. */
-static char *defined_by(const struct patch_line *l)
+/*
+ * Whether the parameter list opened on line i of h closes, on the lines
+ * of the same side that follow, with a ';': a forward declaration over
+ * several lines.  Unknown (never closed within the hunk) is false.
+ */
+static bool declaration_over_lines(const struct patch_hunk *h, size_t i)
 {
+	char side = h->lines[i].kind;
+	int depth = 0;
+	bool opened = false;
+
+	for (size_t n = 0; i < h->nr_lines && n < 16; i++) {
+		const struct patch_line *l = &h->lines[i];
+
+		if (l->kind != side && l->kind != ' ')
+			continue;
+		n++;
+		for (size_t c = 0; c < l->text.len; c++) {
+			if (l->text.ptr[c] == '(') {
+				depth++;
+				opened = true;
+			} else if (l->text.ptr[c] == ')' && --depth == 0 && opened) {
+				struct span rest = { l->text.ptr + c + 1,
+						     l->text.len - c - 1 };
+
+				return span_ends_with_semicolon(rest);
+			}
+		}
+	}
+	return false;
+}
+
+/* The function line i ('+' or '-') of h starts the definition of, or NULL. */
+static char *defined_by(const struct patch_hunk *h, size_t i)
+{
+	const struct patch_line *l = &h->lines[i];
+
 	if (!funcname_line(l->text.ptr, l->text.len) ||
 	    label_line(l->text.ptr, l->text.len) ||
 	    !memchr(l->text.ptr, '(', l->text.len) ||
-	    span_ends_with_semicolon(l->text))
+	    span_ends_with_semicolon(l->text) ||
+	    declaration_over_lines(h, i))
 		return NULL;
 	return line_ident(l->text.ptr, l->text.len);
 }
@@ -1082,7 +1117,7 @@ static bool patch_removes_def(const struct patch_file *f, const char *name)
 
 			if (f->hunks[k].lines[i].kind != '-')
 				continue;
-			id = defined_by(&f->hunks[k].lines[i]);
+			id = defined_by(&f->hunks[k], i);
 			found = id && !strcmp(id, name);
 			free(id);
 		}
@@ -1104,7 +1139,7 @@ static void check_definitions(struct engine *e, size_t k)
 		char *id;
 		long def;
 
-		if (h->lines[i].kind != '+' || !(id = defined_by(&h->lines[i])))
+		if (h->lines[i].kind != '+' || !(id = defined_by(h, i)))
 			continue;
 		if (!patch_removes_def(e->f, id) && (def = func_def(e, id)) >= 0) {
 			r->risk = true;
@@ -1902,7 +1937,7 @@ static bool renamed_by_the_patch(struct engine *e, size_t k)
 		from_seen = to_seen = false;
 		for (size_t i = 0; i < h->nr_lines; i++) {
 			char *name = h->lines[i].kind == ' ' ? NULL :
-				     defined_by(&h->lines[i]);
+				     defined_by(h, i);
 
 			if (name && h->lines[i].kind == '-' &&
 			    !strcmp(name, e->pats[k].func))

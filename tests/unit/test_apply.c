@@ -2011,6 +2011,42 @@ static void function_renamed_by_the_patch_itself(void **state)
 }
 
 /*
+ * A forward declaration is not a definition, even when its parameters
+ * run over several lines: adding one for a function the target defines
+ * further down is what C asks for, not a second definition (RT's 5.10
+ * "sched: Add migrate_disable()" declares __set_cpus_allowed_ptr() before
+ * its first caller).  A definition added so, over several lines, stays a
+ * risk.
+ */
+static void forward_declaration_is_not_a_definition(void **state)
+{
+	static const char target[] =
+		"#include <a.h>\n\nstatic int helper(int a);\n\n"
+		"void caller(void)\n{\n\tgo();\n}\n\n"
+		"static int set_ptr(struct task *p,\n\t\t   int flags)\n{\n"
+		"\treturn flags;\n}\n";
+	static const char decl[] =
+		"--- a/t.c\n+++ b/t.c\n"
+		"@@ -3,5 +3,9 @@\n"
+		" static int helper(int a);\n \n"
+		"+static int set_ptr(struct task *p,\n"
+		"+\t\t   int flags);\n"
+		"+static void\n+do_set(struct task *p, int flags);\n"
+		" void caller(void)\n {\n \tgo();\n";
+	static const char def[] =
+		"--- a/t.c\n+++ b/t.c\n"
+		"@@ -3,5 +3,10 @@\n"
+		" static int helper(int a);\n \n"
+		"+static int set_ptr(struct task *p,\n"
+		"+\t\t   int flags)\n"
+		"+{\n+\treturn 0;\n+}\n"
+		" void caller(void)\n {\n \tgo();\n";
+	(void)state;
+	judged_case("declared", target, decl, 0, RULE_EXACT, false);
+	judged_case("defined", target, def, 0, RULE_EXACT, true);
+}
+
+/*
  * A hunk's postimage matching twice with fuzz while its preimage matches
  * nowhere is already applied, wherever it stands: both readings say the
  * same, and nothing is written.  (RT's 5.10 patch dropping the
@@ -2669,6 +2705,7 @@ int main(void)
 	cmocka_unit_test(revert_after_the_named_function_is_no_risk),
 	cmocka_unit_test(new_entry_placed_by_the_next_definition),
 	cmocka_unit_test(function_renamed_by_the_patch_itself),
+	cmocka_unit_test(forward_declaration_is_not_a_definition),
 	cmocka_unit_test(postimage_tie_without_preimage_is_already_applied),
 	cmocka_unit_test(landing_in_the_renamed_function_by_an_added_part),
 	cmocka_unit_test(merge_beside_the_only_side_left_is_no_risk),
