@@ -84,6 +84,7 @@
 
 #include "adapt_conv.h"
 #include "already.h"
+#include "ctok.h"
 #include "cursor.h"
 #include "lex.h"
 #include "strmap.h"
@@ -173,6 +174,8 @@ struct engine {
 	size_t min_pos; /* the next hunk's kept lines start at or after this */
 	long last_offset;
 	struct file_codes *codes; /* the whole target as codes, on demand */
+	struct def_pair *defs; /* definitions judged once every hunk stands */
+	size_t nr_defs, alloc_defs;
 	struct line_index *index; /* its lines by hash, on demand */
 	struct err *err;
 };
@@ -1105,7 +1108,38 @@ static size_t patch_line_count(const struct patch_file *f, char kind,
 	return n;
 }
 
-/* The file patch removes a definition of name (it moves or rewrites it). */
+/* The directive a line is ("#if", "#ifdef", "#ifndef": CTOK_OP_IF, ...),
+ * or -1; "#define NAME" gives its name in *macro (when macro is set). */
+static int directive_line(const char *p, size_t len, struct span *macro)
+{
+	size_t i = 0, s;
+	struct token name = { 0 };
+	bool is_if;
+
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (i == len || p[i++] != '#')
+		return -1;
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	for (s = i; i < len && ident_char(p[i]); i++)
+		;
+	name.p = p + s;
+	name.len = i - s;
+	if (macro && TOK_IS(&name, "define")) {
+		while (i < len && (p[i] == ' ' || p[i] == '\t'))
+			i++;
+		for (s = i; i < len && ident_char(p[i]); i++)
+			;
+		macro->ptr = p + s;
+		macro->len = i - s;
+		return -1;
+	}
+	return ctok_cond_op(&name, &is_if);
+}
+
+/* The file patch removes a definition of name (it moves or rewrites it):
+ * a line defining it, or a "#define name" (a macro made a function). */
 static bool patch_removes_def(const struct patch_file *f, const char *name)
 {
 	size_t k, i;
@@ -1113,10 +1147,16 @@ static bool patch_removes_def(const struct patch_file *f, const char *name)
 
 	for (k = 0; k < f->nr_hunks && !found; k++)
 		for (i = 0; i < f->hunks[k].nr_lines && !found; i++) {
+			const struct patch_line *l = &f->hunks[k].lines[i];
+			struct span macro = { NULL, 0 };
 			char *id;
 
-			if (f->hunks[k].lines[i].kind != '-')
+			if (l->kind != '-')
 				continue;
+			directive_line(l->text.ptr, l->text.len, &macro);
+			if (macro.len && strlen(name) == macro.len &&
+			    !memcmp(name, macro.ptr, macro.len))
+				return true;
 			id = defined_by(&f->hunks[k], i);
 			found = id && !strcmp(id, name);
 			free(id);
@@ -1125,29 +1165,309 @@ static bool patch_removes_def(const struct patch_file *f, const char *name)
 }
 
 /*
+ * The file as it reads with every hunk's place taken (the target's lines
+ * between the places, each place's text): enough to see the preprocessor
+ * branches the hunks open or close.
+ */
+struct placed_view {
+	struct lines all;
+	size_t *base;  /* where place k's text starts in all */
+	size_t *nr;    /* how many lines it has */
+	long *tmap;    /* target line d's index in all, -1 inside a place */
+};
+
+static void view_init(struct placed_view *v, const struct engine *e)
+{
+	size_t cur = 0, d;
+
+	memset(v, 0, sizeof(*v));
+	v->base = xcalloc(e->f->nr_hunks + 1, sizeof(*v->base));
+	v->nr = xcalloc(e->f->nr_hunks + 1, sizeof(*v->nr));
+	v->tmap = xcalloc(e->t.nr + 1, sizeof(*v->tmap));
+	for (size_t k = 0; k < e->f->nr_hunks; k++) {
+		const struct place *pl = &e->pl[k];
+
+		if (!pl->set || pl->start < cur)
+			continue;
+		for (d = cur; d < pl->start; d++) {
+			v->tmap[d] = (long)v->all.nr;
+			lines_add(&v->all, e->t.v[d].ptr, e->t.v[d].len,
+				  e->t.v[d].eol);
+		}
+		v->base[k] = v->all.nr;
+		lines_split(&v->all, (struct span){ pl->text.ptr, pl->text.len });
+		v->nr[k] = v->all.nr - v->base[k];
+		for (; d < pl->end; d++)
+			v->tmap[d] = -1;
+		cur = pl->end;
+	}
+	for (d = cur; d < e->t.nr; d++) {
+		v->tmap[d] = (long)v->all.nr;
+		lines_add(&v->all, e->t.v[d].ptr, e->t.v[d].len, e->t.v[d].eol);
+	}
+}
+
+static void view_release(struct placed_view *v)
+{
+	lines_release(&v->all);
+	free(v->base);
+	free(v->nr);
+	free(v->tmap);
+}
+
+/*
+ * Target line d's index in the view.  For a line some place replaced:
+ * where that hunk's own line for it went (a context line kept, or -2 for
+ * one it removes) when the place is the hunk's lines (pre_text()); else
+ * the one line of the place's text like it (-1: several, -2: none, the
+ * place removed it).
+ */
+static long view_index(const struct engine *e, const struct placed_view *v,
+		       size_t d)
+{
+	const struct line *t = &e->t.v[d];
+	const struct pat *p = NULL;
+	size_t k, old, j = 0;
+	long at = -2;
+
+	if (v->tmap[d] >= 0)
+		return v->tmap[d];
+	for (k = 0; k < e->f->nr_hunks && !p; k++)
+		if (e->pl[k].set && e->pl[k].start <= d && d < e->pl[k].end)
+			p = &e->pats[k];
+	if (!p)
+		return -1;
+	k--;
+	old = e->pl[k].start;
+	for (size_t n = p->lead; n + p->trail < p->h->nr_lines; n++) {
+		const struct patch_line *l = &p->h->lines[n];
+
+		if (l->kind != '+' && old++ == d) {
+			if (l->kind == '-' && l->text.len == t->len &&
+			    !memcmp(l->text.ptr, t->ptr, t->len))
+				return -2;
+			if (l->kind == ' ' && j < v->nr[k] &&
+			    line_eq(&v->all.v[v->base[k] + j], t))
+				return (long)(v->base[k] + j);
+			break;
+		}
+		j += l->kind != '-';
+	}
+	for (j = 0; j < v->nr[k]; j++)
+		if (line_eq(&v->all.v[v->base[k] + j], t))
+			at = at == -2 ? (long)(v->base[k] + j) : -1;
+	return at;
+}
+
+#define MAX_COND 32
+
+/* The preprocessor branches line j of the view is in, outermost first:
+ * the line of each open "#if" and the branch's number under it. */
+static size_t cond_path(const struct placed_view *v, size_t j, size_t *at,
+			unsigned *branch)
+{
+	size_t depth = 0, over = 0;
+
+	for (size_t i = 0; i < j; i++) {
+		const struct line *l = &v->all.v[i];
+
+		switch (directive_line(l->ptr, l->len, NULL)) {
+		case CTOK_OP_IF:
+			if (depth < MAX_COND) {
+				at[depth] = i;
+				branch[depth++] = 0;
+			} else {
+				over++;
+			}
+			break;
+		case CTOK_OP_ELIF:
+		case CTOK_OP_ELSE:
+			if (!over && depth)
+				branch[depth - 1]++;
+			break;
+		case CTOK_OP_ENDIF:
+			if (over)
+				over--;
+			else if (depth)
+				depth--;
+			break;
+		}
+	}
+	return depth;
+}
+
+/* Lines a and b of the view are in two branches of one "#if": never
+ * compiled together. */
+static bool other_branches(const struct placed_view *v, size_t a, size_t b)
+{
+	size_t at_a[MAX_COND], at_b[MAX_COND], na, nb;
+	unsigned br_a[MAX_COND], br_b[MAX_COND];
+
+	na = cond_path(v, a, at_a, br_a);
+	nb = cond_path(v, b, at_b, br_b);
+	for (size_t i = 0; i < na && i < nb && at_a[i] == at_b[i]; i++)
+		if (br_a[i] != br_b[i])
+			return true;
+	return false;
+}
+
+/* Where added line i of hunk k stands in the view, or -1. */
+static long added_in_view(const struct engine *e, size_t k, size_t i,
+			  const struct placed_view *v)
+{
+	const struct pat *p = &e->pats[k];
+	const struct patch_line *l = &p->h->lines[i];
+	const struct line *text = v->all.v + v->base[k];
+	size_t j = 0, n, found = 0;
+	long at = -1;
+
+	if (!e->pl[k].set)
+		return -1;
+	/* the place's text is the hunk's lines from the first change on,
+	 * without the removed ones (pre_text()) */
+	for (n = p->lead; n < i; n++)
+		j += p->h->lines[n].kind != '-';
+	if (i >= p->lead && j < v->nr[k] && text[j].len == l->text.len &&
+	    !memcmp(text[j].ptr, l->text.ptr, l->text.len))
+		return (long)(v->base[k] + j);
+	/* a merge wrote it otherwise: the one line of the text like it */
+	for (j = 0; j < v->nr[k]; j++)
+		if (text[j].len == l->text.len &&
+		    !memcmp(text[j].ptr, l->text.ptr, l->text.len)) {
+			found++;
+			at = (long)(v->base[k] + j);
+		}
+	return found == 1 ? at : -1;
+}
+
+/* The macro call a line makes, from its name to the ')' closing it (or
+ * the line's end), spaces aside, is the same on both lines. */
+static bool same_macro_call(const char *a, size_t alen, const char *b,
+			    size_t blen, const char *name)
+{
+	size_t nl = strcspn(name, "(");
+	const char *pa = NULL, *pb = NULL;
+	int depth = 0;
+
+	for (size_t i = 0; i + nl <= alen && !pa; i++)
+		if (!memcmp(a + i, name, nl))
+			pa = a + i;
+	for (size_t i = 0; i + nl <= blen && !pb; i++)
+		if (!memcmp(b + i, name, nl))
+			pb = b + i;
+	if (!pa || !pb)
+		return false;
+	alen -= (size_t)(pa - a);
+	blen -= (size_t)(pb - b);
+	for (size_t i = 0, j = 0;; i++, j++) {
+		while (i < alen && isspace((unsigned char)pa[i]))
+			i++;
+		while (j < blen && isspace((unsigned char)pb[j]))
+			j++;
+		if (i == alen || j == blen)
+			return i == alen && j == blen;
+		if (pa[i] != pb[j])
+			return false;
+		if (pa[i] == '(')
+			depth++;
+		else if (pa[i] == ')' && --depth == 0)
+			return true;
+	}
+}
+
+/* Added line i of hunk k defines id, as target line d does. */
+struct def_pair {
+	size_t k, i, d;
+	char *id;
+};
+
+/*
  * A hunk that adds a definition of a function the target already defines
  * (and the patch does not remove) makes two of them: the target has it in
- * another form, from a later version of the same change perhaps.
+ * another form, from a later version of the same change perhaps.  Each
+ * such pair is judged once every hunk of the file stands (judge_defs()):
+ * the hunks may open and close preprocessor branches between the two.
+ * For a name a macro makes ("DEFINE_PER_CPU(struct)", whose first
+ * argument is a type), only a call with the same arguments is a pair.
  */
 static void check_definitions(struct engine *e, size_t k)
 {
 	const struct patch_hunk *h = e->pats[k].h;
-	struct apply_hunk_result *r = &e->hr[k];
-	size_t i;
 
-	for (i = 0; i < h->nr_lines; i++) {
+	for (size_t i = 0; i < h->nr_lines; i++) {
+		const struct patch_line *l = &h->lines[i];
 		char *id;
-		long def;
 
-		if (h->lines[i].kind != '+' || !(id = defined_by(h, i)))
+		if (l->kind != '+' || !(id = defined_by(h, i)))
 			continue;
-		if (!patch_removes_def(e->f, id) && (def = func_def(e, id)) >= 0) {
-			r->risk = true;
-			add_reason(r, "adds %s%s, which the target already defines at line %ld",
-				   id, call(id), def + 1);
+		for (size_t d = 0; d < e->t.nr && !patch_removes_def(e->f, id); d++) {
+			const struct line *t = &e->t.v[d];
+			const char *tid;
+
+			if (!funcname_line(t->ptr, t->len) ||
+			    label_line(t->ptr, t->len))
+				continue;
+			tid = ident_at(e, (long)d);
+			if (!tid || strcmp(tid, id) ||
+			    !(strchr(tid, '(') || definition_at(e, d)))
+				continue;
+			if (strchr(id, '(') &&
+			    !same_macro_call(l->text.ptr, l->text.len, t->ptr,
+					     t->len, id))
+				continue;
+			ALLOC_GROW(e->defs, e->nr_defs + 1, e->alloc_defs);
+			e->defs[e->nr_defs++] = (struct def_pair){ k, i, d,
+								   xstrdup(id) };
 		}
 		free(id);
 	}
+}
+
+static void drop_defs(struct engine *e)
+{
+	for (size_t n = 0; n < e->nr_defs; n++)
+		free(e->defs[n].id);
+	e->nr_defs = 0;
+}
+
+/*
+ * The pairs check_definitions() found, with every hunk in its place: a
+ * risk unless the target's line is one a hunk removes, or the two stand
+ * in two branches of one "#if" (RT adds its own under an "#ifdef
+ * CONFIG_PREEMPT_RT ... #else" before the target's).  One reason per
+ * added line, naming the first such definition.
+ */
+static void judge_defs(struct engine *e)
+{
+	struct placed_view v;
+
+	if (!e->nr_defs)
+		return;
+	view_init(&v, e);
+	for (size_t n = 0; n < e->nr_defs; n++) {
+		const struct def_pair *dp = &e->defs[n];
+		struct apply_hunk_result *r = &e->hr[dp->k];
+		long at, vd;
+
+		if (!e->pl[dp->k].set || dp->d == SIZE_MAX)
+			continue;
+		at = added_in_view(e, dp->k, dp->i, &v);
+		vd = view_index(e, &v, dp->d);
+		if (vd == -2)
+			continue; /* a hunk removes it */
+		if (at >= 0 && vd >= 0 &&
+		    other_branches(&v, (size_t)at, (size_t)vd))
+			continue;
+		r->risk = true;
+		add_reason(r, "adds %s%s, which the target already defines at line %zu",
+			   dp->id, call(dp->id), dp->d + 1);
+		/* the other definitions of the same line: said once */
+		for (size_t m = n + 1; m < e->nr_defs && e->defs[m].k == dp->k &&
+				       e->defs[m].i == dp->i; m++)
+			e->defs[m].d = SIZE_MAX;
+	}
+	view_release(&v);
+	drop_defs(e);
 }
 
 static int cmp_hash_pos(const void *a, const void *b)
@@ -3287,6 +3607,8 @@ static void engine_release(struct engine *e)
 	}
 	free(e->pats);
 	free(e->pl);
+	drop_defs(e);
+	free(e->defs);
 	codes_release(&e->codes->all);
 	strmap_release(&e->codes->count);
 	free(e->codes);
@@ -3327,9 +3649,11 @@ static int place_all(struct engine *e)
 	size_t k;
 	int error;
 
+	drop_defs(e);
 	for (k = 0; k < e->f->nr_hunks; k++)
 		if ((error = place_hunk(e, k)) < 0)
 			return error;
+	judge_defs(e);
 	return 0;
 }
 

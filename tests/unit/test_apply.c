@@ -2047,6 +2047,92 @@ static void forward_declaration_is_not_a_definition(void **state)
 }
 
 /*
+ * Definitions that do not make two: a per-CPU variable of another name
+ * (the macro's first argument is its type: "DEFINE_PER_CPU(struct)" is no
+ * name), a definition in a preprocessor branch the hunk opens while the
+ * target's stays in the other one (RT's zram slot locks, its TTWU_QUEUE
+ * feature, its migrate_disable() stubs), and a function replacing the
+ * macro the hunk removes, in the #else of the target's definition (RT's
+ * tasklet_trylock() stubs).  Debian's 5.10.223 RT series on 5.10.262
+ * drew all of them.  Two definitions in the same branch stay a risk: the
+ * same per-CPU variable again, or a definition in a branch the hunk
+ * closes again, which the target's unconditional one meets.
+ */
+static void definitions_in_other_branches(void **state)
+{
+	static const char percpu[] =
+		"#include <a.h>\n\nstatic DEFINE_PER_CPU(struct pagesets, pagesets);\n\n"
+		"int nr_ids;\nint nr_online;\n\nint mobility;\n";
+	static const char percpu_new[] =
+		"--- a/t.c\n+++ b/t.c\n@@ -5,4 +5,8 @@\n int nr_ids;\n int nr_online;\n \n"
+		"+static DEFINE_PER_CPU(struct pa_lock, pa_lock) = {\n+\t.l = INIT,\n+};\n+\n"
+		" int mobility;\n";
+	static const char percpu_again[] =
+		"--- a/t.c\n+++ b/t.c\n@@ -5,4 +5,8 @@\n int nr_ids;\n int nr_online;\n \n"
+		"+static DEFINE_PER_CPU(struct pagesets, pagesets) = {\n+\t.l = INIT,\n+};\n+\n"
+		" int mobility;\n";
+	static const char percpu_init[] =
+		"--- a/t.c\n+++ b/t.c\n@@ -2,4 +2,6 @@\n \n"
+		"-static DEFINE_PER_CPU(struct pagesets, pagesets);\n"
+		"+static DEFINE_PER_CPU(struct pagesets, pagesets) = {\n+\t.l = INIT,\n+};\n"
+		" \n int nr_ids;\n";
+	static const char slots[] =
+		"#include <a.h>\n\nstatic void free_page(int i);\n\n"
+		"static int slot_trylock(struct zram *z, u32 i)\n{\n"
+		"\treturn bit_spin_trylock(i);\n}\n\n"
+		"static void slot_unlock(struct zram *z, u32 i)\n{\n"
+		"\tbit_spin_unlock(i);\n}\n";
+	static const char slots_rt[] =
+		"--- a/t.c\n+++ b/t.c\n@@ -2,6 +2,14 @@\n \n static void free_page(int i);\n \n"
+		"+#ifdef CONFIG_PREEMPT_RT\n"
+		"+static int slot_trylock(struct zram *z, u32 i)\n+{\n"
+		"+\treturn spin_trylock(i);\n+}\n+\n+#else\n+\n"
+		" static int slot_trylock(struct zram *z, u32 i)\n {\n"
+		" \treturn bit_spin_trylock(i);\n";
+	static const char slots_closed[] =
+		"--- a/t.c\n+++ b/t.c\n@@ -2,6 +2,13 @@\n \n static void free_page(int i);\n \n"
+		"+#ifdef CONFIG_PREEMPT_RT\n"
+		"+static int slot_trylock(struct zram *z, u32 i)\n+{\n"
+		"+\treturn spin_trylock(i);\n+}\n+#endif\n+\n"
+		" static int slot_trylock(struct zram *z, u32 i)\n {\n"
+		" \treturn bit_spin_trylock(i);\n";
+	static const char slots2[] =
+		"#include <a.h>\n\nstatic void free_page(int i);\n\n"
+		"static int lock_init(void)\n{\n\tint a = 0;\n\ta++;\n\ta++;\n"
+		"\treturn a;\n}\n\n"
+		"static int slot_trylock(struct zram *z, u32 i)\n{\n"
+		"\treturn bit_spin_trylock(i);\n}\n";
+	static const char slots_closed_later[] =
+		"--- a/t.c\n+++ b/t.c\n@@ -2,6 +2,12 @@\n \n static void free_page(int i);\n \n"
+		"+#ifdef CONFIG_PREEMPT_RT\n"
+		"+static int slot_trylock(struct zram *z, u32 i)\n+{\n"
+		"+\treturn spin_trylock(i);\n+}\n+#else\n"
+		" static int lock_init(void)\n {\n \tint a = 0;\n"
+		"@@ -9,6 +15,7 @@ static int lock_init(void)\n"
+		" \ta++;\n \treturn a;\n }\n+#endif\n \n"
+		" static int slot_trylock(struct zram *z, u32 i)\n {\n";
+	static const char stubs[] =
+		"#ifdef CONFIG_SMP\nstatic inline int t_trylock(struct t *t)\n{\n"
+		"\treturn !test_and_set_bit(0, &t->state);\n}\n#else\n"
+		"#define t_trylock(t) 1\n#endif\n\nextern void t_schedule(struct t *t);\n";
+	static const char stubs_inline[] =
+		"--- a/t.h\n+++ b/t.h\n@@ -5,6 +5,6 @@\n }\n #else\n"
+		"-#define t_trylock(t) 1\n"
+		"+static inline int t_trylock(struct t *t) { return 1; }\n"
+		" #endif\n \n extern void t_schedule(struct t *t);\n";
+	(void)state;
+	judged_case("per-cpu, new", percpu, percpu_new, 0, RULE_EXACT, false);
+	judged_case("per-cpu, again", percpu, percpu_again, 0, RULE_EXACT, true);
+	judged_case("per-cpu, given an initializer", percpu, percpu_init, 0,
+		    RULE_EXACT, false);
+	judged_case("RT branch", slots, slots_rt, 0, RULE_EXACT, false);
+	judged_case("closed branch", slots, slots_closed, 0, RULE_EXACT, true);
+	judged_case("closed by the next hunk", slots2, slots_closed_later, 0,
+		    RULE_EXACT, true);
+	judged_case("stub for a macro", stubs, stubs_inline, 0, RULE_EXACT, false);
+}
+
+/*
  * A hunk's postimage matching twice with fuzz while its preimage matches
  * nowhere is already applied, wherever it stands: both readings say the
  * same, and nothing is written.  (RT's 5.10 patch dropping the
@@ -2706,6 +2792,7 @@ int main(void)
 	cmocka_unit_test(new_entry_placed_by_the_next_definition),
 	cmocka_unit_test(function_renamed_by_the_patch_itself),
 	cmocka_unit_test(forward_declaration_is_not_a_definition),
+	cmocka_unit_test(definitions_in_other_branches),
 	cmocka_unit_test(postimage_tie_without_preimage_is_already_applied),
 	cmocka_unit_test(landing_in_the_renamed_function_by_an_added_part),
 	cmocka_unit_test(merge_beside_the_only_side_left_is_no_risk),
