@@ -176,6 +176,8 @@ struct engine {
 	struct file_codes *codes; /* the whole target as codes, on demand */
 	struct def_pair *defs; /* definitions judged once every hunk stands */
 	size_t nr_defs, alloc_defs;
+	struct rival_claim *rivals; /* other readings, judged so too */
+	size_t nr_rivals, alloc_rivals;
 	struct line_index *index; /* its lines by hash, on demand */
 	struct err *err;
 };
@@ -2327,6 +2329,51 @@ static void judge_dropped(struct engine *e, size_t k, const struct choice *ch)
 	}
 }
 
+/* Another reading of hunk k, at target line pos: a risk, said as why. */
+struct rival_claim {
+	size_t k, pos;
+	char *why;
+};
+
+static void claim_rival(struct engine *e, size_t k, size_t pos, char *why)
+{
+	ALLOC_GROW(e->rivals, e->nr_rivals + 1, e->alloc_rivals);
+	e->rivals[e->nr_rivals++] = (struct rival_claim){ k, pos, why };
+}
+
+static void drop_rivals(struct engine *e)
+{
+	for (size_t n = 0; n < e->nr_rivals; n++)
+		free(e->rivals[n].why);
+	e->nr_rivals = 0;
+}
+
+/*
+ * The other readings, once every hunk of the file stands: a risk, unless
+ * another hunk of the same file patch landed right there.  Hunks of one
+ * patch never share lines, so that place is the other hunk's (RT's
+ * tracing patch changes __kprobe_trace_func() and then, in a later hunk,
+ * __kretprobe_trace_func(), whose lines are the same: the nearer match of
+ * the first is where the later one lands).
+ */
+static void judge_rivals(struct engine *e)
+{
+	for (size_t n = 0; n < e->nr_rivals; n++) {
+		const struct rival_claim *rc = &e->rivals[n];
+		struct apply_hunk_result *r = &e->hr[rc->k];
+		bool taken = false;
+
+		for (size_t j = 0; j < e->f->nr_hunks && !taken; j++)
+			taken = j != rc->k && e->hr[j].line == rc->pos + 1 &&
+				e->hr[j].rule != RULE_CONFLICT;
+		if (taken)
+			continue;
+		r->risk = true;
+		add_reason(r, "%s", rc->why);
+	}
+	drop_rivals(e);
+}
+
 /*
  * Whether the place is a risk, and why: each reading of the hunk that is
  * as plausible as the one taken (its dropped context elsewhere, a
@@ -2355,21 +2402,20 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 	if (!c->post && near && near->pos != c->pos) {
 		const char *nf = or_none(func_at(e, near->pos));
 
-		r->risk = true;
-		add_reason(r, "a nearer match at line %zu is in %s%s",
-			   near->pos + 1, nf, call(nf));
+		claim_rival(e, k, near->pos,
+			    xstrfmt("a nearer match at line %zu is in %s%s",
+				    near->pos + 1, nf, call(nf)));
 	}
 	/* only a postimage that adds something can be "already present":
 	 * a deletion's postimage is bare context, found anywhere */
-	if (!c->post && adds_significant(p->h) && (o = rival(ch->post, c))) {
-		r->risk = true;
-		add_reason(r, "the postimage is already present at line %zu",
-			   o->pos + 1);
-	}
+	if (!c->post && adds_significant(p->h) && (o = rival(ch->post, c)))
+		claim_rival(e, k, o->pos,
+			    xstrfmt("the postimage is already present at line %zu",
+				    o->pos + 1));
 	if (c->post && (o = other_reading(e, k, c, ch->pre))) {
-		r->risk = true;
-		add_reason(r, "the preimage also matches at line %zu",
-			   o->pos + 1);
+		claim_rival(e, k, o->pos,
+			    xstrfmt("the preimage also matches at line %zu",
+				    o->pos + 1));
 	} else if ((c->post && !added_lines_there(e, k)) ||
 		   (!c->post && r->rule != RULE_EXACT)) {
 		/* the other image, fuzzier: GNU patch would take a fuzzy
@@ -2382,12 +2428,11 @@ static void judge(struct engine *e, size_t k, const struct choice *ch)
 		const struct cand *fz = more_fuzz(e, k, !c->post, ch->f,
 						  ch->maxf, ch->exp, &tmp, &at);
 
-		if (fz && (c->post || fz->in_func)) {
-			r->risk = true;
-			add_reason(r, "the %s also matches with fuzz %u at line %zu",
-				   c->post ? "preimage" : "postimage", at,
-				   fz->pos + 1);
-		}
+		if (fz && (c->post || fz->in_func))
+			claim_rival(e, k, fz->pos,
+				    xstrfmt("the %s also matches with fuzz %u at line %zu",
+					    c->post ? "preimage" : "postimage",
+					    at, fz->pos + 1));
 		free(tmp.v);
 	}
 }
@@ -3609,6 +3654,8 @@ static void engine_release(struct engine *e)
 	free(e->pl);
 	drop_defs(e);
 	free(e->defs);
+	drop_rivals(e);
+	free(e->rivals);
 	codes_release(&e->codes->all);
 	strmap_release(&e->codes->count);
 	free(e->codes);
@@ -3650,10 +3697,12 @@ static int place_all(struct engine *e)
 	int error;
 
 	drop_defs(e);
+	drop_rivals(e);
 	for (k = 0; k < e->f->nr_hunks; k++)
 		if ((error = place_hunk(e, k)) < 0)
 			return error;
 	judge_defs(e);
+	judge_rivals(e);
 	return 0;
 }
 

@@ -2133,6 +2133,39 @@ static void definitions_in_other_branches(void **state)
 }
 
 /*
+ * A reading of a hunk at the place where another hunk of the same patch
+ * lands is that hunk's, not a second reading: hunks of one patch never
+ * share lines.  RT's tracing patch changes __kprobe_trace_func() and then
+ * __kretprobe_trace_func(), whose lines are the same; on 5.10.223 the
+ * first hunk's stated line is nearer the second function's copy, where
+ * the second hunk lands.  With the second hunk left out, that nearer
+ * match stays a risk.
+ */
+static void reading_where_another_hunk_lands(void **state)
+{
+#define BODY(v) "{\n\tint " v ";\n\n\tif (disabled(tk))\n\t\treturn;\n\n" \
+	"\tsave_flags(buf.flags);\n\tbuf.pc = count();\n\tbuf.file = file;\n\n" \
+	"\tsize = data_size(tk);\n}\n"
+	static const char target[] =
+		"#include <t.h>\n\nstatic void kprobe_func(struct tk *tk)\n"
+		BODY("a") "\nstatic void kretprobe_func(struct tk *tk)\n" BODY("b");
+#undef BODY
+#define HUNK(at, to, f) "@@ -" at ",8 +" to ",7 @@ static void " f "(struct tk *tk)\n" \
+	" \tif (disabled(tk))\n \t\treturn;\n \n" \
+	"-\tsave_flags(buf.flags);\n-\tbuf.pc = count();\n+\tbuf.ctx = gen_ctx();\n" \
+	" \tbuf.file = file;\n \n \tsize = data_size(tk);\n"
+	static const char twins[] = "--- a/t.c\n+++ b/t.c\n"
+		HUNK("20", "20", "kprobe_func") HUNK("34", "33", "kretprobe_func");
+	static const char one[] = "--- a/t.c\n+++ b/t.c\n"
+		HUNK("20", "20", "kprobe_func");
+#undef HUNK
+	(void)state;
+	judged_case("twins", target, twins, 0, RULE_OFFSET, false);
+	judged_case("twins", target, twins, 1, RULE_OFFSET, false);
+	judged_case("one", target, one, 0, RULE_OFFSET, true);
+}
+
+/*
  * A hunk's postimage matching twice with fuzz while its preimage matches
  * nowhere is already applied, wherever it stands: both readings say the
  * same, and nothing is written.  (RT's 5.10 patch dropping the
@@ -2793,6 +2826,7 @@ int main(void)
 	cmocka_unit_test(function_renamed_by_the_patch_itself),
 	cmocka_unit_test(forward_declaration_is_not_a_definition),
 	cmocka_unit_test(definitions_in_other_branches),
+	cmocka_unit_test(reading_where_another_hunk_lands),
 	cmocka_unit_test(postimage_tie_without_preimage_is_already_applied),
 	cmocka_unit_test(landing_in_the_renamed_function_by_an_added_part),
 	cmocka_unit_test(merge_beside_the_only_side_left_is_no_risk),
