@@ -406,38 +406,54 @@ static int hunk_names(struct apply_hunk_result *r, struct cause_check *chk,
 	return 0;
 }
 
+/* Failed patch fp changed lines of path that hunk h meets (3 lines
+ * apart at most). */
+static bool failed_meets(const struct carry_patch *fp, const char *path,
+			 const struct patch_hunk *h)
+{
+	unsigned long lo = h->old_start, hi = h->old_start + h->old_count;
+	const struct patch *q = &fp->item->patch;
+
+	if (!carry_patch_failed(fp) || fp->skipped)
+		return false;
+	for (size_t f = 0; f < q->nr_files; f++) {
+		const struct patch_file *qf = &q->files[f];
+
+		if (strcmp(patch_file_path(qf), path))
+			continue;
+		if (!qf->nr_hunks)
+			return true;
+		for (size_t g = 0; g < qf->nr_hunks; g++) {
+			unsigned long glo = qf->hunks[g].new_start;
+			unsigned long ghi = glo + qf->hunks[g].new_count;
+
+			if (lo <= ghi + 3 && glo <= hi + 3)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Some patch before this one failed and changed lines hunk h meets. */
+static bool meets_failed(const struct names *nm, const char *path,
+			 const struct patch_hunk *h)
+{
+	for (size_t j = 0; nm->res && j < nm->index; j++)
+		if (failed_meets(&nm->res->patches[j], path, h))
+			return true;
+	return false;
+}
+
 /* The patches before this one that failed and changed lines hunk h meets. */
 static void failed_near(struct cause *c, const struct names *nm,
 			const char *path, const struct patch_hunk *h)
 {
-	unsigned long lo = h->old_start, hi = h->old_start + h->old_count;
-
 	for (size_t j = 0; nm->res && j < nm->index; j++) {
-		const struct carry_patch *fp = &nm->res->patches[j];
-		const struct patch *q = &fp->item->patch;
-		bool meets = false;
-
-		if (!carry_patch_failed(fp) || fp->skipped)
+		if (!failed_meets(&nm->res->patches[j], path, h))
 			continue;
-		for (size_t f = 0; f < q->nr_files && !meets; f++) {
-			const struct patch_file *qf = &q->files[f];
-
-			if (strcmp(patch_file_path(qf), path))
-				continue;
-			if (!qf->nr_hunks)
-				meets = true;
-			for (size_t g = 0; g < qf->nr_hunks && !meets; g++) {
-				unsigned long glo = qf->hunks[g].new_start;
-				unsigned long ghi = glo + qf->hunks[g].new_count;
-
-				meets = lo <= ghi + 3 && glo <= hi + 3;
-			}
-		}
-		if (meets) {
-			c->patches = xrealloc(c->patches, (c->nr_patches + 1) *
-							      sizeof(size_t));
-			c->patches[c->nr_patches++] = j + 1;
-		}
+		c->patches = xrealloc(c->patches, (c->nr_patches + 1) *
+						      sizeof(size_t));
+		c->patches[c->nr_patches++] = j + 1;
 	}
 }
 
@@ -749,21 +765,35 @@ static int read_moved(struct buf *out, bool *exists, unsigned *mode,
 }
 
 /*
- * carry_opts.no_adapt for file f of patch i: one flag per hunk of pf in
- * *mask (new, or NULL when none is refused); whether any is.
+ * The hunks of file f of patch i that are never adapted: those
+ * carry_opts.no_adapt names, and those meeting lines an earlier patch of
+ * the series changed and failed to apply (a function or context missing
+ * because of it is that patch's cause, not a move or a drift: RT's
+ * 5.10.223 0314 switches the exports of the ww_mutex_lock() its failed
+ * 0176 adds to rtmutex.c, and rule 1 took mainline's in mutex.c).  One
+ * flag per hunk of pf in *mask (new, or NULL when none); whether any.
  */
 static bool refused_hunks(bool **mask, const struct carry_opts *opts,
-			  size_t i, size_t f, const struct patch_file *pf)
+			  const struct names *nm, size_t f,
+			  const struct patch_file *pf)
 {
 	*mask = NULL;
 	for (size_t k = 0; k < opts->nr_no_adapt; k++) {
 		const struct carry_hunk_ref *r = &opts->no_adapt[k];
 
-		if (r->patch != i || r->file != f || r->hunk >= pf->nr_hunks)
+		if (r->patch != nm->index || r->file != f ||
+		    r->hunk >= pf->nr_hunks)
 			continue;
 		if (!*mask)
 			*mask = xcalloc(pf->nr_hunks, sizeof(**mask));
 		(*mask)[r->hunk] = true;
+	}
+	for (size_t k = 0; k < pf->nr_hunks; k++) {
+		if (!meets_failed(nm, patch_file_path(pf), &pf->hunks[k]))
+			continue;
+		if (!*mask)
+			*mask = xcalloc(pf->nr_hunks, sizeof(**mask));
+		(*mask)[k] = true;
 	}
 	return *mask != NULL;
 }
@@ -783,7 +813,8 @@ struct one_file {
 	struct carry_file *cf;
 	unsigned mode; /* of the file it meets, or where rule 1 moved it */
 	bool exists;   /* the file it meets */
-	bool refused;  /* carry_opts.no_adapt names some of its hunks */
+	bool refused;  /* some of its hunks are never adapted
+			* (refused_hunks(): named, or after a failed patch) */
 };
 
 /* A rename or copy of a file the tree does not have: its file fails. */
@@ -798,8 +829,8 @@ static void not_in_tree(struct carry_file *cf, const struct patch_file *pf)
 }
 
 /*
- * apply_file of of->pf to op->old, the hunks carry_opts.no_adapt names
- * never adapted (of->refused: some are).  1: the file patch cannot apply
+ * apply_file of of->pf to op->old, the hunks refused_hunks() names never
+ * adapted (of->refused: some are).  1: the file patch cannot apply
  * (bad, binary) and its file fails; < 0: the carry fails.
  */
 static int apply_plain(struct apply_file_result *ar, struct one_patch *op,
@@ -811,8 +842,8 @@ static int apply_plain(struct apply_file_result *ar, struct one_patch *op,
 	bool *no_adapt;
 	int rc;
 
-	of->refused = refused_hunks(&no_adapt, opts, op->run->nm->index,
-				    of->f, of->pf);
+	of->refused = refused_hunks(&no_adapt, opts, op->run->nm, of->f,
+				    of->pf);
 	ao = opts->apply;
 	ao.no_adapt_hunk = no_adapt;
 	rc = apply_file(ar, of->pf, (struct span){ op->old.ptr, op->old.len },
