@@ -441,7 +441,8 @@ void adapt_drift(struct adaptation **out, const struct adapt_in *in)
 			  c.removes ? "the lines it removes"
 				    : "the lines around its insertion",
 			  func ? "in " : "in the file", func ? func : "",
-			  func ? "()" : "", (unsigned long)p + 1);
+			  func && !strchr(func, '(') ? "()" : "",
+			  (unsigned long)p + 1);
 	*out = a;
 out:
 	free(func);

@@ -92,6 +92,35 @@ static void drift_rewrites_context_from_target(void **state)
 	patch_release(&t.p);
 }
 
+/* A function a macro names ("SYSCALL_DEFINE3(ioctl)") is said as it is
+ * named, without a second "()" (5.10's RT 0314 on 5.10.262 read
+ * "EXPORT_SYMBOL_GPL(ww_mutex_lock)()"). */
+static void drift_note_names_a_macro_function_once(void **state)
+{
+	static const char patch[] =
+		"--- a/x.c\n+++ b/x.c\n"
+		"@@ -5,7 +5,7 @@ SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)\n"
+		" \tlock(c);\n \tret = step_one(c);\n \tif (ret)\n"
+		"-\tret = step_two(c, 0);\n+\tret = step_two(c, FLAG);\n"
+		" \tunlock(c);\n out:\n \treturn ret;\n";
+	static const char target[] =
+		"SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)\n"
+		"{\n\tint ret;\n\n\tmutex_lock(&c->lock);\n"
+		"\tret = step_one_locked(c);\n\tif (ret < 0)\n"
+		"\tret = step_two(c, 0);\n\tmutex_unlock(&c->lock);\n"
+		"fail:\n\treturn ret;\n}\n";
+	struct tpatch t;
+	struct adaptation *a;
+
+	(void)state;
+	tpatch_parse(&t, patch);
+	drift(&a, &t, target, "SYSCALL_DEFINE3(ioctl)");
+	assert_non_null(a);
+	assert_non_null(strstr(a->note, "once in SYSCALL_DEFINE3(ioctl), at line 8"));
+	adaptation_free(a);
+	patch_release(&t.p);
+}
+
 static void drift_refuses_twice_in_function(void **state)
 {
 	static const char target[] = "static int foo(struct ctx *c)\n"
@@ -874,6 +903,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(drift_rewrites_context_from_target),
+		cmocka_unit_test(drift_note_names_a_macro_function_once),
 		cmocka_unit_test(drift_refuses_twice_in_function),
 		cmocka_unit_test(drift_stays_in_named_function),
 		cmocka_unit_test(drift_needs_a_significant_anchor),
