@@ -1402,7 +1402,11 @@ static void check_definitions(struct engine *e, size_t k)
 
 		if (l->kind != '+' || !(id = defined_by(h, i)))
 			continue;
-		for (size_t d = 0; d < e->t.nr && !patch_removes_def(e->f, id); d++) {
+		if (patch_removes_def(e->f, id)) {
+			free(id);
+			continue;
+		}
+		for (size_t d = 0; d < e->t.nr; d++) {
 			const struct line *t = &e->t.v[d];
 			const char *tid;
 
