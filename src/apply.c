@@ -531,12 +531,12 @@ static bool definition_at(const struct engine *e, size_t i)
 	return false;
 }
 
-/* Index of the line defining name, or -1. */
-static long func_def(struct engine *e, const char *name)
+/* Index of the first line at or after from that defines name, or -1. */
+static long func_def_from(struct engine *e, const char *name, size_t from)
 {
 	size_t i;
 
-	for (i = 0; i < e->t.nr; i++) {
+	for (i = from; i < e->t.nr; i++) {
 		const struct line *l = &e->t.v[i];
 		const char *id;
 
@@ -550,6 +550,12 @@ static long func_def(struct engine *e, const char *name)
 			return (long)i;
 	}
 	return -1;
+}
+
+/* Index of the line defining name, or -1. */
+static long func_def(struct engine *e, const char *name)
+{
+	return func_def_from(e, name, 0);
 }
 
 /* Where the target has the line hunk p's header names, or -1. */
@@ -1111,30 +1117,24 @@ static size_t patch_line_count(const struct patch_file *f, char kind,
 }
 
 /* The directive a line is ("#if", "#ifdef", "#ifndef": CTOK_OP_IF, ...),
- * or -1; "#define NAME" gives its name in *macro (when macro is set). */
+ * or -1; "#define NAME" gives its name in *macro (when macro is set).
+ * Read with the lexer, as cnames.c and watch.c read directives. */
 static int directive_line(const char *p, size_t len, struct span *macro)
 {
-	size_t i = 0, s;
-	struct token name = { 0 };
+	struct lexer lx, sub;
+	struct token t, name;
 	bool is_if;
 
-	while (i < len && (p[i] == ' ' || p[i] == '\t'))
-		i++;
-	if (i == len || p[i++] != '#')
+	lexer_init(&lx, p, len, 1, p);
+	lex(&lx, &t);
+	if (t.type != TOK_DIRECTIVE)
 		return -1;
-	while (i < len && (p[i] == ' ' || p[i] == '\t'))
-		i++;
-	for (s = i; i < len && ident_char(p[i]); i++)
-		;
-	name.p = p + s;
-	name.len = i - s;
+	directive_lexer(&sub, &t, p);
+	lex(&sub, &name);
 	if (macro && TOK_IS(&name, "define")) {
-		while (i < len && (p[i] == ' ' || p[i] == '\t'))
-			i++;
-		for (s = i; i < len && ident_char(p[i]); i++)
-			;
-		macro->ptr = p + s;
-		macro->len = i - s;
+		lex(&sub, &t);
+		if (t.type == TOK_IDENT)
+			*macro = (struct span){ t.p, t.len };
 		return -1;
 	}
 	return ctok_cond_op(&name, &is_if);
@@ -1406,24 +1406,17 @@ static void check_definitions(struct engine *e, size_t k)
 			free(id);
 			continue;
 		}
-		for (size_t d = 0; d < e->t.nr; d++) {
+		for (long d = func_def(e, id); d >= 0;
+		     d = func_def_from(e, id, (size_t)d + 1)) {
 			const struct line *t = &e->t.v[d];
-			const char *tid;
 
-			if (!funcname_line(t->ptr, t->len) ||
-			    label_line(t->ptr, t->len))
-				continue;
-			tid = ident_at(e, (long)d);
-			if (!tid || strcmp(tid, id) ||
-			    !(strchr(tid, '(') || definition_at(e, d)))
-				continue;
 			if (strchr(id, '(') &&
 			    !same_macro_call(l->text.ptr, l->text.len, t->ptr,
 					     t->len, id))
 				continue;
 			ALLOC_GROW(e->defs, e->nr_defs + 1, e->alloc_defs);
-			e->defs[e->nr_defs++] = (struct def_pair){ k, i, d,
-								   xstrdup(id) };
+			e->defs[e->nr_defs++] = (struct def_pair){
+				k, i, (size_t)d, xstrdup(id) };
 		}
 		free(id);
 	}
@@ -1445,6 +1438,7 @@ static void drop_defs(struct engine *e)
  */
 static void judge_defs(struct engine *e)
 {
+	const struct def_pair *said = NULL;
 	struct placed_view v;
 
 	if (!e->nr_defs)
@@ -1455,7 +1449,9 @@ static void judge_defs(struct engine *e)
 		struct apply_hunk_result *r = &e->hr[dp->k];
 		long at, vd;
 
-		if (!e->pl[dp->k].set || dp->d == SIZE_MAX)
+		/* one reason per added line (its pairs come together) */
+		if (!e->pl[dp->k].set ||
+		    (said && said->k == dp->k && said->i == dp->i))
 			continue;
 		at = added_in_view(e, dp->k, dp->i, &v);
 		vd = view_index(e, &v, dp->d);
@@ -1467,10 +1463,7 @@ static void judge_defs(struct engine *e)
 		r->risk = true;
 		add_reason(r, "adds %s%s, which the target already defines at line %zu",
 			   dp->id, call(dp->id), dp->d + 1);
-		/* the other definitions of the same line: said once */
-		for (size_t m = n + 1; m < e->nr_defs && e->defs[m].k == dp->k &&
-				       e->defs[m].i == dp->i; m++)
-			e->defs[m].d = SIZE_MAX;
+		said = dp;
 	}
 	view_release(&v);
 	drop_defs(e);

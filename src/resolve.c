@@ -278,6 +278,7 @@ struct refusals {
 	const struct carry_refusal *r;
 	size_t nr;
 	bool *held; /* per refusal */
+	const struct carry_patch *carried; /* resolve_patch.carried */
 };
 
 /* Refusal k names a hunk of file patch f (pf)? */
@@ -291,10 +292,14 @@ static bool refusal_in(const struct refusals *rs, size_t k, size_t f,
 }
 
 /* One flag per hunk of file patch f of the patch: a refusal of its
- * adaptation holds (new, or NULL when none does). */
+ * adaptation holds, or the carry left it a conflict (new, or NULL when
+ * none is). */
 static bool *refused_mask(const struct refusals *rs, size_t f,
 			  const struct patch_file *pf)
 {
+	const struct carry_file *cf = rs->carried && f < rs->carried->nr_files
+					      ? &rs->carried->files[f]
+					      : NULL;
 	bool *mask = NULL;
 
 	for (size_t k = 0; k < rs->nr; k++) {
@@ -303,6 +308,13 @@ static bool *refused_mask(const struct refusals *rs, size_t f,
 		if (!mask)
 			mask = xcalloc(pf->nr_hunks, sizeof(*mask));
 		mask[rs->r[k].hunk] = true;
+	}
+	for (size_t h = 0; cf && h < cf->nr_hunks && h < pf->nr_hunks; h++) {
+		if (cf->hunks[h].rule != RULE_CONFLICT)
+			continue;
+		if (!mask)
+			mask = xcalloc(pf->nr_hunks, sizeof(*mask));
+		mask[h] = true;
 	}
 	return mask;
 }
@@ -582,6 +594,7 @@ int resolve_prepare(struct resolve_summary *summary,
 	    (error = fs_mkdirs(rp->dir, err)) < 0 ||
 	    (error = prepare_refusals(&pc, cell, fp, err)) < 0)
 		goto out;
+	pc.rs.carried = rp->carried;
 	for (size_t f = 0; f < p->nr_files && !error; f++)
 		error = prepare_file(&pc, f, err);
 	if (error)

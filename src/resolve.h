@@ -58,6 +58,10 @@ struct resolve_patch {
 	const struct series_item *item;
 	size_t index;                /* 1-based */
 	const struct tree_oid *base; /* the commit it is resolved against */
+	/* the patch as the carry before the person left it, or NULL: a
+	 * hunk it left a conflict is not adapted here either (a failed
+	 * patch before it, carry.c's refused_hunks) */
+	const struct carry_patch *carried;
 };
 
 /*

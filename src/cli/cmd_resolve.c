@@ -559,8 +559,10 @@ static int prepare_patch(struct resolve_summary *sum, struct resolve_cell *rc,
 		/* where a build refused adaptations of its hunks */
 		struct resolve_where cell = { rc->root, v->name, v->version,
 					     rc->j.target.name, NULL, NULL };
-		struct resolve_patch rp = { rc->dir, &v->items[k],
-					    (size_t)k + 1, &before };
+		struct resolve_patch rp = {
+			rc->dir, &v->items[k], (size_t)k + 1, &before,
+			(size_t)k < rc->res.nr ? &rc->res.patches[k] : NULL
+		};
 
 		error = resolve_prepare(sum, &rp, rc->j.repo, &rc->co.apply,
 					&cell, err);

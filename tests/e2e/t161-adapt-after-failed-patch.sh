@@ -12,7 +12,11 @@
 #    as it was, nothing is committed for it;
 #  - with patch 1 left out of the series (no failed patch), the same
 #    patch 2 is adapted into plain.c as before: rule 1 still works, and
-#    GNU patch -F0 takes the adapted hunk there.
+#    GNU patch -F0 takes the adapted hunk there;
+#  - drift (rule 4) the same way: a patch whose context holds the line a
+#    failed patch adds stays a conflict in apply, and 'kcarry resolve'
+#    shows it to a person as that conflict, not as a proposal (resolve
+#    ran its own adaptation and proposed it).
 here=$(pwd)
 . ./lib.sh
 . "$here/adapt-lib.sh"
@@ -124,4 +128,71 @@ patch -s -p1 -F0 -d "$TEST_TMP/gnu" <adapted.patch >/dev/null ||
 	fail "GNU patch -F0 refuses the adapted hunk"
 grep -q '^EXPORT_SYMBOL(lock_rt);' "$TEST_TMP/gnu/kernel/locking/plain.c" ||
 	fail "the adapted hunk does not change plain.c's export"
+
+# rule 4 after a failed patch: apply and resolve agree on a conflict
+F='int f(struct ctx *c)
+{
+	int ret;
+
+	ret = step_one(c);
+	if (ret)
+		goto out;
+	ret = step_two(c, 0);
+	unlock(c);
+out:
+	return ret;
+}
+'
+make_repo drift f.c "$F"
+cat >>ws/kernels/drift.conf <<EOT
+[kernel]
+	name = drift
+	url = $TEST_TMP/drift
+	ref = base
+EOT
+mkdir -p q-drift
+cat >q-drift/0001-trace.patch <<'EOF'
+Subject: [PATCH 1/2] trace step two
+
+--- a/f.c
++++ b/f.c
+@@ -4,6 +4,7 @@ int f(struct ctx *c)
+ 
+ 	ret = step_one_x(c);
+ 	if (err)
+ 		goto fail;
++	trace(c);
+ 	ret = step_two(c, 1);
+ 	unlock_x(c);
+EOF
+cat >q-drift/0002-flag.patch <<'EOF'
+Subject: [PATCH 2/2] pass the flag
+
+--- a/f.c
++++ b/f.c
+@@ -4,8 +4,8 @@ int f(struct ctx *c)
+ 
+ 	ret = step_one(c);
+-	if (ret)
++	if (ret < 0)
+ 		goto out;
+ 	trace(c);
+-	ret = step_two(c, 0);
++	ret = step_two(c, FLAG);
+ 	unlock(c);
+ out:
+EOF
+printf '0001-trace.patch\n0002-flag.patch\n' >q-drift/series
+expect_exit 0 kcarry -C ws import drift@v1 q-drift
+expect_exit 1 kcarry -C ws apply drift@v1 drift
+stdout_has '0002 +conflict'
+stdout_has 'meets lines of patch 0001, which did not apply'
+not_adapted drift kcarry/drift/v1/drift
+expect_exit 0 kcarry -C ws resolve drift@v1 drift 2
+stdout_has 'conflicts on drift'
+grep -q 'adapted' "$OUT" && { cat "$OUT"; fail "resolve proposes an adaptation"; }
+[ ! -e ws/.kcarry/resolve/drift/v1/drift/files/f.c.adapted ] ||
+	fail "resolve wrote f.c.adapted"
+grep -q '^<<<<<<<' ws/.kcarry/resolve/drift/v1/drift/files/f.c ||
+	fail "resolve shows no conflict markers"
 exit 0
