@@ -130,20 +130,7 @@ grep -q '^EXPORT_SYMBOL(lock_rt);' "$TEST_TMP/gnu/kernel/locking/plain.c" ||
 	fail "the adapted hunk does not change plain.c's export"
 
 # rule 4 after a failed patch: apply and resolve agree on a conflict
-F='int f(struct ctx *c)
-{
-	int ret;
-
-	ret = step_one(c);
-	if (ret)
-		goto out;
-	ret = step_two(c, 0);
-	unlock(c);
-out:
-	return ret;
-}
-'
-make_repo drift f.c "$F"
+make_repo drift f.c "$FOO_UP"
 cat >>ws/kernels/drift.conf <<EOT
 [kernel]
 	name = drift
@@ -156,8 +143,7 @@ Subject: [PATCH 1/2] trace step two
 
 --- a/f.c
 +++ b/f.c
-@@ -4,6 +4,7 @@ int f(struct ctx *c)
- 
+@@ -6,5 +6,6 @@ int foo(struct ctx *c)
  	ret = step_one_x(c);
  	if (err)
  		goto fail;
@@ -170,8 +156,8 @@ Subject: [PATCH 2/2] pass the flag
 
 --- a/f.c
 +++ b/f.c
-@@ -4,8 +4,8 @@ int f(struct ctx *c)
- 
+@@ -5,8 +5,8 @@ int foo(struct ctx *c)
+ 	lock(c);
  	ret = step_one(c);
 -	if (ret)
 +	if (ret < 0)
