@@ -48,6 +48,8 @@
  *    hunk that changes only comments never is;
  *  - a hunk adding a definition of a function the target already defines,
  *    which the patch does not remove, is a risk (two definitions);
+ *  - a hunk whose added "#ifdef M" stands, in the file's result, under
+ *    the target's own opposite test of M is a risk (a branch never built);
  *  - wherever kcarry's choice differs from GNU patch's (a nearer match in
  *    another function, an already-applied verdict while the preimage also
  *    matches, a fuzzier reading of the other image), or the landing is
@@ -1263,15 +1265,15 @@ static long view_index(const struct engine *e, const struct placed_view *v,
 
 #define MAX_COND 32
 
-/* The preprocessor branches line j of the view is in, outermost first:
+/* The preprocessor branches line j of a text is in, outermost first:
  * the line of each open "#if" and the branch's number under it. */
-static size_t cond_path(const struct placed_view *v, size_t j, size_t *at,
+static size_t cond_path(const struct lines *all, size_t j, size_t *at,
 			unsigned *branch)
 {
 	size_t depth = 0, over = 0;
 
 	for (size_t i = 0; i < j; i++) {
-		const struct line *l = &v->all.v[i];
+		const struct line *l = &all->v[i];
 
 		switch (directive_line(l->ptr, l->len, NULL)) {
 		case CTOK_OP_IF:
@@ -1305,8 +1307,8 @@ static bool other_branches(const struct placed_view *v, size_t a, size_t b)
 	size_t at_a[MAX_COND], at_b[MAX_COND], na, nb;
 	unsigned br_a[MAX_COND], br_b[MAX_COND];
 
-	na = cond_path(v, a, at_a, br_a);
-	nb = cond_path(v, b, at_b, br_b);
+	na = cond_path(&v->all, a, at_a, br_a);
+	nb = cond_path(&v->all, b, at_b, br_b);
 	for (size_t i = 0; i < na && i < nb && at_a[i] == at_b[i]; i++)
 		if (br_a[i] != br_b[i])
 			return true;
@@ -1467,6 +1469,226 @@ static void judge_defs(struct engine *e)
 	}
 	view_release(&v);
 	drop_defs(e);
+}
+
+/*
+ * The one macro a conditional directive tests, and what it asks of it:
+ * 1 for "#ifdef M", "#if defined(M)", "#elif defined M"; -1 for
+ * "#ifndef M", "#if !defined(M)"; 0 for anything else (an expression,
+ * IS_ENABLED(), #else, #endif).
+ */
+static int macro_test(const char *p, size_t len, struct span *macro)
+{
+	struct lexer lx, sub;
+	struct token t, name;
+	bool paren = false;
+	int want = 1;
+
+	lexer_init(&lx, p, len, 1, p);
+	lex(&lx, &t);
+	if (t.type != TOK_DIRECTIVE)
+		return 0;
+	directive_lexer(&sub, &t, p);
+	lex(&sub, &name);
+	if (TOK_IS(&name, "ifdef") || TOK_IS(&name, "ifndef")) {
+		want = TOK_IS(&name, "ifdef") ? 1 : -1;
+		lex(&sub, &t);
+	} else if (TOK_IS(&name, "if") || TOK_IS(&name, "elif")) {
+		lex(&sub, &t);
+		if (tok_punct(&t, '!')) {
+			want = -1;
+			lex(&sub, &t);
+		}
+		if (t.type != TOK_IDENT || !TOK_IS(&t, "defined"))
+			return 0;
+		lex(&sub, &t);
+		if (tok_punct(&t, '(')) {
+			paren = true;
+			lex(&sub, &t);
+		}
+	} else {
+		return 0;
+	}
+	if (t.type != TOK_IDENT)
+		return 0;
+	*macro = (struct span){ t.p, t.len };
+	if (paren) {
+		lex(&sub, &t);
+		if (!tok_punct(&t, ')'))
+			return 0;
+	}
+	lex(&sub, &t);
+	return t.type == TOK_EOF ? want : 0;
+}
+
+/*
+ * What branch br of the "#if" at line at of a text (j a line inside it)
+ * asks of one macro, as macro_test() says: the #if's own test for the
+ * first branch, an #elif's test for its branch, the #if's reversed for an
+ * "#else" right after it; 0 when the branch's condition is more than that.
+ */
+static int branch_test(const struct lines *all, size_t at, unsigned br,
+		       size_t j, struct span *macro, size_t *start)
+{
+	const struct line *l = &all->v[at];
+	unsigned n = 0;
+	size_t depth = 0;
+
+	*start = at;
+	if (!br)
+		return macro_test(l->ptr, l->len, macro);
+	for (size_t i = at + 1; i < j; i++) {
+		const struct line *d = &all->v[i];
+		int op = directive_line(d->ptr, d->len, NULL);
+
+		if (op == CTOK_OP_IF) {
+			depth++;
+		} else if (op == CTOK_OP_ENDIF) {
+			if (!depth--)
+				return 0;
+		} else if (!depth && (op == CTOK_OP_ELIF || op == CTOK_OP_ELSE) &&
+			   ++n == br) {
+			*start = i;
+			if (op == CTOK_OP_ELIF)
+				return macro_test(d->ptr, d->len, macro);
+			return br == 1 ? -macro_test(l->ptr, l->len, macro) : 0;
+		}
+	}
+	return 0;
+}
+
+/* Hunk k of the file's patch holds line text among its added lines. */
+static bool hunk_adds(const struct patch_hunk *h, const char *p, size_t len)
+{
+	for (size_t i = 0; i < h->nr_lines; i++)
+		if (h->lines[i].kind == '+' && h->lines[i].text.len == len &&
+		    !memcmp(h->lines[i].text.ptr, p, len))
+			return true;
+	return false;
+}
+
+static bool hunk_landed(const struct apply_hunk_result *r)
+{
+	return r->rule != RULE_CONFLICT && r->rule != RULE_ALREADY;
+}
+
+/*
+ * A hunk that adds "#ifdef M" (or "#ifndef M", "#if defined(M)", an
+ * #elif of them) where the result already stands under the target's own
+ * opposite test of M: what the new branch guards is never built, which
+ * says the target has the change in another form.  5.10's RT "Add local
+ * irq locks" onto 6.1 merges cleanly and puts its PREEMPT_RT locks inside
+ * 6.1's "#ifndef CONFIG_PREEMPT_RT", where RT has its own.  A risk, judged
+ * on the file's result (a merge wrote it, or the hunks placed): its lines
+ * the target lacks are the added ones (a line diff says which).
+ */
+static int judge_dead_branches(struct apply_file_result *res,
+			       const struct engine *e, struct err *err)
+{
+	const struct patch_file *f = e->f;
+	struct tree_line_hunk *dh = NULL;
+	struct lines ml = { NULL, 0, 0 };
+	bool any = false, *added = NULL, *new = NULL;
+	size_t k, i, nr_dh = 0;
+	int error;
+
+	for (k = 0; k < f->nr_hunks && !any; k++) {
+		if (!hunk_landed(&res->hunks[k]))
+			continue;
+		for (i = 0; i < f->hunks[k].nr_lines && !any; i++) {
+			const struct patch_line *l = &f->hunks[k].lines[i];
+			struct span m;
+
+			any = l->kind == '+' &&
+			      macro_test(l->text.ptr, l->text.len, &m);
+		}
+	}
+	if (!any)
+		return 0;
+	if ((error = tree_diff_lines(&dh, &nr_dh, e->old,
+				     (struct span){ res->out.ptr, res->out.len },
+				     err)) < 0)
+		return error;
+	lines_split(&ml, (struct span){ res->out.ptr, res->out.len });
+	/* new[]: the lines the diff says are added; added[]: also those
+	 * it could have said, sliding a block along lines like its own
+	 * ("#ifndef M" added just above the target's "#ifndef M") */
+	added = xcalloc(ml.nr + 1, sizeof(*added));
+	new = xcalloc(ml.nr + 1, sizeof(*new));
+	for (size_t n = 0; n < nr_dh; n++) {
+		size_t lo = dh[n].new_start - 1, hi = lo + dh[n].new_lines;
+		size_t a = lo, b = hi;
+
+		if (!dh[n].new_lines || hi > ml.nr)
+			continue;
+		for (i = lo; i < hi; i++)
+			new[i] = true;
+		while (a > 0 && line_eq(&ml.v[a - 1], &ml.v[b - 1]))
+			a--, b--;
+		lo = a;
+		for (a = dh[n].new_start - 1, b = hi;
+		     b < ml.nr && line_eq(&ml.v[a], &ml.v[b]); a++, b++)
+			;
+		for (i = lo; i < b; i++)
+			added[i] = true;
+	}
+	for (size_t j = 0; j < ml.nr; j++) {
+		const struct line *l = &ml.v[j];
+		size_t at[MAX_COND], depth;
+		unsigned br[MAX_COND];
+		struct span m, m2;
+		int want;
+
+		if (!new[j] || !(want = macro_test(l->ptr, l->len, &m)))
+			continue;
+		for (k = 0; k < f->nr_hunks; k++)
+			if (hunk_landed(&res->hunks[k]) &&
+			    hunk_adds(&f->hunks[k], l->ptr, l->len))
+				break;
+		if (k == f->nr_hunks || res->hunks[k].risk)
+			continue;
+		depth = cond_path(&ml, j, at, br);
+		/* an #elif's own #if is not around it */
+		if (directive_line(l->ptr, l->len, NULL) == CTOK_OP_ELIF &&
+		    depth)
+			depth--;
+		for (size_t x = 0; x < depth; x++) {
+			const struct line *d = &ml.v[at[x]];
+			struct buf where = BUF_INIT;
+			size_t from;
+			int has;
+
+			if (added[at[x]])
+				continue;
+			has = branch_test(&ml, at[x], br[x], j, &m2, &from);
+			if (has != -want || added[from] || m2.len != m.len ||
+			    memcmp(m2.ptr, m.ptr, m.len))
+				continue;
+			if (from != at[x] &&
+			    directive_line(ml.v[from].ptr, ml.v[from].len,
+					   NULL) == CTOK_OP_ELSE)
+				buf_addf(&where, "the \"#else\" (line %zu) of ",
+					 from + 1);
+			else
+				d = &ml.v[from];
+			res->hunks[k].risk = true;
+			add_reason(&res->hunks[k],
+				   "adds \"%.*s\" at line %zu, inside %sthe "
+				   "target's \"%.*s\" of line %zu: what it guards "
+				   "is never built (the target may have this "
+				   "change in another form)",
+				   (int)l->len, l->ptr, j + 1,
+				   where.len ? where.ptr : "", (int)d->len, d->ptr,
+				   (size_t)(d - ml.v) + 1);
+			buf_release(&where);
+			break;
+		}
+	}
+	free(added);
+	free(new);
+	free(dh);
+	lines_release(&ml);
+	return 0;
 }
 
 static int cmp_hash_pos(const void *a, const void *b)
@@ -4296,6 +4518,9 @@ int apply_file(struct apply_file_result *res, const struct patch_file *f,
 		assemble(&res->out, &e);
 	if (conflicts_left(res) &&
 	    (error = adapt_conflicts(res, &e, used)) < 0)
+		goto release;
+	if (!(used && conflicts_left(res)) &&
+	    (error = judge_dead_branches(res, &e, err)) < 0)
 		goto release;
 	finish(res, f);
 release:

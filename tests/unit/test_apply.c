@@ -2133,6 +2133,57 @@ static void definitions_in_other_branches(void **state)
 }
 
 /*
+ * An added "#ifdef M" (or "#ifndef M", "#if defined(M)", "#elif defined
+ * M") whose result stands under the target's own opposite test of M
+ * guards code that is never built: a risk (5.10's RT local locks onto
+ * 6.1's "#ifndef CONFIG_PREEMPT_RT").  Not one when the tests agree, when
+ * the opposite test is the patch's own, or when the target's condition
+ * is more than one macro's test.
+ */
+static void added_branch_under_opposite_test(void **state)
+{
+#define T(open, mid) "#include <a.h>\n\n" open "\n\nstruct lock {\n" \
+	"\tint dep;\n};\n\n" mid "\n\nstruct lock {\n\tint spin;\n};\n\n#endif\n"
+#define P(ctx, at, add) "--- a/t.h\n+++ b/t.h\n@@ -" at ",6 +" at ",9 @@\n" \
+	" \n " ctx "\n \tint dep;\n" add " };\n \n #else\n"
+#define RT "+#ifdef CONFIG_RT\n+\tint owner;\n+#endif\n"
+	static const char not_rt[] = T("#ifndef CONFIG_RT", "#else");
+	static const char rt[] = T("#ifdef CONFIG_RT", "#else");
+	static const char rt_else[] = T("#ifdef CONFIG_RT", "#else /* RT */");
+	static const char expr[] = T("#if !defined(CONFIG_RT) && defined(CONFIG_X)",
+				     "#else");
+	static const char add_rt[] = P("struct lock {", "4", RT);
+	static const char add_not_rt[] = P("struct lock {", "4",
+		"+#if !defined( CONFIG_RT ) /* no RT */\n+\tint owner;\n+#endif\n");
+	static const char add_elif[] = P("struct lock {", "4",
+		"+#if defined(CONFIG_X)\n+#elif defined CONFIG_RT\n+#endif\n");
+	static const char own[] =
+		"--- a/t.h\n+++ b/t.h\n@@ -1,4 +1,9 @@\n #include <a.h>\n \n"
+		"+#ifndef CONFIG_RT\n+#ifdef CONFIG_RT\n+int never;\n+#endif\n"
+		"+#endif\n #ifndef CONFIG_RT\n \n";
+	static const char in_else[] =
+		"--- a/t.h\n+++ b/t.h\n@@ -10,6 +10,9 @@\n \n struct lock {\n"
+		" \tint spin;\n" RT " };\n \n #endif\n";
+#undef T
+#undef P
+#undef RT
+	(void)state;
+	judged_case("#ifdef in #ifndef", not_rt, add_rt, 0, RULE_EXACT, true);
+	judged_case("#ifdef in #ifdef", rt, add_rt, 0, RULE_EXACT, false);
+	judged_case("#if !defined in #ifdef", rt, add_not_rt, 0, RULE_EXACT,
+		    true);
+	judged_case("#elif defined in #ifndef", not_rt, add_elif, 0,
+		    RULE_EXACT, true);
+	judged_case("the patch's own #ifndef", not_rt, own, 0, RULE_EXACT,
+		    false);
+	judged_case("#ifdef in an #else of #ifndef", not_rt, in_else, 0,
+		    RULE_EXACT, false);
+	judged_case("#ifdef in an #else of #ifdef", rt_else, in_else, 0,
+		    RULE_EXACT, true);
+	judged_case("under an expression", expr, add_rt, 0, RULE_EXACT, false);
+}
+
+/*
  * A reading of a hunk at the place where another hunk of the same patch
  * lands is that hunk's, not a second reading: hunks of one patch never
  * share lines.  RT's tracing patch changes __kprobe_trace_func() and then
@@ -2826,6 +2877,7 @@ int main(void)
 	cmocka_unit_test(function_renamed_by_the_patch_itself),
 	cmocka_unit_test(forward_declaration_is_not_a_definition),
 	cmocka_unit_test(definitions_in_other_branches),
+	cmocka_unit_test(added_branch_under_opposite_test),
 	cmocka_unit_test(reading_where_another_hunk_lands),
 	cmocka_unit_test(postimage_tie_without_preimage_is_already_applied),
 	cmocka_unit_test(landing_in_the_renamed_function_by_an_added_part),
