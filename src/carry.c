@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "adapt_move.h"
+#include "kconfig.h"
 #include "lex.h"
 #include "mail.h"
 #include "name.h"
@@ -327,6 +328,29 @@ static int write_tree(struct carry_patch *cp, struct tree_repo *repo,
 	return error;
 }
 
+/* The Kconfig symbols the added lines of p's Kconfig files declare. */
+static void kconfig_patch_decls(struct kconfig_set *s, const struct patch *p)
+{
+	kconfig_set_init(s);
+	for (size_t f = 0; f < p->nr_files; f++) {
+		const struct patch_file *pf = &p->files[f];
+
+		if (!kconfig_file(patch_file_path(pf)))
+			continue;
+		for (size_t k = 0; k < pf->nr_hunks; k++)
+			for (size_t i = 0; i < pf->hunks[k].nr_lines; i++) {
+				const struct patch_line *l =
+					&pf->hunks[k].lines[i];
+				struct span name;
+
+				if (l->kind == '+' &&
+				    kconfig_decl(l->text.ptr, l->text.len,
+						 &name))
+					kconfig_set_add(s, name.ptr, name.len);
+			}
+	}
+}
+
 /* What the name check knows of the series so far. */
 struct names {
 	struct cause_defs defs;  /* what earlier patches declare */
@@ -341,6 +365,13 @@ struct names {
 	const struct carry_result *res; /* the patches before this one */
 	size_t index;            /* 0-based, of this patch */
 	const struct patch *patch; /* this patch */
+	/* Kconfig: per patch, the symbols its added lines declare; what
+	 * the tree declares, read on the first symbol no patch declares
+	 * (kread; kfiles: how many Kconfig files it has) */
+	struct kconfig_set *kdecls;
+	struct kconfig_set ktree;
+	bool kread;
+	size_t kfiles;
 };
 
 /* What every step of one carry shares: the repository, the options, the
@@ -404,6 +435,143 @@ static int hunk_names(struct apply_hunk_result *r, struct cause_check *chk,
 		buf_release(&t);
 	}
 	return 0;
+}
+
+/*
+ * Whether the Kconfig symbol name (len bytes) is declared for patch
+ * nm->index: by the tree it meets, by the patch, by a later patch of the
+ * series, or by an earlier one that applied.  When only an earlier
+ * patch that failed declares it, *from gets that patch (1-based).
+ */
+static int kconfig_known(bool *known, size_t *from, struct names *nm,
+			 const struct carry_run *run, const char *name,
+			 size_t len)
+{
+	int error;
+
+	*known = true;
+	*from = 0;
+	for (size_t j = nm->res->nr; j-- > 0;) {
+		if (!kconfig_set_has(&nm->kdecls[j], name, len))
+			continue;
+		if (j >= nm->index || nm->res->patches[j].committed)
+			return 0;
+		*from = j + 1;
+	}
+	if (!nm->kread) {
+		nm->kread = true;
+		error = run->opts->index
+				? ident_kconfig_decls(&nm->ktree, &nm->kfiles,
+						      run->opts->index,
+						      run->tree, run->err)
+				: kconfig_tree_decls(&nm->ktree, &nm->kfiles,
+						     run->repo, run->tree,
+						     run->err);
+		if (error < 0)
+			return error;
+	}
+	*known = !nm->kfiles || kconfig_set_has(&nm->ktree, name, len);
+	return 0;
+}
+
+/*
+ * The Kconfig symbols the added lines of each landed hunk of Kconfig
+ * file pf (old: the file in the target) refer to that nothing declares
+ * (docs/apply-rules.md, "Names"): a risk, as a missing C name is.
+ * Nothing is said where under IDENT_COVERAGE percent of the symbols the
+ * file itself refers to resolve (a partial tree).
+ */
+static int kconfig_names(struct apply_file_result *ar,
+			 const struct patch_file *pf, struct span old,
+			 const struct carry_run *run)
+{
+	struct names *nm = run->nm;
+	bool measured = false;
+	int error = 0;
+
+	for (size_t k = 0; k < ar->nr_hunks && !error; k++) {
+		struct apply_hunk_result *r = &ar->hunks[k];
+		const struct patch_hunk *h = r->rule == RULE_ADAPTED &&
+						     r->adapt
+					     ? &r->adapt->hunk
+					     : &pf->hunks[k];
+		struct cause_name *names = NULL;
+		size_t nr = 0, alloc = 0, hi = 0;
+		bool help = false;
+
+		if (r->rule == RULE_CONFLICT || r->rule == RULE_ALREADY)
+			continue;
+		for (size_t i = 0; i < h->nr_lines && !error; i++) {
+			const struct patch_line *l = &h->lines[i];
+			struct span refs[16];
+			size_t n = 0;
+
+			if (l->kind == '-')
+				continue;
+			if (l->kind == '+')
+				n = kconfig_refs(l->text.ptr, l->text.len,
+						 kconfig_help_line(l->text.ptr,
+								   l->text.len,
+								   help, hi),
+						 refs, 16);
+			help = kconfig_help_after(l->text.ptr, l->text.len,
+						  help, &hi);
+			for (size_t j = 0; j < n && j < 16 && !error; j++) {
+				bool known, dup = false;
+				size_t from;
+
+				error = kconfig_known(&known, &from, nm, run,
+						      refs[j].ptr, refs[j].len);
+				if (error < 0 || known)
+					continue;
+				if (!measured) {
+					measured = true;
+					if (kconfig_coverage(&nm->ktree, old.ptr,
+							     old.len) <
+					    IDENT_COVERAGE)
+						return 0;
+				}
+				for (size_t m = 0; m < nr && !dup; m++)
+					dup = strlen(names[m].name) ==
+						      refs[j].len &&
+					      !memcmp(names[m].name,
+						      refs[j].ptr,
+						      refs[j].len);
+				if (dup)
+					continue;
+				ALLOC_GROW(names, nr + 1, alloc);
+				memset(&names[nr], 0, sizeof(names[nr]));
+				names[nr].name = xstrndup(refs[j].ptr,
+							  refs[j].len);
+				names[nr].use = USE_KCONFIG;
+				if (from) {
+					names[nr].source.kind = SOURCE_SERIES;
+					names[nr].source.patch = from;
+				}
+				nr++;
+			}
+		}
+		if (!nr)
+			continue;
+		if (r->cause) {
+			cause_names_free(names, nr);
+			continue;
+		}
+		r->cause = xcalloc(1, sizeof(*r->cause));
+		r->cause->kind = CAUSE_NAMES;
+		r->cause->names = names;
+		r->cause->nr_names = nr;
+		{
+			struct buf t = BUF_INIT;
+
+			cause_names_text(&t, names, nr);
+			r->risk = true;
+			ar->risk = true;
+			append_reason(r, t.ptr);
+			buf_release(&t);
+		}
+	}
+	return error < 0 ? error : 0;
 }
 
 /* Failed patch fp changed lines of path that hunk h meets (3 lines
@@ -718,6 +886,9 @@ static int explain_file(struct apply_file_result *ar,
 		if (error < 0)
 			return error;
 	}
+	if (kconfig_file(path) && pf->new_path && pf->op != PATCH_DELETE &&
+	    (error = kconfig_names(ar, pf, old, run)) < 0)
+		return error;
 	for (size_t k = 0; k < ar->nr_hunks; k++) {
 		struct apply_hunk_result *r = &ar->hunks[k];
 
@@ -1523,6 +1694,9 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	cause_defs_init(&nm.ahead);
 	nm.decls = xcalloc(v->nr + 1, sizeof(*nm.decls));
 	nm.added = xcalloc(v->nr + 1, sizeof(*nm.added));
+	nm.kdecls = xcalloc(v->nr + 1, sizeof(*nm.kdecls));
+	for (size_t i = 0; i < v->nr; i++)
+		kconfig_patch_decls(&nm.kdecls[i], &v->items[i].patch);
 	/* last patch first: a name keeps the number of the last patch that
 	 * declares it, so "a patch after this one declares it" is one test */
 	for (size_t i = v->nr; i-- > 0;) {
@@ -1552,6 +1726,10 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	}
 	free(nm.decls);
 	free(nm.added);
+	for (size_t i = 0; i < v->nr; i++)
+		kconfig_set_release(&nm.kdecls[i]);
+	free(nm.kdecls);
+	kconfig_set_release(&nm.ktree);
 	watch_set_release(&nm.replay_decls);
 	watch_set_release(&nm.replay_added);
 	return error;

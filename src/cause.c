@@ -79,6 +79,8 @@ const char *cause_use_name(enum cause_use u)
 		return "type";
 	case USE_MACRO:
 		return "macro";
+	case USE_KCONFIG:
+		return "kconfig";
 	case USE_NAME:
 		break;
 	}
@@ -125,6 +127,10 @@ void cause_name_text(struct buf *out, const struct cause_name *n)
 		break;
 	case USE_NAME:
 		buf_addf(out, "%s: defined nowhere in this tree", n->name);
+		break;
+	case USE_KCONFIG:
+		buf_addf(out, "%s: no such Kconfig symbol in this tree",
+			 n->name);
 		break;
 	}
 	if (n->also.kind != SOURCE_NONE) {

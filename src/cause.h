@@ -49,6 +49,7 @@ enum cause_use {
 	USE_MEMBER,
 	USE_TYPE,   /* struct/union/enum tag */
 	USE_MACRO,  /* an upper-case name */
+	USE_KCONFIG, /* a Kconfig symbol (kconfig.c) */
 };
 
 struct cause_name {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cnames.h"
+#include "kconfig.h"
 #include "fs.h"
 
 /* Quoted includes are followed this deep (a header that includes one). */
@@ -457,7 +458,8 @@ bad:
 	return false;
 }
 
-/* Files kept at most, of each kind (name sets, header lists): a tree's
+/* Files kept at most, of each kind (name sets, header lists, Kconfig
+ * symbol sets): a tree's
  * include/ changes with every release.  The least recently used go. */
 #define KEEP_SETS 16
 
@@ -473,15 +475,17 @@ static int cmp_kept(const void *a, const void *b)
 	return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : 0;
 }
 
-static bool is_headers(const char *name)
+/* The kind of a file of the folder: its suffix (".headers", ".kconfig"),
+ * "" for a name set. */
+static const char *cache_kind(const char *name)
 {
-	size_t n = strlen(name), m = strlen(".headers");
+	const char *dot = strrchr(name, '.');
 
-	return n > m && !strcmp(name + n - m, ".headers");
+	return dot ? dot : "";
 }
 
 /* Remove all but the KEEP_SETS newest files of a kind in the folder. */
-static void prune_cache(const char *dir, bool headers)
+static void prune_cache(const char *dir, const char *kind)
 {
 	struct err err = ERR_INIT;
 	struct kept *v;
@@ -497,7 +501,7 @@ static void prune_cache(const char *dir, bool headers)
 		struct stat st;
 		char *p;
 
-		if (is_headers(names[i]) != headers)
+		if (strcmp(cache_kind(names[i]), kind))
 			continue;
 		p = fs_join(dir, names[i]);
 		if (stat(p, &st) < 0) {
@@ -550,7 +554,7 @@ static void save_shared(struct ident_index *x, const char *path)
 	buf_release(&pastes);
 	if (fs_mkdirs(x->cache, &err) == 0 &&
 	    fs_write_atomic(path, b.ptr, b.len, &err) == 0)
-		prune_cache(x->cache, false);
+		prune_cache(x->cache, "");
 	err_release(&err);
 	buf_release(&b);
 }
@@ -759,7 +763,7 @@ static int list_headers(struct ident_index *x, const struct tree_oid *tree,
 	tree_blobs_free(blobs, nr);
 	if (path && fs_mkdirs(x->cache, &e2) == 0 &&
 	    fs_write_atomic(path, b.ptr, b.len, &e2) == 0)
-		prune_cache(x->cache, true);
+		prune_cache(x->cache, ".headers");
 out:
 	err_release(&e2);
 	buf_release(&b);
@@ -1307,4 +1311,55 @@ int ident_view_find(bool *found, struct ident_view *v, const char *name,
 	}
 	*found = !v->complete || any_pasted(v, name, len);
 	return 0;
+}
+
+#define KCONFIG_MAGIC "kcarry-kconfig/1\n"
+
+int ident_kconfig_decls(struct kconfig_set *s, size_t *files,
+			struct ident_index *x, const struct tree_oid *tree,
+			struct err *err)
+{
+	struct buf b = BUF_INIT;
+	struct err e2 = ERR_INIT;
+	char hex[41], *path = NULL;
+	size_t m = strlen(KCONFIG_MAGIC);
+	int error = 0;
+
+	*files = 0;
+	if (x->cache) {
+		tree_oid_hex(hex, tree);
+		path = xstrfmt("%s/%s.kconfig", x->cache, hex);
+		if (fs_read_file(&b, path, 0, &e2) == 0 && b.len > m &&
+		    !memcmp(b.ptr, KCONFIG_MAGIC, m)) {
+			char *end;
+
+			*files = strtoul(b.ptr + m, &end, 10);
+			for (size_t i = (size_t)(end - b.ptr) + 1; i < b.len;) {
+				char *nl = memchr(b.ptr + i, '\n', b.len - i);
+				size_t e = nl ? (size_t)(nl - b.ptr) : b.len;
+
+				if (e > i)
+					kconfig_set_add(s, b.ptr + i, e - i);
+				i = e + 1;
+			}
+			goto out;
+		}
+		err_release(&e2);
+	}
+	if ((error = kconfig_tree_decls(s, files, x->repo, tree, err)) < 0)
+		goto out;
+	if (!path)
+		goto out;
+	buf_reset(&b);
+	buf_addf(&b, "%s%zu\n", KCONFIG_MAGIC, *files);
+	for (size_t i = 0; i < s->nr; i++)
+		buf_addf(&b, "%s\n", s->names[i]);
+	if (fs_mkdirs(x->cache, &e2) == 0 &&
+	    fs_write_atomic(path, b.ptr, b.len, &e2) == 0)
+		prune_cache(x->cache, ".kconfig");
+out:
+	err_release(&e2);
+	buf_release(&b);
+	free(path);
+	return error;
 }

@@ -240,7 +240,7 @@ static struct cause *load_cause(json_t *o)
 		const char *use = jstr(v, "use");
 		n->name = jdup(v, "name");
 		n->tag = jdup(v, "tag");
-		for (int k = USE_NAME; use && k <= USE_MACRO; k++)
+		for (int k = USE_NAME; use && k <= USE_KCONFIG; k++)
 			if (!strcmp(cause_use_name((enum cause_use)k), use))
 				n->use = (enum cause_use)k;
 		load_source(&n->source, json_object_get(v, "source"));

@@ -2141,6 +2141,7 @@ struct blobs_ctx {
 	const char *dir;
 	bool recursive;
 	const char *const *exts;
+	const char *prefix;
 	struct tree_blob *v;
 	size_t nr, alloc;
 };
@@ -2153,7 +2154,8 @@ static int blobs_cb(const char *root, const git_tree_entry *e, void *payload)
 
 	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
 		return c->recursive ? 0 : 1; /* 1: do not descend */
-	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+	    (c->prefix && strncmp(name, c->prefix, strlen(c->prefix))))
 		return 0;
 	for (size_t i = 0; c->exts && c->exts[i] && !want; i++)
 		want = ends_with(name, c->exts[i]);
@@ -2178,7 +2180,8 @@ int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
 		    const struct tree_list_opts *lo, struct err *err)
 {
 	const char *dir = lo->dir;
-	struct blobs_ctx c = { dir, lo->recursive, lo->exts, NULL, 0, 0 };
+	struct blobs_ctx c = { dir, lo->recursive, lo->exts, lo->prefix, NULL,
+			       0, 0 };
 	git_tree *t = NULL, *sub = NULL;
 	git_tree_entry *e = NULL;
 	git_oid o;

@@ -194,11 +194,12 @@ struct tree_list_opts {
 	const char *dir;          /* "" for the whole tree */
 	bool recursive;           /* false: only those right in dir */
 	const char *const *exts;  /* name endings, NULL-terminated; NULL: all */
+	const char *prefix;       /* and a name's start; NULL: any */
 };
 
 /*
- * The blobs under o->dir of tree whose names end with one of o->exts,
- * sorted by path.  A missing dir gives none.
+ * The blobs under o->dir of tree whose names end with one of o->exts
+ * (and start with o->prefix), sorted by path.  A missing dir gives none.
  */
 int tree_list_blobs(struct tree_blob **out, size_t *nr, struct tree_repo *r,
 		    const struct tree_oid *tree,

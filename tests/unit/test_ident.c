@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ident.h"
+#include "kconfig.h"
 #include "tree.h"
 
 static const char blkdev_h[] =
@@ -112,6 +113,10 @@ static int setup(void **state)
 	put(rp->dir, "tree/fs/btrfs/super.c", super_c);
 	put(rp->dir, "tree/tools/app.c", app_c);
 	put(rp->dir, "tree/fake/fake.c", fake_c);
+	put(rp->dir, "tree/Kconfig", "config TOP\n\tbool\n\nsource \"fs/Kconfig\"\n");
+	put(rp->dir, "tree/fs/btrfs/Kconfig.debug",
+	    "menuconfig BTRFS_DEBUG\n\tbool \"debug\"\n\tselect TOP\n");
+	put(rp->dir, "tree/fs/btrfs/kconfig.txt", "config NOT_A_KCONFIG_FILE\n");
 	if (unit_run(GIT "init -q '%s/tree' && " GIT "-C '%s/tree' add -A && "
 		     GIT "-C '%s/tree' commit -qm base",
 		     rp->dir, rp->dir, rp->dir) != 0)
@@ -343,6 +348,53 @@ static void damaged_cache_is_built_again(void **state)
 	err_release(&err);
 }
 
+/* The Kconfig symbols of a tree: every file named Kconfig*, kept in the
+ * cache as <tree>.kconfig and read back from there; pruned apart from
+ * the other kinds. */
+static void kconfig_symbols_are_kept_in_the_cache(void **state)
+{
+	struct repo *rp = *state;
+	struct kconfig_set s;
+	struct err err = ERR_INIT;
+	char hex[41], *path;
+	size_t files;
+
+	assert_int_equal(fs_remove_tree(rp->cache, &err), 0);
+	kconfig_set_init(&s);
+	assert_int_equal(ident_kconfig_decls(&s, &files, rp->x, &rp->tree,
+					     &err), 0);
+	assert_int_equal(files, 2);
+	assert_int_equal(s.nr, 2);
+	assert_true(kconfig_set_has(&s, "TOP", 3));
+	assert_true(kconfig_set_has(&s, "BTRFS_DEBUG", 11));
+	assert_false(kconfig_set_has(&s, "NOT_A_KCONFIG_FILE", 18));
+	kconfig_set_release(&s);
+	/* read back from the cache: a set written there is what is read */
+	tree_oid_hex(hex, &rp->tree);
+	path = xstrfmt("%s/%s.kconfig", rp->cache, hex);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(fs_write_atomic(path, "kcarry-kconfig/1\n7\nONLY\n",
+					 24, &err), 0);
+	kconfig_set_init(&s);
+	assert_int_equal(ident_kconfig_decls(&s, &files, rp->x, &rp->tree,
+					     &err), 0);
+	assert_int_equal(files, 7);
+	assert_int_equal(s.nr, 1);
+	assert_true(kconfig_set_has(&s, "ONLY", 4));
+	kconfig_set_release(&s);
+	/* a file of another form is built again */
+	assert_int_equal(fs_write_atomic(path, "kcarry-kconfig/0\n", 17, &err),
+			 0);
+	kconfig_set_init(&s);
+	assert_int_equal(ident_kconfig_decls(&s, &files, rp->x, &rp->tree,
+					     &err), 0);
+	assert_int_equal(files, 2);
+	kconfig_set_release(&s);
+	free(path);
+	assert_int_equal(fs_remove_tree(rp->cache, &err), 0);
+	err_release(&err);
+}
+
 /* The cache keeps the 16 most recently used sets of each kind. */
 static void cache_keeps_the_newest_sets(void **state)
 {
@@ -394,6 +446,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(name_in_the_file_is_found,
 						index_new, index_free),
+		cmocka_unit_test_setup_teardown(
+			kconfig_symbols_are_kept_in_the_cache, index_new,
+			index_free),
 		cmocka_unit_test_setup_teardown(member_of_a_shared_header_is_found,
 						index_new, index_free),
 		cmocka_unit_test_setup_teardown(name_of_a_sibling_file_is_found,
