@@ -372,6 +372,7 @@ struct names {
 	struct kconfig_set ktree;
 	bool kread;
 	size_t kfiles;
+	bool make; /* the file checked is a makefile (X_MODULE is X) */
 };
 
 /* What every step of one carry shares: the repository, the options, the
@@ -470,7 +471,9 @@ static int kconfig_known(bool *known, size_t *from, struct names *nm,
 		if (error < 0)
 			return error;
 	}
-	*known = !nm->kfiles || kconfig_set_has(&nm->ktree, name, len);
+	*known = !nm->kfiles || kconfig_set_has(&nm->ktree, name, len) ||
+		 (nm->make && kconfig_module_of(&nm->ktree,
+						(struct span){ name, len }));
 	return 0;
 }
 
@@ -486,9 +489,10 @@ static int kconfig_names(struct apply_file_result *ar,
 			 const struct carry_run *run)
 {
 	struct names *nm = run->nm;
-	bool measured = false;
+	bool measured = false, make = kconfig_makefile(patch_file_path(pf));
 	int error = 0;
 
+	nm->make = make;
 	for (size_t k = 0; k < ar->nr_hunks && !error; k++) {
 		struct apply_hunk_result *r = &ar->hunks[k];
 		const struct patch_hunk *h = r->rule == RULE_ADAPTED &&
@@ -508,7 +512,10 @@ static int kconfig_names(struct apply_file_result *ar,
 
 			if (l->kind == '-')
 				continue;
-			if (l->kind == '+')
+			if (l->kind == '+' && make)
+				n = kconfig_make_refs(l->text.ptr, l->text.len,
+						      refs, 16);
+			else if (l->kind == '+')
 				n = kconfig_refs(l->text.ptr, l->text.len,
 						 kconfig_help_line(l->text.ptr,
 								   l->text.len,
@@ -527,7 +534,7 @@ static int kconfig_names(struct apply_file_result *ar,
 				if (!measured) {
 					measured = true;
 					if (kconfig_coverage(&nm->ktree, old.ptr,
-							     old.len) <
+							     old.len, make) <
 					    IDENT_COVERAGE)
 						return 0;
 				}
@@ -886,7 +893,8 @@ static int explain_file(struct apply_file_result *ar,
 		if (error < 0)
 			return error;
 	}
-	if (kconfig_file(path) && pf->new_path && pf->op != PATCH_DELETE &&
+	if ((kconfig_file(path) || kconfig_makefile(path)) && pf->new_path &&
+	    pf->op != PATCH_DELETE &&
 	    (error = kconfig_names(ar, pf, old, run)) < 0)
 		return error;
 	for (size_t k = 0; k < ar->nr_hunks; k++) {

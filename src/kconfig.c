@@ -64,18 +64,6 @@ static bool symbol(struct span w)
 	return letter && !(w.len > 1 && w.ptr[0] == '0' && w.ptr[1] == 'X');
 }
 
-bool kconfig_decl(const char *line, size_t len, struct span *name)
-{
-	size_t i = 0;
-	struct span w = next_word(line, len, &i);
-
-	if (!is(w, "config") && !is(w, "menuconfig"))
-		return false;
-	*name = next_word(line, len, &i);
-	return name->len && (i == len || line[i] == ' ' || line[i] == '\t' ||
-			     line[i] == '#');
-}
-
 /* Where the string or character literal starting at p[i] ends. */
 static size_t after_string(const char *p, size_t len, size_t i)
 {
@@ -107,6 +95,49 @@ static void add_ref(struct span *out, size_t max, size_t *n, struct span w)
 	if (*n < max)
 		out[*n] = w;
 	(*n)++;
+}
+
+bool kconfig_makefile(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	/* tools/ builds with its own CONFIG_ variables (perf's features) */
+	if (!path || !strncmp(path, "tools/", 6))
+		return false;
+	base = base ? base + 1 : path;
+	return !strcmp(base, "Makefile") || !strcmp(base, "Kbuild") ||
+	       !strncmp(base, "Makefile.", 9) || !strncmp(base, "Kbuild.", 7);
+}
+
+size_t kconfig_make_refs(const char *line, size_t len, struct span *out,
+			 size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && line[i] != '#';) {
+		if (word_char(line[i])) {
+			struct span w = word_at(line, len, &i);
+
+			if (w.len > 7 && !memcmp(w.ptr, "CONFIG_", 7))
+				add_ref(out, max, &n,
+					(struct span){ w.ptr + 7, w.len - 7 });
+		} else {
+			i++;
+		}
+	}
+	return n;
+}
+
+bool kconfig_decl(const char *line, size_t len, struct span *name)
+{
+	size_t i = 0;
+	struct span w = next_word(line, len, &i);
+
+	if (!is(w, "config") && !is(w, "menuconfig"))
+		return false;
+	*name = next_word(line, len, &i);
+	return name->len && (i == len || line[i] == ' ' || line[i] == '\t' ||
+			     line[i] == '#');
 }
 
 /* The symbols of the expression p[i..len) (a comment, a string and a
@@ -281,8 +312,15 @@ int kconfig_tree_decls(struct kconfig_set *s, size_t *files,
 	return error;
 }
 
+bool kconfig_module_of(const struct kconfig_set *s, struct span name)
+{
+	return name.len > 7 &&
+	       !memcmp(name.ptr + name.len - 7, "_MODULE", 7) &&
+	       kconfig_set_has(s, name.ptr, name.len - 7);
+}
+
 unsigned kconfig_coverage(const struct kconfig_set *s, const char *text,
-			  size_t len)
+			  size_t len, bool make)
 {
 	struct kconfig_set own;
 	struct cursor c;
@@ -294,15 +332,19 @@ unsigned kconfig_coverage(const struct kconfig_set *s, const char *text,
 	kconfig_text_decls(&own, text, len);
 	cursor_init(&c, text, len);
 	while (cursor_next(&c, &line, NULL)) {
-		size_t n = kconfig_refs(line.ptr, line.len,
-					kconfig_help_line(line.ptr, line.len,
-							  help, hi),
-					refs, 16);
+		size_t n = make ? kconfig_make_refs(line.ptr, line.len, refs,
+						    16)
+				: kconfig_refs(line.ptr, line.len,
+					       kconfig_help_line(line.ptr,
+								 line.len, help,
+								 hi),
+					       refs, 16);
 
 		for (size_t k = 0; k < n && k < 16; k++) {
 			all++;
 			known += kconfig_set_has(s, refs[k].ptr, refs[k].len) ||
-				 kconfig_set_has(&own, refs[k].ptr, refs[k].len);
+				 kconfig_set_has(&own, refs[k].ptr, refs[k].len) ||
+				 (make && kconfig_module_of(s, refs[k]));
 		}
 		help = kconfig_help_after(line.ptr, line.len, help, &hi);
 	}

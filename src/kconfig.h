@@ -4,7 +4,8 @@
  * "select X" or "depends on X" whose X the target defines nowhere can be
  * said: Kconfig ignores a select of an undefined symbol, and a condition
  * on one is never true, so the build goes on without a word (RT's arm
- * patch selecting HAVE_FAST_GUP on 6.12, where it is HAVE_GUP_FAST).
+ * patch selecting HAVE_FAST_GUP on 6.12, where it is HAVE_GUP_FAST); so
+ * is an "obj-$(CONFIG_X)" of a makefile, whose object is never built.
  *
  * A line is read as the kconfig language reads an attribute (no
  * preprocessor, no source statements): "config X" and "menuconfig X"
@@ -30,6 +31,17 @@
 
 /* A file the kconfig language reads: its name starts with "Kconfig". */
 bool kconfig_file(const char *path);
+
+/* A makefile of Kbuild: "Makefile", "Kbuild", "Makefile.*", "Kbuild.*",
+ * not under tools/ (whose CONFIG_ variables are its own). */
+bool kconfig_makefile(const char *path);
+
+/*
+ * The symbols a makefile line refers to: each CONFIG_X of it (before a
+ * '#'), as X, each once, up to max into out[]; how many there are.
+ */
+size_t kconfig_make_refs(const char *line, size_t len, struct span *out,
+			 size_t max);
 
 /* The symbol line declares ("config X", "menuconfig X"), or false. */
 bool kconfig_decl(const char *line, size_t len, struct span *name);
@@ -78,12 +90,16 @@ int kconfig_tree_decls(struct kconfig_set *s, size_t *files,
 		       struct tree_repo *r, const struct tree_oid *tree,
 		       struct err *err);
 
+/* name is X_MODULE, the module of a tristate X that s holds (what a
+ * makefile or C file sees of X=m). */
+bool kconfig_module_of(const struct kconfig_set *s, struct span name);
+
 /*
- * Of the symbols text (a Kconfig file) refers to, the share (percent)
- * that s holds or the text declares itself: 100 for a text referring
- * to none.
+ * Of the symbols text (a Kconfig file, or a makefile: make) refers to,
+ * the share (percent) that s holds or the text declares itself: 100 for
+ * a text referring to none.
  */
 unsigned kconfig_coverage(const struct kconfig_set *s, const char *text,
-			  size_t len);
+			  size_t len, bool make);
 
 #endif

@@ -12,6 +12,8 @@
 #    declares, the tree's own, and words of help text: exit 0, no risk;
 #  - a symbol only an earlier patch that failed declares: the risk names
 #    that patch, and the prerequisite;
+#  - a makefile's obj-$(CONFIG_X) of an undeclared X: a risk; X_MODULE
+#    of a declared X, and tools/ (perf's own CONFIG_ variables): none;
 #  - a tree with no Kconfig file declaring the symbols the patched file
 #    uses (a partial tree): nothing is said.
 . ./lib.sh
@@ -45,7 +47,15 @@ config ARM_LPAE
 config HAVE_PERF_EVENTS
 	bool
 '
-make_repo t Kconfig "$TOP" arch/arm/Kconfig "$ARM"
+MK='obj-$(CONFIG_ARM) += arm.o
+obj-$(CONFIG_HIGHPTE) += highpte.o
+'
+PERF='ifdef CONFIG_LIBUNWIND
+  EXTLIBS += -lunwind
+endif
+'
+make_repo t Kconfig "$TOP" arch/arm/Kconfig "$ARM" drivers/Makefile "$MK" \
+	tools/perf/Makefile.config "$PERF"
 ws_targets t
 
 series() {
@@ -85,6 +95,33 @@ grep -q '"use": *"kconfig"' k.json || { cat k.json; fail "no kconfig use in JSON
 # GNU patch takes it without a word
 git -C t show base:arch/arm/Kconfig >gnu.Kconfig
 patch -s gnu.Kconfig <q-oldname/0001.patch || fail "GNU patch failed"
+
+# a makefile: the object of an undeclared symbol is never built
+s=make
+series $s 'Subject: drivers: build gup and rt
+
+--- a/drivers/Makefile
++++ b/drivers/Makefile
+@@ -1,2 +1,4 @@
+ obj-$(CONFIG_ARM) += arm.o
+ obj-$(CONFIG_HIGHPTE) += highpte.o
++obj-$(CONFIG_HAVE_FAST_GUP) += gup.o
++obj-$(CONFIG_PREEMPT_RT_MODULE) += rt.o
+--- a/tools/perf/Makefile.config
++++ b/tools/perf/Makefile.config
+@@ -1,3 +1,6 @@
+ ifdef CONFIG_LIBUNWIND
+   EXTLIBS += -lunwind
+ endif
++ifdef CONFIG_LIBDW
++  EXTLIBS += -ldw
++endif
+'
+expect_exit 1 kcarry -C ws apply --no-refresh make@v1 t
+stdout_has 'drivers/Makefile hunk 1: .*HAVE_FAST_GUP: no such Kconfig symbol in this tree'
+if grep -q 'PREEMPT_RT_MODULE: no such\|LIBDW' "$OUT"; then
+	cat "$OUT"; fail "a module of a declared symbol, or tools/, said missing"
+fi
 
 s=known
 series $s 'Subject: arm: add an errata option

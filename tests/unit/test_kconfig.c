@@ -118,11 +118,45 @@ static void sets_and_coverage(void **state)
 	kconfig_set_add(&s, "B", 1);
 	assert_int_equal(s.nr, 1);
 	/* refs: B, C, A, F (D is help text); known: B, A (the text's own) */
-	assert_int_equal(kconfig_coverage(&s, text, strlen(text)), 50);
+	assert_int_equal(kconfig_coverage(&s, text, strlen(text), false), 50);
 	kconfig_text_decls(&s, text, strlen(text));
 	assert_true(kconfig_set_has(&s, "E", 1));
 	assert_false(kconfig_set_has(&s, "D", 1));
-	assert_int_equal(kconfig_coverage(&s, "", 0), 100);
+	assert_int_equal(kconfig_coverage(&s, "", 0, false), 100);
+	kconfig_set_release(&s);
+}
+
+/* A makefile's CONFIG_X words, as X; X_MODULE is the module of X. */
+static void makefile_lines_refer_to_symbols(void **state)
+{
+	struct span v[4];
+	struct kconfig_set s;
+	size_t n;
+
+	(void)state;
+	n = kconfig_make_refs("obj-$(CONFIG_ASHMEM) += ashmem.o # CONFIG_NOT",
+			      45, v, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].len, 6);
+	assert_memory_equal(v[0].ptr, "ASHMEM", 6);
+	n = kconfig_make_refs("ifeq ($(CONFIG_A)$(CONFIG_B_MODULE),y) CONFIG_A",
+			      47, v, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(kconfig_make_refs("MY_CONFIG_X := 1 CONFIG_", 24, v, 4),
+			 0);
+	assert_true(kconfig_makefile("drivers/staging/Makefile"));
+	assert_true(kconfig_makefile("fs/btrfs/Kbuild"));
+	assert_true(kconfig_makefile("scripts/Makefile.lib"));
+	assert_false(kconfig_makefile("tools/perf/Makefile.config"));
+	assert_false(kconfig_makefile("drivers/Kconfig"));
+	kconfig_set_init(&s);
+	kconfig_set_add(&s, "B", 1);
+	assert_true(kconfig_module_of(&s, (struct span){ "B_MODULE", 8 }));
+	assert_false(kconfig_module_of(&s, (struct span){ "C_MODULE", 8 }));
+	assert_false(kconfig_module_of(&s, (struct span){ "B", 1 }));
+	assert_int_equal(kconfig_coverage(&s, "obj-$(CONFIG_B_MODULE) += b.o\n"
+					  "obj-$(CONFIG_C) += c.o\n", 53, true),
+			 50);
 	kconfig_set_release(&s);
 }
 
@@ -133,6 +167,7 @@ int main(void)
 		cmocka_unit_test(declarations),
 		cmocka_unit_test(help_text_is_not_read),
 		cmocka_unit_test(sets_and_coverage),
+		cmocka_unit_test(makefile_lines_refer_to_symbols),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
