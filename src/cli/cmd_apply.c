@@ -29,10 +29,12 @@ const char apply_help[] =
 	"3-way at hunk level, else conflict.  A hunk whose result is already\n"
 	"there is 'already applied'; a patch made only of such hunks is\n"
 	"skipped, a mix is 'partial'.  A placement risk is a hunk that may\n"
-	"sit in the wrong place although it applied: placed by offset or fuzz\n"
-	"outside the function its header names, a nearer or equally good\n"
-	"match elsewhere, its result already present elsewhere, or a\n"
-	"definition the target already has.\n";
+	"sit in the wrong place, or do nothing, although it applied: placed\n"
+	"by offset or fuzz outside the function its header names, a nearer\n"
+	"or equally good match elsewhere, its result already present\n"
+	"elsewhere, a definition the target already has, a name (or Kconfig\n"
+	"symbol, or makefile CONFIG_ word) the target declares nowhere, or an\n"
+	"added #ifdef under the target's own opposite test (never built).\n";
 const char apply_more[] =
 	"exit status: 0 every patch applied (clean, offset, fuzz, 3-way) or\n"
 	"already applied; 1 conflicts, partial patches, placement risks or\n"
