@@ -91,7 +91,20 @@ if grep -q 'ARM_LPAE: no such\|PREEMPT_RT: no such\|HIGHPTE: no such' "$OUT"; th
 	cat "$OUT"; fail "a declared symbol said missing"
 fi
 expect_exit 1 kcarry -C ws apply --json -o k.json --no-refresh oldname@v1 t
-grep -q '"use": *"kconfig"' k.json || { cat k.json; fail "no kconfig use in JSON"; }
+python3 - k.json "$KCARRY_FIXTURES/../../docs/kcarry-apply.schema.json" <<'EOT' || fail "apply JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(d)
+except ImportError:
+    pass
+h = d["results"][0]["patches"][0]["files"][0]["hunks"][0]
+assert h["risk"], h
+c = h["cause"]
+assert c["kind"] == "names", c
+assert [(n["name"], n["use"]) for n in c["names"]] == [("HAVE_FAST_GUP", "kconfig")], c
+EOT
 # GNU patch takes it without a word
 git -C t show base:arch/arm/Kconfig >gnu.Kconfig
 patch -s gnu.Kconfig <q-oldname/0001.patch || fail "GNU patch failed"
