@@ -1121,18 +1121,31 @@ static size_t patch_line_count(const struct patch_file *f, char kind,
 /* The directive a line is ("#if", "#ifdef", "#ifndef": CTOK_OP_IF, ...),
  * or -1; "#define NAME" gives its name in *macro (when macro is set).
  * Read with the lexer, as cnames.c and watch.c read directives. */
-static int directive_line(const char *p, size_t len, struct span *macro)
+/* A directive line's name into *name, *sub after it; false for any
+ * other line. */
+static bool directive_open(const char *p, size_t len, struct lexer *sub,
+			   struct token *name)
 {
-	struct lexer lx, sub;
-	struct token t, name;
-	bool is_if;
+	struct lexer lx;
+	struct token t;
 
 	lexer_init(&lx, p, len, 1, p);
 	lex(&lx, &t);
 	if (t.type != TOK_DIRECTIVE)
+		return false;
+	directive_lexer(sub, &t, p);
+	lex(sub, name);
+	return true;
+}
+
+static int directive_line(const char *p, size_t len, struct span *macro)
+{
+	struct lexer sub;
+	struct token t, name;
+	bool is_if;
+
+	if (!directive_open(p, len, &sub, &name))
 		return -1;
-	directive_lexer(&sub, &t, p);
-	lex(&sub, &name);
 	if (macro && TOK_IS(&name, "define")) {
 		lex(&sub, &t);
 		if (t.type == TOK_IDENT)
@@ -1479,17 +1492,13 @@ static void judge_defs(struct engine *e)
  */
 static int macro_test(const char *p, size_t len, struct span *macro)
 {
-	struct lexer lx, sub;
+	struct lexer sub;
 	struct token t, name;
 	bool paren = false;
 	int want = 1;
 
-	lexer_init(&lx, p, len, 1, p);
-	lex(&lx, &t);
-	if (t.type != TOK_DIRECTIVE)
+	if (!directive_open(p, len, &sub, &name))
 		return 0;
-	directive_lexer(&sub, &t, p);
-	lex(&sub, &name);
 	if (TOK_IS(&name, "ifdef") || TOK_IS(&name, "ifndef")) {
 		want = TOK_IS(&name, "ifdef") ? 1 : -1;
 		lex(&sub, &t);
@@ -1521,40 +1530,29 @@ static int macro_test(const char *p, size_t len, struct span *macro)
 	return t.type == TOK_EOF ? want : 0;
 }
 
+/* An "#if" open at some line of a text, and its branch there. */
+struct open_if {
+	size_t at;   /* the #if's line */
+	unsigned br; /* 0: its own; n: after its n-th #elif or #else */
+	size_t from; /* the line that starts the branch */
+};
+
 /*
- * What branch br of the "#if" at line at of a text (j a line inside it)
- * asks of one macro, as macro_test() says: the #if's own test for the
- * first branch, an #elif's test for its branch, the #if's reversed for an
- * "#else" right after it; 0 when the branch's condition is more than that.
+ * What the branch of o asks of one macro, as macro_test() says: the #if's
+ * own test for the first branch, an #elif's test for its branch, the
+ * #if's reversed for an "#else" right after it; 0 when the branch's
+ * condition is more than that.
  */
-static int branch_test(const struct lines *all, size_t at, unsigned br,
-		       size_t j, struct span *macro, size_t *start)
+static int branch_test(const struct lines *all, const struct open_if *o,
+		       struct span *macro)
 {
-	const struct line *l = &all->v[at];
-	unsigned n = 0;
-	size_t depth = 0;
+	const struct line *l = &all->v[o->at], *f = &all->v[o->from];
 
-	*start = at;
-	if (!br)
+	if (!o->br)
 		return macro_test(l->ptr, l->len, macro);
-	for (size_t i = at + 1; i < j; i++) {
-		const struct line *d = &all->v[i];
-		int op = directive_line(d->ptr, d->len, NULL);
-
-		if (op == CTOK_OP_IF) {
-			depth++;
-		} else if (op == CTOK_OP_ENDIF) {
-			if (!depth--)
-				return 0;
-		} else if (!depth && (op == CTOK_OP_ELIF || op == CTOK_OP_ELSE) &&
-			   ++n == br) {
-			*start = i;
-			if (op == CTOK_OP_ELIF)
-				return macro_test(d->ptr, d->len, macro);
-			return br == 1 ? -macro_test(l->ptr, l->len, macro) : 0;
-		}
-	}
-	return 0;
+	if (directive_line(f->ptr, f->len, NULL) == CTOK_OP_ELIF)
+		return macro_test(f->ptr, f->len, macro);
+	return o->br == 1 ? -macro_test(l->ptr, l->len, macro) : 0;
 }
 
 /* Hunk k of the file's patch holds line text among its added lines. */
@@ -1589,7 +1587,8 @@ static int judge_dead_branches(struct apply_file_result *res,
 	struct tree_line_hunk *dh = NULL;
 	struct lines ml = { NULL, 0, 0 };
 	bool any = false, *added = NULL, *new = NULL;
-	size_t k, i, nr_dh = 0;
+	struct open_if *open = NULL;
+	size_t k, i, nr_dh = 0, nr_open = 0, alloc_open = 0;
 	int error;
 
 	for (k = 0; k < f->nr_hunks && !any; k++) {
@@ -1632,45 +1631,42 @@ static int judge_dead_branches(struct apply_file_result *res,
 		for (i = lo; i < b; i++)
 			added[i] = true;
 	}
+	/* one pass: the "#if"s open at each line, and the added tests */
 	for (size_t j = 0; j < ml.nr; j++) {
 		const struct line *l = &ml.v[j];
-		size_t at[MAX_COND], depth;
-		unsigned br[MAX_COND];
-		struct span m, m2;
-		int want;
+		int op = directive_line(l->ptr, l->len, NULL), want = 0;
+		size_t depth = nr_open;
+		struct span m;
 
-		if (!new[j] || !(want = macro_test(l->ptr, l->len, &m)))
+		if (op < 0)
 			continue;
-		for (k = 0; k < f->nr_hunks; k++)
+		if (new[j])
+			want = macro_test(l->ptr, l->len, &m);
+		for (k = 0; want && k < f->nr_hunks; k++)
 			if (hunk_landed(&res->hunks[k]) &&
 			    hunk_adds(&f->hunks[k], l->ptr, l->len))
 				break;
-		if (k == f->nr_hunks || res->hunks[k].risk)
-			continue;
-		depth = cond_path(&ml, j, at, br);
 		/* an #elif's own #if is not around it */
-		if (directive_line(l->ptr, l->len, NULL) == CTOK_OP_ELIF &&
-		    depth)
+		if (op == CTOK_OP_ELIF && depth)
 			depth--;
-		for (size_t x = 0; x < depth; x++) {
-			const struct line *d = &ml.v[at[x]];
+		for (size_t x = 0; want && k < f->nr_hunks &&
+				   !res->hunks[k].risk && x < depth; x++) {
+			const struct open_if *o = &open[x];
+			const struct line *d = &ml.v[o->at];
 			struct buf where = BUF_INIT;
-			size_t from;
-			int has;
+			struct span m2;
 
-			if (added[at[x]])
+			if (added[o->at] || added[o->from] ||
+			    branch_test(&ml, o, &m2) != -want ||
+			    m2.len != m.len || memcmp(m2.ptr, m.ptr, m.len))
 				continue;
-			has = branch_test(&ml, at[x], br[x], j, &m2, &from);
-			if (has != -want || added[from] || m2.len != m.len ||
-			    memcmp(m2.ptr, m.ptr, m.len))
-				continue;
-			if (from != at[x] &&
-			    directive_line(ml.v[from].ptr, ml.v[from].len,
+			if (o->br &&
+			    directive_line(ml.v[o->from].ptr, ml.v[o->from].len,
 					   NULL) == CTOK_OP_ELSE)
 				buf_addf(&where, "the \"#else\" (line %zu) of ",
-					 from + 1);
+					 o->from + 1);
 			else
-				d = &ml.v[from];
+				d = &ml.v[o->from];
 			res->hunks[k].risk = true;
 			add_reason(&res->hunks[k],
 				   "adds \"%.*s\" at line %zu, inside %sthe "
@@ -1681,9 +1677,19 @@ static int judge_dead_branches(struct apply_file_result *res,
 				   where.len ? where.ptr : "", (int)d->len, d->ptr,
 				   (size_t)(d - ml.v) + 1);
 			buf_release(&where);
-			break;
+		}
+		if (op == CTOK_OP_IF) {
+			ALLOC_GROW(open, nr_open + 1, alloc_open);
+			open[nr_open++] = (struct open_if){ j, 0, j };
+		} else if ((op == CTOK_OP_ELIF || op == CTOK_OP_ELSE) &&
+			   nr_open) {
+			open[nr_open - 1].br++;
+			open[nr_open - 1].from = j;
+		} else if (op == CTOK_OP_ENDIF && nr_open) {
+			nr_open--;
 		}
 	}
+	free(open);
 	free(added);
 	free(new);
 	free(dh);

@@ -367,12 +367,10 @@ struct names {
 	const struct patch *patch; /* this patch */
 	/* Kconfig: per patch, the symbols its added lines declare; what
 	 * the tree declares, read on the first symbol no patch declares
-	 * (kread; kfiles: how many Kconfig files it has) */
+	 * (kread) */
 	struct kconfig_set *kdecls;
 	struct kconfig_set ktree;
 	bool kread;
-	size_t kfiles;
-	bool make; /* the file checked is a makefile (X_MODULE is X) */
 };
 
 /* What every step of one carry shares: the repository, the options, the
@@ -440,144 +438,161 @@ static int hunk_names(struct apply_hunk_result *r, struct cause_check *chk,
 
 /*
  * Whether the Kconfig symbol name (len bytes) is declared for patch
- * nm->index: by the tree it meets, by the patch, by a later patch of the
- * series, or by an earlier one that applied.  When only an earlier
- * patch that failed declares it, *from gets that patch (1-based).
+ * nm->index: by the patch as carried (own: a resolution replayed may
+ * differ from the patch), by a later patch of the series, by an earlier
+ * one that applied, or by the tree it meets (X_MODULE is X in a
+ * makefile: make).  When only an earlier patch that failed declares it,
+ * *from gets that patch (1-based).  A tree without Kconfig files knows
+ * every symbol.
  */
 static int kconfig_known(bool *known, size_t *from, struct names *nm,
-			 const struct carry_run *run, const char *name,
-			 size_t len)
+			 const struct carry_run *run,
+			 const struct kconfig_set *own, struct span name,
+			 bool make)
 {
 	int error;
 
 	*known = true;
 	*from = 0;
+	if (kconfig_set_has(own, name.ptr, name.len))
+		return 0;
 	for (size_t j = nm->res->nr; j-- > 0;) {
-		if (!kconfig_set_has(&nm->kdecls[j], name, len))
+		if (j == nm->index ||
+		    !kconfig_set_has(&nm->kdecls[j], name.ptr, name.len))
 			continue;
-		if (j >= nm->index || nm->res->patches[j].committed)
+		if (j > nm->index || nm->res->patches[j].committed)
 			return 0;
 		*from = j + 1;
 	}
 	if (!nm->kread) {
 		nm->kread = true;
 		error = run->opts->index
-				? ident_kconfig_decls(&nm->ktree, &nm->kfiles,
+				? ident_kconfig_decls(&nm->ktree,
 						      run->opts->index,
 						      run->tree, run->err)
-				: kconfig_tree_decls(&nm->ktree, &nm->kfiles,
-						     run->repo, run->tree,
-						     run->err);
+				: kconfig_tree_decls(&nm->ktree, run->repo,
+						     run->tree, run->err);
 		if (error < 0)
 			return error;
 	}
-	*known = !nm->kfiles || kconfig_set_has(&nm->ktree, name, len) ||
-		 (nm->make && kconfig_module_of(&nm->ktree,
-						(struct span){ name, len }));
+	*known = !nm->ktree.nr ||
+		 kconfig_set_has(&nm->ktree, name.ptr, name.len) ||
+		 (make && kconfig_module_of(&nm->ktree, name));
 	return 0;
 }
 
+/* The Kconfig symbols hunk h's added lines refer to that nothing
+ * declares (kconfig_known()), appended to *names; *silent once the file
+ * is found too partial to say (its coverage measured on the first such
+ * symbol: *measured). */
+static int kconfig_hunk_names(struct cause_name **names, size_t *nr,
+			      bool *silent, bool *measured,
+			      const struct patch_hunk *h,
+			      struct span old, bool make,
+			      const struct kconfig_set *own,
+			      const struct carry_run *run)
+{
+	size_t alloc = *nr, hi = 0;
+	bool help = false;
+	int error = 0;
+
+	for (size_t i = 0; i < h->nr_lines && !error && !*silent; i++) {
+		const struct patch_line *l = &h->lines[i];
+		struct span refs[16];
+		size_t n = 0;
+
+		if (l->kind == '-')
+			continue;
+		if (l->kind == '+' && make)
+			n = kconfig_make_refs(l->text.ptr, l->text.len, refs, 16);
+		else if (l->kind == '+')
+			n = kconfig_refs(l->text.ptr, l->text.len,
+					 kconfig_help_line(l->text.ptr,
+							   l->text.len, help,
+							   hi),
+					 refs, 16);
+		help = kconfig_help_after(l->text.ptr, l->text.len, help, &hi);
+		for (size_t j = 0; j < n && j < 16 && !error && !*silent; j++) {
+			struct cause_name *cn;
+			bool known;
+			size_t from;
+
+			error = kconfig_known(&known, &from, run->nm, run, own,
+					      refs[j], make);
+			if (error < 0 || known ||
+			    cause_names_has(*names, *nr, refs[j].ptr,
+					    refs[j].len))
+				continue;
+			/* a partial tree: nothing is said (as for C names) */
+			if (!*measured) {
+				*measured = true;
+				*silent = kconfig_coverage(&run->nm->ktree,
+							   old.ptr, old.len,
+							   make) <
+					  IDENT_COVERAGE;
+				if (*silent)
+					break;
+			}
+			ALLOC_GROW(*names, *nr + 1, alloc);
+			cn = &(*names)[(*nr)++];
+			memset(cn, 0, sizeof(*cn));
+			cn->name = xstrndup(refs[j].ptr, refs[j].len);
+			cn->use = USE_KCONFIG;
+			if (from) {
+				cn->source.kind = SOURCE_SERIES;
+				cn->source.patch = from;
+			}
+		}
+	}
+	return error;
+}
+
 /*
- * The Kconfig symbols the added lines of each landed hunk of Kconfig
- * file pf (old: the file in the target) refer to that nothing declares
- * (docs/apply-rules.md, "Names"): a risk, as a missing C name is.
- * Nothing is said where under IDENT_COVERAGE percent of the symbols the
- * file itself refers to resolve (a partial tree).
+ * The Kconfig symbols the added lines of each landed hunk of Kconfig file
+ * or Kbuild makefile pf (old: the file in the target) refer to that
+ * nothing declares (docs/apply-rules.md, "Names"): a risk, as a missing C
+ * name is.  Nothing is said where under IDENT_COVERAGE percent of the
+ * symbols the file itself refers to resolve (a partial tree).
  */
 static int kconfig_names(struct apply_file_result *ar,
 			 const struct patch_file *pf, struct span old,
 			 const struct carry_run *run)
 {
-	struct names *nm = run->nm;
-	bool measured = false, make = kconfig_makefile(patch_file_path(pf));
+	bool make = kconfig_makefile(patch_file_path(pf)), silent = false;
+	bool measured = false;
+	struct kconfig_set own;
 	int error = 0;
 
-	nm->make = make;
-	for (size_t k = 0; k < ar->nr_hunks && !error; k++) {
+	kconfig_patch_decls(&own, run->nm->patch);
+	for (size_t k = 0; k < ar->nr_hunks && !error && !silent; k++) {
 		struct apply_hunk_result *r = &ar->hunks[k];
-		const struct patch_hunk *h = r->rule == RULE_ADAPTED &&
-						     r->adapt
-					     ? &r->adapt->hunk
-					     : &pf->hunks[k];
 		struct cause_name *names = NULL;
-		size_t nr = 0, alloc = 0, hi = 0;
-		bool help = false;
+		size_t nr = 0;
+		struct buf t = BUF_INIT;
 
 		if (r->rule == RULE_CONFLICT || r->rule == RULE_ALREADY)
 			continue;
-		for (size_t i = 0; i < h->nr_lines && !error; i++) {
-			const struct patch_line *l = &h->lines[i];
-			struct span refs[16];
-			size_t n = 0;
-
-			if (l->kind == '-')
-				continue;
-			if (l->kind == '+' && make)
-				n = kconfig_make_refs(l->text.ptr, l->text.len,
-						      refs, 16);
-			else if (l->kind == '+')
-				n = kconfig_refs(l->text.ptr, l->text.len,
-						 kconfig_help_line(l->text.ptr,
-								   l->text.len,
-								   help, hi),
-						 refs, 16);
-			help = kconfig_help_after(l->text.ptr, l->text.len,
-						  help, &hi);
-			for (size_t j = 0; j < n && j < 16 && !error; j++) {
-				bool known, dup = false;
-				size_t from;
-
-				error = kconfig_known(&known, &from, nm, run,
-						      refs[j].ptr, refs[j].len);
-				if (error < 0 || known)
-					continue;
-				if (!measured) {
-					measured = true;
-					if (kconfig_coverage(&nm->ktree, old.ptr,
-							     old.len, make) <
-					    IDENT_COVERAGE)
-						return 0;
-				}
-				for (size_t m = 0; m < nr && !dup; m++)
-					dup = strlen(names[m].name) ==
-						      refs[j].len &&
-					      !memcmp(names[m].name,
-						      refs[j].ptr,
-						      refs[j].len);
-				if (dup)
-					continue;
-				ALLOC_GROW(names, nr + 1, alloc);
-				memset(&names[nr], 0, sizeof(names[nr]));
-				names[nr].name = xstrndup(refs[j].ptr,
-							  refs[j].len);
-				names[nr].use = USE_KCONFIG;
-				if (from) {
-					names[nr].source.kind = SOURCE_SERIES;
-					names[nr].source.patch = from;
-				}
-				nr++;
-			}
-		}
-		if (!nr)
-			continue;
-		if (r->cause) {
+		error = kconfig_hunk_names(&names, &nr, &silent, &measured,
+					   r->rule == RULE_ADAPTED && r->adapt
+						   ? &r->adapt->hunk
+						   : &pf->hunks[k],
+					   old, make, &own, run);
+		if (error < 0 || silent || !nr) {
 			cause_names_free(names, nr);
 			continue;
 		}
+		/* a Kconfig file or makefile has no C names: no cause yet */
 		r->cause = xcalloc(1, sizeof(*r->cause));
 		r->cause->kind = CAUSE_NAMES;
 		r->cause->names = names;
 		r->cause->nr_names = nr;
-		{
-			struct buf t = BUF_INIT;
-
-			cause_names_text(&t, names, nr);
-			r->risk = true;
-			ar->risk = true;
-			append_reason(r, t.ptr);
-			buf_release(&t);
-		}
+		cause_names_text(&t, names, nr);
+		r->risk = true;
+		ar->risk = true;
+		append_reason(r, t.ptr);
+		buf_release(&t);
 	}
+	kconfig_set_release(&own);
 	return error < 0 ? error : 0;
 }
 

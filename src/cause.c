@@ -638,8 +638,8 @@ static char *tag_of(const char *text, const char *name)
 	return e > p ? xstrndup(p, (size_t)(e - p)) : xstrdup("struct");
 }
 
-static bool listed(const struct cause_name *names, size_t nr, const char *p,
-		   size_t len)
+bool cause_names_has(const struct cause_name *names, size_t nr,
+		     const char *p, size_t len)
 {
 	for (size_t i = 0; i < nr; i++)
 		if (strlen(names[i].name) == len &&
@@ -854,7 +854,7 @@ static int check_ids(struct cause_name **names, size_t *nr,
 								: &local,
 				   id->name, id->len) ||
 		    series_has(chk, id->name, id->len) ||
-		    listed(*names, *nr, id->name, id->len))
+		    cause_names_has(*names, *nr, id->name, id->len))
 			continue;
 		/* the target's macros paste onto the series' names too */
 		chk->view->known = series_knows;

@@ -84,6 +84,9 @@ const char *cause_kind_name(enum cause_kind k); /* "function", ... */
 const char *cause_use_name(enum cause_use u);   /* "member", ... */
 /* "bdev_file: no such member in this tree" */
 void cause_name_text(struct buf *out, const struct cause_name *n);
+/* Whether names[0..nr) holds the len bytes at p. */
+bool cause_names_has(const struct cause_name *names, size_t nr,
+		     const char *p, size_t len);
 void cause_source_release(struct cause_source *s);
 
 /*

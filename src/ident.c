@@ -716,59 +716,107 @@ static int resolve_angled(bool *found, struct ident_index *x,
 	return 0;
 }
 
+/*
+ * A list kept in the cache as <tree id><kind> (".headers", ".kconfig"):
+ * magic, then an item a line.  cache_list_read() hands each item to add
+ * and says whether the file was there and whole.
+ */
+static bool cache_list_read(const struct ident_index *x,
+			    const struct tree_oid *tree, const char *kind,
+			    const char *magic,
+			    void (*add)(void *, const char *, size_t),
+			    void *ctx)
+{
+	struct buf b = BUF_INIT;
+	struct err e2 = ERR_INIT;
+	char hex[41], *path;
+	size_t m = strlen(magic);
+	bool ok;
+
+	if (!x->cache)
+		return false;
+	tree_oid_hex(hex, tree);
+	path = xstrfmt("%s/%s%s", x->cache, hex, kind);
+	ok = fs_read_file(&b, path, 0, &e2) == 0 && b.len >= m &&
+	     !memcmp(b.ptr, magic, m);
+	for (size_t i = m; ok && i < b.len;) {
+		char *nl = memchr(b.ptr + i, '\n', b.len - i);
+		size_t end = nl ? (size_t)(nl - b.ptr) : b.len;
+
+		add(ctx, b.ptr + i, end - i);
+		i = end + 1;
+	}
+	err_release(&e2);
+	buf_release(&b);
+	free(path);
+	return ok;
+}
+
+static void cache_list_write(const struct ident_index *x,
+			     const struct tree_oid *tree, const char *kind,
+			     const char *magic, char *const *v, size_t nr)
+{
+	struct buf b = BUF_INIT;
+	struct err e2 = ERR_INIT;
+	char hex[41], *path;
+
+	if (!x->cache)
+		return;
+	tree_oid_hex(hex, tree);
+	path = xstrfmt("%s/%s%s", x->cache, hex, kind);
+	buf_adds(&b, magic);
+	for (size_t i = 0; i < nr; i++)
+		buf_addf(&b, "%s\n", v[i]);
+	if (fs_mkdirs(x->cache, &e2) == 0 &&
+	    fs_write_atomic(path, b.ptr, b.len, &e2) == 0)
+		prune_cache(x->cache, kind);
+	err_release(&e2);
+	buf_release(&b);
+	free(path);
+}
+
 #define HEADERS_MAGIC "kcarry-headers/1\n"
+
+struct header_list {
+	struct ident_index *x;
+	size_t alloc;
+};
+
+static void add_header(void *ctx, const char *p, size_t len)
+{
+	struct header_list *h = ctx;
+
+	strv_add(&h->x->all_headers, &h->x->nr_all_headers, &h->alloc,
+		 xstrndup(p, len));
+}
 
 /* The paths of every header of tree, kept in the cache by tree id. */
 static int list_headers(struct ident_index *x, const struct tree_oid *tree,
 			struct err *err)
 {
 	const struct tree_list_opts all = { "", true, h_exts };
+	struct header_list h = { x, 0 };
 	struct tree_blob *blobs;
-	struct buf b = BUF_INIT;
-	struct err e2 = ERR_INIT;
-	char hex[41], *path = NULL;
-	size_t nr, m = strlen(HEADERS_MAGIC), alloc = 0;
-	int error = 0;
+	size_t nr;
+	int error;
 
 	x->listed = true;
-	if (x->cache) {
-		tree_oid_hex(hex, tree);
-		path = xstrfmt("%s/%s.headers", x->cache, hex);
-		if (fs_read_file(&b, path, 0, &e2) == 0 && b.len >= m &&
-		    !memcmp(b.ptr, HEADERS_MAGIC, m)) {
-			for (size_t i = m; i < b.len;) {
-				char *nl = memchr(b.ptr + i, '\n', b.len - i);
-				size_t end = nl ? (size_t)(nl - b.ptr) : b.len;
-
-				strv_add(&x->all_headers, &x->nr_all_headers,
-					 &alloc, xstrndup(b.ptr + i, end - i));
-				i = end + 1;
-			}
-			goto out;
-		}
-		err_release(&e2);
-	}
+	if (cache_list_read(x, tree, ".headers", HEADERS_MAGIC, add_header,
+			    &h))
+		return 0;
 	if ((error = tree_list_blobs(&blobs, &nr, x->repo, tree, &all,
 				     err)) < 0)
-		goto out;
-	buf_reset(&b);
-	buf_adds(&b, HEADERS_MAGIC);
+		return error;
 	x->all_headers = xcalloc(nr + 1, sizeof(char *));
 	for (size_t i = 0; i < nr; i++) {
 		x->all_headers[i] = blobs[i].path;
-		buf_addf(&b, "%s\n", blobs[i].path);
 		blobs[i].path = NULL;
 	}
 	x->nr_all_headers = nr;
 	tree_blobs_free(blobs, nr);
-	if (path && fs_mkdirs(x->cache, &e2) == 0 &&
-	    fs_write_atomic(path, b.ptr, b.len, &e2) == 0)
-		prune_cache(x->cache, ".headers");
-out:
-	err_release(&e2);
-	buf_release(&b);
-	free(path);
-	return error;
+	cache_list_write(x, tree, ".headers", HEADERS_MAGIC, x->all_headers,
+			 nr);
+	return 0;
 }
 
 /* The headers of the tree whose path ends with "/inc" (a -I path). */
@@ -1313,53 +1361,23 @@ int ident_view_find(bool *found, struct ident_view *v, const char *name,
 	return 0;
 }
 
-#define KCONFIG_MAGIC "kcarry-kconfig/1\n"
+#define KCONFIG_MAGIC "kcarry-kconfig/2\n"
 
-int ident_kconfig_decls(struct kconfig_set *s, size_t *files,
-			struct ident_index *x, const struct tree_oid *tree,
-			struct err *err)
+static void add_symbol(void *ctx, const char *p, size_t len)
 {
-	struct buf b = BUF_INIT;
-	struct err e2 = ERR_INIT;
-	char hex[41], *path = NULL;
-	size_t m = strlen(KCONFIG_MAGIC);
-	int error = 0;
+	if (len)
+		kconfig_set_add(ctx, p, len);
+}
 
-	*files = 0;
-	if (x->cache) {
-		tree_oid_hex(hex, tree);
-		path = xstrfmt("%s/%s.kconfig", x->cache, hex);
-		if (fs_read_file(&b, path, 0, &e2) == 0 && b.len > m &&
-		    !memcmp(b.ptr, KCONFIG_MAGIC, m)) {
-			char *end;
+int ident_kconfig_decls(struct kconfig_set *s, struct ident_index *x,
+			const struct tree_oid *tree, struct err *err)
+{
+	int error;
 
-			*files = strtoul(b.ptr + m, &end, 10);
-			for (size_t i = (size_t)(end - b.ptr) + 1; i < b.len;) {
-				char *nl = memchr(b.ptr + i, '\n', b.len - i);
-				size_t e = nl ? (size_t)(nl - b.ptr) : b.len;
-
-				if (e > i)
-					kconfig_set_add(s, b.ptr + i, e - i);
-				i = e + 1;
-			}
-			goto out;
-		}
-		err_release(&e2);
-	}
-	if ((error = kconfig_tree_decls(s, files, x->repo, tree, err)) < 0)
-		goto out;
-	if (!path)
-		goto out;
-	buf_reset(&b);
-	buf_addf(&b, "%s%zu\n", KCONFIG_MAGIC, *files);
-	for (size_t i = 0; i < s->nr; i++)
-		buf_addf(&b, "%s\n", s->names[i]);
-	if (fs_mkdirs(x->cache, &e2) == 0 &&
-	    fs_write_atomic(path, b.ptr, b.len, &e2) == 0)
-		prune_cache(x->cache, ".kconfig");
-out:
-	err_release(&e2);
-	buf_release(&b);
-	free(path);
-	return error;
+	if (cache_list_read(x, tree, ".kconfig", KCONFIG_MAGIC, add_symbol, s))
+		return 0;
+	if ((error = kconfig_tree_decls(s, x->repo, tree, err)) < 0)
+		return error;
+	cache_list_write(x, tree, ".kconfig", KCONFIG_MAGIC, s->names, s->nr);
+	return 0;
 }

@@ -28,13 +28,11 @@ void ident_index_free(struct ident_index *x);
 
 struct kconfig_set;
 /*
- * Into s, the Kconfig symbols tree declares (kconfig_tree_decls); *files
- * gets how many Kconfig files it has.  Kept in the folder cache as
- * <tree id>.kconfig, like the lists of headers.
+ * Into s, the Kconfig symbols tree declares (kconfig_tree_decls), kept
+ * in the folder cache as <tree id>.kconfig, like the lists of headers.
  */
-int ident_kconfig_decls(struct kconfig_set *s, size_t *files,
-			struct ident_index *x, const struct tree_oid *tree,
-			struct err *err);
+int ident_kconfig_decls(struct kconfig_set *s, struct ident_index *x,
+			const struct tree_oid *tree, struct err *err);
 
 struct ident_blob;
 

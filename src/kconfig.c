@@ -6,12 +6,17 @@
 
 #include "cursor.h"
 
+/* The name of path's file (after its last '/'). */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 bool kconfig_file(const char *path)
 {
-	const char *base = path ? strrchr(path, '/') : NULL;
-
-	base = base ? base + 1 : path;
-	return base && !strncmp(base, "Kconfig", 7);
+	return path && !strncmp(base_name(path), "Kconfig", 7);
 }
 
 /* The width of line's leading blanks (a tab to the next multiple of 8)
@@ -31,22 +36,22 @@ static bool word_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* The next word of p[*i..len) (skipping blanks), or an empty span. */
-static struct span next_word(const char *p, size_t len, size_t *i)
+/* The word starting at p[*i]; *i moves past it. */
+static struct span word_at(const char *p, size_t len, size_t *i)
 {
-	size_t s;
+	size_t s = *i;
 
-	while (*i < len && (p[*i] == ' ' || p[*i] == '\t'))
-		(*i)++;
-	s = *i;
 	while (*i < len && word_char(p[*i]))
 		(*i)++;
 	return (struct span){ p + s, *i - s };
 }
 
-static bool is(struct span w, const char *lit)
+/* The next word of p[*i..len) (skipping blanks), or an empty span. */
+static struct span next_word(const char *p, size_t len, size_t *i)
 {
-	return w.len == strlen(lit) && !memcmp(w.ptr, lit, w.len);
+	while (*i < len && (p[*i] == ' ' || p[*i] == '\t'))
+		(*i)++;
+	return word_at(p, len, i);
 }
 
 /* A symbol: capitals, digits and '_', with a letter. */
@@ -75,16 +80,6 @@ static size_t after_string(const char *p, size_t len, size_t i)
 	return i + 1;
 }
 
-/* The word starting at p[*i]; *i moves past it. */
-static struct span word_at(const char *p, size_t len, size_t *i)
-{
-	size_t s = *i;
-
-	while (*i < len && word_char(p[*i]))
-		(*i)++;
-	return (struct span){ p + s, *i - s };
-}
-
 static void add_ref(struct span *out, size_t max, size_t *n, struct span w)
 {
 	if (!symbol(w))
@@ -99,12 +94,12 @@ static void add_ref(struct span *out, size_t max, size_t *n, struct span w)
 
 bool kconfig_makefile(const char *path)
 {
-	const char *base = path ? strrchr(path, '/') : NULL;
+	const char *base;
 
 	/* tools/ builds with its own CONFIG_ variables (perf's features) */
 	if (!path || !strncmp(path, "tools/", 6))
 		return false;
-	base = base ? base + 1 : path;
+	base = base_name(path);
 	return !strcmp(base, "Makefile") || !strcmp(base, "Kbuild") ||
 	       !strncmp(base, "Makefile.", 9) || !strncmp(base, "Kbuild.", 7);
 }
@@ -133,7 +128,7 @@ bool kconfig_decl(const char *line, size_t len, struct span *name)
 	size_t i = 0;
 	struct span w = next_word(line, len, &i);
 
-	if (!is(w, "config") && !is(w, "menuconfig"))
+	if (!span_eq(w, "config") && !span_eq(w, "menuconfig"))
 		return false;
 	*name = next_word(line, len, &i);
 	return name->len && (i == len || line[i] == ' ' || line[i] == '\t' ||
@@ -173,7 +168,7 @@ static size_t find_if(const char *p, size_t len, size_t i)
 		if (c == '"' || c == '\'') {
 			i = after_string(p, len, i);
 		} else if (word_char(c)) {
-			if (is(word_at(p, len, &i), "if"))
+			if (span_eq(word_at(p, len, &i), "if"))
 				return i;
 		} else {
 			i++;
@@ -191,20 +186,20 @@ size_t kconfig_refs(const char *line, size_t len, bool in_help,
 	if (in_help || indent(line, len, &i) > 8)
 		return 0;
 	w = next_word(line, len, &i);
-	if (is(w, "select") || is(w, "imply")) {
+	if (span_eq(w, "select") || span_eq(w, "imply")) {
 		add_ref(out, max, &n, next_word(line, len, &i));
 		expr_refs(line, len, find_if(line, len, i), out, max, &n);
-	} else if (is(w, "depends")) {
-		if (is(next_word(line, len, &i), "on"))
+	} else if (span_eq(w, "depends")) {
+		if (span_eq(next_word(line, len, &i), "on"))
 			expr_refs(line, len, i, out, max, &n);
-	} else if (is(w, "visible")) {
-		if (is(next_word(line, len, &i), "if"))
+	} else if (span_eq(w, "visible")) {
+		if (span_eq(next_word(line, len, &i), "if"))
 			expr_refs(line, len, i, out, max, &n);
-	} else if (is(w, "if") || is(w, "default") || is(w, "def_bool") ||
-		   is(w, "def_tristate")) {
+	} else if (span_eq(w, "if") || span_eq(w, "default") || span_eq(w, "def_bool") ||
+		   span_eq(w, "def_tristate")) {
 		expr_refs(line, len, i, out, max, &n);
-	} else if (is(w, "bool") || is(w, "tristate") || is(w, "prompt") ||
-		   is(w, "string") || is(w, "int") || is(w, "hex")) {
+	} else if (span_eq(w, "bool") || span_eq(w, "tristate") || span_eq(w, "prompt") ||
+		   span_eq(w, "string") || span_eq(w, "int") || span_eq(w, "hex")) {
 		expr_refs(line, len, find_if(line, len, i), out, max, &n);
 	}
 	return n;
@@ -285,27 +280,23 @@ void kconfig_text_decls(struct kconfig_set *s, const char *text, size_t len)
 			kconfig_set_add(s, name.ptr, name.len);
 }
 
-int kconfig_tree_decls(struct kconfig_set *s, size_t *files,
-		       struct tree_repo *r, const struct tree_oid *tree,
-		       struct err *err)
+int kconfig_tree_decls(struct kconfig_set *s, struct tree_repo *r,
+		       const struct tree_oid *tree, struct err *err)
 {
+	/* the blobs named Kconfig* (kconfig_file()) */
 	struct tree_list_opts o = { "", true, NULL, "Kconfig" };
 	struct tree_blob *b = NULL;
 	struct buf text = BUF_INIT;
 	size_t nr = 0;
 	int error;
 
-	*files = 0;
 	if ((error = tree_list_blobs(&b, &nr, r, tree, &o, err)) < 0)
 		return error;
 	for (size_t i = 0; i < nr && !error; i++) {
-		if (!kconfig_file(b[i].path))
-			continue;
 		buf_reset(&text);
 		if ((error = tree_read_blob_oid(&text, r, &b[i].id, err)) < 0)
 			break;
 		kconfig_text_decls(s, text.ptr, text.len);
-		(*files)++;
 	}
 	buf_release(&text);
 	tree_blobs_free(b, nr);

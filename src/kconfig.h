@@ -82,13 +82,9 @@ bool kconfig_set_has(const struct kconfig_set *s, const char *name,
 /* Add the symbols text (a Kconfig file) declares to s. */
 void kconfig_text_decls(struct kconfig_set *s, const char *text, size_t len);
 
-/*
- * Every symbol the Kconfig files of tree declare; *files gets how many
- * files were read.
- */
-int kconfig_tree_decls(struct kconfig_set *s, size_t *files,
-		       struct tree_repo *r, const struct tree_oid *tree,
-		       struct err *err);
+/* Every symbol the Kconfig files of tree declare, into s. */
+int kconfig_tree_decls(struct kconfig_set *s, struct tree_repo *r,
+		       const struct tree_oid *tree, struct err *err);
 
 /* name is X_MODULE, the module of a tristate X that s holds (what a
  * makefile or C file sees of X=m). */
