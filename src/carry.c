@@ -363,6 +363,7 @@ struct names {
 	/* what this patch's added lines declare, and add */
 	const struct watch_set *own, *adds;
 	const struct carry_result *res; /* the patches before this one */
+	const struct series_version *v; /* the series carried */
 	size_t index;            /* 0-based, of this patch */
 	const struct patch *patch; /* this patch */
 	/* Kconfig: per patch, the symbols its added lines declare; what
@@ -397,10 +398,84 @@ static bool c_file(const char *path)
 	return path && (ends_with(path, ".c") || ends_with(path, ".h"));
 }
 
+/*
+ * Whether a patch of the series after nm->index removes the line text
+ * from path in a hunk that adds no line naming name: the series replaces
+ * that use itself, and its end result has no such line (Debian's 6.1 RT
+ * 0005 writes vrf.c's dstats->rx_pkts, a member 6.1 lacks; its 0065
+ * turns the line back).
+ */
+static bool replaced_later(const struct names *nm, const char *path,
+			   struct span text, const char *name)
+{
+	for (size_t j = nm->index + 1; nm->v && j < nm->v->nr; j++) {
+		const struct patch *p = &nm->v->items[j].patch;
+
+		for (size_t f = 0; f < p->nr_files; f++) {
+			const struct patch_file *pf = &p->files[f];
+
+			if (!pf->old_path || strcmp(pf->old_path, path))
+				continue;
+			for (size_t k = 0; k < pf->nr_hunks; k++) {
+				const struct patch_hunk *h = &pf->hunks[k];
+				bool removes = false, names = false;
+
+				for (size_t i = 0; i < h->nr_lines; i++) {
+					const struct patch_line *l = &h->lines[i];
+
+					removes |= l->kind == '-' &&
+						   l->text.len == text.len &&
+						   !memcmp(l->text.ptr, text.ptr,
+							   text.len);
+					names |= l->kind == '+' &&
+						 span_has_word(l->text, name,
+							       strlen(name));
+				}
+				if (removes && !names)
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * Drop from names those whose every added line of hunk h (of path) a
+ * later patch replaces (replaced_later()): the series' own, as a name a
+ * later patch declares is.
+ */
+static void drop_replaced(struct cause_name *names, size_t *nr,
+			  const struct names *nm, const char *path,
+			  const struct patch_hunk *h)
+{
+	size_t kept = 0;
+
+	for (size_t n = 0; n < *nr; n++) {
+		bool used = false, all = true;
+
+		for (size_t i = 0; i < h->nr_lines && all; i++) {
+			const struct patch_line *l = &h->lines[i];
+
+			if (l->kind != '+' ||
+			    !span_has_word(l->text, names[n].name,
+					   strlen(names[n].name)))
+				continue;
+			used = true;
+			all = replaced_later(nm, path, l->text, names[n].name);
+		}
+		if (used && all)
+			cause_name_release(&names[n]);
+		else
+			names[kept++] = names[n];
+	}
+	*nr = kept;
+}
+
 /* The names hunk k of pf uses that the tree lacks: a cause for it. */
 static int hunk_names(struct apply_hunk_result *r, struct cause_check *chk,
 		      const struct patch_file *pf, size_t k,
-		      const struct buf *whole, struct err *err)
+		      const struct buf *whole, const struct names *nm,
+		      struct err *err)
 {
 	struct cause_name *names = NULL;
 	size_t nr = 0;
@@ -417,6 +492,9 @@ static int hunk_names(struct apply_hunk_result *r, struct cause_check *chk,
 					    r->rule == RULE_CONFLICT ? " -+"
 								     : "+",
 					    err);
+	if (error >= 0 && nr && !whole && r->rule != RULE_CONFLICT)
+		drop_replaced(names, &nr, nm, patch_file_path(pf),
+			      &pf->hunks[k]);
 	if (error < 0 || !nr) {
 		cause_names_free(names, nr);
 		return error;
@@ -845,7 +923,7 @@ static int moved_hunk_names(struct apply_hunk_result *r,
 	ident_view_open(&v, run->opts->index, tree, to,
 			(struct span){ text.ptr, text.len });
 	here.view = &v;
-	error = hunk_names(r, &here, pf, k, NULL, run->err);
+	error = hunk_names(r, &here, pf, k, NULL, run->nm, run->err);
 	ident_view_release(&v);
 	buf_release(&text);
 	return error;
@@ -899,7 +977,8 @@ static int explain_file(struct apply_file_result *ar,
 							 run);
 			else
 				error = hunk_names(r, &chk, pf, k,
-						   is_new ? &whole : NULL, err);
+						   is_new ? &whole : NULL, nm,
+						   err);
 			if (r->risk)
 				ar->risk = true;
 		}
@@ -1734,6 +1813,7 @@ int carry_series(struct carry_result *res, struct tree_repo *repo,
 	watch_set_init(&nm.replay_decls);
 	watch_set_init(&nm.replay_added);
 	nm.res = res;
+	nm.v = v;
 	prefetch(repo, &tree, v);
 	{
 		struct carry_run run = { repo, opts, &nm, err, NULL };

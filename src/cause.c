@@ -20,14 +20,18 @@ void cause_source_release(struct cause_source *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void cause_name_release(struct cause_name *n)
+{
+	free(n->name);
+	free(n->tag);
+	cause_source_release(&n->source);
+	cause_source_release(&n->also);
+}
+
 void cause_names_free(struct cause_name *names, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++) {
-		free(names[i].name);
-		free(names[i].tag);
-		cause_source_release(&names[i].source);
-		cause_source_release(&names[i].also);
-	}
+	for (size_t i = 0; i < nr; i++)
+		cause_name_release(&names[i]);
 	free(names);
 }
 

@@ -204,6 +204,8 @@ int cause_missing_names(struct cause_name **names, size_t *nr,
 int cause_missing_in_text(struct cause_name **names, size_t *nr,
 			  const struct cause_check *chk, const char *path,
 			  struct span text, struct err *err);
+/* The strings and sources of one name (not the name itself). */
+void cause_name_release(struct cause_name *n);
 void cause_names_free(struct cause_name *names, size_t nr);
 
 /* "needs struct x, which this tree defines nowhere (added by ...)" */
