@@ -112,6 +112,29 @@ EOT
 	done
 }
 
+# quilt_series NAME [PATCH]...: a quilt folder q-NAME, imported into
+# 'ws' as NAME@v1: one patch a PATCH text (0001.patch, 0002.patch, ...),
+# or, with none, one patch NAME.patch read from stdin
+quilt_series() {
+	qs=$1
+	shift
+	mkdir -p "q-$qs"
+	if [ $# = 0 ]; then
+		cat >"q-$qs/$qs.patch"
+		echo "$qs.patch" >"q-$qs/series"
+	else
+		: >"q-$qs/series"
+		qn=0
+		for qbody in "$@"; do
+			qn=$((qn + 1))
+			qf=$(printf '%04d.patch' "$qn")
+			printf '%s' "$qbody" >"q-$qs/$qf"
+			echo "$qf" >>"q-$qs/series"
+		done
+	fi
+	expect_exit 0 kcarry -C ws import "$qs@v1" "q-$qs"
+}
+
 # commit_file REPO FILE CONTENT SUBJECT: change a file and commit it
 commit_file() {
 	mkdir -p "$1/$(dirname "$2")"

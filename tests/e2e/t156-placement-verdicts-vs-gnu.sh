@@ -22,12 +22,6 @@ result_file() {
 	git -C "$TEST_TMP/$2" show "kcarry/$1/v1/$2:$3" 2>/dev/null ||
 		git -C ws/kernels/cache/"$2".git show "kcarry/$1/v1/$2:$3"
 }
-series() {
-	mkdir -p "q-$1"
-	cat >"q-$1/$1.patch"
-	echo "$1.patch" >"q-$1/series"
-	expect_exit 0 kcarry -C ws import "$1@v1" "q-$1"
-}
 no_risk() {
 	if grep -qi 'risk' "$OUT"; then cat "$OUT"; fail "$1: a risk"; fi
 }
@@ -130,7 +124,7 @@ make_repo rename arch/csky/mm/highmem.c "$HIGHMEM"
 make_repo moved kernel/time/timer.c "$TIMER"
 ws_targets tie entry rename moved
 
-series guard <<'EOF'
+quilt_series guard <<'EOF'
 --- a/arch/alpha/include/asm/spinlock_types.h
 +++ b/arch/alpha/include/asm/spinlock_types.h
 @@ -2,10 +2,6 @@
@@ -145,7 +139,7 @@ series guard <<'EOF'
  	volatile unsigned int lock;
  } arch_spinlock_t;
 EOF
-series perf <<'EOF'
+quilt_series perf <<'EOF'
 --- a/security/Kconfig
 +++ b/security/Kconfig
 @@ -51,6 +51,11 @@ config PROC_MEM_NO_FORCE
@@ -161,7 +155,7 @@ series perf <<'EOF'
  	bool "Enable different security models"
  	depends on SYSFS
 EOF
-series kmap <<'EOF'
+quilt_series kmap <<'EOF'
 --- a/arch/csky/mm/highmem.c
 +++ b/arch/csky/mm/highmem.c
 @@ -3,7 +3,7 @@
@@ -187,7 +181,7 @@ series kmap <<'EOF'
 -	vaddr = __fix_to_virt(FIX_KMAP_BEGIN);
 -}
 EOF
-series expiry <<'EOF'
+quilt_series expiry <<'EOF'
 --- a/kernel/time/timer.c
 +++ b/kernel/time/timer.c
 @@ -3,6 +3,9 @@ int del_sync(struct timer *t)

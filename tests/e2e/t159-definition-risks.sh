@@ -71,12 +71,6 @@ int use(struct zram *z)
 make_repo sched kernel/sched/core.c "$SCHED" drivers/zram.c "$ZRAM"
 ws_targets sched
 
-series() {
-	mkdir -p "q-$1"
-	cat >"q-$1/$1.patch"
-	echo "$1.patch" >"q-$1/series"
-	expect_exit 0 kcarry -C ws import "$1@v1" "q-$1"
-}
 # compiles SERIES [FILE [GCC-OPTION]]: the result of SERIES on sched
 # (kernel/sched/core.c by default), as gcc sees it
 compiles() {
@@ -90,7 +84,7 @@ no_risk() {
 	if grep -qi 'risk\|already defines' "$OUT"; then cat "$OUT"; fail "$1: a risk"; fi
 }
 
-series declare <<'EOF'
+quilt_series declare <<'EOF'
 --- a/kernel/sched/core.c
 +++ b/kernel/sched/core.c
 @@ -2,9 +2,13 @@
@@ -108,7 +102,7 @@ series declare <<'EOF'
  
  static int set_cpus_allowed_ptr(struct task *p,
 EOF
-series define <<'EOF'
+quilt_series define <<'EOF'
 --- a/kernel/sched/core.c
 +++ b/kernel/sched/core.c
 @@ -2,6 +2,12 @@
@@ -126,7 +120,7 @@ series define <<'EOF'
  	p->cpu = 0;
 EOF
 
-series rt <<'EOF'
+quilt_series rt <<'EOF'
 --- a/drivers/zram.c
 +++ b/drivers/zram.c
 @@ -1,13 +1,27 @@

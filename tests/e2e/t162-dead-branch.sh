@@ -140,13 +140,7 @@ for s in git quilt; do
 done
 
 # one patch per hunk on the target's own form
-series() {
-	mkdir -p "q-$1"
-	cat >"q-$1/$1.patch"
-	echo "$1.patch" >"q-$1/series"
-	expect_exit 0 kcarry -C ws import "$1@v1" "q-$1"
-}
-series inrt <<'EOT'
+quilt_series inrt <<'EOT'
 --- a/include/linux/lock.h
 +++ b/include/linux/lock.h
 @@ -23,6 +23,9 @@
@@ -160,7 +154,7 @@ series inrt <<'EOT'
  
  #endif /* CONFIG_PREEMPT_RT */
 EOT
-series other <<'EOT'
+quilt_series other <<'EOT'
 --- a/include/linux/lock.h
 +++ b/include/linux/lock.h
 @@ -12,6 +12,9 @@
@@ -174,7 +168,7 @@ series other <<'EOT'
  
  #else /* CONFIG_PREEMPT_RT */
 EOT
-series notrt <<'EOT'
+quilt_series notrt <<'EOT'
 --- a/include/linux/lock.h
 +++ b/include/linux/lock.h
 @@ -23,6 +23,9 @@

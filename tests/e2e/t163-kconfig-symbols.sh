@@ -58,21 +58,9 @@ make_repo t Kconfig "$TOP" arch/arm/Kconfig "$ARM" drivers/Makefile "$MK" \
 	tools/perf/Makefile.config "$PERF"
 ws_targets t
 
-series() {
-	mkdir -p "q-$1"
-	: >"q-$1/series"
-	n=0
-	shift
-	for body in "$@"; do
-		n=$((n + 1))
-		printf '%s' "$body" >"q-$s/000$n.patch"
-		echo "000$n.patch" >>"q-$s/series"
-	done
-	expect_exit 0 kcarry -C ws import "$s@v1" "q-$s"
-}
 
 s=oldname
-series $s 'Subject: arm: Disable FAST_GUP on PREEMPT_RT if HIGHPTE
+quilt_series $s 'Subject: arm: Disable FAST_GUP on PREEMPT_RT if HIGHPTE
 
 --- a/arch/arm/Kconfig
 +++ b/arch/arm/Kconfig
@@ -111,7 +99,7 @@ patch -s gnu.Kconfig <q-oldname/0001.patch || fail "GNU patch failed"
 
 # a makefile: the object of an undeclared symbol is never built
 s=make
-series $s 'Subject: drivers: build gup and rt
+quilt_series $s 'Subject: drivers: build gup and rt
 
 --- a/drivers/Makefile
 +++ b/drivers/Makefile
@@ -137,7 +125,7 @@ if grep -q 'PREEMPT_RT_MODULE: no such\|LIBDW' "$OUT"; then
 fi
 
 s=known
-series $s 'Subject: arm: add an errata option
+quilt_series $s 'Subject: arm: add an errata option
 
 --- a/arch/arm/Kconfig
 +++ b/arch/arm/Kconfig
@@ -182,7 +170,7 @@ expect_exit 0 kcarry -C ws apply --no-refresh known@v1 t
 if grep -qi 'risk\|no such' "$OUT"; then cat "$OUT"; fail "known: a risk"; fi
 
 s=failed
-series $s 'Subject: add lazy preemption
+quilt_series $s 'Subject: add lazy preemption
 
 --- a/Kconfig
 +++ b/Kconfig
@@ -225,7 +213,7 @@ cat >"ws/kernels/part.conf" <<EOT
 	ref = base
 EOT
 s=partial
-series $s 'Subject: arm: Disable FAST_GUP on PREEMPT_RT if HIGHPTE
+quilt_series $s 'Subject: arm: Disable FAST_GUP on PREEMPT_RT if HIGHPTE
 
 --- a/arch/arm/Kconfig
 +++ b/arch/arm/Kconfig

@@ -36,21 +36,6 @@ unsigned long vrf_rx(struct dstats *d)
 make_repo t drivers/net/vrf.c "$C" drivers/net/other.c "$C"
 ws_targets t
 
-# series NAME PATCH...: quilt series q-NAME of the given patch texts
-series() {
-	s=$1
-	shift
-	mkdir -p "q-$s"
-	: >"q-$s/series"
-	n=0
-	for body in "$@"; do
-		n=$((n + 1))
-		printf '%s' "$body" >"q-$s/000$n.patch"
-		echo "000$n.patch" >>"q-$s/series"
-	done
-	expect_exit 0 kcarry -C ws import "$s@v1" "q-$s"
-}
-
 # hunk FILE MINUS PLUS: a patch of FILE's "n = d->rx_bytes;" line that
 # adds PLUS after it (MINUS, when not empty, removed first)
 hunk() {
@@ -72,7 +57,7 @@ $(hunk drivers/net/vrf.c '	n += d->rx_pkts;' '	n += d->rx_packets;')
 "
 
 # the series mends its own line: no risk
-series mended "$MISMERGE" "$MEND"
+quilt_series mended "$MISMERGE" "$MEND"
 expect_exit 0 kcarry -C ws apply --no-refresh mended@v1 t
 if grep -q 'RISK\|rx_pkts' "$OUT"; then
 	cat "$OUT"; fail "a name the series' later patch replaces said missing"
@@ -86,7 +71,7 @@ git -C t show kcarry/mended/v1/t:drivers/net/vrf.c | cmp -s - vrf.c ||
 gcc -fsyntax-only -x c vrf.c || fail "gcc refuses the mended result"
 
 # the first patch alone: a risk, and gcc refuses the tree
-series alone "$MISMERGE"
+quilt_series alone "$MISMERGE"
 expect_exit 1 kcarry -C ws apply --no-refresh alone@v1 t
 stdout_has 'hunk 1: .*RISK: .*rx_pkts: no such member in this tree'
 git -C t show kcarry/alone/v1/t:drivers/net/vrf.c >alone.c
@@ -95,7 +80,7 @@ if gcc -fsyntax-only -x c alone.c 2>/dev/null; then
 fi
 
 # the later line still uses the name: a risk
-series still "$MISMERGE" "Subject: net: still
+quilt_series still "$MISMERGE" "Subject: net: still
 
 $(hunk drivers/net/vrf.c '	n += d->rx_pkts;' '	n += d->rx_pkts + 0;')
 "
@@ -105,7 +90,7 @@ stdout_has 'rx_pkts: no such member in this tree'
 
 # the same line replaced in another file: a risk (other.c gets the line
 # first, from the same patch, so the later one applies)
-series elsewhere "Subject: net: both files
+quilt_series elsewhere "Subject: net: both files
 
 $(hunk drivers/net/vrf.c '' '	n += d->rx_pkts;')
 $(hunk drivers/net/other.c '' '	n += d->rx_pkts;')
@@ -120,7 +105,7 @@ if grep -q 'drivers/net/other.c hunk 1: .*RISK' "$OUT"; then
 fi
 
 # an earlier patch that removes the line mends nothing
-series earlier "Subject: net: add and drop
+quilt_series earlier "Subject: net: add and drop
 
 $(hunk drivers/net/other.c '' '	n += d->rx_pkts;')
 " "Subject: net: drop it
