@@ -1118,11 +1118,9 @@ static size_t patch_line_count(const struct patch_file *f, char kind,
 	return n;
 }
 
-/* The directive a line is ("#if", "#ifdef", "#ifndef": CTOK_OP_IF, ...),
- * or -1; "#define NAME" gives its name in *macro (when macro is set).
- * Read with the lexer, as cnames.c and watch.c read directives. */
 /* A directive line's name into *name, *sub after it; false for any
- * other line. */
+ * other line.  Read with the lexer, as cnames.c and watch.c read
+ * directives. */
 static bool directive_open(const char *p, size_t len, struct lexer *sub,
 			   struct token *name)
 {
@@ -1138,6 +1136,8 @@ static bool directive_open(const char *p, size_t len, struct lexer *sub,
 	return true;
 }
 
+/* The directive a line is ("#if", "#ifdef", "#ifndef": CTOK_OP_IF, ...),
+ * or -1; "#define NAME" gives its name in *macro (when macro is set). */
 static int directive_line(const char *p, size_t len, struct span *macro)
 {
 	struct lexer sub;
@@ -1278,15 +1278,15 @@ static long view_index(const struct engine *e, const struct placed_view *v,
 
 #define MAX_COND 32
 
-/* The preprocessor branches line j of a text is in, outermost first:
+/* The preprocessor branches line j of the view is in, outermost first:
  * the line of each open "#if" and the branch's number under it. */
-static size_t cond_path(const struct lines *all, size_t j, size_t *at,
+static size_t cond_path(const struct placed_view *v, size_t j, size_t *at,
 			unsigned *branch)
 {
 	size_t depth = 0, over = 0;
 
 	for (size_t i = 0; i < j; i++) {
-		const struct line *l = &all->v[i];
+		const struct line *l = &v->all.v[i];
 
 		switch (directive_line(l->ptr, l->len, NULL)) {
 		case CTOK_OP_IF:
@@ -1320,8 +1320,8 @@ static bool other_branches(const struct placed_view *v, size_t a, size_t b)
 	size_t at_a[MAX_COND], at_b[MAX_COND], na, nb;
 	unsigned br_a[MAX_COND], br_b[MAX_COND];
 
-	na = cond_path(&v->all, a, at_a, br_a);
-	nb = cond_path(&v->all, b, at_b, br_b);
+	na = cond_path(v, a, at_a, br_a);
+	nb = cond_path(v, b, at_b, br_b);
 	for (size_t i = 0; i < na && i < nb && at_a[i] == at_b[i]; i++)
 		if (br_a[i] != br_b[i])
 			return true;
@@ -1555,7 +1555,7 @@ static int branch_test(const struct lines *all, const struct open_if *o,
 	return o->br == 1 ? -macro_test(l->ptr, l->len, macro) : 0;
 }
 
-/* Hunk k of the file's patch holds line text among its added lines. */
+/* Hunk h adds the line p (len bytes). */
 static bool hunk_adds(const struct patch_hunk *h, const char *p, size_t len)
 {
 	for (size_t i = 0; i < h->nr_lines; i++)

@@ -442,27 +442,29 @@ static bool replaced_later(const struct names *nm, const char *path,
 /*
  * Drop from names those whose every added line of hunk h (of path) a
  * later patch replaces (replaced_later()): the series' own, as a name a
- * later patch declares is.
+ * later patch declares is.  A name stands in a line as prefix + name
+ * (a makefile's "CONFIG_" + symbol).
  */
 static void drop_replaced(struct cause_name *names, size_t *nr,
 			  const struct names *nm, const char *path,
-			  const struct patch_hunk *h)
+			  const struct patch_hunk *h, const char *prefix)
 {
 	size_t kept = 0;
 
 	for (size_t n = 0; n < *nr; n++) {
+		char *word = xstrfmt("%s%s", prefix, names[n].name);
 		bool used = false, all = true;
 
 		for (size_t i = 0; i < h->nr_lines && all; i++) {
 			const struct patch_line *l = &h->lines[i];
 
 			if (l->kind != '+' ||
-			    !span_has_word(l->text, names[n].name,
-					   strlen(names[n].name)))
+			    !span_has_word(l->text, word, strlen(word)))
 				continue;
 			used = true;
-			all = replaced_later(nm, path, l->text, names[n].name);
+			all = replaced_later(nm, path, l->text, word);
 		}
+		free(word);
 		if (used && all)
 			cause_name_release(&names[n]);
 		else
@@ -494,7 +496,7 @@ static int hunk_names(struct apply_hunk_result *r, struct cause_check *chk,
 					    err);
 	if (error >= 0 && nr && !whole && r->rule != RULE_CONFLICT)
 		drop_replaced(names, &nr, nm, patch_file_path(pf),
-			      &pf->hunks[k]);
+			      &pf->hunks[k], "");
 	if (error < 0 || !nr) {
 		cause_names_free(names, nr);
 		return error;
@@ -644,17 +646,20 @@ static int kconfig_names(struct apply_file_result *ar,
 	kconfig_patch_decls(&own, run->nm->patch);
 	for (size_t k = 0; k < ar->nr_hunks && !error && !silent; k++) {
 		struct apply_hunk_result *r = &ar->hunks[k];
+		const struct patch_hunk *h =
+			r->rule == RULE_ADAPTED && r->adapt ? &r->adapt->hunk
+							    : &pf->hunks[k];
 		struct cause_name *names = NULL;
 		size_t nr = 0;
 		struct buf t = BUF_INIT;
 
 		if (r->rule == RULE_CONFLICT || r->rule == RULE_ALREADY)
 			continue;
-		error = kconfig_hunk_names(&names, &nr, &silent, &measured,
-					   r->rule == RULE_ADAPTED && r->adapt
-						   ? &r->adapt->hunk
-						   : &pf->hunks[k],
+		error = kconfig_hunk_names(&names, &nr, &silent, &measured, h,
 					   old, make, &own, run);
+		if (error >= 0 && nr)
+			drop_replaced(names, &nr, run->nm, patch_file_path(pf),
+				      h, make ? "CONFIG_" : "");
 		if (error < 0 || silent || !nr) {
 			cause_names_free(names, nr);
 			continue;

@@ -459,8 +459,8 @@ bad:
 }
 
 /* Files kept at most, of each kind (name sets, header lists, Kconfig
- * symbol sets): a tree's
- * include/ changes with every release.  The least recently used go. */
+ * symbol sets): a tree's include/ changes with every release.  The least
+ * recently used go. */
 #define KEEP_SETS 16
 
 struct kept {

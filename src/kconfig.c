@@ -195,11 +195,12 @@ size_t kconfig_refs(const char *line, size_t len, bool in_help,
 	} else if (span_eq(w, "visible")) {
 		if (span_eq(next_word(line, len, &i), "if"))
 			expr_refs(line, len, i, out, max, &n);
-	} else if (span_eq(w, "if") || span_eq(w, "default") || span_eq(w, "def_bool") ||
-		   span_eq(w, "def_tristate")) {
+	} else if (span_eq(w, "if") || span_eq(w, "default") ||
+		   span_eq(w, "def_bool") || span_eq(w, "def_tristate")) {
 		expr_refs(line, len, i, out, max, &n);
-	} else if (span_eq(w, "bool") || span_eq(w, "tristate") || span_eq(w, "prompt") ||
-		   span_eq(w, "string") || span_eq(w, "int") || span_eq(w, "hex")) {
+	} else if (span_eq(w, "bool") || span_eq(w, "tristate") ||
+		   span_eq(w, "prompt") || span_eq(w, "string") ||
+		   span_eq(w, "int") || span_eq(w, "hex")) {
 		expr_refs(line, len, find_if(line, len, i), out, max, &n);
 	}
 	return n;

@@ -14,7 +14,9 @@
 #    that tree);
 #  - a later patch whose new line still uses the name, one that replaces
 #    the same line in another file, and an earlier patch that removes
-#    it: the risk stays.
+#    it: the risk stays;
+#  - the same of a Kconfig "select" and a makefile's CONFIG_ word that a
+#    later patch replaces: no risk; the first patch alone: a risk.
 . ./lib.sh
 
 need gcc
@@ -33,7 +35,18 @@ unsigned long vrf_rx(struct dstats *d)
 	return n;
 }
 '
-make_repo t drivers/net/vrf.c "$C" drivers/net/other.c "$C"
+KCONFIG='config NET
+	bool "net"
+
+config VRF
+	tristate "vrf"
+	depends on NET
+'
+MAKEFILE='obj-$(CONFIG_NET) += core.o
+obj-$(CONFIG_VRF) += vrf.o
+'
+make_repo t drivers/net/vrf.c "$C" drivers/net/other.c "$C" \
+	drivers/net/Kconfig "$KCONFIG" drivers/net/Makefile "$MAKEFILE"
 ws_targets t
 
 # hunk FILE MINUS PLUS: a patch of FILE's "n = d->rx_bytes;" line that
@@ -117,4 +130,48 @@ $(hunk drivers/net/vrf.c '' '	n += d->rx_pkts;')
 "
 expect_exit 1 kcarry -C ws apply --no-refresh earlier@v1 t
 stdout_has '0003 .*\[risk\]'
+
+# Kconfig and Kbuild: a symbol the tree lacks, put right by a later patch
+KSEL='Subject: net: vrf selects the old symbol
+
+--- a/drivers/net/Kconfig
++++ b/drivers/net/Kconfig
+@@ -4,3 +4,4 @@ config VRF
+ config VRF
+ 	tristate "vrf"
+ 	depends on NET
++	select NET_OLD
+--- a/drivers/net/Makefile
++++ b/drivers/net/Makefile
+@@ -1,2 +1,3 @@
+ obj-$(CONFIG_NET) += core.o
+ obj-$(CONFIG_VRF) += vrf.o
++obj-$(CONFIG_VRF_OLD) += vrf-old.o
+'
+quilt_series kmended "$KSEL" 'Subject: net: the symbols of this tree
+
+--- a/drivers/net/Kconfig
++++ b/drivers/net/Kconfig
+@@ -4,4 +4,4 @@ config VRF
+ config VRF
+ 	tristate "vrf"
+ 	depends on NET
+-	select NET_OLD
++	select NET
+--- a/drivers/net/Makefile
++++ b/drivers/net/Makefile
+@@ -1,3 +1,3 @@
+ obj-$(CONFIG_NET) += core.o
+ obj-$(CONFIG_VRF) += vrf.o
+-obj-$(CONFIG_VRF_OLD) += vrf-old.o
++obj-$(CONFIG_VRF) += vrf-old.o
+'
+expect_exit 0 kcarry -C ws apply --no-refresh kmended@v1 t
+if grep -q 'RISK\|NET_OLD\|VRF_OLD' "$OUT"; then
+	cat "$OUT"; fail "a Kconfig symbol a later patch replaces said missing"
+fi
+quilt_series kalone "$KSEL"
+expect_exit 1 kcarry -C ws apply --no-refresh kalone@v1 t
+stdout_has 'Kconfig hunk 1: .*NET_OLD: no such Kconfig symbol in this tree'
+stdout_has 'Makefile hunk 1: .*VRF_OLD: no such Kconfig symbol in this tree'
 exit 0
