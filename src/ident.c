@@ -138,6 +138,10 @@ struct ident_index {
 	/* <...> includes looked for: found (kind WATCH_ANY) or not
 	 * (WATCH_MACRO); a series seldom adds a shared header */
 	struct watch_set angled;
+	/* the -D macros of the makefiles every file is built with: the top
+	 * Makefile and Kbuild, scripts/Makefile*, arch/<arch>/Makefile */
+	bool kbuild_read;
+	struct kconfig_set kbuild;
 };
 
 static void strv_add(char ***v, size_t *nr, size_t *alloc, char *s)
@@ -279,6 +283,7 @@ int ident_index_new(struct ident_index **out, struct tree_repo *repo,
 	watch_set_init(&x->angled);
 	watch_set_init(&x->paste_pre);
 	watch_set_init(&x->paste_suf);
+	kconfig_set_init(&x->kbuild);
 	*out = x;
 	return 0;
 }
@@ -298,6 +303,7 @@ void ident_index_free(struct ident_index *x)
 	strv_free(x->arches, x->nr_arches);
 	free(x->cache);
 	watch_set_release(&x->angled);
+	kconfig_set_release(&x->kbuild);
 	free(x);
 }
 
@@ -620,21 +626,34 @@ static char *join_path(const char *dir, const char *rel)
 	return buf_detach(&b, NULL);
 }
 
+/* The blob id of path in tree; *exists false when it has none. */
+static int file_oid(struct tree_oid *id, bool *exists, struct ident_index *x,
+		    const struct tree_oid *tree, const char *path,
+		    struct err *err)
+{
+	char hex[41];
+	int error;
+
+	if ((error = tree_file_id(hex, exists, x->repo, tree, path, err)) < 0 ||
+	    !*exists)
+		return error;
+	if (tree_oid_parse(id, hex) < 0)
+		BUG("tree_file_id gave '%s'", hex);
+	return 0;
+}
+
 static int blob_at(struct ident_blob **out, struct ident_index *x,
 		   const struct tree_oid *tree, const char *path,
 		   struct err *err)
 {
-	char hex[41];
 	bool exists;
 	struct tree_oid id;
 	int error;
 
 	*out = NULL;
-	if ((error = tree_file_id(hex, &exists, x->repo, tree, path, err)) < 0 ||
+	if ((error = file_oid(&id, &exists, x, tree, path, err)) < 0 ||
 	    !exists)
 		return error;
-	if (tree_oid_parse(&id, hex) < 0)
-		BUG("tree_file_id gave '%s'", hex);
 	return blob_get(out, x, &id, path, err);
 }
 
@@ -1090,6 +1109,112 @@ out:
 	return error;
 }
 
+/* ---- what Kbuild defines ---- */
+
+/* Into s, the -D macros of the makefile path of tree, if it has one. */
+static int path_defines(struct kconfig_set *s, struct ident_index *x,
+			const struct tree_oid *tree, const char *path,
+			struct err *err)
+{
+	bool exists;
+	struct tree_oid id;
+	struct buf text = BUF_INIT;
+	int error;
+
+	if ((error = file_oid(&id, &exists, x, tree, path, err)) < 0 ||
+	    !exists)
+		return error;
+	if ((error = tree_read_blob_oid(&text, x->repo, &id, err)) == 0)
+		kconfig_make_defines(s, text.ptr, text.len);
+	buf_release(&text);
+	return error;
+}
+
+/* The makefiles of folder dir of tree ("" for the top). */
+static int dir_defines(struct kconfig_set *s, struct ident_index *x,
+		       const struct tree_oid *tree, const char *dir,
+		       struct err *err)
+{
+	static const char *const names[] = { "Makefile", "Kbuild" };
+	int error = 0;
+
+	for (size_t i = 0; i < 2 && !error; i++) {
+		char *p = xstrfmt("%s%s%s", dir, *dir ? "/" : "", names[i]);
+
+		error = path_defines(s, x, tree, p, err);
+		free(p);
+	}
+	return error;
+}
+
+/* x->kbuild: the top, scripts/Makefile* and each arch/<arch>/Makefile. */
+static int read_kbuild(struct ident_index *x, const struct tree_oid *tree,
+		       struct err *err)
+{
+	struct tree_list_opts o = { "scripts", false, NULL, "Makefile" };
+	struct tree_blob *b = NULL;
+	size_t nr = 0;
+	int error;
+
+	x->kbuild_read = true;
+	if ((error = dir_defines(&x->kbuild, x, tree, "", err)) < 0 ||
+	    (!x->arches_read && (error = read_arches(x, tree, err)) < 0))
+		return error;
+	for (size_t i = 0; i < x->nr_arches && !error; i++) {
+		char *p = xstrfmt("arch/%s/Makefile", x->arches[i]);
+
+		error = path_defines(&x->kbuild, x, tree, p, err);
+		free(p);
+	}
+	if (error || (error = tree_list_blobs(&b, &nr, x->repo, tree, &o,
+					      err)) < 0)
+		return error;
+	for (size_t i = 0; i < nr && !error; i++) {
+		struct buf text = BUF_INIT;
+
+		if ((error = tree_read_blob_oid(&text, x->repo, &b[i].id,
+						err)) == 0)
+			kconfig_make_defines(&x->kbuild, text.ptr, text.len);
+		buf_release(&text);
+	}
+	tree_blobs_free(b, nr);
+	return error;
+}
+
+/*
+ * Whether Kbuild defines name with -D for v's file: in a makefile every
+ * file is built with, or in one of its folder or a folder above it (a
+ * ccflags-y of another folder is not the file's).
+ */
+static int kbuild_has(bool *found, struct ident_view *v, const char *name,
+		      size_t len, struct err *err)
+{
+	int error;
+
+	if (!v->x->kbuild_read && (error = read_kbuild(v->x, &v->tree, err)) < 0)
+		return error;
+	if (!v->kbuild) {
+		char *dir = dir_of(v->path);
+
+		v->kbuild = xmalloc(sizeof(*v->kbuild));
+		kconfig_set_init(v->kbuild);
+		/* the top is in x->kbuild */
+		for (error = 0; *dir && !error;) {
+			char *up = dir_of(dir);
+
+			error = dir_defines(v->kbuild, v->x, &v->tree, dir, err);
+			free(dir);
+			dir = up;
+		}
+		free(dir);
+		if (error < 0)
+			return error;
+	}
+	*found = kconfig_set_has(&v->x->kbuild, name, len) ||
+		 kconfig_set_has(v->kbuild, name, len);
+	return 0;
+}
+
 /* One include the patch adds ("<path" or "\"path"), followed. */
 static int follow_added(struct ident_view *v, const char *inc,
 			struct err *err)
@@ -1140,6 +1265,9 @@ void ident_view_release(struct ident_view *v)
 	free(v->headers);
 	free(v->path);
 	strv_free(v->added, v->nr_added);
+	if (v->kbuild)
+		kconfig_set_release(v->kbuild);
+	free(v->kbuild);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -1289,7 +1417,9 @@ bool ident_view_pastes_onto(struct ident_view *v, const char *stem,
 static bool declared(struct ident_view *v, const char *name, size_t len)
 {
 	if (watch_set_find(&file_names(v)->decls, name, len) ||
-	    names_has(&v->x->shared, name, len))
+	    names_has(&v->x->shared, name, len) ||
+	    kconfig_set_has(&v->x->kbuild, name, len) ||
+	    (v->kbuild && kconfig_set_has(v->kbuild, name, len)))
 		return true;
 	for (size_t i = 0; i < v->nr_headers; i++)
 		if (watch_set_find(&v->headers[i]->decls, name, len))
@@ -1351,6 +1481,8 @@ int ident_view_find(bool *found, struct ident_view *v, const char *name,
 			return 0;
 		}
 	}
+	if ((error = kbuild_has(found, v, name, len, err)) < 0 || *found)
+		return error;
 	if (!v->measured) {
 		v->measured = true;
 		measure_coverage(v);

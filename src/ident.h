@@ -82,6 +82,9 @@ struct ident_view {
 	 */
 	bool (*known)(void *ctx, const char *name, size_t len);
 	void *known_ctx;
+	/* the macros the makefiles of its folder and the folders above
+	 * define with -D (kconfig_make_defines), read after the folder */
+	struct kconfig_set *kbuild;
 	/* includes a patch adds, followed when the headers are read */
 	char **added;                /* "<path" or "\"path" */
 	size_t nr_added, alloc_added;

@@ -104,6 +104,35 @@ bool kconfig_makefile(const char *path)
 	       !strncmp(base, "Makefile.", 9) || !strncmp(base, "Kbuild.", 7);
 }
 
+void kconfig_make_defines(struct kconfig_set *s, const char *text,
+			  size_t len)
+{
+	bool comment = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (c == '\n') {
+			comment = false;
+		} else if (comment) {
+			continue;
+		} else if (c == '#' && (!i || text[i - 1] != '\\')) {
+			comment = true; /* "\#define" is make's escaped '#' */
+		} else if (c == '-' && i + 2 < len && text[i + 1] == 'D' &&
+			   (!i || (!word_char(text[i - 1]) &&
+				   !strchr("-$)}", text[i - 1]))) &&
+			   (isalpha((unsigned char)text[i + 2]) ||
+			    text[i + 2] == '_')) {
+			size_t j = i + 2;
+
+			while (j < len && word_char(text[j]))
+				j++;
+			kconfig_set_add(s, text + i + 2, j - i - 2);
+			i = j - 1;
+		}
+	}
+}
+
 size_t kconfig_make_refs(const char *line, size_t len, struct span *out,
 			 size_t max)
 {

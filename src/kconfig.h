@@ -79,6 +79,14 @@ void kconfig_set_add(struct kconfig_set *s, const char *name, size_t len);
 bool kconfig_set_has(const struct kconfig_set *s, const char *name,
 		     size_t len);
 
+/*
+ * Add to s the macros text (a makefile) defines on the compiler's command
+ * line: NAME of each -DNAME or -DNAME=value outside a comment
+ * (KBUILD_BASENAME in scripts/Makefile.lib, a folder's ccflags-y).
+ */
+void kconfig_make_defines(struct kconfig_set *s, const char *text,
+			  size_t len);
+
 /* Add the symbols text (a Kconfig file) declares to s. */
 void kconfig_text_decls(struct kconfig_set *s, const char *text, size_t len);
 

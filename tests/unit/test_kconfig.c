@@ -160,6 +160,43 @@ static void makefile_lines_refer_to_symbols(void **state)
 	kconfig_set_release(&s);
 }
 
+/* The macros a makefile defines with -D; not in comments, not pasted. */
+static void makefile_defines(void **state)
+{
+	static const char text[] =
+		"basename_flags = -DKBUILD_BASENAME=$(call name-fix,$(b))\n"
+		"ccflags-y += -DDEBUG -D__KBUILD_MODNAME=kmod_$(m) \\\n"
+		"\t-I$(src) -DLEVEL=2 '-DQUOTED=\"x\"'\n"
+		"# ccflags-y += -DCOMMENTED_OUT\n"
+		"cflags-$(CONFIG_X) += -DAFTER_CONF # -DAFTER_HASH\n"
+		"\\#define -DESCAPED_HASH\n"
+		"x := $(call cc-option,-DIN_CALL) $(foo)-DPASTED x-DNOT -D$(VAR)\n"
+		"-D9BAD\n";
+	static const char *const yes[] = { "KBUILD_BASENAME", "DEBUG",
+					    "__KBUILD_MODNAME", "LEVEL",
+					    "QUOTED", "AFTER_CONF",
+					    "ESCAPED_HASH", "IN_CALL" };
+	static const char *const no[] = { "COMMENTED_OUT", "AFTER_HASH",
+					   "PASTED", "NOT", "VAR", "9BAD",
+					   "kmod_", "I" };
+	struct kconfig_set s;
+
+	(void)state;
+	kconfig_set_init(&s);
+	kconfig_make_defines(&s, text, strlen(text));
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++)
+		if (!kconfig_set_has(&s, yes[i], strlen(yes[i])))
+			fail_msg("-D%s not read", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++)
+		if (kconfig_set_has(&s, no[i], strlen(no[i])))
+			fail_msg("%s read as a -D", no[i]);
+	kconfig_set_release(&s);
+	kconfig_set_init(&s);
+	kconfig_make_defines(&s, "-DAT_START", 10);
+	assert_true(kconfig_set_has(&s, "AT_START", 8));
+	kconfig_set_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +205,7 @@ int main(void)
 		cmocka_unit_test(help_text_is_not_read),
 		cmocka_unit_test(sets_and_coverage),
 		cmocka_unit_test(makefile_lines_refer_to_symbols),
+		cmocka_unit_test(makefile_defines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
