@@ -1084,18 +1084,23 @@ static char *defined_by(const struct patch_hunk *h, size_t i)
 	return line_ident(l->text.ptr, l->text.len);
 }
 
-/* Some line of kind in the file patch is the same as text (a move). */
+/* Some line of kind in the file patch is text, blanks at either end aside
+ * (a move: lines moved into a nested block are indented deeper). */
 static bool patch_has_line(const struct patch_file *f, char kind,
 			   struct span text)
 {
 	size_t k, i;
 
+	text = span_trim(text);
 	for (k = 0; k < f->nr_hunks; k++)
 		for (i = 0; i < f->hunks[k].nr_lines; i++) {
 			const struct patch_line *l = &f->hunks[k].lines[i];
+			struct span t;
 
-			if (l->kind == kind && l->text.len == text.len &&
-			    !memcmp(l->text.ptr, text.ptr, text.len))
+			if (l->kind != kind)
+				continue;
+			t = span_trim(l->text);
+			if (t.len == text.len && !memcmp(t.ptr, text.ptr, t.len))
 				return true;
 		}
 	return false;
@@ -1913,10 +1918,24 @@ static bool significant_code(const char *s)
 	return significant(&l);
 }
 
+/* Lines a and b start with the same blanks: code at the same depth. */
+static bool same_indent(const struct line *a, const struct line *b)
+{
+	size_t i = 0;
+
+	while (i < a->len && i < b->len && a->ptr[i] == b->ptr[i] &&
+	       (a->ptr[i] == ' ' || a->ptr[i] == '\t'))
+		i++;
+	return !(i < a->len && (a->ptr[i] == ' ' || a->ptr[i] == '\t')) &&
+	       !(i < b->len && (b->ptr[i] == ' ' || b->ptr[i] == '\t'));
+}
+
 /*
  * The run of added lines, as code, stands in the target's lines near the
- * hunk (codes of [lo, start) or [end, hi)), and a significant line of it
- * is once in the whole file: where it starts, or -1.
+ * hunk (codes of [lo, start) or [end, hi)), its first line as deep as
+ * there (the same code in another block is no sign of the change), and a
+ * significant line of it is once in the whole file: where it starts, or
+ * -1.
  */
 static long run_as_code(const struct engine *e, const struct lines *run,
 			size_t fn, size_t lo, size_t start, size_t end,
@@ -1945,7 +1964,8 @@ static long run_as_code(const struct engine *e, const struct lines *run,
 		for (j = 0; j < nh && at < 0; j++) {
 			size_t first = win.line[hits[j]];
 			size_t last = win.line[hits[j] + rc.nr - 1];
-			if (!(last >= start && first < end))
+			if (!(last >= start && first < end) &&
+			    same_indent(&run->v[rc.line[0]], &e->t.v[first]))
 				at = (long)first;
 		}
 		free(hits);
@@ -1981,7 +2001,8 @@ out:
  * (within the preimage's length and ten lines, in the same function), or
  * -1.  Each run of '+' lines (blank lines at its ends aside) that holds a
  * line found only once in the target must be there, outside [start, end),
- * and not be a line the patch removes elsewhere (a move).  Runs of common
+ * and not be a line the patch removes elsewhere (a move, re-indented or
+ * not: its copies in the file say nothing).  Runs of common
  * lines ("if (ret)", "return ret;") prove nothing and are skipped.  A run
  * that stands there only with other comments or blanks sets *edited.
  */
