@@ -64,8 +64,10 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 {
 	const struct patch *orig = &cp->item->patch;
 	size_t nr_paths = orig->nr_files * 2 + cp->nr_files + 1;
-	const char **paths;
-	struct buf diff = BUF_INIT;
+	const char **paths, **from, **to;
+	bool *renamed;
+	size_t nr_renames = 0;
+	struct buf diff = BUF_INIT, renames = BUF_INIT;
 	struct patch np;
 	struct patch_parse_opts po = { 0 };
 	char hex[41];
@@ -76,12 +78,36 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 		if (cp->files[f].hunk_to)
 			nr_paths += cp->files[f].nr_hunks;
 	paths = xcalloc(nr_paths, sizeof(char *));
+	from = xcalloc(orig->nr_files + 1, sizeof(char *));
+	to = xcalloc(orig->nr_files + 1, sizeof(char *));
+	renamed = xcalloc(orig->nr_files + 1, sizeof(bool));
 	patch_init(&np);
+	/* the patch's renames stay renames (not a deletion and a creation
+	 * of the whole file) where the content still says so */
 	for (size_t f = 0; f < orig->nr_files; f++) {
-		if (orig->files[f].old_path)
-			paths[n++] = orig->files[f].old_path;
-		if (orig->files[f].new_path)
-			paths[n++] = orig->files[f].new_path;
+		const struct patch_file *pf = &orig->files[f];
+
+		if (pf->op == PATCH_RENAME && pf->old_path && pf->new_path &&
+		    strcmp(pf->old_path, pf->new_path) &&
+		    !(f < cp->nr_files && cp->files[f].moved_to)) {
+			from[nr_renames] = pf->old_path;
+			to[nr_renames++] = pf->new_path;
+		}
+	}
+	if ((error = tree_diff_renames(&renames, renamed, repo, parent,
+				       &cp->commit, from, to, nr_renames,
+				       err)) < 0)
+		goto out;
+	for (size_t f = 0, r = 0; f < orig->nr_files; f++) {
+		const struct patch_file *pf = &orig->files[f];
+
+		if (r < nr_renames && pf->old_path == from[r] &&
+		    pf->new_path == to[r] && renamed[r++])
+			continue;
+		if (pf->old_path)
+			paths[n++] = pf->old_path;
+		if (pf->new_path)
+			paths[n++] = pf->new_path;
 	}
 	for (size_t f = 0; f < cp->nr_files; f++) {
 		const struct carry_file *cf = &cp->files[f];
@@ -95,6 +121,7 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 	if ((error = tree_diff_paths(&diff, repo, parent, &cp->commit, paths, n,
 				     err)) < 0)
 		goto out;
+	buf_add(&diff, renames.ptr, renames.len);
 	if (diff.len) {
 		po.name = cp->item->file;
 		if ((error = patch_parse(&np, diff.ptr, diff.len, &po, err)) < 0)
@@ -116,7 +143,11 @@ static int format_refreshed(struct buf *out, struct tree_repo *repo,
 out:
 	patch_release(&np);
 	buf_release(&diff);
+	buf_release(&renames);
 	free(paths);
+	free(from);
+	free(to);
+	free(renamed);
 	return error;
 }
 

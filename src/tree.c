@@ -1543,6 +1543,76 @@ out:
 	return error;
 }
 
+int tree_diff_renames(struct buf *out, bool *renamed, struct tree_repo *r,
+		      const struct tree_oid *old_commit,
+		      const struct tree_oid *new_commit,
+		      const char *const *from, const char *const *to,
+		      size_t nr, struct err *err)
+{
+	git_oid oc, nc;
+	git_tree *ot = NULL, *nt = NULL;
+	git_diff *diff = NULL;
+	git_diff_options o = GIT_DIFF_OPTIONS_INIT;
+	git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+	char **specs;
+	int error = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		renamed[i] = false;
+	if (!nr)
+		return 0;
+	to_git(&oc, old_commit);
+	to_git(&nc, new_commit);
+	if ((error = tree_of_commit(&ot, r, &oc, err)) < 0 ||
+	    (error = tree_of_commit(&nt, r, &nc, err)) < 0)
+		goto out;
+	/* the pairs' paths alone: no walk of the whole tree */
+	specs = xcalloc(2 * nr, sizeof(*specs));
+	for (size_t i = 0; i < nr; i++) {
+		specs[2 * i] = (char *)from[i];
+		specs[2 * i + 1] = (char *)to[i];
+	}
+	o.pathspec.strings = specs;
+	o.pathspec.count = 2 * nr;
+	o.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH | GIT_DIFF_SHOW_BINARY;
+	fo.flags = GIT_DIFF_FIND_RENAMES;
+	if (git_diff_tree_to_tree(&diff, r->repo, ot, nt, &o) < 0 ||
+	    git_diff_find_similar(diff, &fo) < 0)
+		error = err_set(err, ERR_IO, "cannot find renames: %s",
+				git_text());
+	for (size_t d = 0; !error && d < git_diff_num_deltas(diff); d++) {
+		const git_diff_delta *dl = git_diff_get_delta(diff, d);
+		git_patch *patch = NULL;
+		git_buf text = GIT_BUF_INIT;
+		size_t i;
+
+		if (dl->status != GIT_DELTA_RENAMED)
+			continue;
+		for (i = 0; i < nr; i++)
+			if (!renamed[i] && !strcmp(from[i], dl->old_file.path) &&
+			    !strcmp(to[i], dl->new_file.path))
+				break;
+		if (i == nr)
+			continue;
+		if (git_patch_from_diff(&patch, diff, d) < 0 ||
+		    git_patch_to_buf(&text, patch) < 0) {
+			error = err_set(err, ERR_IO, "cannot diff '%s': %s",
+					to[i], git_text());
+		} else {
+			buf_add(out, text.ptr, text.size);
+			renamed[i] = true;
+		}
+		git_buf_dispose(&text);
+		git_patch_free(patch);
+	}
+	git_diff_free(diff);
+	free(specs);
+out:
+	git_tree_free(ot);
+	git_tree_free(nt);
+	return error;
+}
+
 int tree_format_commit(struct buf *out, struct tree_repo *r,
 		       const struct tree_oid *commit, struct err *err)
 {

@@ -89,6 +89,19 @@ int tree_diff_paths(struct buf *out, struct tree_repo *r,
 		    const char *const *paths, size_t nr, struct err *err);
 
 /*
+ * The renames among from[i] -> to[i] (nr pairs) between two commits, as
+ * git writes them ("similarity index", "rename from/to", the content's
+ * diff when it changed), appended to out; renamed[i] says which pair was
+ * one.  A pair whose content changed too much (git's 50% similarity)
+ * is not, and its two paths are left to tree_diff_paths.
+ */
+int tree_diff_renames(struct buf *out, bool *renamed, struct tree_repo *r,
+		      const struct tree_oid *old_commit,
+		      const struct tree_oid *new_commit,
+		      const char *const *from, const char *const *to,
+		      size_t nr, struct err *err);
+
+/*
  * The diff of one file from text a to text b as tree_diff_paths writes it
  * for a file of mode 100644 in both (the index line has the texts' ids):
  * from the whole texts, or (window true) from a window around the lines
