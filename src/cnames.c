@@ -165,8 +165,12 @@ static void mark(struct cscan *s, size_t i, enum cnames_decl_kind kind)
 	s->decl[i] = (int)kind;
 }
 
-/* Does t[0..n) start a declaration: a type, then a declarator? */
-static bool looks_declaration(const struct token *t, size_t n)
+/*
+ * Does t[0..n) start a declaration: a type, then a declarator?  top: at
+ * file scope, where "u8 *f(" can only be a prototype (in a body it may
+ * be a product with a call).
+ */
+static bool looks_declaration(const struct token *t, size_t n, bool top)
 {
 	size_t i = 0, j;
 
@@ -209,7 +213,8 @@ static bool looks_declaration(const struct token *t, size_t n)
 		       (j + 1 == n || tok_punct(&t[j + 1], ';') ||
 			tok_punct(&t[j + 1], ',') || tok_punct(&t[j + 1], '=') ||
 			tok_punct(&t[j + 1], '[') || tok_punct(&t[j + 1], ')') ||
-			tok_punct(&t[j + 1], ':'));
+			tok_punct(&t[j + 1], ':') ||
+			(top && tok_punct(&t[j + 1], '(')));
 	}
 	return j + 1 < n && tok_punct(&t[j], '(') && tok_punct(&t[j + 1], '*');
 }
@@ -424,11 +429,12 @@ static void mark_declaration(struct cscan *s, size_t a, size_t n,
 
 	if (ctok_has_storage(t + a, n - a, "typedef"))
 		kind = CNAMES_DECL_TYPEDEF;
-	if (kind != CNAMES_DECL_TYPEDEF &&
-	    ctok_find_function(t + a, n - a, &name)) {
+	/* a prototype, or a function type: "typedef void f_t(void *ctx)" */
+	if (ctok_find_function(t + a, n - a, &name)) {
 		mark(s, a + name,
-		     kind == CNAMES_DECL_MEMBER ? CNAMES_DECL_MEMBER
-						: CNAMES_DECL_FUNCTION);
+		     kind == CNAMES_DECL_MEMBER || kind == CNAMES_DECL_TYPEDEF
+			     ? kind
+			     : CNAMES_DECL_FUNCTION);
 		mark_type_name(s, a, a + name);
 		mark_params(s, a + name, n);
 		return;
@@ -538,11 +544,11 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		/* an initializer: what comes before '=' declares */
 		size_t eq = top_assign(t, a, n);
 
-		if (decl_ctx && looks_declaration(t + a, eq - a))
+		if (decl_ctx && looks_declaration(t + a, eq - a, false))
 			mark_declarators(s, a, eq, dk, true);
 		open = CCTX_INIT;
 	} else if (kind == CCTX_RECORD && a < n) {
-		if (looks_declaration(t + a, n - a))
+		if (looks_declaration(t + a, n - a, false))
 			mark_declaration(s, a, n, CNAMES_DECL_MEMBER);
 		else
 			mark_all_macro_args(s, a, n);
@@ -552,7 +558,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 
 		while (semi < close && !tok_punct(&t[semi], ';'))
 			semi++;
-		if (looks_declaration(t + a + 2, semi - (a + 2)))
+		if (looks_declaration(t + a + 2, semi - (a + 2), false))
 			mark_declarators(s, a + 2, semi, CNAMES_DECL_LOCAL,
 					 true);
 		mark_all_macro_args(s, a, n);
@@ -560,7 +566,10 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 		   ctok_is_tag_keyword(&t[a]) && t[a + 1].type == TOK_IDENT) {
 		mark(s, a + 1, CNAMES_DECL_TAG); /* struct x; */
 	} else if (decl_ctx && a < n && !control_word(&t[a]) &&
-		   looks_declaration(t + a, n - a)) {
+		   looks_declaration(t + a, n - a,
+				     kind == CCTX_TOP &&
+					     (!(s->flags & CNAMES_FRAGMENT) ||
+					      t[a].col == 1))) {
 		mark_declaration(s, a, n, dk);
 		mark_all_macro_args(s, a, n);
 	} else if (decl_ctx && a < n && kind == CCTX_TOP &&

@@ -227,6 +227,46 @@ static void macro_lines_in_a_branch_declare(void **state)
 	cnames_release(&c);
 }
 
+/*
+ * At file scope "u8 *f(...);" is a prototype, not a product: a type named
+ * by a typedef, then a pointer declarator (Debian 6.1's mana gdma.h,
+ * "u8 *mana_gd_get_wqe_ptr(...)", read as a call of a missing function
+ * when the header was new).  The parameters of a function typedef are
+ * its own.  In a body, "a * b(c);" stays an expression.
+ */
+static void prototypes_returning_a_typedef_pointer(void **state)
+{
+	static const char text[] =
+		"u8 *get_wqe_ptr(const struct gdma_queue *wq, u32 off);\n" /* 1 */
+		"extern u8 *get_other(int a);\n"                          /* 2 */
+		"typedef void handler_t(void *ctx, u32 rxq_id);\n"        /* 3 */
+		"int f(int a, int b)\n"                                   /* 4 */
+		"{\n"
+		"\ta * g(b);\n"                                          /* 6 */
+		"\treturn a;\n"
+		"}\n";
+	struct cnames c;
+
+	(void)state;
+	scan_c(&c, text, 0);
+	assert_decl(&c, "get_wqe_ptr", 1, CNAMES_DECL_FUNCTION);
+	assert_decl(&c, "wq", 1, CNAMES_DECL_LOCAL);
+	assert_decl(&c, "off", 1, CNAMES_DECL_LOCAL);
+	assert_int_equal(id_of(&c, "u8", 1)->kind, CNAMES_ID_TYPE);
+	assert_decl(&c, "get_other", 2, CNAMES_DECL_FUNCTION);
+	assert_decl(&c, "handler_t", 3, CNAMES_DECL_TYPEDEF);
+	assert_decl(&c, "ctx", 3, CNAMES_DECL_LOCAL);
+	assert_decl(&c, "rxq_id", 3, CNAMES_DECL_LOCAL);
+	assert_int_equal(id_of(&c, "g", 6)->kind, CNAMES_ID_CALL);
+	assert_int_equal(id_of(&c, "a", 6)->kind, CNAMES_ID_USE);
+	cnames_release(&c);
+	/* a hunk's lines at column 1 are at file scope too */
+	scan_c(&c, "u8 *get_wqe_ptr(const struct q *wq, u32 off);\n",
+	       CNAMES_FRAGMENT);
+	assert_decl(&c, "get_wqe_ptr", 1, CNAMES_DECL_FUNCTION);
+	cnames_release(&c);
+}
+
 static void builtins_need_no_definition(void **state)
 {
 	assert_true(cnames_is_builtin("NULL", 4));
@@ -246,6 +286,7 @@ int main(void)
 		cmocka_unit_test(fragment_labels_are_declarations),
 		cmocka_unit_test(macro_lines_in_a_branch_declare),
 		cmocka_unit_test(builtins_need_no_definition),
+		cmocka_unit_test(prototypes_returning_a_typedef_pointer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
