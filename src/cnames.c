@@ -443,6 +443,28 @@ static void mark_declaration(struct cscan *s, size_t a, size_t n,
 	mark_declarator_params(s, a, n);
 }
 
+/*
+ * "struct x *" outside parentheses, at file scope or in a record's
+ * members: the use declares struct x, an incomplete type a pointer may
+ * name (C's rule; include/linux/dmapool.h never defines struct dma_pool,
+ * module.h's "struct module_sect_attrs *sect_attrs;").  In a parameter
+ * list the tag is the prototype's alone, and in a body a local pointer
+ * to a type the tree lacks stays a use (a backport's struct folio).
+ */
+static void mark_pointer_tags(struct cscan *s, size_t n)
+{
+	const struct token *t = s->unit.v;
+
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (ctok_is_open(&t[i])) {
+			i = ctok_match_group(t, i, n);
+			continue;
+		}
+		if (s->cls[i] == CNAMES_ID_TAG && tok_punct(&t[i + 1], '*'))
+			mark(s, i, CNAMES_DECL_TAG);
+	}
+}
+
 /* Classify the tokens of the unit that ends with term ('{', ';', '}' or
  * 0 at the end of the text), then open a context for '{'. */
 static void end_unit(struct cscan *s, char term, const struct token *brace)
@@ -585,6 +607,10 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 	} else if (a < n) {
 		mark_all_macro_args(s, a, n);
 	}
+	if (kind == CCTX_RECORD ||
+	    (kind == CCTX_TOP &&
+	     (!(s->flags & CNAMES_FRAGMENT) || (n && t[0].col == 1))))
+		mark_pointer_tags(s, n);
 	s->unit.nr = 0;
 	if (term == '{') {
 		cpush(s, open, func);

@@ -371,9 +371,9 @@ static int scan_shared(struct ident_index *x, const struct tree_oid *tree,
 
 /* bump when watch.c reads declarations differently, or the file's form
  * changes: kept sets are then built again */
-#define SHARED_MAGIC "kcarry-ident/5"
+#define SHARED_MAGIC "kcarry-ident/6"
 /* the first word of the array: a file of another byte order is refused */
-#define SHARED_MARK 0x6b63617272790005ULL
+#define SHARED_MARK 0x6b63617272790006ULL
 
 /* The cache file of the shared set of tree: named by its folders' ids. */
 static int shared_file(char **path, struct ident_index *x,

@@ -267,6 +267,38 @@ static void prototypes_returning_a_typedef_pointer(void **state)
 	cnames_release(&c);
 }
 
+/*
+ * A pointer to a struct at file scope or in a record declares the struct
+ * (incomplete); in a parameter list or a body it is a use.
+ */
+static void pointer_tags_declare_incomplete_structs(void **state)
+{
+	static const char text[] =
+		"struct dma_pool *dma_pool_create(const char *name);\n" /* 1 */
+		"struct module {\n"                                      /* 2 */
+		"\tstruct module_sect_attrs *sect_attrs;\n"              /* 3 */
+		"\tint (*show)(struct seq_file *sf, int x);\n"           /* 4 */
+		"\tstruct notes notes;\n"                                /* 5 */
+		"};\n"
+		"void igc_flush(struct igc_hw *hw);\n"                   /* 7 */
+		"int f(void)\n"                                          /* 8 */
+		"{\n"
+		"\tstruct folio *folio;\n"                               /* 10 */
+		"\treturn 0;\n"
+		"}\n";
+	struct cnames c;
+
+	(void)state;
+	scan_c(&c, text, 0);
+	assert_decl(&c, "dma_pool", 1, CNAMES_DECL_TAG);
+	assert_decl(&c, "module_sect_attrs", 3, CNAMES_DECL_TAG);
+	assert_int_equal(id_of(&c, "seq_file", 4)->kind, CNAMES_ID_TAG);
+	assert_int_equal(id_of(&c, "notes", 5)->kind, CNAMES_ID_TAG);
+	assert_int_equal(id_of(&c, "igc_hw", 7)->kind, CNAMES_ID_TAG);
+	assert_int_equal(id_of(&c, "folio", 10)->kind, CNAMES_ID_TAG);
+	cnames_release(&c);
+}
+
 static void builtins_need_no_definition(void **state)
 {
 	assert_true(cnames_is_builtin("NULL", 4));
@@ -287,6 +319,7 @@ int main(void)
 		cmocka_unit_test(macro_lines_in_a_branch_declare),
 		cmocka_unit_test(builtins_need_no_definition),
 		cmocka_unit_test(prototypes_returning_a_typedef_pointer),
+		cmocka_unit_test(pointer_tags_declare_incomplete_structs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
