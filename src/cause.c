@@ -414,7 +414,10 @@ size_t cause_defs_find(const struct cause_defs *d, const char *name,
  */
 static bool declares(const struct cnames_id *id)
 {
-	return id->kind == CNAMES_ID_DECL && id->decl != CNAMES_DECL_LABEL;
+	/* nor a struct a pointer merely names: "struct folio *folio;" added
+	 * by one patch is no struct folio for the next */
+	return id->kind == CNAMES_ID_DECL && id->decl != CNAMES_DECL_LABEL &&
+	       id->decl != CNAMES_DECL_INCOMPLETE;
 }
 
 /* The first line of h that is not blank starts with a blank. */
@@ -824,9 +827,13 @@ static int check_ids(struct cause_name **names, size_t *nr,
 	watch_set_init(&local);
 	watch_set_init(&members);
 	/* every name the text declares counts, whatever the line; a member
-	 * only as a member (a local wq is no device->wq) */
+	 * only as a member (a local wq is no device->wq); a struct a pointer
+	 * names only where the hunk applies: it compiles, but a hunk that
+	 * does not apply is told by the type the tree lacks ("struct
+	 * __btrfs_workqueue: no such type" on 3.10) */
 	for (size_t i = 0; i < c->nr; i++)
-		if (c->ids[i].kind == CNAMES_ID_DECL) {
+		if (c->ids[i].kind == CNAMES_ID_DECL &&
+		    !(meets && c->ids[i].decl == CNAMES_DECL_INCOMPLETE)) {
 			const char *n = c->ids[i].name;
 			size_t len = c->ids[i].len;
 			enum cnames_decl_kind d = c->ids[i].decl;
@@ -839,22 +846,29 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		}
 	for (size_t i = 0; i < c->nr && !error; i++) {
 		const struct cnames_id *id = &c->ids[i];
+		/* where the hunk does not apply, a struct a pointer names is
+		 * a use of it, as above */
+		enum cnames_id_kind kind =
+			meets && id->kind == CNAMES_ID_DECL &&
+					id->decl == CNAMES_DECL_INCOMPLETE
+				? CNAMES_ID_TAG
+				: id->kind;
 		struct cause_name *cn;
 		bool found = false;
 
-		if (id->kind == CNAMES_ID_DECL || id->kind == CNAMES_ID_LABEL ||
+		if (kind == CNAMES_ID_DECL || kind == CNAMES_ID_LABEL ||
 		    id->directive)
 			continue;
 		/* in a hunk that does not apply, a plain lower-case name is
 		 * most likely a local declared above the hunk, in the
 		 * function the target does not have as it is */
-		if (meets && id->kind == CNAMES_ID_USE &&
+		if (meets && kind == CNAMES_ID_USE &&
 		    !upper(id->name, id->len))
 			continue;
 		if (kind_of && (id->line > nr_kinds ||
 				!strchr(kinds, kind_of[id->line - 1])))
 			continue;
-		if (watch_set_find(id->kind == CNAMES_ID_MEMBER ? &members
+		if (watch_set_find(kind == CNAMES_ID_MEMBER ? &members
 								: &local,
 				   id->name, id->len) ||
 		    series_has(chk, id->name, id->len) ||
@@ -878,7 +892,7 @@ static int check_ids(struct cause_name **names, size_t *nr,
 		cn = &(*names)[(*nr)++];
 		memset(cn, 0, sizeof(*cn));
 		cn->name = xstrndup(id->name, id->len);
-		switch (id->kind) {
+		switch (kind) {
 		case CNAMES_ID_MEMBER:
 			cn->use = USE_MEMBER;
 			break;

@@ -461,7 +461,7 @@ static void mark_pointer_tags(struct cscan *s, size_t n)
 			continue;
 		}
 		if (s->cls[i] == CNAMES_ID_TAG && tok_punct(&t[i + 1], '*'))
-			mark(s, i, CNAMES_DECL_TAG);
+			mark(s, i, CNAMES_DECL_INCOMPLETE);
 	}
 }
 

@@ -40,6 +40,9 @@ enum cnames_decl_kind {
 	/* a lone name handed to a macro that may declare it: LIST_HEAD(list),
 	 * __field(u64, x) */
 	CNAMES_DECL_MACRO_ARG,
+	/* a struct/union a pointer names at file scope or in a record
+	 * ("struct x *p;"): declared, incomplete, as C declares it */
+	CNAMES_DECL_INCOMPLETE,
 };
 
 struct cnames_id {

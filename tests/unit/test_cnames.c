@@ -290,8 +290,8 @@ static void pointer_tags_declare_incomplete_structs(void **state)
 
 	(void)state;
 	scan_c(&c, text, 0);
-	assert_decl(&c, "dma_pool", 1, CNAMES_DECL_TAG);
-	assert_decl(&c, "module_sect_attrs", 3, CNAMES_DECL_TAG);
+	assert_decl(&c, "dma_pool", 1, CNAMES_DECL_INCOMPLETE);
+	assert_decl(&c, "module_sect_attrs", 3, CNAMES_DECL_INCOMPLETE);
 	assert_int_equal(id_of(&c, "seq_file", 4)->kind, CNAMES_ID_TAG);
 	assert_int_equal(id_of(&c, "notes", 5)->kind, CNAMES_ID_TAG);
 	assert_int_equal(id_of(&c, "igc_hw", 7)->kind, CNAMES_ID_TAG);
