@@ -63,7 +63,7 @@ grep -q '^+void q_line_20(int flags);$' "$ref" || fail "kq.h's edit is lost"
 [ "$(wc -l <"$ref")" -lt 60 ] || fail "the refreshed patch is $(wc -l <"$ref") lines"
 
 # the peers apply it to the target and give kcarry's tree
-right=$(git -C tgt rev-parse kcarry/mv/v1/t^{tree})
+right=$(git -C tgt rev-parse "kcarry/mv/v1/t^{tree}")
 git clone -q tgt peer || fail clone
 git -C peer apply --index "$ref" || fail "git apply refuses the refreshed patch"
 [ "$(git -C peer write-tree)" = "$right" ] || fail "git apply gives another tree"
@@ -77,6 +77,6 @@ git -C gnu add -A && [ "$(git -C gnu write-tree)" = "$right" ] ||
 expect_exit 0 kcarry -C ws import again ws/patches/mv/v1/t
 expect_exit 0 kcarry -C ws apply --no-refresh --no-3way again t
 stdout_has '^  0001 clean '
-[ "$(git -C tgt rev-parse kcarry/again/v1/t^{tree})" = "$right" ] ||
+[ "$(git -C tgt rev-parse "kcarry/again/v1/t^{tree}")" = "$right" ] ||
 	fail "the refreshed series gives another tree"
 exit 0
