@@ -208,6 +208,10 @@ static bool looks_declaration(const struct token *t, size_t n, bool top)
 				  (word_class(&t[j]) == WORD_QUAL ||
 				   word_class(&t[j]) == WORD_ATTR))))
 			j++;
+		/* "u8 *(*alloc_t)(size_t n)" */
+		if (top && j + 1 < n && tok_punct(&t[j], '(') &&
+		    tok_punct(&t[j + 1], '*'))
+			return true;
 		return j < n && t[j].type == TOK_IDENT &&
 		       word_class(&t[j]) == WORD_NAME &&
 		       (j + 1 == n || tok_punct(&t[j + 1], ';') ||
@@ -609,7 +613,7 @@ static void end_unit(struct cscan *s, char term, const struct token *brace)
 	}
 	if (kind == CCTX_RECORD ||
 	    (kind == CCTX_TOP &&
-	     (!(s->flags & CNAMES_FRAGMENT) || (n && t[0].col == 1))))
+	     (!(s->flags & CNAMES_FRAGMENT) || (a < n && t[a].col == 1))))
 		mark_pointer_tags(s, n);
 	s->unit.nr = 0;
 	if (term == '{') {

@@ -240,9 +240,10 @@ static void prototypes_returning_a_typedef_pointer(void **state)
 		"u8 *get_wqe_ptr(const struct gdma_queue *wq, u32 off);\n" /* 1 */
 		"extern u8 *get_other(int a);\n"                          /* 2 */
 		"typedef void handler_t(void *ctx, u32 rxq_id);\n"        /* 3 */
-		"int f(int a, int b)\n"                                   /* 4 */
+		"typedef u8 *(*alloc_t)(size_t n);\n"                    /* 4 */
+		"int f(int a, int b)\n"                                   /* 5 */
 		"{\n"
-		"\ta * g(b);\n"                                          /* 6 */
+		"\ta * g(b);\n"                                          /* 7 */
 		"\treturn a;\n"
 		"}\n";
 	struct cnames c;
@@ -257,8 +258,10 @@ static void prototypes_returning_a_typedef_pointer(void **state)
 	assert_decl(&c, "handler_t", 3, CNAMES_DECL_TYPEDEF);
 	assert_decl(&c, "ctx", 3, CNAMES_DECL_LOCAL);
 	assert_decl(&c, "rxq_id", 3, CNAMES_DECL_LOCAL);
-	assert_int_equal(id_of(&c, "g", 6)->kind, CNAMES_ID_CALL);
-	assert_int_equal(id_of(&c, "a", 6)->kind, CNAMES_ID_USE);
+	assert_decl(&c, "alloc_t", 4, CNAMES_DECL_TYPEDEF);
+	assert_decl(&c, "n", 4, CNAMES_DECL_LOCAL);
+	assert_int_equal(id_of(&c, "g", 7)->kind, CNAMES_ID_CALL);
+	assert_int_equal(id_of(&c, "a", 7)->kind, CNAMES_ID_USE);
 	cnames_release(&c);
 	/* a hunk's lines at column 1 are at file scope too */
 	scan_c(&c, "u8 *get_wqe_ptr(const struct q *wq, u32 off);\n",
